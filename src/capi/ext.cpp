@@ -1,0 +1,66 @@
+// svp_acl_ext.h: the synthetic segmented-task extension.
+#include "acl/svp_acl_ext.h"
+
+#include "capi/guard.h"
+
+using svp::Error;
+using svp::Status;
+using svp::capi::guard;
+using svp::capi::with_runtime;
+using svp::runtime::Runtime;
+namespace err = svp::err;
+namespace hal = svp::hal;
+
+namespace {
+
+class CallbackTask final : public hal::SegmentedTask {
+ public:
+  CallbackTask(svp_acl_ext_segment_fn fn, void* data, uint32_t n) : fn_(fn), data_(data), n_(n) {}
+  std::size_t segment_count() const override { return n_; }
+  Status run_segment(std::size_t index, hal::SegmentContext&) override {
+    const svp_acl_error rc = fn_(data_, static_cast<uint32_t>(index));
+    if (rc != SVP_ACL_SUCCESS) return Error(rc, "segment {} of a synthetic task returned {}", index, rc);
+    return Status::Ok();
+  }
+
+ private:
+  svp_acl_ext_segment_fn fn_;
+  void* data_;
+  uint32_t n_;
+};
+
+Status check_timeout(uint32_t ms, const char* name) {
+  if (ms != 0 && (ms < 15 || ms >= 600000)) {
+    return Error(err::kInvalidParam, "{} = {} ms is outside 0 (off) or [15, 600000)", name, ms);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+svp_acl_error svp_acl_ext_launch_segmented_task(svp_acl_ext_segment_fn fn, void* user_data, uint32_t segment_count,
+                                                const svp_acl_ext_task_attr* attr, svp_acl_rt_stream stream) {
+  return guard(__func__, [&]() -> Status {
+    if (fn == nullptr) return Error(err::kInvalidParam, "segment function is NULL");
+    if (segment_count == 0) return Error(err::kInvalidParam, "a task needs at least one segment");
+    hal::TaskSettings s;
+    if (attr != nullptr) {
+      if (attr->priority < 0 || attr->priority > 7) {
+        return Error(err::kInvalidParam, "priority {} is outside 0..7", attr->priority);
+      }
+      SVP_RETURN_IF_ERROR(check_timeout(attr->step_timeout_ms, "step_timeout_ms"));
+      SVP_RETURN_IF_ERROR(check_timeout(attr->top_timeout_ms, "top_timeout_ms"));
+      if (attr->step_timeout_ms != 0 && attr->top_timeout_ms != 0) {
+        return Error(err::kInvalidParam, "STEP and TOP promotion cannot both be enabled");
+      }
+      s.priority = attr->priority;
+      s.preempt_enable = attr->preempt_enable != 0;
+      s.preemptible = attr->preemptible != 0;
+      s.step_timeout_ms = attr->step_timeout_ms;
+      s.top_timeout_ms = attr->top_timeout_ms;
+    }
+    return with_runtime([&](Runtime& rt) {
+      return rt.submit_task(stream, std::make_shared<CallbackTask>(fn, user_data, segment_count), s);
+    });
+  });
+}

@@ -1,0 +1,256 @@
+// Functions of svp_acl_mdl.h whose capability is not built yet. Each is exported (so vendor
+// applications link), fails with SVP_ACL_ERROR_FEATURE_UNSUPPORTED and leaves a message
+// naming the missing feature. tests/unit/unsupported_api_test.cpp lists them; delete an
+// entry here when its feature lands.
+#include "acl/svp_acl_mdl.h"
+#include "capi/not_built.h"
+
+using namespace svp::capi;  // NOLINT(google-build-using-namespace)
+
+svp_acl_mdl_desc * svp_acl_mdl_create_desc(void) {
+  return not_built_value<svp_acl_mdl_desc *>(__func__, kModels, nullptr);
+}
+
+svp_acl_error svp_acl_mdl_destroy_desc(svp_acl_mdl_desc *) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_error svp_acl_mdl_get_desc(svp_acl_mdl_desc *, uint32_t) {
+  return not_built(__func__, kModels);
+}
+
+size_t svp_acl_mdl_get_num_inputs(const svp_acl_mdl_desc *) {
+  return not_built_value<size_t>(__func__, kModels, 0);
+}
+
+size_t svp_acl_mdl_get_num_outputs(const svp_acl_mdl_desc *) {
+  return not_built_value<size_t>(__func__, kModels, 0);
+}
+
+size_t svp_acl_mdl_get_input_size_by_index(const svp_acl_mdl_desc *, size_t) {
+  return not_built_value<size_t>(__func__, kModels, 0);
+}
+
+size_t svp_acl_mdl_get_output_size_by_index(const svp_acl_mdl_desc *, size_t) {
+  return not_built_value<size_t>(__func__, kModels, 0);
+}
+
+svp_acl_buffer_reuse_type svp_acl_mdl_get_reuse_buffer_type(const svp_acl_mdl_desc *) {
+  return not_built_value<svp_acl_buffer_reuse_type>(__func__, kModels, SVP_ACL_BUFFER_REUSE_UNDEFINED);
+}
+
+svp_acl_inout_reuse_type svp_acl_mdl_get_input_reuse_type(const svp_acl_mdl_desc *, size_t) {
+  return not_built_value<svp_acl_inout_reuse_type>(__func__, kModels, SVP_ACL_INOUT_REUSE_UNDEFINED);
+}
+
+svp_acl_inout_reuse_type svp_acl_mdl_get_output_reuse_type(const svp_acl_mdl_desc *, size_t) {
+  return not_built_value<svp_acl_inout_reuse_type>(__func__, kModels, SVP_ACL_INOUT_REUSE_UNDEFINED);
+}
+
+svp_acl_error svp_acl_mdl_load_from_mem(const void *, size_t, uint32_t *) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_error svp_acl_mdl_execute(uint32_t, const svp_acl_mdl_dataset *, const svp_acl_mdl_dataset *) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_error svp_acl_mdl_execute_async(uint32_t, const svp_acl_mdl_dataset *, const svp_acl_mdl_dataset *, svp_acl_rt_stream) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_error svp_acl_mdl_unload(uint32_t) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_error svp_acl_mdl_set_dynamic_batch_size(uint32_t, svp_acl_mdl_dataset *, size_t, uint64_t) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_error svp_acl_mdl_set_total_t(uint32_t, svp_acl_mdl_dataset *, uint64_t) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_error svp_acl_mdl_set_dynamic_hw_size(uint32_t, svp_acl_mdl_dataset *, size_t, uint64_t, uint64_t) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_error svp_acl_mdl_get_dynamic_hw(const svp_acl_mdl_desc *, size_t, svp_acl_mdl_hw *) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_error svp_acl_mdl_get_input_class_id_by_index(const svp_acl_mdl_desc *, size_t, size_t *) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_error svp_acl_mdl_get_output_class_id_by_index(const svp_acl_mdl_desc *, size_t, size_t *) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_error svp_acl_mdl_get_input_dims(const svp_acl_mdl_desc *, size_t, svp_acl_mdl_io_dims *) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_error svp_acl_mdl_get_output_dims(const svp_acl_mdl_desc *, size_t, svp_acl_mdl_io_dims *) {
+  return not_built(__func__, kModels);
+}
+
+const char * svp_acl_mdl_get_input_name_by_index(const svp_acl_mdl_desc *, size_t) {
+  return not_built_value<const char *>(__func__, kModels, nullptr);
+}
+
+const char * svp_acl_mdl_get_output_name_by_index(const svp_acl_mdl_desc *, size_t) {
+  return not_built_value<const char *>(__func__, kModels, nullptr);
+}
+
+svp_acl_format svp_acl_mdl_get_input_format(const svp_acl_mdl_desc *, size_t) {
+  return not_built_value<svp_acl_format>(__func__, kModels, SVP_ACL_FORMAT_UNDEFINED);
+}
+
+svp_acl_format svp_acl_mdl_get_output_format(const svp_acl_mdl_desc *, size_t) {
+  return not_built_value<svp_acl_format>(__func__, kModels, SVP_ACL_FORMAT_UNDEFINED);
+}
+
+svp_acl_data_type svp_acl_mdl_get_input_data_type(const svp_acl_mdl_desc *, size_t) {
+  return not_built_value<svp_acl_data_type>(__func__, kModels, SVP_ACL_DT_UNDEFINED);
+}
+
+svp_acl_data_type svp_acl_mdl_get_output_data_type(const svp_acl_mdl_desc *, size_t) {
+  return not_built_value<svp_acl_data_type>(__func__, kModels, SVP_ACL_DT_UNDEFINED);
+}
+
+svp_acl_error svp_acl_mdl_get_input_index_by_name(const svp_acl_mdl_desc *, const char *, size_t *) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_error svp_acl_mdl_get_output_index_by_name(const svp_acl_mdl_desc *, const char *, size_t *) {
+  return not_built(__func__, kModels);
+}
+
+size_t svp_acl_mdl_get_input_default_stride(const svp_acl_mdl_desc *, size_t) {
+  return not_built_value<size_t>(__func__, kModels, 0);
+}
+
+size_t svp_acl_mdl_get_output_default_stride(const svp_acl_mdl_desc *, size_t) {
+  return not_built_value<size_t>(__func__, kModels, 0);
+}
+
+svp_acl_error svp_acl_mdl_init_dump(void) {
+  return not_built(__func__, kDump);
+}
+
+svp_acl_error svp_acl_mdl_set_dump(const char *) {
+  return not_built(__func__, kDump);
+}
+
+svp_acl_error svp_acl_mdl_finalize_dump(void) {
+  return not_built(__func__, kDump);
+}
+
+svp_acl_error svp_acl_mdl_load_with_config(const svp_acl_mdl_config_handle *, uint32_t *) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_error svp_acl_mdl_set_model_config(uint32_t, const svp_acl_mdl_config_handle *) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_mdl_config_handle * svp_acl_mdl_create_config_handle(void) {
+  return not_built_value<svp_acl_mdl_config_handle *>(__func__, kModels, nullptr);
+}
+
+svp_acl_error svp_acl_mdl_destroy_config_handle(svp_acl_mdl_config_handle *) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_error svp_acl_mdl_set_config_opt(svp_acl_mdl_config_handle *, svp_acl_mdl_config_attr, const void *, size_t) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_error svp_acl_mdl_get_config_opt(svp_acl_mdl_config_handle *, svp_acl_mdl_config_attr, void *, size_t) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_error svp_acl_mdl_get_dynamic_batch(const svp_acl_mdl_desc *, svp_acl_mdl_batch *) {
+  return not_built(__func__, kModels);
+}
+
+svp_acl_mdl_aipp * svp_acl_mdl_create_aipp(uint64_t) {
+  return not_built_value<svp_acl_mdl_aipp *>(__func__, kAipp, nullptr);
+}
+
+svp_acl_error svp_acl_mdl_destroy_aipp(svp_acl_mdl_aipp *) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_input_format(svp_acl_mdl_aipp *, svp_acl_aipp_input_format) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_csc_params(svp_acl_mdl_aipp *, int8_t, int16_t, int16_t, int16_t, int16_t, int16_t, int16_t, int16_t, int16_t, int16_t, uint8_t, uint8_t, uint8_t, uint8_t, uint8_t, uint8_t) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_rbuv_swap_switch(svp_acl_mdl_aipp *, int8_t) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_ax_swap_switch(svp_acl_mdl_aipp *, int8_t) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_src_image_size(svp_acl_mdl_aipp *, int32_t, int32_t) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_scf_params(svp_acl_mdl_aipp *, int8_t, int32_t, int32_t, int32_t, int32_t, uint64_t) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_crop_params(svp_acl_mdl_aipp *, int8_t, int32_t, int32_t, int32_t, int32_t, uint64_t) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_padding_params(svp_acl_mdl_aipp *, int8_t, int32_t, int32_t, int32_t, int32_t, uint64_t) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_dtc_pixel_mean(svp_acl_mdl_aipp *, float, float, float, float, uint64_t) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_dtc_pixel_min(svp_acl_mdl_aipp *, float, float, float, float, uint64_t) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_pixel_var_reci(svp_acl_mdl_aipp *, float, float, float, float, uint64_t) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_set_input_aipp(uint32_t, svp_acl_mdl_dataset *, size_t, const svp_acl_mdl_aipp *) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_set_output_aipp(uint32_t, svp_acl_mdl_dataset *, size_t, const svp_acl_mdl_aipp *) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_by_input_index(uint32_t, svp_acl_mdl_dataset *, size_t, const svp_acl_mdl_aipp *) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_get_input_aipp_type(uint32_t, size_t, svp_acl_mdl_aipp_type *, size_t *) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_get_output_aipp_type(uint32_t, size_t, svp_acl_mdl_aipp_type *, size_t *) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_get_first_aipp_info(uint32_t, size_t, svp_acl_aipp_info *) {
+  return not_built(__func__, kAipp);
+}
+
+svp_acl_error svp_acl_mdl_get_last_aipp_info(uint32_t, size_t, svp_acl_aipp_info *) {
+  return not_built(__func__, kAipp);
+}

@@ -1,0 +1,121 @@
+#include "hal/fault/fault_backend.h"
+
+#include <algorithm>
+#include <string>
+
+namespace svp::hal::softnpu {
+Result<std::unique_ptr<Backend>> create_softnpu_backend(const BackendConfig& config);
+}
+
+namespace svp::hal::fault {
+namespace {
+
+// Runs the real task but fails at one segment, as a hardware fault would.
+class FailingTask final : public SegmentedTask {
+ public:
+  FailingTask(std::shared_ptr<SegmentedTask> inner, std::size_t segment, int code)
+      : inner_(std::move(inner)), segment_(segment), code_(code) {}
+  std::size_t segment_count() const override { return std::max<std::size_t>(1, inner_->segment_count()); }
+  Status run_segment(std::size_t index, SegmentContext& ctx) override {
+    const std::size_t fail_at = std::min(segment_, segment_count() - 1);
+    if (index == fail_at) return Error(code_, "injected fault in segment {} (fault backend)", index);
+    return inner_->run_segment(index, ctx);
+  }
+
+ private:
+  std::shared_ptr<SegmentedTask> inner_;
+  std::size_t segment_;
+  int code_;
+};
+
+class FaultDevice final : public Device {
+ public:
+  FaultDevice(FaultBackend* owner, std::uint32_t index, Device* inner) : owner_(owner), index_(index), inner_(inner) {}
+
+  Result<SqId> create_sq() override { return inner_->create_sq(); }
+  std::size_t destroy_sq(SqId sq) override { return inner_->destroy_sq(sq); }
+  Status submit(SqId sq, Entry entry) override {
+    if (entry.kind == EntryKind::kTask && entry.task) entry.task = owner_->maybe_wrap(index_, sq, std::move(entry.task));
+    return inner_->submit(sq, std::move(entry));
+  }
+  Status synchronize_sq(SqId sq, TimeoutMs t) override { return inner_->synchronize_sq(sq, t); }
+  Status synchronize_all(TimeoutMs t) override { return inner_->synchronize_all(t); }
+  void complete_report(SqId sq, ReportId id) override { inner_->complete_report(sq, id); }
+  Result<EventId> create_event(bool timeline) override { return inner_->create_event(timeline); }
+  Status destroy_event(EventId e) override { return inner_->destroy_event(e); }
+  Result<EventInfo> query_event(EventId e) override { return inner_->query_event(e); }
+  Status synchronize_event(EventId e, TimeoutMs t) override { return inner_->synchronize_event(e, t); }
+  Result<float> elapsed_ms(EventId a, EventId b) override { return inner_->elapsed_ms(a, b); }
+  void set_report_sink(ReportSink* sink) override { inner_->set_report_sink(sink); }
+  std::uint32_t core_count() const override { return inner_->core_count(); }
+
+ private:
+  FaultBackend* owner_;
+  std::uint32_t index_;
+  Device* inner_;
+};
+
+}  // namespace
+
+FaultBackend::FaultBackend(std::unique_ptr<Backend> inner, std::uint64_t fail_every) : inner_(std::move(inner)) {
+  for (std::uint32_t i = 0; i < inner_->device_count(); ++i) {
+    devices_.push_back(std::make_unique<FaultDevice>(this, i, &inner_->device(i)));
+  }
+  if (fail_every > 0) {
+    FaultRule r;
+    r.nth = fail_every;
+    r.every = true;
+    add_rule(r);
+  }
+}
+
+FaultBackend::~FaultBackend() {
+  devices_.clear();
+  inner_.reset();
+}
+
+std::uint32_t FaultBackend::device_count() const { return static_cast<std::uint32_t>(devices_.size()); }
+Device& FaultBackend::device(std::uint32_t index) { return *devices_.at(index); }
+Memory& FaultBackend::memory() { return inner_->memory(); }
+
+void FaultBackend::add_rule(const FaultRule& rule) {
+  std::lock_guard<std::mutex> lock(mu_);
+  rules_.push_back(RuleState{rule, 0, false});
+}
+
+void FaultBackend::clear_rules() {
+  std::lock_guard<std::mutex> lock(mu_);
+  rules_.clear();
+}
+
+std::shared_ptr<SegmentedTask> FaultBackend::maybe_wrap(std::uint32_t device, SqId sq,
+                                                        std::shared_ptr<SegmentedTask> task) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (RuleState& s : rules_) {
+    const FaultRule& r = s.rule;
+    if (s.spent || (r.device >= 0 && r.device != device) || (r.sq >= 0 && r.sq != sq) || r.nth == 0) continue;
+    ++s.seen;
+    const bool hit = r.every ? (s.seen % r.nth == 0) : (s.seen == r.nth);
+    if (!hit) continue;
+    if (!r.every) s.spent = true;
+    ++injected_;
+    return std::make_shared<FailingTask>(std::move(task), r.segment, r.code);
+  }
+  return task;
+}
+
+Result<std::unique_ptr<Backend>> create_fault_backend(const BackendConfig& config) {
+  std::uint64_t every = 0;
+  if (auto it = config.options.find("fail_every_nth_task"); it != config.options.end()) {
+    try {
+      every = std::stoull(it->second);
+    } catch (const std::exception&) {
+      return Error(err::kFileAttrInvalid, "fault backend: fail_every_nth_task must be a number, got \"{}\"", it->second);
+    }
+  }
+  auto inner = softnpu::create_softnpu_backend(config);
+  if (!inner.ok()) return inner.status();
+  return std::unique_ptr<Backend>(std::make_unique<FaultBackend>(std::move(*inner), every));
+}
+
+}  // namespace svp::hal::fault

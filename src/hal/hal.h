@@ -1,0 +1,219 @@
+// The hardware abstraction layer: the only door between the runtime and an NPU.
+//
+// The runtime (contexts, handles, the C API) talks to "hardware" exclusively through the
+// interfaces in this file; a backend (the software NPU, a fault-injecting wrapper, one
+// day a real driver) implements them without knowing about contexts, handles or C.
+//
+// Model of the hardware:
+//   * A Backend owns one or more Devices and one Memory (the SoC's shared DDR).
+//   * A Device has submission queues (SQs, one per stream). Entries of one SQ are
+//     retired strictly in order; different SQs run concurrently, arbitrated by priority.
+//   * Entry kinds: an NPU task (a list of segments = fused-layer groups, the unit of
+//     preemption), an event record, an event wait, a host-callback report, an event
+//     reset, and a barrier that wakes a host waiter (synchronize).
+//   * Reports (host callbacks) are not run by the device: when one reaches the head of
+//     its SQ the device hands it to the ReportSink, and for BLOCK reports keeps the SQ
+//     stalled until complete_report() is called.
+//
+// Threading: every method may be called from any thread. No method calls back into the
+// runtime while holding a device lock, except ReportSink (see there), which only
+// enqueues. Waiting methods take a timeout and never block forever unless asked to.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace svp::hal {
+
+using Nanos = std::uint64_t;
+
+// Monotonic time source; the scheduler never reads the system clock directly so that
+// tests can drive it with a virtual clock and assert exact orders.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual Nanos now() const = 0;
+};
+
+// The process's steady clock.
+std::shared_ptr<Clock> steady_clock();
+
+// Timeout for host waits, in milliseconds; negative = wait forever.
+using TimeoutMs = std::int64_t;
+inline constexpr TimeoutMs kWaitForever = -1;
+
+// Scheduling attributes of one NPU task (SCHEDULING.md).
+struct TaskSettings {
+  int priority = 3;                 // 0 (highest) .. 7
+  bool preempt_enable = true;       // this task may interrupt lower-priority tasks
+  bool preemptible = false;         // this task may be interrupted (compiled flag)
+  std::uint32_t step_timeout_ms = 0;  // STEP promotion period, 0 = off
+  std::uint32_t top_timeout_ms = 0;   // TOP promotion timeout, 0 = off
+};
+
+// Handed to a segment while it runs on a core.
+struct SegmentContext {
+  std::uint32_t core = 0;      // emulated core executing the segment
+  std::uint32_t sq_id = 0;     // queue the task came from
+  class Memory* memory = nullptr;  // device-view access to application memory
+};
+
+// An NPU task: segments run in order on one core; between two segments the task may be
+// preempted and later resumed (possibly on another core). Implementations keep their
+// own per-execution state; run_segment is never called concurrently for one task.
+class SegmentedTask {
+ public:
+  virtual ~SegmentedTask() = default;
+  virtual std::size_t segment_count() const = 0;
+  virtual Status run_segment(std::size_t index, SegmentContext& ctx) = 0;
+};
+
+// A host-side waitable that a Barrier entry signals when it reaches the queue head.
+class Fence;
+
+enum class EntryKind : std::uint8_t { kTask, kEventRecord, kEventWait, kEventReset, kReport, kBarrier };
+
+using EventId = std::uint64_t;  // 0 is never a valid id
+using SqId = std::uint32_t;
+using ReportId = std::uint64_t;  // chosen by the runtime; opaque to the HAL
+
+struct Entry {
+  EntryKind kind = EntryKind::kBarrier;
+  std::shared_ptr<SegmentedTask> task;  // kTask
+  TaskSettings settings;                // kTask
+  EventId event = 0;                    // kEventRecord / kEventWait / kEventReset
+  ReportId report = 0;                  // kReport
+  bool block = false;                   // kReport: stall the SQ until complete_report
+  std::shared_ptr<Fence> fence;         // kBarrier
+
+  static Entry Task(std::shared_ptr<SegmentedTask> t, TaskSettings s);
+  static Entry Record(EventId e);
+  static Entry Wait(EventId e);
+  static Entry Reset(EventId e);
+  static Entry Report(ReportId id, bool block);
+};
+
+// Receives host-callback reports. Reports of one queue must reach the runtime in queue
+// order, so the device calls these with its scheduler lock held, from whichever thread
+// made the report reach the head of its queue: implementations must only enqueue (no
+// blocking, no calls back into the HAL, no user code).
+class ReportSink {
+ public:
+  virtual ~ReportSink() = default;
+  // The report reached the head of `sq`. Return true if it was queued for a host thread
+  // (which will run it and then call Device::complete_report), false if nobody can run
+  // it (its stream lost its subscriber): the device then retires it unrun and calls
+  // discard().
+  virtual bool deliver(SqId sq, ReportId id) = 0;
+  // The report will never be delivered (its queue was destroyed); release its state.
+  virtual void discard(SqId sq, ReportId id) = 0;
+};
+
+enum class EventState : std::uint8_t { kNeverRecorded, kPending, kComplete };
+
+struct EventInfo {
+  EventState state = EventState::kNeverRecorded;
+  Nanos timestamp = 0;        // when the latest record completed (if kComplete)
+  bool waits_pending = false;  // some stream_wait on this event is not yet satisfied
+  Status error;               // first error of the work the record covered
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+
+  // Queues. Ids are the smallest free id; the device limits how many exist at once.
+  virtual Result<SqId> create_sq() = 0;
+  // Destroys a queue: entries not yet started are cancelled (reports discarded, event
+  // records completed with an error, fences released with an error), a task on a core
+  // stops at its next segment boundary. Returns once no core uses the queue any more.
+  // Returns the number of cancelled entries.
+  virtual std::size_t destroy_sq(SqId sq) = 0;
+  virtual Status submit(SqId sq, Entry entry) = 0;
+
+  // Waits until every entry submitted to `sq` before the call has retired (including
+  // NO_BLOCK reports having completed); returns and clears the first error those
+  // entries produced.
+  virtual Status synchronize_sq(SqId sq, TimeoutMs timeout) = 0;
+  // The same for every queue of the device.
+  virtual Status synchronize_all(TimeoutMs timeout) = 0;
+
+  // Called by the runtime after it ran a delivered report (BLOCK or not).
+  virtual void complete_report(SqId sq, ReportId id) = 0;
+
+  // Events live on a device; `timeline` asks for timestamps.
+  virtual Result<EventId> create_event(bool timeline) = 0;
+  virtual Status destroy_event(EventId e) = 0;
+  virtual Result<EventInfo> query_event(EventId e) = 0;
+  // Blocks until the latest record of `e` (at call time) has completed.
+  virtual Status synchronize_event(EventId e, TimeoutMs timeout) = 0;
+  // Milliseconds between two completed timeline events.
+  virtual Result<float> elapsed_ms(EventId start, EventId end) = 0;
+
+  virtual void set_report_sink(ReportSink* sink) = 0;
+  virtual std::uint32_t core_count() const = 0;
+};
+
+// How cached allocations behave (ARCHITECTURE: cache emulation).
+enum class CacheMode : std::uint8_t {
+  kEmulated,  // CPU and device views differ until flush/invalidate; warn on dirty reads
+  kStrict,    // as kEmulated, but a device read of unflushed CPU writes fails the task
+  kCoherent,  // one view; flush/invalidate are no-ops
+};
+
+enum class MemKind : std::uint8_t { kUncached, kCached, kHost, kSecure };
+
+// Shared device memory with an allocation registry and cache emulation.
+class Memory {
+ public:
+  virtual ~Memory() = default;
+  virtual Result<void*> allocate(std::size_t size, MemKind kind, std::size_t class_id) = 0;
+  // `expected` lists the kinds this free call may release (free vs free_host vs free_sec).
+  virtual Status release(const void* ptr, std::initializer_list<MemKind> expected) = 0;
+  virtual Status flush(const void* ptr, std::size_t size) = 0;       // CPU view -> device view
+  virtual Status invalidate(const void* ptr, std::size_t size) = 0;  // device view -> CPU view
+  // Device access to [ptr, ptr+size): returns the address the NPU must use (the device
+  // view). For reads of cached memory whose CPU view changed since the last flush this
+  // logs a warning naming the allocation and offset (kStrict: returns an error).
+  virtual Result<std::uint8_t*> device_read(const void* ptr, std::size_t size) = 0;
+  virtual Result<std::uint8_t*> device_write(const void* ptr, std::size_t size) = 0;
+  virtual CacheMode cache_mode() const = 0;
+  // Number of live allocations (diagnostics and leak tests).
+  virtual std::size_t live_allocations() const = 0;
+};
+
+struct BackendConfig {
+  std::string backend = "softnpu";  // registered backend name
+  std::uint32_t devices = 1;
+  std::uint32_t cores = 1;
+  Nanos wait_tick = 10'600'000;     // 10.6 ms
+  std::uint32_t wait_cap_ticks = 32;
+  std::uint32_t max_sqs = 128;      // per device, default streams included
+  CacheMode cache_mode = CacheMode::kEmulated;
+  std::shared_ptr<Clock> clock;     // null = steady clock
+  std::map<std::string, std::string> options;  // backend-specific settings
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::uint32_t device_count() const = 0;
+  virtual Device& device(std::uint32_t index) = 0;
+  virtual Memory& memory() = 0;
+};
+
+using BackendFactory = std::function<Result<std::unique_ptr<Backend>>(const BackendConfig&)>;
+
+// Backends register by name; the runtime creates the one its configuration names.
+void register_backend(const std::string& name, BackendFactory factory);
+Result<std::unique_ptr<Backend>> create_backend(const BackendConfig& config);
+
+}  // namespace svp::hal

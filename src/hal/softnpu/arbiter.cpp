@@ -1,0 +1,89 @@
+#include "hal/softnpu/arbiter.h"
+
+#include <algorithm>
+
+namespace svp::hal::softnpu {
+namespace {
+
+constexpr Nanos kNsPerMs = 1'000'000;
+
+// The promotion period in force for a task, or 0 when it is never promoted.
+Nanos promotion_period(const TaskSettings& s, int start_level) {
+  if (start_level == 0) return 0;  // priority 0 is never promoted
+  if (s.step_timeout_ms != 0) return Nanos{s.step_timeout_ms} * kNsPerMs;
+  if (s.top_timeout_ms != 0) return Nanos{s.top_timeout_ms} * kNsPerMs;
+  return 0;
+}
+
+}  // namespace
+
+int Contender::level_at(Nanos now) const {
+  const Nanos period = promotion_period(settings, level);
+  if (period == 0 || now < wait_start) return level;
+  const Nanos steps = (now - wait_start) / period;
+  if (steps == 0) return level;
+  if (settings.step_timeout_ms != 0) {
+    return steps >= static_cast<Nanos>(level) ? 0 : level - static_cast<int>(steps);
+  }
+  return 0;  // TOP: straight to the highest level
+}
+
+Nanos Contender::wait_reset_at(Nanos now) const {
+  const Nanos period = promotion_period(settings, level);
+  if (period == 0 || now < wait_start) return wait_start;
+  // The hardware clears the wait counter at every promotion timeout, also once the task
+  // has reached level 0 (guide §8.6: such tasks remain subject to the timeout).
+  return wait_start + (now - wait_start) / period * period;
+}
+
+void Arbiter::add(Contender* c, int level, Nanos now) {
+  c->level = level;
+  c->wait_start = now;
+  waiting_.push_back(c);
+}
+
+void Arbiter::remove(Contender* c) {
+  auto it = std::find(waiting_.begin(), waiting_.end(), c);
+  if (it != waiting_.end()) waiting_.erase(it);
+}
+
+std::uint32_t Arbiter::wait_ticks(const Contender& c, Nanos now) const {
+  // The counter advances on a global tick grid: a task counts the tick boundaries it
+  // has seen since its wait (re)started. Two tasks issued less than a tick apart can
+  // therefore report the same wait, as the guide warns.
+  const Nanos reset = c.wait_reset_at(now);
+  if (now <= reset) return 0;
+  const Nanos ticks = now / config_.tick - reset / config_.tick;
+  return static_cast<std::uint32_t>(std::min<Nanos>(ticks, config_.cap_ticks));
+}
+
+Contender* Arbiter::best(Nanos now) const {
+  Contender* best = nullptr;
+  int best_level = 0;
+  std::uint32_t best_ticks = 0;
+  for (Contender* c : waiting_) {
+    const int level = c->level_at(now);
+    const std::uint32_t ticks = wait_ticks(*c, now);
+    const bool better = best == nullptr || level < best_level ||
+                        (level == best_level && (ticks > best_ticks ||
+                                                 (ticks == best_ticks && c->sq < best->sq)));
+    if (better) {
+      best = c;
+      best_level = level;
+      best_ticks = ticks;
+    }
+  }
+  return best;
+}
+
+Contender* Arbiter::preemptor(const Contender& running, int running_level, Nanos now) const {
+  if (!running.settings.preemptible) return nullptr;
+  // Any waiting task of strictly higher priority whose model may preempt raises the
+  // request; the core it frees then goes to the best waiting task by the usual rules.
+  for (Contender* c : waiting_) {
+    if (c->settings.preempt_enable && c->level_at(now) < running_level) return c;
+  }
+  return nullptr;
+}
+
+}  // namespace svp::hal::softnpu

@@ -1,0 +1,66 @@
+// The priority arbiter of the emulated task scheduler (../../../docs/scheduling.md).
+//
+// Pure policy: it holds the NPU tasks that are ready (at the head of their queue, all
+// earlier entries retired) and answers two questions at a given instant:
+//   pick(now)             which waiting task a free core takes next;
+//   preemptor(running, now)  whether some waiting task may interrupt `running` at the
+//                         segment boundary just reached.
+// It owns no threads and reads no clock: the caller passes `now`, so tests drive it with
+// virtual time and assert exact orders. Not thread-safe; the device serialises access.
+//
+// Promotion is evaluated in closed form from the time a wait began, which is exactly
+// equivalent to a hardware timer because decisions are only ever taken at arbitration
+// points (a core frees up or reaches a segment boundary).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hal/hal.h"
+
+namespace svp::hal::softnpu {
+
+struct ArbiterConfig {
+  Nanos tick = 10'600'000;        // resolution of the hardware wait counter
+  std::uint32_t cap_ticks = 32;   // the counter saturates here (339.2 ms)
+};
+
+// The arbitration view of one task; owned by the device, referenced by the arbiter.
+struct Contender {
+  SqId sq = 0;
+  TaskSettings settings;
+  int level = 3;            // priority level the current wait started at
+  Nanos wait_start = 0;     // when the current wait began
+
+  // Effective priority at `now` after STEP/TOP promotion of the current wait.
+  int level_at(Nanos now) const;
+  // When the hardware wait counter was last cleared (wait start or last promotion).
+  Nanos wait_reset_at(Nanos now) const;
+};
+
+class Arbiter {
+ public:
+  explicit Arbiter(ArbiterConfig config = {}) : config_(config) {}
+
+  // `c` starts waiting at `now` at priority `level`.
+  void add(Contender* c, int level, Nanos now);
+  void remove(Contender* c);
+  bool empty() const { return waiting_.empty(); }
+  std::size_t size() const { return waiting_.size(); }
+
+  // Best waiting task, or nullptr. Does not remove it.
+  Contender* best(Nanos now) const;
+  // A waiting task allowed to interrupt `running` (level `running_level`), or nullptr.
+  Contender* preemptor(const Contender& running, int running_level, Nanos now) const;
+
+  // Wait counter of `c` in ticks at `now`, as the hardware would report it.
+  std::uint32_t wait_ticks(const Contender& c, Nanos now) const;
+
+  const ArbiterConfig& config() const { return config_; }
+
+ private:
+  ArbiterConfig config_;
+  std::vector<Contender*> waiting_;
+};
+
+}  // namespace svp::hal::softnpu

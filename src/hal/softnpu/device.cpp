@@ -1,0 +1,659 @@
+#include "hal/softnpu/device.h"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <string>
+#include <utility>
+
+#include "common/log.h"
+#include "hal/fence.h"
+
+namespace svp::hal::softnpu {
+namespace {
+
+constexpr std::uint32_t kMaxEvents = 1u << 16;
+
+std::uint32_t event_slot(EventId id) { return static_cast<std::uint32_t>(id & 0xffffffffu) - 1; }
+std::uint32_t event_gen(EventId id) { return static_cast<std::uint32_t>(id >> 32); }
+
+}  // namespace
+
+// An issued NPU task: the head of its queue, waiting in the arbiter or on a core.
+struct SoftNpuDevice::Run : Contender {
+  std::shared_ptr<SegmentedTask> task;
+  std::size_t segments = 0;
+  std::size_t next = 0;   // next segment to run; preemption resumes here
+  int run_level = 3;      // effective priority when it last got a core
+  bool on_core = false;
+  bool cancel = false;    // its queue is being destroyed
+};
+
+struct SoftNpuDevice::Item {
+  Entry entry;
+  std::uint64_t target = 0;  // record/wait/reset: the event's record count it refers to
+};
+
+struct SoftNpuDevice::Sq {
+  SqId id = 0;
+  std::deque<Item> q;
+  bool head_started = false;      // the head is in progress or blocked
+  std::unique_ptr<Run> run;       // the head task once issued
+  std::uint32_t nonblock_inflight = 0;  // NO_BLOCK reports delivered, not yet completed
+  Status error;                   // first failure since the last synchronize
+  bool dying = false;
+  bool in_dirty = false;
+};
+
+struct SoftNpuDevice::Event {
+  EventId id = 0;
+  bool timeline = true;
+  std::uint64_t records = 0;     // records submitted
+  std::uint64_t done = 0;        // highest record completed
+  std::uint64_t reset_mark = 0;  // `records` when last reset; equal = "not recorded"
+  Nanos timestamp = 0;
+  Status error;
+  std::uint32_t pending_waits = 0;
+  std::vector<SqId> waiters;     // queues stalled on this event
+  bool destroyed = false;
+  std::condition_variable cv;    // synchronize_event waiters (with mu_)
+};
+
+struct SoftNpuDevice::Core {
+  std::uint32_t index = 0;
+  std::condition_variable cv;  // waits with mu_ for `run`
+  Run* run = nullptr;
+  std::thread thread;
+};
+
+// Work that must happen after mu_ is released: waking host waiters and cores, logging,
+// and destroying task objects (whose destructors may be arbitrarily heavy).
+struct SoftNpuDevice::Actions {
+  std::vector<Core*> cores;
+  std::vector<std::pair<std::shared_ptr<Fence>, Status>> fences;
+  std::vector<std::shared_ptr<Event>> events;
+  std::vector<std::string> warnings;
+  std::vector<std::shared_ptr<SegmentedTask>> garbage;
+  bool released = false;  // a core let go of a task of a dying queue
+};
+
+SoftNpuDevice::SoftNpuDevice(std::uint32_t index, const BackendConfig& config, Memory* memory)
+    : index_(index),
+      max_sqs_(config.max_sqs),
+      clock_(config.clock ? config.clock : steady_clock()),
+      memory_(memory),
+      arbiter_(ArbiterConfig{config.wait_tick, config.wait_cap_ticks}) {
+  const std::uint32_t n = std::max<std::uint32_t>(1, config.cores);
+  cores_.reserve(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    auto core = std::make_unique<Core>();
+    core->index = i;
+    cores_.push_back(std::move(core));
+  }
+  for (auto& core : cores_) {
+    Core* c = core.get();
+    c->thread = std::thread([this, c] { core_main(*c); });
+  }
+}
+
+SoftNpuDevice::~SoftNpuDevice() {
+  Actions a;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    for (auto& sq : sqs_) {
+      if (!sq) continue;
+      sq->dying = true;
+      for (std::size_t i = 0; i < sq->q.size(); ++i) {
+        Item& item = sq->q[i];
+        const bool delivered_report = i == 0 && sq->head_started && item.entry.kind == EntryKind::kReport;
+        if (item.entry.kind != EntryKind::kTask && !delivered_report) cancel_item(*sq, item, a);
+      }
+      if (sq->run && sq->run->on_core) sq->run->cancel = true;
+    }
+    for (auto& ev : events_) {
+      if (ev) a.events.push_back(ev);
+    }
+  }
+  run_actions(a);
+  for (auto& core : cores_) core->cv.notify_one();
+  for (auto& core : cores_) core->thread.join();
+}
+
+SoftNpuDevice::Sq* SoftNpuDevice::find_sq(SqId id) {
+  return id < sqs_.size() ? sqs_[id].get() : nullptr;
+}
+
+std::shared_ptr<SoftNpuDevice::Event> SoftNpuDevice::find_event(EventId id) {
+  const std::uint32_t slot = event_slot(id);
+  if (id == 0 || slot >= events_.size() || !events_[slot] || event_gens_[slot] != event_gen(id)) return nullptr;
+  return events_[slot];
+}
+
+Result<SqId> SoftNpuDevice::create_sq() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return Error(err::kRtFailure, "device {} is shutting down", index_);
+  std::size_t live = 0;
+  SqId free_id = static_cast<SqId>(sqs_.size());
+  for (SqId i = 0; i < sqs_.size(); ++i) {
+    if (sqs_[i]) {
+      ++live;
+    } else if (free_id == sqs_.size()) {
+      free_id = i;
+    }
+  }
+  if (live >= max_sqs_) {
+    return Error(err::kStorageOverLimit, "device {} already has {} streams (the hardware limit, default streams included)",
+                 index_, max_sqs_);
+  }
+  if (free_id == sqs_.size()) sqs_.emplace_back();
+  sqs_[free_id] = std::make_unique<Sq>();
+  sqs_[free_id]->id = free_id;
+  return free_id;
+}
+
+void SoftNpuDevice::cancel_item(Sq& sq, Item& item, Actions& a) {
+  switch (item.entry.kind) {
+    case EntryKind::kTask:
+    case EntryKind::kEventReset:
+      break;
+    case EntryKind::kEventRecord:
+      if (auto ev = find_event(item.entry.event)) {
+        complete_record(*ev, item.target,
+                        Error(err::kRtFailure, "the stream holding this event record was destroyed before it ran"), a);
+      }
+      break;
+    case EntryKind::kEventWait:
+      if (auto ev = find_event(item.entry.event)) {
+        if (ev->pending_waits > 0) --ev->pending_waits;
+        ev->waiters.erase(std::remove(ev->waiters.begin(), ev->waiters.end(), sq.id), ev->waiters.end());
+      }
+      break;
+    case EntryKind::kReport:
+      if (sink_ != nullptr) sink_->discard(sq.id, item.entry.report);
+      break;
+    case EntryKind::kBarrier:
+      a.fences.emplace_back(std::move(item.entry.fence),
+                            Error(err::kRtFailure, "the stream was destroyed while a synchronize was waiting on it"));
+      break;
+  }
+}
+
+std::size_t SoftNpuDevice::destroy_sq(SqId id) {
+  Actions a;
+  std::unique_ptr<Sq> doomed;
+  std::size_t cancelled = 0;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    Sq* sq = find_sq(id);
+    if (sq == nullptr) return 0;
+    sq->dying = true;
+    cancelled = sq->q.size();
+    for (std::size_t i = 0; i < sq->q.size(); ++i) {
+      Item& item = sq->q[i];
+      // A BLOCK report already handed to the runtime stays the runtime's to finish; its
+      // completion is ignored once the queue is gone.
+      if (i == 0 && sq->head_started && item.entry.kind == EntryKind::kReport) continue;
+      cancel_item(*sq, item, a);
+    }
+    if (sq->run) {
+      if (sq->run->on_core) {
+        sq->run->cancel = true;
+        released_cv_.wait(lock, [&] { return !sq->run || !sq->run->on_core; });
+      } else {
+        arbiter_.remove(sq->run.get());
+      }
+      if (sq->run) a.garbage.push_back(std::move(sq->run->task));
+    }
+    for (Item& item : sq->q) {
+      if (item.entry.task) a.garbage.push_back(std::move(item.entry.task));
+    }
+    dirty_.erase(std::remove(dirty_.begin(), dirty_.end(), id), dirty_.end());
+    doomed = std::move(sqs_[id]);
+    schedule(a);
+  }
+  run_actions(a);
+  return cancelled;
+}
+
+Status SoftNpuDevice::submit(SqId id, Entry entry) {
+  Actions a;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return Error(err::kRtFailure, "device {} is shutting down", index_);
+    Sq* sq = find_sq(id);
+    if (sq == nullptr || sq->dying) return Error(err::kInvalidResourceHandle, "queue {} does not exist", id);
+    Item item{std::move(entry), 0};
+    switch (item.entry.kind) {
+      case EntryKind::kTask:
+        if (!item.entry.task) return Error(err::kInvalidParam, "NPU task without a body");
+        if (item.entry.settings.priority < 0 || item.entry.settings.priority > 7) {
+          return Error(err::kInvalidParam, "task priority {} is outside 0..7", item.entry.settings.priority);
+        }
+        break;
+      case EntryKind::kEventRecord:
+      case EntryKind::kEventWait:
+      case EntryKind::kEventReset: {
+        auto ev = find_event(item.entry.event);
+        if (!ev) return Error(err::kInvalidResourceHandle, "event does not exist on device {}", index_);
+        if (item.entry.kind == EntryKind::kEventRecord) {
+          item.target = ++ev->records;
+        } else if (item.entry.kind == EntryKind::kEventWait) {
+          if (ev->records == ev->reset_mark) {
+            return Error(err::kInvalidParam,
+                         "stream_wait_event on an event that has not been recorded (or was reset): the wait could "
+                         "never be satisfied");
+          }
+          item.target = ev->records;
+          ++ev->pending_waits;
+        } else {
+          item.target = ev->records;
+        }
+        break;
+      }
+      case EntryKind::kReport:
+        break;
+      case EntryKind::kBarrier:
+        if (!item.entry.fence) return Error(err::kInvalidParam, "barrier without a fence");
+        break;
+    }
+    sq->q.push_back(std::move(item));
+    if (sq->q.size() == 1 && !sq->in_dirty) {
+      sq->in_dirty = true;
+      dirty_.push_back(id);
+    }
+    schedule(a);
+  }
+  run_actions(a);
+  return Status::Ok();
+}
+
+Status SoftNpuDevice::synchronize_sq(SqId sq, TimeoutMs timeout) {
+  Entry barrier;
+  barrier.kind = EntryKind::kBarrier;
+  barrier.fence = std::make_shared<Fence>();
+  auto fence = barrier.fence;
+  SVP_RETURN_IF_ERROR(submit(sq, std::move(barrier)));
+  return fence->wait(timeout);
+}
+
+Status SoftNpuDevice::synchronize_all(TimeoutMs timeout) {
+  std::vector<SqId> ids;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& sq : sqs_) {
+      if (sq && !sq->dying) ids.push_back(sq->id);
+    }
+  }
+  std::vector<std::shared_ptr<Fence>> fences;
+  for (SqId id : ids) {
+    Entry barrier;
+    barrier.kind = EntryKind::kBarrier;
+    barrier.fence = std::make_shared<Fence>();
+    auto fence = barrier.fence;
+    // A queue destroyed meanwhile has nothing left to wait for.
+    if (submit(id, std::move(barrier)).ok()) fences.push_back(std::move(fence));
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout < 0 ? 0 : timeout);
+  Status first;
+  for (auto& fence : fences) {
+    TimeoutMs left = kWaitForever;
+    if (timeout >= 0) {
+      left = std::max<TimeoutMs>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        deadline - std::chrono::steady_clock::now())
+                                        .count());
+    }
+    Status st = fence->wait(left);
+    if (first.ok() && !st.ok()) first = std::move(st);
+  }
+  return first;
+}
+
+void SoftNpuDevice::complete_report(SqId id, ReportId report) {
+  Actions a;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Sq* sq = find_sq(id);
+    if (sq == nullptr || sq->dying) return;
+    const bool head_is_block = !sq->q.empty() && sq->head_started && sq->q.front().entry.kind == EntryKind::kReport &&
+                               sq->q.front().entry.block && sq->q.front().entry.report == report;
+    if (head_is_block) {
+      retire_head(*sq);
+    } else if (sq->nonblock_inflight > 0) {
+      --sq->nonblock_inflight;
+      if (sq->nonblock_inflight == 0 && !sq->q.empty() && sq->head_started &&
+          sq->q.front().entry.kind == EntryKind::kBarrier) {
+        sq->head_started = false;
+      }
+    }
+    if (!sq->head_started && !sq->q.empty() && !sq->in_dirty) {
+      sq->in_dirty = true;
+      dirty_.push_back(id);
+    }
+    schedule(a);
+  }
+  run_actions(a);
+}
+
+void SoftNpuDevice::retire_head(Sq& sq) {
+  sq.q.pop_front();
+  sq.head_started = false;
+}
+
+void SoftNpuDevice::complete_record(Event& ev, std::uint64_t target, const Status& error, Actions& a) {
+  if (target <= ev.done) return;
+  ev.done = target;
+  ev.timestamp = clock_->now();
+  ev.error = error;
+  for (SqId w : ev.waiters) {
+    Sq* sq = find_sq(w);
+    if (sq == nullptr) continue;
+    sq->head_started = false;  // re-evaluate its wait
+    if (!sq->in_dirty) {
+      sq->in_dirty = true;
+      dirty_.push_back(w);
+    }
+  }
+  ev.waiters.clear();
+  a.events.push_back(find_event(ev.id));
+}
+
+void SoftNpuDevice::schedule(Actions& a) {
+  while (!dirty_.empty()) {
+    const SqId id = dirty_.back();
+    dirty_.pop_back();
+    Sq* sq = find_sq(id);
+    if (sq == nullptr) continue;
+    sq->in_dirty = false;
+    advance(*sq, a);
+  }
+  dispatch(a);
+}
+
+void SoftNpuDevice::advance(Sq& sq, Actions& a) {
+  while (!sq.dying && !sq.head_started && !sq.q.empty()) {
+    Item& item = sq.q.front();
+    switch (item.entry.kind) {
+      case EntryKind::kTask: {
+        auto run = std::make_unique<Run>();
+        run->sq = sq.id;
+        run->settings = item.entry.settings;
+        run->task = std::move(item.entry.task);
+        run->segments = run->task->segment_count();
+        arbiter_.add(run.get(), run->settings.priority, clock_->now());
+        sq.run = std::move(run);
+        sq.head_started = true;
+        return;
+      }
+      case EntryKind::kEventRecord: {
+        if (auto ev = find_event(item.entry.event)) complete_record(*ev, item.target, sq.error, a);
+        retire_head(sq);
+        break;
+      }
+      case EntryKind::kEventWait: {
+        auto ev = find_event(item.entry.event);
+        if (ev && ev->done < item.target) {
+          ev->waiters.push_back(sq.id);
+          sq.head_started = true;
+          return;
+        }
+        if (ev) {
+          if (ev->pending_waits > 0) --ev->pending_waits;
+          // The waiting stream inherits a failure of the work it waited for.
+          if (sq.error.ok() && !ev->error.ok()) sq.error = ev->error;
+        }
+        retire_head(sq);
+        break;
+      }
+      case EntryKind::kEventReset: {
+        auto ev = find_event(item.entry.event);
+        if (ev && ev->records == item.target) ev->reset_mark = item.target;
+        retire_head(sq);
+        break;
+      }
+      case EntryKind::kReport: {
+        // Delivered under the device lock so that reports of one queue reach the
+        // runtime in queue order; the sink only enqueues.
+        const bool queued = sink_ != nullptr && sink_->deliver(sq.id, item.entry.report);
+        if (!queued) {
+          if (sink_ != nullptr) sink_->discard(sq.id, item.entry.report);
+          a.warnings.push_back(fmt::format(
+              "device {} queue {}: a host callback reached the head of its stream but no thread is subscribed to the "
+              "stream any more; it was skipped",
+              index_, sq.id));
+        } else if (item.entry.block) {
+          sq.head_started = true;
+          return;
+        } else {
+          ++sq.nonblock_inflight;
+        }
+        retire_head(sq);
+        break;
+      }
+      case EntryKind::kBarrier: {
+        if (sq.nonblock_inflight > 0) {
+          sq.head_started = true;  // NO_BLOCK callbacks before it are still running
+          return;
+        }
+        a.fences.emplace_back(std::move(item.entry.fence), std::exchange(sq.error, Status()));
+        retire_head(sq);
+        break;
+      }
+    }
+  }
+}
+
+void SoftNpuDevice::dispatch(Actions& a) {
+  if (arbiter_.empty()) return;
+  const Nanos now = clock_->now();
+  for (auto& core : cores_) {
+    if (core->run != nullptr) continue;
+    Contender* c = arbiter_.best(now);
+    if (c == nullptr) return;
+    arbiter_.remove(c);
+    Run* run = static_cast<Run*>(c);
+    run->run_level = run->level_at(now);
+    run->on_core = true;
+    core->run = run;
+    a.cores.push_back(core.get());
+  }
+}
+
+void SoftNpuDevice::finish_run(Core& core, Run& run, Status status, Actions& a) {
+  core.run = nullptr;
+  run.on_core = false;
+  Sq* sq = find_sq(run.sq);
+  if (run.cancel || sq == nullptr) {
+    a.released = true;  // destroy_sq owns the rest
+    return;
+  }
+  if (!status.ok()) {
+    a.warnings.push_back(fmt::format("device {} queue {}: NPU task failed: {}", index_, sq->id, status.message()));
+    if (sq->error.ok()) sq->error = std::move(status);
+  }
+  a.garbage.push_back(std::move(run.task));
+  sq->run.reset();  // destroys `run`
+  retire_head(*sq);
+  if (!sq->in_dirty) {
+    sq->in_dirty = true;
+    dirty_.push_back(sq->id);
+  }
+}
+
+void SoftNpuDevice::core_main(Core& core) {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    core.cv.wait(lock, [&] { return stopping_ || core.run != nullptr; });
+    if (core.run == nullptr) return;
+    Run& run = *core.run;
+    Actions a;
+    bool finished = false;
+    Status status;
+    for (;;) {
+      if (run.cancel || stopping_) {
+        status = Error(err::kRtFailure, "task cancelled");
+        finished = true;
+        break;
+      }
+      if (run.next >= run.segments) {
+        finished = true;
+        break;
+      }
+      const std::size_t index = run.next;
+      SegmentContext ctx{core.index, run.sq, memory_};
+      lock.unlock();
+      Status st;
+      try {
+        st = run.task->run_segment(index, ctx);
+      } catch (const std::exception& e) {
+        st = Error(err::kInternalError, "segment {} threw: {}", index, e.what());
+      }
+      lock.lock();
+      ++run.next;
+      if (!st.ok()) {
+        status = std::move(st);
+        finished = true;
+        break;
+      }
+      if (run.next < run.segments && !run.cancel && !stopping_) {
+        const Nanos now = clock_->now();
+        if (arbiter_.preemptor(run, run.run_level, now) != nullptr) {
+          // Interrupted at a segment boundary: context (next segment) is kept, the task
+          // starts a new wait at the level it ran at, and the core goes to the best waiter.
+          run.on_core = false;
+          core.run = nullptr;
+          ++preemptions_;
+          arbiter_.add(&run, run.run_level, now);
+          break;
+        }
+      }
+    }
+    if (finished) finish_run(core, run, std::move(status), a);
+    schedule(a);
+    if (a.released) released_cv_.notify_all();
+    lock.unlock();
+    run_actions(a);
+    lock.lock();
+  }
+}
+
+void SoftNpuDevice::run_actions(Actions& a) {
+  for (Core* c : a.cores) c->cv.notify_one();
+  for (auto& [fence, status] : a.fences) fence->signal(std::move(status));
+  for (auto& ev : a.events) {
+    if (ev) ev->cv.notify_all();
+  }
+  for (auto& w : a.warnings) SVP_LOG_WARN("{}", w);
+  a.garbage.clear();
+}
+
+Result<EventId> SoftNpuDevice::create_event(bool timeline) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::uint32_t slot = 0;
+  while (slot < events_.size() && events_[slot]) ++slot;
+  if (slot == events_.size()) {
+    if (slot >= kMaxEvents) return Error(err::kStorageOverLimit, "device {} already has {} events", index_, kMaxEvents);
+    events_.emplace_back();
+    event_gens_.push_back(0);
+  }
+  const std::uint32_t gen = ++event_gens_[slot];
+  auto ev = std::make_shared<Event>();
+  ev->id = (EventId{gen} << 32) | (slot + 1);
+  ev->timeline = timeline;
+  events_[slot] = ev;
+  return ev->id;
+}
+
+Status SoftNpuDevice::destroy_event(EventId id) {
+  Actions a;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto ev = find_event(id);
+    if (!ev) return Error(err::kInvalidResourceHandle, "event does not exist on device {}", index_);
+    ev->destroyed = true;
+    for (SqId w : ev->waiters) {
+      Sq* sq = find_sq(w);
+      if (sq == nullptr) continue;
+      if (sq->error.ok()) {
+        sq->error = Error(err::kRtFailure, "an event this stream was waiting on was destroyed before it completed");
+      }
+      sq->head_started = false;
+      if (!sq->in_dirty) {
+        sq->in_dirty = true;
+        dirty_.push_back(w);
+      }
+      a.warnings.push_back(fmt::format("device {}: event destroyed while queue {} was waiting on it", index_, w));
+    }
+    ev->waiters.clear();
+    events_[event_slot(id)].reset();
+    a.events.push_back(ev);
+    schedule(a);
+  }
+  run_actions(a);
+  return Status::Ok();
+}
+
+Result<EventInfo> SoftNpuDevice::query_event(EventId id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto ev = find_event(id);
+  if (!ev) return Error(err::kInvalidResourceHandle, "event does not exist on device {}", index_);
+  EventInfo info;
+  if (ev->records == ev->reset_mark) {
+    info.state = EventState::kNeverRecorded;
+  } else if (ev->done >= ev->records) {
+    info.state = EventState::kComplete;
+    info.timestamp = ev->timestamp;
+    info.error = ev->error;
+  } else {
+    info.state = EventState::kPending;
+  }
+  info.waits_pending = ev->pending_waits > 0;
+  return info;
+}
+
+Status SoftNpuDevice::synchronize_event(EventId id, TimeoutMs timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto ev = find_event(id);
+  if (!ev) return Error(err::kInvalidResourceHandle, "event does not exist on device {}", index_);
+  if (ev->records == ev->reset_mark) {
+    return Error(err::kInvalidParam, "synchronize_event on an event that has not been recorded (or was reset)");
+  }
+  const std::uint64_t target = ev->records;
+  auto done = [&] { return ev->done >= target || ev->destroyed || stopping_; };
+  if (timeout < 0) {
+    ev->cv.wait(lock, done);
+  } else if (!ev->cv.wait_for(lock, std::chrono::milliseconds(timeout), done)) {
+    return Error(err::kRtFailure, "timed out after {} ms waiting for the event", timeout);
+  }
+  if (ev->done < target) return Error(err::kRtFailure, "the event was destroyed (or the device stopped) while waiting");
+  return ev->error;
+}
+
+Result<float> SoftNpuDevice::elapsed_ms(EventId start, EventId end) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto a = find_event(start);
+  auto b = find_event(end);
+  if (!a || !b) return Error(err::kInvalidResourceHandle, "event does not exist on device {}", index_);
+  for (const auto* ev : {a.get(), b.get()}) {
+    if (!ev->timeline) {
+      return Error(err::kInvalidParam, "event was created without SVP_ACL_EVENT_TIME_LINE and has no timestamp");
+    }
+    if (ev->records == ev->reset_mark || ev->done < ev->records) {
+      return Error(err::kInvalidParam, "event_elapsed_time needs two recorded, completed events");
+    }
+  }
+  const double ns = static_cast<double>(b->timestamp) - static_cast<double>(a->timestamp);
+  return static_cast<float>(ns / 1e6);
+}
+
+void SoftNpuDevice::set_report_sink(ReportSink* sink) {
+  std::lock_guard<std::mutex> lock(mu_);
+  sink_ = sink;
+}
+
+std::uint64_t SoftNpuDevice::preemptions() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return preemptions_;
+}
+
+}  // namespace svp::hal::softnpu

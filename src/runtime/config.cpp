@@ -1,0 +1,172 @@
+#include "runtime/config.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/log.h"
+
+namespace svp::runtime {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kMaxDepth = 10;  // vendor limit on {/[ nesting
+
+// 1-based line and column of byte offset `pos` (also 1-based, as nlohmann reports it).
+std::pair<std::size_t, std::size_t> line_col(const std::string& text, std::size_t pos) {
+  std::size_t line = 1;
+  std::size_t col = 1;
+  for (std::size_t i = 0; i + 1 < pos && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+int depth_of(const json& j) {
+  if (!j.is_structured()) return 0;
+  int d = 0;
+  for (const auto& child : j) d = std::max(d, depth_of(child));
+  return d + 1;
+}
+
+Status check_on_off(const json& section, const char* key, const std::string& origin, int code, bool required,
+                    bool* on) {
+  auto it = section.find(key);
+  if (it == section.end()) {
+    if (required) return Error(code, "{}: profiler.{} is required (\"on\" or \"off\")", origin, key);
+    *on = false;
+    return Status::Ok();
+  }
+  if (!it->is_string() || (*it != "on" && *it != "off")) {
+    return Error(code, "{}: profiler.{} must be \"on\" or \"off\", got {}", origin, key, it->dump());
+  }
+  *on = *it == "on";
+  return Status::Ok();
+}
+
+Status parse_profiler(const json& p, const std::string& origin) {
+  const int code = err::kInvalidProfilingConfig;
+  if (!p.is_object()) return Error(code, "{}: \"profiler\" must be an object", origin);
+  bool on = false;
+  bool unused = false;
+  SVP_RETURN_IF_ERROR(check_on_off(p, "switch", origin, code, true, &on));
+  SVP_RETURN_IF_ERROR(check_on_off(p, "aicpu", origin, code, false, &unused));
+  SVP_RETURN_IF_ERROR(check_on_off(p, "acl_api", origin, code, false, &unused));
+  if (auto it = p.find("interval"); it != p.end()) {
+    const bool ok = it->is_string() && !it->get<std::string>().empty() &&
+                    it->get<std::string>().find_first_not_of("0123456789") == std::string::npos &&
+                    it->get<std::string>().size() <= 9;
+    if (!ok) return Error(code, "{}: profiler.interval must be a decimal string, got {}", origin, it->dump());
+  }
+  if (auto it = p.find("aic_metrics"); it != p.end() && *it != "ArithmeticUtilization") {
+    return Error(code, "{}: profiler.aic_metrics supports only \"ArithmeticUtilization\", got {}", origin, it->dump());
+  }
+  if (auto it = p.find("output"); it != p.end() && !it->is_string()) {
+    return Error(code, "{}: profiler.output must be a string path", origin);
+  }
+  if (on) {
+    return Error(err::kFeatureUnsupported,
+                 "{}: profiler.switch is \"on\" but profiling is not implemented in this build yet", origin);
+  }
+  return Status::Ok();
+}
+
+template <typename T>
+Status read_uint(const json& s, const char* key, T lo, T hi, T* out, const std::string& origin) {
+  auto it = s.find(key);
+  if (it == s.end()) return Status::Ok();
+  if (!it->is_number_unsigned() || it->get<std::uint64_t>() < lo || it->get<std::uint64_t>() > hi) {
+    return Error(err::kFileAttrInvalid, "{}: softnpu.{} must be an integer in [{}, {}], got {}", origin, key, lo, hi,
+                 it->dump());
+  }
+  *out = static_cast<T>(it->get<std::uint64_t>());
+  return Status::Ok();
+}
+
+Status parse_softnpu(const json& s, const std::string& origin, RuntimeConfig* cfg) {
+  if (!s.is_object()) return Error(err::kFileAttrInvalid, "{}: \"softnpu\" must be an object", origin);
+  hal::BackendConfig& b = cfg->backend;
+  SVP_RETURN_IF_ERROR(read_uint<std::uint32_t>(s, "devices", 1, 64, &b.devices, origin));
+  SVP_RETURN_IF_ERROR(read_uint<std::uint32_t>(s, "cores", 1, 64, &b.cores, origin));
+  SVP_RETURN_IF_ERROR(read_uint<std::uint32_t>(s, "wait_cap_ticks", 1, 1u << 20, &b.wait_cap_ticks, origin));
+  SVP_RETURN_IF_ERROR(read_uint<std::uint32_t>(s, "max_streams", 2, 1024, &b.max_sqs, origin));
+  std::uint64_t tick_us = b.wait_tick / 1000;
+  SVP_RETURN_IF_ERROR(read_uint<std::uint64_t>(s, "wait_tick_us", 1, 60'000'000, &tick_us, origin));
+  b.wait_tick = tick_us * 1000;
+  bool coherent = false;
+  if (auto it = s.find("cache_mode"); it != s.end()) {
+    if (*it == "coherent") {
+      coherent = true;
+    } else if (*it != "emulated") {
+      return Error(err::kFileAttrInvalid, "{}: softnpu.cache_mode must be \"emulated\" or \"coherent\", got {}", origin,
+                   it->dump());
+    }
+  }
+  if (auto it = s.find("strict"); it != s.end()) {
+    if (!it->is_boolean()) return Error(err::kFileAttrInvalid, "{}: softnpu.strict must be true or false", origin);
+    cfg->strict = it->get<bool>();
+  }
+  b.cache_mode = coherent ? hal::CacheMode::kCoherent : (cfg->strict ? hal::CacheMode::kStrict : hal::CacheMode::kEmulated);
+  if (auto it = s.find("backend"); it != s.end()) {
+    if (!it->is_string()) return Error(err::kFileAttrInvalid, "{}: softnpu.backend must be a string", origin);
+    b.backend = it->get<std::string>();
+  }
+  if (auto it = s.find("backend_options"); it != s.end()) {
+    if (!it->is_object()) return Error(err::kFileAttrInvalid, "{}: softnpu.backend_options must be an object", origin);
+    for (const auto& [k, v] : it->items()) b.options[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  static const char* const kKnown[] = {"devices", "cores", "wait_cap_ticks", "max_streams", "wait_tick_us",
+                                       "cache_mode", "strict", "backend", "backend_options"};
+  for (const auto& [k, v] : s.items()) {
+    if (std::find(std::begin(kKnown), std::end(kKnown), k) == std::end(kKnown)) {
+      SVP_LOG_WARN("{}: unknown key softnpu.{} ignored", origin, k);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<RuntimeConfig> parse_config(const std::string& text, const std::string& origin) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    auto [line, col] = line_col(text, e.byte);
+    return Error(err::kParseFile, "{}: malformed JSON at line {}, column {}: {}", origin, line, col, e.what());
+  }
+  if (!j.is_object()) return Error(err::kParseFile, "{}: the top level must be a JSON object", origin);
+  if (depth_of(j) > kMaxDepth) {
+    return Error(err::kParseFile, "{}: JSON nesting is deeper than {} levels", origin, kMaxDepth);
+  }
+  RuntimeConfig cfg;
+  if (auto it = j.find("profiler"); it != j.end()) SVP_RETURN_IF_ERROR(parse_profiler(*it, origin));
+  if (auto it = j.find("dump"); it != j.end()) {
+    if (!it->is_object()) return Error(err::kInvalidDumpConfig, "{}: \"dump\" must be an object", origin);
+    if (!it->empty()) {
+      return Error(err::kFeatureUnsupported, "{}: model dump is not implemented in this build (remove the \"dump\" section)",
+                   origin);
+    }
+  }
+  if (auto it = j.find("softnpu"); it != j.end()) SVP_RETURN_IF_ERROR(parse_softnpu(*it, origin, &cfg));
+  return cfg;
+}
+
+Result<RuntimeConfig> load_config(const char* path) {
+  if (path == nullptr || path[0] == '\0') return RuntimeConfig{};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error(err::kInvalidFile, "cannot open configuration file \"{}\"", path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return Error(err::kInvalidFile, "cannot read configuration file \"{}\"", path);
+  return parse_config(ss.str(), path);
+}
+
+}  // namespace svp::runtime

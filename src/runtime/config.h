@@ -1,0 +1,30 @@
+// acl.json: the process configuration read by svp_acl_init.
+//
+// Vendor sections: "profiler" and "dump" (validated; collecting data belongs to later
+// work and is refused honestly rather than silently ignored). Project section
+// "softnpu" configures the emulated hardware:
+//   { "softnpu": { "devices": 1, "cores": 1, "wait_tick_us": 10600, "wait_cap_ticks": 32,
+//                  "max_streams": 128, "cache_mode": "emulated" | "coherent",
+//                  "strict": false, "backend": "softnpu" | "fault" | <registered>,
+//                  "backend_options": { "fail_every_nth_task": "3" } } }
+// Unknown top-level sections are ignored (the vendor library does the same).
+#pragma once
+
+#include <string>
+
+#include "common/status.h"
+#include "hal/hal.h"
+
+namespace svp::runtime {
+
+struct RuntimeConfig {
+  hal::BackendConfig backend;
+  bool strict = false;  // usage errors that a board would corrupt silently become errors
+};
+
+// Parses the file at `path`; NULL or "" yields the defaults.
+Result<RuntimeConfig> load_config(const char* path);
+// Parses JSON text (exposed for tests); `origin` names it in messages.
+Result<RuntimeConfig> parse_config(const std::string& text, const std::string& origin);
+
+}  // namespace svp::runtime

@@ -1,0 +1,169 @@
+// Process lifetime (init/finalize), devices and memory.
+#include "runtime/runtime.h"
+
+#include <pthread.h>
+
+#include "common/log.h"
+
+namespace svp::runtime {
+namespace {
+
+enum class Phase { kNever, kLive, kFinalized };
+
+std::mutex g_lifecycle_mu;  // serialises init and finalize
+Phase g_phase = Phase::kNever;
+std::uint16_t g_epoch = 0;
+std::shared_ptr<Runtime> g_runtime;  // read with std::atomic_load
+
+}  // namespace
+
+// The calling thread's current context handle (validated on every use).
+thread_local void* t_current_context = nullptr;
+
+Status Runtime::init(const char* config_path) {
+  std::lock_guard<std::mutex> lock(g_lifecycle_mu);
+  log::reload_level_from_env();
+  if (g_phase == Phase::kLive) return Error(err::kRepeatInitialize, "svp_acl_init was already called");
+  auto config = load_config(config_path);
+  if (!config.ok()) return config.status();
+  auto backend = hal::create_backend(config->backend);
+  if (!backend.ok()) return backend.status();
+  ++g_epoch;
+  if (g_epoch == 0) g_epoch = 1;
+  auto rt = std::make_shared<Runtime>(std::move(*config), std::move(*backend), g_epoch);
+  std::atomic_store(&g_runtime, std::move(rt));
+  g_phase = Phase::kLive;
+  SVP_LOG_INFO("initialised ({} device(s), {} core(s) each)", g_runtime->device_count(),
+               g_runtime->backend().device(0).core_count());
+  return Status::Ok();
+}
+
+Status Runtime::finalize() {
+  std::shared_ptr<Runtime> rt;
+  {
+    std::lock_guard<std::mutex> lock(g_lifecycle_mu);
+    if (g_phase == Phase::kFinalized) return Error(err::kRepeatFinalize, "svp_acl_finalize was already called");
+    if (g_phase == Phase::kNever) return Error(err::kUninitialize, "svp_acl_finalize before svp_acl_init");
+    rt = std::atomic_exchange(&g_runtime, std::shared_ptr<Runtime>());
+    g_phase = Phase::kFinalized;
+  }
+  // Wake everything still blocked on this runtime; the object itself goes away when the
+  // last in-flight API call lets go of it.
+  rt->reporter_.shutdown();
+  for (auto& ctx : rt->contexts_.all()) {
+    if (rt->contexts_.take(ctx->handle).ok()) rt->teardown_context(*ctx);
+  }
+  for (auto& ev : rt->events_.all()) {
+    if (rt->events_.take(ev->handle).ok()) (void)rt->backend_->device(ev->device).destroy_event(ev->id);
+  }
+  t_current_context = nullptr;
+  return Status::Ok();
+}
+
+Result<std::shared_ptr<Runtime>> Runtime::get() {
+  std::shared_ptr<Runtime> rt = std::atomic_load(&g_runtime);
+  if (!rt) return Error(err::kUninitialize, "svp_acl_init has not been called (or svp_acl_finalize already was)");
+  return rt;
+}
+
+Runtime::Runtime(RuntimeConfig config, std::unique_ptr<hal::Backend> backend, std::uint16_t epoch)
+    : config_(std::move(config)),
+      backend_(std::move(backend)),
+      epoch_(epoch),
+      reporter_(backend_.get()),
+      contexts_(0x9, epoch, "context"),
+      streams_(0xA, epoch, "stream"),
+      events_(0xB, epoch, "event"),
+      devices_(backend_->device_count()) {
+  for (std::uint32_t i = 0; i < backend_->device_count(); ++i) backend_->device(i).set_report_sink(&reporter_);
+}
+
+Runtime::~Runtime() {
+  reporter_.shutdown();
+  for (std::uint32_t i = 0; i < backend_->device_count(); ++i) backend_->device(i).set_report_sink(nullptr);
+  backend_.reset();
+}
+
+hal::TimeoutMs Runtime::wait_timeout() const {
+  const std::uint32_t s = op_wait_timeout_s_.load();
+  return s == 0 ? hal::kWaitForever : static_cast<hal::TimeoutMs>(s) * 1000;
+}
+
+Status Runtime::check_device(std::int32_t device) const {
+  if (device < 0 || static_cast<std::uint32_t>(device) >= backend_->device_count()) {
+    return Error(err::kInvalidDevice, "device id {} is out of range [0, {})", device, backend_->device_count());
+  }
+  return Status::Ok();
+}
+
+Status Runtime::set_device(std::int32_t device) {
+  SVP_RETURN_IF_ERROR(check_device(device));
+  std::lock_guard<std::mutex> lock(devices_mu_);
+  DeviceState& ds = devices_[static_cast<std::size_t>(device)];
+  if (!ds.default_context) {
+    auto ctx = make_context(static_cast<std::uint32_t>(device), true);
+    if (!ctx.ok()) return ctx.status();
+    ds.default_context = std::move(*ctx);
+  }
+  ++ds.refcount;
+  t_current_context = ds.default_context->handle;
+  return Status::Ok();
+}
+
+Status Runtime::reset_device(std::int32_t device) {
+  SVP_RETURN_IF_ERROR(check_device(device));
+  std::shared_ptr<Context> doomed;
+  {
+    std::lock_guard<std::mutex> lock(devices_mu_);
+    DeviceState& ds = devices_[static_cast<std::size_t>(device)];
+    if (ds.refcount == 0) {
+      SVP_LOG_WARN("reset_device({}): the device was not set by svp_acl_rt_set_device; nothing to release", device);
+      return Status::Ok();
+    }
+    if (--ds.refcount == 0) doomed = std::move(ds.default_context);
+  }
+  if (doomed) {
+    if (t_current_context == doomed->handle) t_current_context = nullptr;
+    if (contexts_.take(doomed->handle).ok()) teardown_context(*doomed);
+  }
+  return Status::Ok();
+}
+
+Result<std::int32_t> Runtime::get_device() const {
+  auto ctx = current_context();
+  if (!ctx.ok()) return ctx.status();
+  return static_cast<std::int32_t>((*ctx)->device);
+}
+
+Status Runtime::synchronize_device() {
+  auto ctx = current_context();
+  if (!ctx.ok()) return ctx.status();
+  return backend_->device((*ctx)->device).synchronize_all(wait_timeout());
+}
+
+Result<void*> Runtime::malloc(std::size_t size, MemoryApi api, std::size_t class_id) {
+  if (size == 0) return Error(err::kInvalidParam, "allocation size must be greater than 0");
+  hal::MemKind kind = hal::MemKind::kUncached;
+  switch (api) {
+    case MemoryApi::kMalloc: kind = hal::MemKind::kUncached; break;
+    case MemoryApi::kMallocCached: kind = hal::MemKind::kCached; break;
+    case MemoryApi::kMallocHost: kind = hal::MemKind::kHost; break;
+    case MemoryApi::kMallocSec: kind = hal::MemKind::kSecure; break;
+  }
+  return backend_->memory().allocate(size, kind, class_id);
+}
+
+Status Runtime::free(const void* ptr, MemoryApi api) {
+  using K = hal::MemKind;
+  switch (api) {
+    case MemoryApi::kMallocSec: return backend_->memory().release(ptr, {K::kSecure});
+    case MemoryApi::kMallocHost: return backend_->memory().release(ptr, {K::kHost, K::kUncached, K::kCached});
+    default: return backend_->memory().release(ptr, {K::kUncached, K::kCached, K::kHost});
+  }
+}
+
+Status Runtime::mem_flush(const void* ptr, std::size_t size) { return backend_->memory().flush(ptr, size); }
+
+Status Runtime::mem_invalidate(const void* ptr, std::size_t size) { return backend_->memory().invalidate(ptr, size); }
+
+}  // namespace svp::runtime

@@ -1,0 +1,157 @@
+// The runtime core: process state behind the C API.
+//
+// One Runtime exists between svp_acl_init and svp_acl_finalize. API calls hold a
+// shared_ptr to it for their duration, so finalize can tear it down (waking every
+// blocked waiter) while late calls still finish safely against the old instance.
+//
+// Objects and their relations:
+//   Device state   per device: set_device reference count and the default context.
+//   Context        a device plus a default stream; explicit or the device default.
+//                  Each thread has one current context (thread-local, last set wins).
+//   Stream         a HAL submission queue of its context's device.
+//   Event          a HAL event of one device.
+// Contexts, streams and events are reached only through validated handles
+// (handle_table.h). The runtime never executes work or decides scheduling order: it
+// submits entries to the HAL and waits on it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "common/status.h"
+#include "hal/hal.h"
+#include "runtime/config.h"
+#include "runtime/handle_table.h"
+#include "runtime/reporter.h"
+
+namespace svp::runtime {
+
+struct Context;
+
+struct Stream {
+  void* handle = nullptr;
+  std::uint64_t serial = 0;     // unique per runtime; keys subscriptions
+  std::uint32_t device = 0;
+  hal::SqId sq = 0;
+  std::uint64_t context = 0;    // serial of the owning context
+  bool is_default = false;
+};
+
+struct Context {
+  void* handle = nullptr;
+  std::uint64_t serial = 0;
+  std::uint32_t device = 0;
+  bool is_default = false;
+  std::shared_ptr<Stream> default_stream;
+  std::mutex mu;
+  std::set<void*> streams;      // explicit streams created in this context
+};
+
+struct Event {
+  void* handle = nullptr;
+  std::uint32_t device = 0;
+  hal::EventId id = 0;
+};
+
+enum class MemoryApi { kMalloc, kMallocCached, kMallocHost, kMallocSec };
+
+class Runtime {
+ public:
+  static Status init(const char* config_path);
+  static Status finalize();
+  // The live runtime, or UNINITIALIZE.
+  static Result<std::shared_ptr<Runtime>> get();
+
+  explicit Runtime(RuntimeConfig config, std::unique_ptr<hal::Backend> backend, std::uint16_t epoch);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // Devices.
+  Status set_device(std::int32_t device);
+  Status reset_device(std::int32_t device);
+  Result<std::int32_t> get_device() const;
+  std::uint32_t device_count() const { return backend_->device_count(); }
+  Status synchronize_device();
+  void set_op_wait_timeout(std::uint32_t seconds) { op_wait_timeout_s_.store(seconds); }
+
+  // Contexts.
+  Result<void*> create_context(std::int32_t device);
+  Status destroy_context(void* handle);
+  Status set_current_context(void* handle);
+  Result<void*> get_current_context() const;
+
+  // Streams.
+  Result<void*> create_stream();
+  Status destroy_stream(void* handle);
+  Status synchronize_stream(void* handle);
+  // The stream named by `handle` (NULL = default stream of the current context), which
+  // must belong to the calling thread's current context.
+  Result<std::shared_ptr<Stream>> resolve_stream(void* handle) const;
+  // Submits an NPU task to a stream (model execution and the segmented-task extension).
+  Status submit_task(void* stream, std::shared_ptr<hal::SegmentedTask> task, const hal::TaskSettings& settings);
+
+  // Events.
+  Result<void*> create_event(bool timeline);
+  Status destroy_event(void* handle);
+  Status record_event(void* event, void* stream);
+  Status reset_event(void* event, void* stream);
+  Status stream_wait_event(void* stream, void* event);
+  Result<hal::EventInfo> query_event(void* event) const;
+  Status synchronize_event(void* event);
+  Result<float> event_elapsed_ms(void* start, void* end) const;
+
+  // Host callbacks.
+  Status subscribe_report(std::uint64_t thread_id, void* stream);
+  Status unsubscribe_report(std::uint64_t thread_id, void* stream);
+  Status launch_callback(HostFn fn, void* data, bool block, void* stream);
+  Status process_report(std::int32_t timeout_ms);
+
+  // Memory.
+  Result<void*> malloc(std::size_t size, MemoryApi api, std::size_t class_id);
+  Status free(const void* ptr, MemoryApi api);
+  Status mem_flush(const void* ptr, std::size_t size);
+  Status mem_invalidate(const void* ptr, std::size_t size);
+
+  hal::Backend& backend() { return *backend_; }
+  const RuntimeConfig& config() const { return config_; }
+  // Live object counts (leak tests).
+  std::size_t live_contexts() const { return contexts_.live(); }
+  std::size_t live_streams() const { return streams_.live(); }
+  std::size_t live_events() const { return events_.live(); }
+
+ private:
+  struct DeviceState {
+    std::uint32_t refcount = 0;
+    std::shared_ptr<Context> default_context;
+  };
+
+  Status check_device(std::int32_t device) const;
+  Result<std::shared_ptr<Context>> current_context() const;
+  Result<std::shared_ptr<Context>> make_context(std::uint32_t device, bool is_default);
+  Result<std::shared_ptr<Stream>> make_stream(const Context& ctx, bool is_default);
+  // Cancels the stream's queue and forgets it; the handle must already be removed.
+  void teardown_stream(const Stream& s);
+  void teardown_context(Context& ctx);
+  Result<std::shared_ptr<Event>> resolve_event(void* handle) const;
+  hal::TimeoutMs wait_timeout() const;
+
+  const RuntimeConfig config_;
+  std::unique_ptr<hal::Backend> backend_;
+  const std::uint16_t epoch_;
+  Reporter reporter_;
+  HandleTable<Context> contexts_;
+  HandleTable<Stream> streams_;
+  HandleTable<Event> events_;
+  std::atomic<std::uint64_t> next_serial_{1};
+  std::atomic<std::uint32_t> op_wait_timeout_s_{120};
+
+  mutable std::mutex devices_mu_;  // device reference counts and default contexts
+  std::vector<DeviceState> devices_;
+};
+
+}  // namespace svp::runtime
