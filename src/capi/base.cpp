@@ -77,7 +77,7 @@ svp_acl_error svp_acl_update_data_buffer(svp_acl_data_buffer* data_buffer, void*
 
 size_t svp_acl_data_type_size(svp_acl_data_type data_type) {
   return guard_value<size_t>(__func__, 0, [&]() -> Result<size_t> {
-    switch (data_type) {
+    switch (svp::capi::enum_bits(data_type)) {
       case SVP_ACL_FLOAT: case SVP_ACL_INT32: case SVP_ACL_UINT32: return size_t{32};
       case SVP_ACL_FLOAT16: case SVP_ACL_INT16: case SVP_ACL_UINT16: return size_t{16};
       case SVP_ACL_INT8: case SVP_ACL_UINT8: case SVP_ACL_BOOL: return size_t{8};
@@ -89,6 +89,6 @@ size_t svp_acl_data_type_size(svp_acl_data_type data_type) {
       case SVP_ACL_UINT4: return size_t{4};
       default: break;
     }
-    return Error(err::kInvalidParam, "data type {} has no fixed element size", static_cast<int>(data_type));
+    return Error(err::kInvalidParam, "data type {} has no fixed element size", svp::capi::enum_bits(data_type));
   });
 }

@@ -5,7 +5,9 @@
 // thread's recent error (svp_acl_get_recent_err_msg), and its code is returned.
 #pragma once
 
+#include <cstring>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 #include "acl/svp_acl_base.h"
@@ -53,6 +55,16 @@ auto with_runtime(F&& body) -> decltype(body(std::declval<runtime::Runtime&>()))
   auto rt = runtime::Runtime::get();
   if (!rt.ok()) return rt.status();
   return body(**rt);
+}
+
+// The integer a C caller passed for an enum parameter. C lets any int through; reading an
+// out-of-range value *as the enum* is undefined in C++, so validation reads the bits.
+template <typename E>
+int enum_bits(const E& e) {
+  static_assert(std::is_enum_v<E> && sizeof(E) == sizeof(int), "C enums are int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
 }
 
 inline Status require(bool ok, const char* what) {

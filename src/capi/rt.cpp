@@ -6,6 +6,7 @@
 using svp::Error;
 using svp::Result;
 using svp::Status;
+using svp::capi::enum_bits;
 using svp::capi::guard;
 using svp::capi::require;
 using svp::capi::with_runtime;
@@ -15,10 +16,10 @@ namespace err = svp::err;
 
 namespace {
 
-Status check_policy(svp_acl_rt_mem_malloc_policy policy) {
-  if (policy != SVP_ACL_MEM_MALLOC_HUGE_FIRST && policy != SVP_ACL_MEM_MALLOC_HUGE_ONLY &&
-      policy != SVP_ACL_MEM_MALLOC_NORMAL_ONLY) {
-    return Error(err::kInvalidParam, "unknown memory policy {}", static_cast<int>(policy));
+Status check_policy(const svp_acl_rt_mem_malloc_policy& policy) {
+  const int v = enum_bits(policy);
+  if (v != SVP_ACL_MEM_MALLOC_HUGE_FIRST && v != SVP_ACL_MEM_MALLOC_HUGE_ONLY && v != SVP_ACL_MEM_MALLOC_NORMAL_ONLY) {
+    return Error(err::kInvalidParam, "unknown memory policy {}", v);
   }
   return Status::Ok();
 }
@@ -65,11 +66,12 @@ svp_acl_error svp_acl_rt_subscribe_report(uint64_t thread_id, svp_acl_rt_stream 
 svp_acl_error svp_acl_rt_launch_callback(svp_acl_rt_callback fn, void* user_data,
                                          svp_acl_rt_callback_block_type block_type, svp_acl_rt_stream stream) {
   return guard(__func__, [&]() -> Status {
-    if (block_type != SVP_ACL_CALLBACK_BLOCK && block_type != SVP_ACL_CALLBACK_NO_BLOCK) {
-      return Error(err::kInvalidParam, "unknown callback block type {}", static_cast<int>(block_type));
+    const int block = enum_bits(block_type);
+    if (block != SVP_ACL_CALLBACK_BLOCK && block != SVP_ACL_CALLBACK_NO_BLOCK) {
+      return Error(err::kInvalidParam, "unknown callback block type {}", block);
     }
     return with_runtime([&](Runtime& rt) {
-      return rt.launch_callback(fn, user_data, block_type == SVP_ACL_CALLBACK_BLOCK, stream);
+      return rt.launch_callback(fn, user_data, block == SVP_ACL_CALLBACK_BLOCK, stream);
     });
   });
 }

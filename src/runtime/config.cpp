@@ -1,5 +1,6 @@
 #include "runtime/config.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -161,6 +162,10 @@ Result<RuntimeConfig> parse_config(const std::string& text, const std::string& o
 
 Result<RuntimeConfig> load_config(const char* path) {
   if (path == nullptr || path[0] == '\0') return RuntimeConfig{};
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return Error(err::kInvalidFile, "configuration file \"{}\" does not exist or is not a regular file", path);
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error(err::kInvalidFile, "cannot open configuration file \"{}\"", path);
   std::ostringstream ss;

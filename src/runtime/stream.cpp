@@ -41,16 +41,16 @@ Result<void*> Runtime::create_stream() {
   auto s = make_stream(**ctx, false);
   if (!s.ok()) return s.status();
   {
+    // teardown_context empties this set under the same lock after taking the context's
+    // handle, so checking the handle here decides who cleans the new stream up.
     std::lock_guard<std::mutex> lock((*ctx)->mu);
-    (*ctx)->streams.insert((*s)->handle);
+    if (contexts_.get((*ctx)->handle).ok()) {
+      (*ctx)->streams.insert((*s)->handle);
+      return (*s)->handle;
+    }
   }
-  // The context may have been destroyed meanwhile; then the new stream goes with it.
-  if (!contexts_.get((*ctx)->handle).ok()) {
-    std::lock_guard<std::mutex> lock((*ctx)->mu);
-    if ((*ctx)->streams.erase((*s)->handle) != 0 && streams_.take((*s)->handle).ok()) teardown_stream(**s);
-    return Error(err::kInvalidResourceHandle, "the current context was destroyed while the stream was being created");
-  }
-  return (*s)->handle;
+  if (streams_.take((*s)->handle).ok()) teardown_stream(**s);
+  return Error(err::kInvalidResourceHandle, "the current context was destroyed while the stream was being created");
 }
 
 Status Runtime::destroy_stream(void* handle) {

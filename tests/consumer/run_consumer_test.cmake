@@ -9,7 +9,8 @@ endif()
 foreach(mode cmake pkgconfig)
   set(bdir ${WORK_DIR}/build_${mode})
   execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer -B ${bdir} -DCMAKE_PREFIX_PATH=${prefix}
-                          -DCONSUMER_MODE=${mode} RESULT_VARIABLE rc)
+                          -DCONSUMER_MODE=${mode} "-DCMAKE_C_FLAGS=${FLAGS}"
+                          "-DCMAKE_EXE_LINKER_FLAGS=${FLAGS}" RESULT_VARIABLE rc)
   if(rc)
     message(FATAL_ERROR "configuring the consumer (${mode}) failed")
   endif()

@@ -1,6 +1,7 @@
 #include "hal/softnpu/memory.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -26,6 +27,7 @@ struct FreeDeleter {
 using Buffer = std::unique_ptr<std::uint8_t, FreeDeleter>;
 
 Buffer aligned_buffer(std::size_t size) {
+  if (size > SIZE_MAX - SoftMemory::kAlignment) return Buffer(nullptr);  // rounding would wrap
   const std::size_t rounded = (size + SoftMemory::kAlignment - 1) / SoftMemory::kAlignment * SoftMemory::kAlignment;
   auto* p = static_cast<std::uint8_t*>(std::aligned_alloc(SoftMemory::kAlignment, rounded));
   if (p != nullptr) std::memset(p, 0, rounded);
