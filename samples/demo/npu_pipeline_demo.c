@@ -53,8 +53,9 @@ static char g_trace[TRACE_MAX];
 static size_t g_trace_len;
 static pthread_mutex_t g_trace_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static int g_verified, g_wrong;
-static volatile int g_exit;
+static int g_verified, g_wrong; /* touched only by the report thread until it is joined */
+static pthread_mutex_t g_exit_mu = PTHREAD_MUTEX_INITIALIZER;
+static int g_exit;
 
 static void trace(char c) {
     pthread_mutex_lock(&g_trace_mu);
@@ -141,9 +142,17 @@ static frame_t *take_frame(void) {
     }
 }
 
+static int should_exit(void) {
+    int v;
+    pthread_mutex_lock(&g_exit_mu);
+    v = g_exit;
+    pthread_mutex_unlock(&g_exit_mu);
+    return v;
+}
+
 static void *report_thread(void *arg) {
     (void)arg;
-    while (!g_exit) (void)svp_acl_rt_process_report(20);
+    while (!should_exit()) (void)svp_acl_rt_process_report(20);
     return NULL;
 }
 
@@ -196,7 +205,9 @@ int main(int argc, char **argv) {
     CHECK(svp_acl_rt_synchronize_device());
 
     CHECK(svp_acl_rt_unsubscribe_report((uint64_t)tid, detect));
+    pthread_mutex_lock(&g_exit_mu);
     g_exit = 1;
+    pthread_mutex_unlock(&g_exit_mu);
     pthread_join(tid, NULL);
 
     printf("svp-acl software NPU demo: %d frames, 3 streams, 1 emulated core\n", frames);

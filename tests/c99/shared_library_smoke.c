@@ -15,12 +15,21 @@
         }                                                                             \
     } while (0)
 
-static volatile int g_exit = 0;
+static pthread_mutex_t g_exit_mu = PTHREAD_MUTEX_INITIALIZER;
+static int g_exit = 0;
 static int g_callbacks = 0;
+
+static int should_exit(void) {
+    int v;
+    pthread_mutex_lock(&g_exit_mu);
+    v = g_exit;
+    pthread_mutex_unlock(&g_exit_mu);
+    return v;
+}
 
 static void *report_thread(void *arg) {
     (void)arg;
-    while (!g_exit) (void)svp_acl_rt_process_report(10);
+    while (!should_exit()) (void)svp_acl_rt_process_report(10);
     return NULL;
 }
 
@@ -52,7 +61,9 @@ int main(void) {
     CHECK(svp_acl_rt_synchronize_event(event));
     CHECK(svp_acl_rt_synchronize_stream(stream));
     CHECK(svp_acl_rt_unsubscribe_report((uint64_t)tid, stream));
+    pthread_mutex_lock(&g_exit_mu);
     g_exit = 1;
+    pthread_mutex_unlock(&g_exit_mu);
     pthread_join(tid, NULL);
     CHECK(svp_acl_rt_destroy_event(event));
     CHECK(svp_acl_rt_destroy_stream(stream));

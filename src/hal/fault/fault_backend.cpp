@@ -107,11 +107,11 @@ std::shared_ptr<SegmentedTask> FaultBackend::maybe_wrap(std::uint32_t device, Sq
 Result<std::unique_ptr<Backend>> create_fault_backend(const BackendConfig& config) {
   std::uint64_t every = 0;
   if (auto it = config.options.find("fail_every_nth_task"); it != config.options.end()) {
-    try {
-      every = std::stoull(it->second);
-    } catch (const std::exception&) {
-      return Error(err::kFileAttrInvalid, "fault backend: fail_every_nth_task must be a number, got \"{}\"", it->second);
+    const std::string& v = it->second;
+    if (v.empty() || v.size() > 18 || v.find_first_not_of("0123456789") != std::string::npos) {
+      return Error(err::kFileAttrInvalid, "fault backend: fail_every_nth_task must be a decimal count, got \"{}\"", v);
     }
+    every = std::stoull(v);
   }
   auto inner = softnpu::create_softnpu_backend(config);
   if (!inner.ok()) return inner.status();

@@ -1,0 +1,504 @@
+// Behaviour of svp_acl_init / svp_acl_finalize and of the acl.json configuration file.
+//
+// These tests manage init/finalize themselves (a plain ::testing::Test, not RuntimeTest)
+// and always leave the library finalized.
+#include <pthread.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "test_support.h"
+
+namespace {
+
+using svp::test::TempConfig;
+
+// Expects `call` to fail with `want` and to leave a recent-error message that names the
+// failing API function and the code (so the message is fresh, not a left-over).
+#define EXPECT_ACL_ERROR(want, call)                                                               \
+  do {                                                                                             \
+    const svp_acl_error rc_ = (call);                                                              \
+    const std::string msg_ = svp_acl_get_recent_err_msg();                                         \
+    EXPECT_EQ(rc_, (want)) << #call << " -> " << msg_;                                             \
+    std::string fn_ = #call;                                                                       \
+    fn_ = fn_.substr(0, fn_.find('('));                                                            \
+    EXPECT_NE(msg_.find(fn_), std::string::npos) << "recent error does not name " << fn_ << ": " << msg_; \
+    EXPECT_NE(msg_.find(std::to_string(want)), std::string::npos) << msg_;                         \
+  } while (0)
+
+#define EXPECT_ACL_OK(call) EXPECT_EQ((call), SVP_ACL_SUCCESS) << #call << ": " << svp_acl_get_recent_err_msg()
+#define ASSERT_ACL_OK(call) ASSERT_EQ((call), SVP_ACL_SUCCESS) << #call << ": " << svp_acl_get_recent_err_msg()
+
+// Leaves the library finalized whatever the test did.
+class LifecycleTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    const svp_acl_error rc = svp_acl_finalize();
+    EXPECT_TRUE(rc == SVP_ACL_SUCCESS || rc == SVP_ACL_ERROR_REPEAT_FINALIZE || rc == SVP_ACL_ERROR_UNINITIALIZE)
+        << rc;
+  }
+};
+
+// ---------------------------------------------------------------------------------------
+// init / finalize
+// ---------------------------------------------------------------------------------------
+
+// Runs in a freshly executed copy of the test binary (threadsafe death-test style), so
+// svp_acl_init has really never been called in that process.
+TEST_F(LifecycleTest, InAFreshProcessEveryApiFailsWithUninitializeUntilInit) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        int bad = 0;
+        uint32_t count = 0;
+        void* p = nullptr;
+        svp_acl_rt_stream s = nullptr;
+        if (svp_acl_rt_set_device(0) != SVP_ACL_ERROR_UNINITIALIZE) bad |= 1;
+        if (svp_acl_rt_get_device_count(&count) != SVP_ACL_ERROR_UNINITIALIZE) bad |= 2;
+        if (svp_acl_rt_malloc(&p, 64, SVP_ACL_MEM_MALLOC_NORMAL_ONLY) != SVP_ACL_ERROR_UNINITIALIZE) bad |= 4;
+        if (svp_acl_rt_create_stream(&s) != SVP_ACL_ERROR_UNINITIALIZE) bad |= 8;
+        if (svp_acl_finalize() != SVP_ACL_ERROR_UNINITIALIZE) bad |= 16;
+        if (std::string(svp_acl_get_recent_err_msg()).empty()) bad |= 32;
+        if (svp_acl_init(nullptr) != SVP_ACL_SUCCESS) bad |= 64;
+        if (svp_acl_rt_get_device_count(&count) != SVP_ACL_SUCCESS || count != 1) bad |= 128;
+        if (svp_acl_finalize() != SVP_ACL_SUCCESS) bad |= 256;
+        std::_Exit(bad);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(LifecycleTest, ApisBeforeInitFailWithUninitialize) {
+  uint32_t count = 0;
+  void* p = nullptr;
+  svp_acl_rt_context ctx = nullptr;
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_UNINITIALIZE, svp_acl_rt_set_device(0));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_UNINITIALIZE, svp_acl_rt_get_device_count(&count));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_UNINITIALIZE, svp_acl_rt_create_context(&ctx, 0));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_UNINITIALIZE, svp_acl_rt_malloc(&p, 64, SVP_ACL_MEM_MALLOC_NORMAL_ONLY));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_UNINITIALIZE, svp_acl_rt_process_report(0));
+  EXPECT_EQ(p, nullptr);
+  EXPECT_EQ(ctx, nullptr);
+}
+
+TEST_F(LifecycleTest, InitTwiceFailsWithRepeatInitialize) {
+  ASSERT_ACL_OK(svp_acl_init(nullptr));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_REPEAT_INITIALIZE, svp_acl_init(nullptr));
+  // Even with a broken configuration the second call is refused as a repeat first.
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_REPEAT_INITIALIZE, svp_acl_init("/nonexistent/acl.json"));
+  // The first session is unharmed.
+  EXPECT_ACL_OK(svp_acl_rt_set_device(0));
+  EXPECT_ACL_OK(svp_acl_finalize());
+}
+
+TEST_F(LifecycleTest, FinalizeTwiceFailsWithRepeatFinalize) {
+  ASSERT_ACL_OK(svp_acl_init(nullptr));
+  ASSERT_ACL_OK(svp_acl_finalize());
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_REPEAT_FINALIZE, svp_acl_finalize());
+}
+
+TEST_F(LifecycleTest, ApisAfterFinalizeFailWithUninitialize) {
+  ASSERT_ACL_OK(svp_acl_init(nullptr));
+  ASSERT_ACL_OK(svp_acl_finalize());
+  uint32_t count = 0;
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_UNINITIALIZE, svp_acl_rt_set_device(0));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_UNINITIALIZE, svp_acl_rt_get_device_count(&count));
+}
+
+TEST_F(LifecycleTest, InitAfterFinalizeStartsAWorkingNewSession) {
+  for (int session = 0; session < 3; ++session) {
+    SCOPED_TRACE(session);
+    ASSERT_ACL_OK(svp_acl_init(nullptr));
+    ASSERT_ACL_OK(svp_acl_rt_set_device(0));
+    svp_acl_rt_stream s = nullptr;
+    ASSERT_ACL_OK(svp_acl_rt_create_stream(&s));
+    std::atomic<int> ran{0};
+    ASSERT_ACL_OK(svp_acl_ext_launch_segmented_task(
+        [](void* d, uint32_t) -> svp_acl_error {
+          static_cast<std::atomic<int>*>(d)->fetch_add(1);
+          return SVP_ACL_SUCCESS;
+        },
+        &ran, 3, nullptr, s));
+    ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(s));
+    EXPECT_EQ(ran.load(), 3);
+    ASSERT_ACL_OK(svp_acl_rt_destroy_stream(s));
+    ASSERT_ACL_OK(svp_acl_rt_reset_device(0));
+    ASSERT_ACL_OK(svp_acl_finalize());
+  }
+}
+
+TEST_F(LifecycleTest, HandlesOfAPreviousSessionAreRejectedAfterReinit) {
+  ASSERT_ACL_OK(svp_acl_init(nullptr));
+  ASSERT_ACL_OK(svp_acl_rt_set_device(0));
+  svp_acl_rt_context default_ctx = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_get_current_context(&default_ctx));
+  svp_acl_rt_context ctx = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_create_context(&ctx, 0));
+  svp_acl_rt_stream s = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_create_stream(&s));
+  svp_acl_rt_event ev = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_create_event(&ev));
+  void* mem = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_malloc(&mem, 256, SVP_ACL_MEM_MALLOC_NORMAL_ONLY));
+  ASSERT_ACL_OK(svp_acl_finalize());
+
+  ASSERT_ACL_OK(svp_acl_init(nullptr));
+  // The finalizing thread has no current context in the new session.
+  svp_acl_rt_context cur = nullptr;
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_RESOURCE_HANDLE, svp_acl_rt_get_current_context(&cur));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_RESOURCE_HANDLE, svp_acl_rt_set_current_context(ctx));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_RESOURCE_HANDLE, svp_acl_rt_set_current_context(default_ctx));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_RESOURCE_HANDLE, svp_acl_rt_destroy_context(ctx));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_RESOURCE_HANDLE, svp_acl_rt_destroy_event(ev));
+  svp_acl_rt_event_status st = SVP_ACL_EVENT_STATUS_RESERVED;
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_RESOURCE_HANDLE, svp_acl_rt_query_event(ev, &st));
+
+  // New objects of the new session may reuse the same slots: the old handles must still
+  // be told apart from them.
+  ASSERT_ACL_OK(svp_acl_rt_set_device(0));
+  svp_acl_rt_context ctx2 = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_create_context(&ctx2, 0));
+  svp_acl_rt_stream s2 = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_create_stream(&s2));
+  svp_acl_rt_event ev2 = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_create_event(&ev2));
+  EXPECT_NE(s2, s);
+  EXPECT_NE(ev2, ev);
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_RESOURCE_HANDLE, svp_acl_rt_synchronize_stream(s));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_RESOURCE_HANDLE, svp_acl_rt_destroy_stream(s));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_RESOURCE_HANDLE, svp_acl_rt_record_event(ev, s2));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_RESOURCE_HANDLE, svp_acl_rt_query_event(ev, &st));
+  // Device memory of the old session is gone with it.
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_rt_free(mem));
+  // The new objects work.
+  EXPECT_ACL_OK(svp_acl_rt_record_event(ev2, s2));
+  EXPECT_ACL_OK(svp_acl_rt_synchronize_event(ev2));
+  EXPECT_ACL_OK(svp_acl_rt_destroy_event(ev2));
+  EXPECT_ACL_OK(svp_acl_rt_destroy_stream(s2));
+  EXPECT_ACL_OK(svp_acl_rt_destroy_context(ctx2));
+  EXPECT_ACL_OK(svp_acl_finalize());
+}
+
+TEST_F(LifecycleTest, AnotherThreadsCurrentContextDoesNotSurviveReinit) {
+  ASSERT_ACL_OK(svp_acl_init(nullptr));
+  svp::test::Gate set, reinit_done;
+  std::atomic<int> before{-1}, after{-1};
+  std::thread worker([&] {
+    before = svp_acl_rt_set_device(0);
+    set.open();
+    reinit_done.wait();
+    svp_acl_rt_context cur = nullptr;
+    after = svp_acl_rt_get_current_context(&cur);
+  });
+  set.wait();
+  ASSERT_ACL_OK(svp_acl_finalize());
+  ASSERT_ACL_OK(svp_acl_init(nullptr));
+  reinit_done.open();
+  worker.join();
+  EXPECT_EQ(before.load(), SVP_ACL_SUCCESS);
+  EXPECT_EQ(after.load(), SVP_ACL_ERROR_INVALID_RESOURCE_HANDLE);
+  EXPECT_ACL_OK(svp_acl_finalize());
+}
+
+TEST_F(LifecycleTest, FinalizeWakesAThreadBlockedInProcessReport) {
+  ASSERT_ACL_OK(svp_acl_init(nullptr));
+  ASSERT_ACL_OK(svp_acl_rt_set_device(0));
+  svp::test::Gate subscribed;
+  std::atomic<int> rc{-1};
+  std::atomic<bool> returned{false};
+  std::thread reporter([&] {
+    subscribed.wait();
+    rc = svp_acl_rt_process_report(-1);  // forever: only finalize can end it
+    returned = true;
+  });
+  ASSERT_ACL_OK(svp_acl_rt_subscribe_report(static_cast<uint64_t>(reporter.native_handle()), nullptr));
+  subscribed.open();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(returned.load()) << "process_report(-1) returned with nothing to do";
+  ASSERT_ACL_OK(svp_acl_finalize());
+  reporter.join();
+  EXPECT_NE(rc.load(), SVP_ACL_SUCCESS);
+  EXPECT_NE(rc.load(), -1);
+}
+
+TEST_F(LifecycleTest, FinalizeReleasesEverythingTheApplicationForgot) {
+  ASSERT_ACL_OK(svp_acl_init(nullptr));
+  ASSERT_ACL_OK(svp_acl_rt_set_device(0));
+  svp_acl_rt_context ctx = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_create_context(&ctx, 0));
+  svp_acl_rt_stream s = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_create_stream(&s));
+  svp_acl_rt_event ev = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_create_event(&ev));
+  ASSERT_ACL_OK(svp_acl_rt_record_event(ev, s));
+  void* mem = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_malloc_cached(&mem, 1024, SVP_ACL_MEM_MALLOC_HUGE_FIRST));
+  std::atomic<int> ran{0};
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_ACL_OK(svp_acl_ext_launch_segmented_task(
+        [](void* d, uint32_t) -> svp_acl_error {
+          static_cast<std::atomic<int>*>(d)->fetch_add(1);
+          return SVP_ACL_SUCCESS;
+        },
+        &ran, 1, nullptr, s));
+  }
+  // No synchronize, no destroy, no reset: finalize must cope (and not hang).
+  EXPECT_ACL_OK(svp_acl_finalize());
+  EXPECT_LE(ran.load(), 8);
+}
+
+// ---------------------------------------------------------------------------------------
+// acl.json
+// ---------------------------------------------------------------------------------------
+
+class ConfigTest : public LifecycleTest {
+ protected:
+  // svp_acl_init with `json` as the acl.json content; the returned code, with the
+  // library finalized again on success.
+  svp_acl_error init_with(const std::string& json, std::string* msg = nullptr) {
+    TempConfig cfg(json);
+    const svp_acl_error rc = svp_acl_init(cfg.path());
+    if (msg != nullptr) *msg = rc == SVP_ACL_SUCCESS ? "" : svp_acl_get_recent_err_msg();
+    if (rc != SVP_ACL_SUCCESS) {
+      const std::string m = svp_acl_get_recent_err_msg();
+      EXPECT_NE(m.find("svp_acl_init"), std::string::npos) << m;
+      EXPECT_NE(m.find(std::to_string(rc)), std::string::npos) << m;
+    } else {
+      EXPECT_EQ(svp_acl_finalize(), SVP_ACL_SUCCESS);
+    }
+    return rc;
+  }
+  uint32_t device_count_with(const std::string& json) {
+    TempConfig cfg(json);
+    EXPECT_EQ(svp_acl_init(cfg.path()), SVP_ACL_SUCCESS) << svp_acl_get_recent_err_msg();
+    uint32_t n = 0;
+    EXPECT_EQ(svp_acl_rt_get_device_count(&n), SVP_ACL_SUCCESS);
+    EXPECT_EQ(svp_acl_finalize(), SVP_ACL_SUCCESS);
+    return n;
+  }
+};
+
+TEST_F(ConfigTest, NullEmptyPathAndEmptyObjectGiveTheDefaults) {
+  for (const char* path : {static_cast<const char*>(nullptr), ""}) {
+    ASSERT_ACL_OK(svp_acl_init(path));
+    uint32_t n = 0;
+    EXPECT_ACL_OK(svp_acl_rt_get_device_count(&n));
+    EXPECT_EQ(n, 1u);
+    ASSERT_ACL_OK(svp_acl_finalize());
+  }
+  EXPECT_EQ(device_count_with("{}"), 1u);
+  EXPECT_EQ(device_count_with("  {\n}\n"), 1u);
+}
+
+TEST_F(ConfigTest, MissingFileFailsWithInvalidFile) {
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_FILE, svp_acl_init("/nonexistent/dir/acl.json"));
+  EXPECT_NE(std::string(svp_acl_get_recent_err_msg()).find("/nonexistent/dir/acl.json"), std::string::npos);
+  // A failed init leaves the library uninitialised, and a later init works.
+  uint32_t n = 0;
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_UNINITIALIZE, svp_acl_rt_get_device_count(&n));
+  EXPECT_ACL_OK(svp_acl_init(nullptr));
+  EXPECT_ACL_OK(svp_acl_finalize());
+}
+
+TEST_F(ConfigTest, ADirectoryIsNotAReadableConfigFile) {
+  // Regression: opening a directory "succeeds" on Linux and used to be reported as
+  // malformed JSON (PARSE_FILE).
+  char dir[] = "/tmp/svp_acl_cfg_dir_XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_FILE, svp_acl_init(dir));
+  rmdir(dir);
+}
+
+TEST_F(ConfigTest, MalformedJsonFailsWithParseFileNamingLineAndColumn) {
+  std::string msg;
+  // Line 3, column 5 holds the stray token.
+  EXPECT_EQ(init_with("{\n  \"softnpu\": {},\n    x\n}\n", &msg), SVP_ACL_ERROR_PARSE_FILE);
+  EXPECT_NE(msg.find("line 3, column 5"), std::string::npos) << msg;
+
+  EXPECT_EQ(init_with("{\"softnpu\": {\"devices\": 2,}}", &msg), SVP_ACL_ERROR_PARSE_FILE);
+  EXPECT_NE(msg.find("line 1, column"), std::string::npos) << msg;
+  EXPECT_EQ(init_with("{\"profiler\": ", &msg), SVP_ACL_ERROR_PARSE_FILE);
+  EXPECT_EQ(init_with("not json at all", &msg), SVP_ACL_ERROR_PARSE_FILE);
+}
+
+TEST_F(ConfigTest, TopLevelMustBeAnObject) {
+  EXPECT_EQ(init_with("[]"), SVP_ACL_ERROR_PARSE_FILE);
+  EXPECT_EQ(init_with("42"), SVP_ACL_ERROR_PARSE_FILE);
+}
+
+TEST_F(ConfigTest, NestingUpToTenLevelsIsAcceptedAndDeeperFailsWithParseFile) {
+  auto nested_objects = [](int levels) {
+    std::string s;
+    for (int i = 0; i < levels; ++i) s += "{\"k\":";
+    s += "1";
+    for (int i = 0; i < levels; ++i) s += "}";
+    return s;
+  };
+  // Arrays count too: one object plus (levels-1) arrays.
+  auto nested_arrays = [](int levels) {
+    std::string s = "{\"unknown_section\":";
+    for (int i = 1; i < levels; ++i) s += "[";
+    s += "1";
+    for (int i = 1; i < levels; ++i) s += "]";
+    return s + "}";
+  };
+  EXPECT_EQ(init_with(nested_objects(10)), SVP_ACL_SUCCESS);
+  EXPECT_EQ(init_with(nested_arrays(10)), SVP_ACL_SUCCESS);
+  std::string msg;
+  EXPECT_EQ(init_with(nested_objects(11), &msg), SVP_ACL_ERROR_PARSE_FILE);
+  EXPECT_NE(msg.find("10"), std::string::npos) << msg;
+  EXPECT_EQ(init_with(nested_arrays(11)), SVP_ACL_ERROR_PARSE_FILE);
+  EXPECT_EQ(init_with(nested_objects(40)), SVP_ACL_ERROR_PARSE_FILE);
+}
+
+TEST_F(ConfigTest, UnknownSectionsAndKeysAreIgnored) {
+  EXPECT_EQ(init_with(R"({"vendor_extra": {"a": [1, 2, {"b": "c"}]}, "x": 1})"), SVP_ACL_SUCCESS);
+  EXPECT_EQ(device_count_with(R"({"softnpu": {"devices": 3, "no_such_key": true}})"), 3u);
+}
+
+TEST_F(ConfigTest, SoftnpuDevicesSetsTheDeviceCount) {
+  TempConfig cfg(R"({"softnpu": {"devices": 2}})");
+  ASSERT_ACL_OK(svp_acl_init(cfg.path()));
+  uint32_t n = 0;
+  EXPECT_ACL_OK(svp_acl_rt_get_device_count(&n));
+  EXPECT_EQ(n, 2u);
+  EXPECT_ACL_OK(svp_acl_rt_set_device(1));
+  int32_t dev = -1;
+  EXPECT_ACL_OK(svp_acl_rt_get_device(&dev));
+  EXPECT_EQ(dev, 1);
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_DEVICE, svp_acl_rt_set_device(2));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_DEVICE, svp_acl_rt_set_device(-1));
+  svp_acl_rt_context ctx = nullptr;
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_DEVICE, svp_acl_rt_create_context(&ctx, 2));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_DEVICE, svp_acl_rt_reset_device(2));
+  EXPECT_ACL_OK(svp_acl_rt_reset_device(1));
+  EXPECT_ACL_OK(svp_acl_finalize());
+}
+
+TEST_F(ConfigTest, ValidSoftnpuSettingsAreAccepted) {
+  // Upper bounds (devices and cores separately: each core is a thread).
+  EXPECT_EQ(device_count_with(R"({"softnpu": {"devices": 64}})"), 64u);
+  EXPECT_EQ(init_with(R"({"softnpu": {"cores": 64, "cache_mode": "coherent", "strict": true,
+                                       "backend": "softnpu", "max_streams": 1024, "wait_tick_us": 1,
+                                       "wait_cap_ticks": 1048576}})"),
+            SVP_ACL_SUCCESS);
+  EXPECT_EQ(init_with(R"({"softnpu": {"devices": 1, "cores": 1, "cache_mode": "emulated", "strict": false,
+                                       "max_streams": 2, "wait_tick_us": 60000000, "wait_cap_ticks": 1}})"),
+            SVP_ACL_SUCCESS);
+  EXPECT_EQ(init_with(R"({"softnpu": {"backend": "fault", "backend_options": {"fail_every_nth_task": "3"}}})"),
+            SVP_ACL_SUCCESS);
+}
+
+TEST_F(ConfigTest, OutOfRangeSoftnpuSettingsFailWithFileAttrInvalidNamingTheKey) {
+  struct Case {
+    const char* json;
+    const char* key;
+  };
+  const Case cases[] = {
+      {R"({"softnpu": {"devices": 0}})", "devices"},
+      {R"({"softnpu": {"devices": 65}})", "devices"},
+      {R"({"softnpu": {"devices": -1}})", "devices"},
+      {R"({"softnpu": {"devices": 1.5}})", "devices"},
+      {R"({"softnpu": {"devices": "2"}})", "devices"},
+      {R"({"softnpu": {"cores": 0}})", "cores"},
+      {R"({"softnpu": {"cores": 65}})", "cores"},
+      {R"({"softnpu": {"max_streams": 1}})", "max_streams"},
+      {R"({"softnpu": {"max_streams": 1025}})", "max_streams"},
+      {R"({"softnpu": {"wait_tick_us": 0}})", "wait_tick_us"},
+      {R"({"softnpu": {"wait_tick_us": 60000001}})", "wait_tick_us"},
+      {R"({"softnpu": {"wait_cap_ticks": 0}})", "wait_cap_ticks"},
+      {R"({"softnpu": {"wait_cap_ticks": 1048577}})", "wait_cap_ticks"},
+      {R"({"softnpu": {"cache_mode": "writeback"}})", "cache_mode"},
+      {R"({"softnpu": {"cache_mode": 1}})", "cache_mode"},
+      {R"({"softnpu": {"strict": "yes"}})", "strict"},
+      {R"({"softnpu": {"strict": 1}})", "strict"},
+      {R"({"softnpu": {"backend": 7}})", "backend"},
+      {R"({"softnpu": {"backend": "no_such_backend"}})", "no_such_backend"},
+      {R"({"softnpu": {"backend_options": "fail"}})", "backend_options"},
+      {R"({"softnpu": {"backend": "fault", "backend_options": {"fail_every_nth_task": "often"}}})",
+       "fail_every_nth_task"},
+      {R"({"softnpu": 5})", "softnpu"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.json);
+    std::string msg;
+    EXPECT_EQ(init_with(c.json, &msg), SVP_ACL_ERROR_FILE_ATTR_INVALID);
+    EXPECT_NE(msg.find(c.key), std::string::npos) << msg;
+  }
+}
+
+TEST_F(ConfigTest, ProfilerSwitchOnIsRefusedAsNotBuiltYet) {
+  std::string msg;
+  EXPECT_EQ(init_with(R"({"profiler": {"switch": "on", "output": "/tmp", "aicpu": "on", "acl_api": "on",
+                                        "interval": "0", "aic_metrics": "ArithmeticUtilization"}})",
+                      &msg),
+            SVP_ACL_ERROR_FEATURE_UNSUPPORTED);
+  EXPECT_NE(msg.find("profil"), std::string::npos) << msg;
+  EXPECT_EQ(init_with(R"({"profiler": {"switch": "off"}})"), SVP_ACL_SUCCESS);
+  EXPECT_EQ(init_with(R"({"profiler": {"switch": "off", "aicpu": "off", "acl_api": "on", "interval": "25",
+                                        "output": "/tmp/prof", "aic_metrics": "ArithmeticUtilization"}})"),
+            SVP_ACL_SUCCESS);
+}
+
+TEST_F(ConfigTest, InvalidProfilerValuesFailWithInvalidProfilingConfigNamingTheKey) {
+  struct Case {
+    const char* json;
+    const char* key;
+  };
+  const Case cases[] = {
+      {R"({"profiler": {}})", "switch"},
+      {R"({"profiler": {"output": "/tmp"}})", "switch"},
+      {R"({"profiler": {"switch": "yes"}})", "switch"},
+      {R"({"profiler": {"switch": true}})", "switch"},
+      {R"({"profiler": {"switch": "off", "aicpu": "maybe"}})", "aicpu"},
+      {R"({"profiler": {"switch": "off", "acl_api": 1}})", "acl_api"},
+      {R"({"profiler": {"switch": "off", "interval": "abc"}})", "interval"},
+      {R"({"profiler": {"switch": "off", "interval": ""}})", "interval"},
+      {R"({"profiler": {"switch": "off", "interval": 5}})", "interval"},
+      {R"({"profiler": {"switch": "off", "interval": "-1"}})", "interval"},
+      {R"({"profiler": {"switch": "off", "aic_metrics": "PipeUtilization"}})", "aic_metrics"},
+      {R"({"profiler": {"switch": "off", "output": 3}})", "output"},
+      {R"({"profiler": "on"})", "profiler"},
+      // An invalid value is reported even when the switch is on.
+      {R"({"profiler": {"switch": "on", "aicpu": "maybe"}})", "aicpu"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.json);
+    std::string msg;
+    EXPECT_EQ(init_with(c.json, &msg), SVP_ACL_ERROR_INVALID_PROFILING_CONFIG);
+    EXPECT_NE(msg.find(c.key), std::string::npos) << msg;
+  }
+}
+
+TEST_F(ConfigTest, NonEmptyDumpSectionIsRefusedAsNotBuiltYet) {
+  std::string msg;
+  EXPECT_EQ(init_with(R"({"dump": {"dump_list": [{"model_name": "ResNet-50", "layer": ["conv1conv1_relu", "pool1"]}],
+                                    "dump_path": "/tmp", "dump_mode": "output"}})",
+                      &msg),
+            SVP_ACL_ERROR_FEATURE_UNSUPPORTED);
+  EXPECT_NE(msg.find("dump"), std::string::npos) << msg;
+  EXPECT_EQ(init_with(R"({"dump": {}})"), SVP_ACL_SUCCESS);
+  EXPECT_EQ(init_with(R"({"dump": "yes"})"), SVP_ACL_ERROR_INVALID_DUMP_CONFIG);
+}
+
+TEST_F(ConfigTest, MaxStreamsLimitsStreamsPerDeviceIncludingDefaultStreams) {
+  TempConfig cfg(R"({"softnpu": {"max_streams": 3}})");
+  ASSERT_ACL_OK(svp_acl_init(cfg.path()));
+  ASSERT_ACL_OK(svp_acl_rt_set_device(0));  // default stream: 1 of 3
+  svp_acl_rt_stream a = nullptr, b = nullptr, c = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_create_stream(&a));
+  ASSERT_ACL_OK(svp_acl_rt_create_stream(&b));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_STORAGE_OVER_LIMIT, svp_acl_rt_create_stream(&c));
+  EXPECT_EQ(c, nullptr);
+  // A new context needs a default stream, which does not fit either.
+  svp_acl_rt_context ctx = nullptr;
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_STORAGE_OVER_LIMIT, svp_acl_rt_create_context(&ctx, 0));
+  ASSERT_ACL_OK(svp_acl_rt_destroy_stream(a));
+  EXPECT_ACL_OK(svp_acl_rt_create_stream(&c));
+  EXPECT_ACL_OK(svp_acl_finalize());
+}
+
+}  // namespace
