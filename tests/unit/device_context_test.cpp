@@ -19,40 +19,8 @@
 namespace {
 
 using svp::test::Gate;
-
-#define EXPECT_ACL_ERROR(want, call)                                                               \
-  do {                                                                                             \
-    const svp_acl_error rc_ = (call);                                                              \
-    const std::string msg_ = svp_acl_get_recent_err_msg();                                         \
-    EXPECT_EQ(rc_, (want)) << #call << " -> " << msg_;                                             \
-    std::string fn_ = #call;                                                                       \
-    fn_ = fn_.substr(0, fn_.find('('));                                                            \
-    EXPECT_NE(msg_.find(fn_), std::string::npos) << "recent error does not name " << fn_ << ": " << msg_; \
-    EXPECT_NE(msg_.find(std::to_string(want)), std::string::npos) << msg_;                         \
-  } while (0)
-
-#define EXPECT_ACL_OK(call) EXPECT_EQ((call), SVP_ACL_SUCCESS) << #call << ": " << svp_acl_get_recent_err_msg()
-#define ASSERT_ACL_OK(call) ASSERT_EQ((call), SVP_ACL_SUCCESS) << #call << ": " << svp_acl_get_recent_err_msg()
-
-// Keeps the closures of synthetic NPU tasks alive until the runtime is finalized.
-class TaskOwner {
- public:
-  using Fn = std::function<svp_acl_error(uint32_t)>;
-  svp_acl_error launch(svp_acl_rt_stream stream, Fn fn, uint32_t segments = 1) {
-    Fn* f = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      fns_.push_back(std::make_unique<Fn>(std::move(fn)));
-      f = fns_.back().get();
-    }
-    return svp_acl_ext_launch_segmented_task(&TaskOwner::run, f, segments, nullptr, stream);
-  }
-
- private:
-  static svp_acl_error run(void* d, uint32_t i) { return (*static_cast<Fn*>(d))(i); }
-  std::mutex mu_;
-  std::deque<std::unique_ptr<Fn>> fns_;
-};
+using svp::test::TaskOwner;
+using svp::test::eventually;
 
 class DeviceContextTest : public svp::test::RuntimeTest {
  protected:

@@ -15,23 +15,13 @@
 
 namespace {
 
+using svp::test::TaskOwner;
+using svp::test::eventually;
+
 using svp::test::TempConfig;
 
 // Expects `call` to fail with `want` and to leave a recent-error message that names the
 // failing API function and the code (so the message is fresh, not a left-over).
-#define EXPECT_ACL_ERROR(want, call)                                                               \
-  do {                                                                                             \
-    const svp_acl_error rc_ = (call);                                                              \
-    const std::string msg_ = svp_acl_get_recent_err_msg();                                         \
-    EXPECT_EQ(rc_, (want)) << #call << " -> " << msg_;                                             \
-    std::string fn_ = #call;                                                                       \
-    fn_ = fn_.substr(0, fn_.find('('));                                                            \
-    EXPECT_NE(msg_.find(fn_), std::string::npos) << "recent error does not name " << fn_ << ": " << msg_; \
-    EXPECT_NE(msg_.find(std::to_string(want)), std::string::npos) << msg_;                         \
-  } while (0)
-
-#define EXPECT_ACL_OK(call) EXPECT_EQ((call), SVP_ACL_SUCCESS) << #call << ": " << svp_acl_get_recent_err_msg()
-#define ASSERT_ACL_OK(call) ASSERT_EQ((call), SVP_ACL_SUCCESS) << #call << ": " << svp_acl_get_recent_err_msg()
 
 // Leaves the library finalized whatever the test did.
 class LifecycleTest : public ::testing::Test {

@@ -46,6 +46,20 @@ class SchedulerTest : public ::testing::Test {
     });
   }
 
+  // A task named `name` whose segment 0 holds the core until `gate` opens; every segment
+  // advances virtual time by `ms`.
+  std::shared_ptr<SegmentedTask> gated(const std::string& name, std::size_t segments, Gate& gate, double ms = 0) {
+    return std::make_shared<LambdaTask>(segments, [this, name, &gate, ms](std::size_t i, SegmentContext&) {
+      trace(name + std::to_string(i));
+      if (i == 0) {
+        gate.mark_entered();
+        gate.wait();
+      }
+      clock_->advance_ms(ms);
+      return Status::Ok();
+    });
+  }
+
   // A one-segment task that holds the core until `gate` opens.
   std::shared_ptr<SegmentedTask> blocker(Gate& gate, const std::string& name = "G") {
     return std::make_shared<LambdaTask>(1, [this, &gate, name](std::size_t, SegmentContext&) {
@@ -156,14 +170,7 @@ TEST_F(SchedulerTest, AHigherPriorityTaskPreemptsAtTheNextSegmentBoundaryNotInsi
 TEST_F(SchedulerTest, NoPreemptionWhenTheRunningModelIsNotPreemptible) {
   const SqId low = sq(), high = sq();
   Gate inside;
-  auto l = std::make_shared<LambdaTask>(3, [&](std::size_t i, SegmentContext&) {
-    trace("L" + std::to_string(i));
-    if (i == 0) {
-      inside.mark_entered();
-      inside.wait();
-    }
-    return Status::Ok();
-  });
+  auto l = gated("L", 3, inside);
   submit(low, l, prio(5, /*preemptible=*/false));
   inside.entered_wait();
   submit(high, task("H", 1, 1), prio(1));
@@ -176,14 +183,7 @@ TEST_F(SchedulerTest, NoPreemptionWhenTheRunningModelIsNotPreemptible) {
 TEST_F(SchedulerTest, NoPreemptionWhenTheWaitingModelHasPreemptionDisabled) {
   const SqId low = sq(), high = sq();
   Gate inside;
-  auto l = std::make_shared<LambdaTask>(3, [&](std::size_t i, SegmentContext&) {
-    trace("L" + std::to_string(i));
-    if (i == 0) {
-      inside.mark_entered();
-      inside.wait();
-    }
-    return Status::Ok();
-  });
+  auto l = gated("L", 3, inside);
   submit(low, l, prio(5, /*preemptible=*/true));
   inside.entered_wait();
   submit(high, task("H", 1, 1), prio(1, false, /*preempt_enable=*/false));
@@ -195,14 +195,7 @@ TEST_F(SchedulerTest, NoPreemptionWhenTheWaitingModelHasPreemptionDisabled) {
 TEST_F(SchedulerTest, APreemptedTaskResumesOnlyAfterAllHigherPriorityWork) {
   const SqId low = sq(), h1 = sq(), h2 = sq(), mid = sq();
   Gate inside;
-  auto l = std::make_shared<LambdaTask>(3, [&](std::size_t i, SegmentContext&) {
-    trace("L" + std::to_string(i));
-    if (i == 0) {
-      inside.mark_entered();
-      inside.wait();
-    }
-    return Status::Ok();
-  });
+  auto l = gated("L", 3, inside);
   submit(low, l, prio(5, true));
   inside.entered_wait();
   submit(h1, task("A", 1, 1), prio(1));
@@ -316,15 +309,7 @@ TEST_F(SchedulerTest, PromotionCanTriggerPreemptionOfAPreemptibleTask) {
   // promoted above it while it runs, and takes over at the next boundary.
   const SqId runner = sq(), waiter = sq();
   Gate inside;
-  auto r = std::make_shared<LambdaTask>(10, [&](std::size_t i, SegmentContext&) {
-    trace("R" + std::to_string(i));
-    if (i == 0) {
-      inside.mark_entered();
-      inside.wait();
-    }
-    clock_->advance_ms(40);
-    return Status::Ok();
-  });
+  auto r = gated("R", 10, inside, 40);
   submit(runner, r, prio(3, true));
   inside.entered_wait();
   TaskSettings s = prio(5);
