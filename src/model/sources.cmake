@@ -1,0 +1,4 @@
+# Sources of src/model (owned by the model-format work). Paths relative to the project root.
+set(SVP_ACL_MODEL_SOURCES
+  src/model/tensor.cpp
+)
