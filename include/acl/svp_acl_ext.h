@@ -62,7 +62,7 @@ SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_query_status(svp_acl_status *statu
  * that error is reported by the next synchronize of the stream (and by events
  * recorded after it). `attr` may be NULL for the defaults of a model loaded
  * with svp_acl_mdl_load_from_mem (priority 3, may preempt, not preemptible,
- * no promotion). `user_data` stays owned by the caller and must stay valid
+ * no promotion, no AI-CPU segments). `user_data` stays owned by the caller and must stay valid
  * until the task has completed.
  *
  * Useful for exercising streams, events, callbacks and the priority scheduler
@@ -79,6 +79,10 @@ typedef struct svp_acl_ext_task_attr {
     int32_t preemptible;            /* 1: may be interrupted between segments */
     uint32_t step_timeout_ms;       /* STEP promotion period; 0 = off, else 15..599999 */
     uint32_t top_timeout_ms;        /* TOP promotion timeout; 0 = off, else 15..599999 */
+    uint64_t aicpu_segment_mask;    /* bit i set: segment i (< 64) is an AI-CPU operator, run by a
+                                       thread in svp_acl_ext_process_aicpu_task() */
+    int32_t aicpu_busy_wait;        /* 1: the NPU core waits for AI-CPU segments; 0: it serves
+                                       other streams meanwhile */
 } svp_acl_ext_task_attr;
 
 SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_ext_launch_segmented_task(svp_acl_ext_segment_fn fn, void *user_data,

@@ -160,9 +160,9 @@ int main(int argc, char **argv) {
     int frames = argc > 1 ? atoi(argv[1]) : 24;
     svp_acl_rt_stream prep, detect, train;
     svp_acl_rt_event ready[POOL], first_done, last_done;
-    svp_acl_ext_task_attr prep_attr = {4, 1, 0, 0, 0};
-    svp_acl_ext_task_attr detect_attr = {1, 1, 0, 0, 0};
-    svp_acl_ext_task_attr train_attr = {6, 0, 1, 0, 0};
+    svp_acl_ext_task_attr prep_attr = {4, 1, 0, 0, 0, 0, 0};
+    svp_acl_ext_task_attr detect_attr = {1, 1, 0, 0, 0, 0, 0};
+    svp_acl_ext_task_attr train_attr = {6, 0, 1, 0, 0, 0, 0};
     pthread_t tid;
     float ms = 0.0f;
     size_t i, preemptions = 0;

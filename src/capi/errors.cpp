@@ -16,6 +16,7 @@ void record_error(const char* fn, const Status& status) {
   // neither is worth an error line.
   const bool polling = status.code() == err::kRtReportTimeout ||
                        (status.code() == err::kThreadNotSubscribe && std::string_view(fn) == "svp_acl_rt_process_report");
+  // (svp_acl_ext_process_aicpu_task also returns RT_REPORT_TIMEOUT when idle.)
   if (polling) {
     SVP_LOG_DEBUG("{}", t_recent_error);
   } else {

@@ -1,4 +1,4 @@
-// svp_acl_ext.h: the synthetic segmented-task extension.
+// svp_acl_ext.h: the AI-CPU service loop and the synthetic segmented-task extension.
 #include "acl/svp_acl_ext.h"
 
 #include "capi/guard.h"
@@ -15,8 +15,10 @@ namespace {
 
 class CallbackTask final : public hal::SegmentedTask {
  public:
-  CallbackTask(svp_acl_ext_segment_fn fn, void* data, uint32_t n) : fn_(fn), data_(data), n_(n) {}
+  CallbackTask(svp_acl_ext_segment_fn fn, void* data, uint32_t n, uint64_t aicpu_mask)
+      : fn_(fn), data_(data), n_(n), aicpu_mask_(aicpu_mask) {}
   std::size_t segment_count() const override { return n_; }
+  bool on_aicpu(std::size_t index) const override { return index < 64 && ((aicpu_mask_ >> index) & 1u) != 0; }
   Status run_segment(std::size_t index, hal::SegmentContext&) override {
     const svp_acl_error rc = fn_(data_, static_cast<uint32_t>(index));
     if (rc != SVP_ACL_SUCCESS) return Error(rc, "segment {} of a synthetic task returned {}", index, rc);
@@ -27,6 +29,7 @@ class CallbackTask final : public hal::SegmentedTask {
   svp_acl_ext_segment_fn fn_;
   void* data_;
   uint32_t n_;
+  uint64_t aicpu_mask_;
 };
 
 Status check_timeout(uint32_t ms, const char* name) {
@@ -44,6 +47,7 @@ svp_acl_error svp_acl_ext_launch_segmented_task(svp_acl_ext_segment_fn fn, void*
     if (fn == nullptr) return Error(err::kInvalidParam, "segment function is NULL");
     if (segment_count == 0) return Error(err::kInvalidParam, "a task needs at least one segment");
     hal::TaskSettings s;
+    uint64_t aicpu_mask = 0;
     if (attr != nullptr) {
       if (attr->priority < 0 || attr->priority > 7) {
         return Error(err::kInvalidParam, "priority {} is outside 0..7", attr->priority);
@@ -58,9 +62,19 @@ svp_acl_error svp_acl_ext_launch_segmented_task(svp_acl_ext_segment_fn fn, void*
       s.preemptible = attr->preemptible != 0;
       s.step_timeout_ms = attr->step_timeout_ms;
       s.top_timeout_ms = attr->top_timeout_ms;
+      s.aicpu_busy_wait = attr->aicpu_busy_wait != 0;
+      aicpu_mask = attr->aicpu_segment_mask;
+      if (segment_count < 64 && (aicpu_mask >> segment_count) != 0) {
+        return Error(err::kInvalidParam, "aicpu_segment_mask {:#x} names segments beyond the task's {}", aicpu_mask,
+                     segment_count);
+      }
     }
     return with_runtime([&](Runtime& rt) {
-      return rt.submit_task(stream, std::make_shared<CallbackTask>(fn, user_data, segment_count), s);
+      return rt.submit_task(stream, std::make_shared<CallbackTask>(fn, user_data, segment_count, aicpu_mask), s);
     });
   });
+}
+
+svp_acl_error svp_acl_ext_process_aicpu_task(int32_t timeout) {
+  return guard(__func__, [&] { return with_runtime([&](Runtime& rt) { return rt.process_aicpu_task(timeout); }); });
 }

@@ -57,6 +57,12 @@ struct TaskSettings {
   bool preemptible = false;         // this task may be interrupted (compiled flag)
   std::uint32_t step_timeout_ms = 0;  // STEP promotion period, 0 = off
   std::uint32_t top_timeout_ms = 0;   // TOP promotion timeout, 0 = off
+  // AI-CPU segments (SegmentedTask::on_aicpu): with `aicpu_inline` the core runs them
+  // itself (synchronous execution); otherwise they go to the AI-CPU sink and are run by
+  // an application thread, while the core either waits (`aicpu_busy_wait`, a compiled
+  // model flag) or serves other queues meanwhile.
+  bool aicpu_inline = false;
+  bool aicpu_busy_wait = false;
 };
 
 // Handed to a segment while it runs on a core.
@@ -74,6 +80,24 @@ class SegmentedTask {
   virtual ~SegmentedTask() = default;
   virtual std::size_t segment_count() const = 0;
   virtual Status run_segment(std::size_t index, SegmentContext& ctx) = 0;
+  // True for segments made of AI-CPU operators (run on the host CPU, not the NPU core).
+  virtual bool on_aicpu(std::size_t /*index*/) const { return false; }
+};
+
+// One AI-CPU segment waiting for a host thread. Opaque to the runtime, which hands it
+// back to Device::run_aicpu on the thread that serves it.
+struct AiCpuJob {
+  std::uint32_t device = 0;
+  std::uint32_t sq = 0;
+  std::uint64_t token = 0;
+};
+
+// Receives AI-CPU jobs; like ReportSink it is called with the device lock held and must
+// only enqueue.
+class AiCpuSink {
+ public:
+  virtual ~AiCpuSink() = default;
+  virtual void post(const AiCpuJob& job) = 0;
 };
 
 // A host-side waitable that a Barrier entry signals when it reaches the queue head.
@@ -158,7 +182,13 @@ class Device {
   // Milliseconds between two completed timeline events.
   virtual Result<float> elapsed_ms(EventId start, EventId end) = 0;
 
+  // Runs a posted AI-CPU segment on the calling thread and lets its task continue.
+  // Returns an error only if the job no longer exists (its stream was destroyed); the
+  // segment's own failure is reported through the task's stream like any task error.
+  virtual Status run_aicpu(const AiCpuJob& job) = 0;
+
   virtual void set_report_sink(ReportSink* sink) = 0;
+  virtual void set_aicpu_sink(AiCpuSink* sink) = 0;
   virtual std::uint32_t core_count() const = 0;
 };
 

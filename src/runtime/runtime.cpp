@@ -56,6 +56,7 @@ Status Runtime::finalize() {
   for (auto& ev : rt->events_.all()) {
     if (rt->events_.take(ev->handle).ok()) (void)rt->backend_->device(ev->device).destroy_event(ev->id);
   }
+  rt->aicpu_.shutdown();
   t_current_context = nullptr;
   return Status::Ok();
 }
@@ -71,16 +72,24 @@ Runtime::Runtime(RuntimeConfig config, std::unique_ptr<hal::Backend> backend, st
       backend_(std::move(backend)),
       epoch_(epoch),
       reporter_(backend_.get()),
+      aicpu_(backend_.get()),
       contexts_(0x9, epoch, "context"),
       streams_(0xA, epoch, "stream"),
       events_(0xB, epoch, "event"),
       devices_(backend_->device_count()) {
-  for (std::uint32_t i = 0; i < backend_->device_count(); ++i) backend_->device(i).set_report_sink(&reporter_);
+  for (std::uint32_t i = 0; i < backend_->device_count(); ++i) {
+    backend_->device(i).set_report_sink(&reporter_);
+    backend_->device(i).set_aicpu_sink(&aicpu_);
+  }
 }
 
 Runtime::~Runtime() {
   reporter_.shutdown();
-  for (std::uint32_t i = 0; i < backend_->device_count(); ++i) backend_->device(i).set_report_sink(nullptr);
+  aicpu_.shutdown();
+  for (std::uint32_t i = 0; i < backend_->device_count(); ++i) {
+    backend_->device(i).set_report_sink(nullptr);
+    backend_->device(i).set_aicpu_sink(nullptr);
+  }
   backend_.reset();
 }
 
@@ -160,6 +169,17 @@ Status Runtime::free(const void* ptr, MemoryApi api) {
     case MemoryApi::kMallocHost: return backend_->memory().release(ptr, {K::kHost, K::kUncached, K::kCached});
     default: return backend_->memory().release(ptr, {K::kUncached, K::kCached, K::kHost});
   }
+}
+
+Status Runtime::process_aicpu_task(std::int32_t timeout_ms) {
+  if (timeout_ms < -1) {
+    return Error(err::kInvalidParam, "process_aicpu_task: timeout {} ms is invalid (-1 or >= 0)", timeout_ms);
+  }
+  if (streams_.live() == 0) {
+    return Error(err::kInvalidResourceHandle,
+                 "process_aicpu_task: the process has no stream yet (set a device or create a context first)");
+  }
+  return aicpu_.process(timeout_ms);
 }
 
 Status Runtime::mem_flush(const void* ptr, std::size_t size) { return backend_->memory().flush(ptr, size); }

@@ -24,6 +24,7 @@
 
 #include "common/status.h"
 #include "hal/hal.h"
+#include "runtime/aicpu_queue.h"
 #include "runtime/config.h"
 #include "runtime/handle_table.h"
 #include "runtime/reporter.h"
@@ -111,6 +112,9 @@ class Runtime {
   Status launch_callback(HostFn fn, void* data, bool block, void* stream);
   Status process_report(std::int32_t timeout_ms);
 
+  // AI-CPU operators of asynchronous executions.
+  Status process_aicpu_task(std::int32_t timeout_ms);
+
   // Memory.
   Result<void*> malloc(std::size_t size, MemoryApi api, std::size_t class_id);
   Status free(const void* ptr, MemoryApi api);
@@ -144,6 +148,7 @@ class Runtime {
   std::unique_ptr<hal::Backend> backend_;
   const std::uint16_t epoch_;
   Reporter reporter_;
+  AiCpuQueue aicpu_;
   HandleTable<Context> contexts_;
   HandleTable<Stream> streams_;
   HandleTable<Event> events_;

@@ -86,7 +86,7 @@ TEST_F(StressTest, EightThreadsTimesEightStreamsTimesTenThousandTasksWithCallbac
         failures++;
       }
     }
-    svp_acl_ext_task_attr attr{static_cast<int32_t>(t % 8), 1, 1, 0, 0};
+    svp_acl_ext_task_attr attr{static_cast<int32_t>(t % 8), 1, 1, 0, 0, 0, 0};
     for (long i = 1; i <= tasks_per_stream; ++i) {
       for (int s = 0; s < kStreams; ++s) {
         if (svp_acl_ext_launch_segmented_task(count_segment, &counters, 2, &attr, streams[s]) != SVP_ACL_SUCCESS) {

@@ -46,7 +46,9 @@ class FaultDevice final : public Device {
   Result<EventInfo> query_event(EventId e) override { return inner_->query_event(e); }
   Status synchronize_event(EventId e, TimeoutMs t) override { return inner_->synchronize_event(e, t); }
   Result<float> elapsed_ms(EventId a, EventId b) override { return inner_->elapsed_ms(a, b); }
+  Status run_aicpu(const AiCpuJob& job) override { return inner_->run_aicpu(job); }
   void set_report_sink(ReportSink* sink) override { inner_->set_report_sink(sink); }
+  void set_aicpu_sink(AiCpuSink* sink) override { inner_->set_aicpu_sink(sink); }
   std::uint32_t core_count() const override { return inner_->core_count(); }
 
  private:

@@ -13,6 +13,7 @@ namespace svp::hal::softnpu {
 namespace {
 
 constexpr std::uint32_t kMaxEvents = 1u << 16;
+constexpr std::uint32_t kAiCpuCore = 0xffffffffu;  // SegmentContext::core of host-run segments
 
 std::uint32_t event_slot(EventId id) { return static_cast<std::uint32_t>(id & 0xffffffffu) - 1; }
 std::uint32_t event_gen(EventId id) { return static_cast<std::uint32_t>(id >> 32); }
@@ -27,6 +28,13 @@ struct SoftNpuDevice::Run : Contender {
   int run_level = 3;      // effective priority when it last got a core
   bool on_core = false;
   bool cancel = false;    // its queue is being destroyed
+  // AI-CPU segment in flight: posted (waiting for a host thread), then running on one.
+  std::uint64_t token = 0;
+  bool aicpu_waiting = false;
+  bool aicpu_running = false;
+  bool aicpu_done = false;  // busy-wait: result ready for the holding core
+  Status aicpu_status;
+  Core* holder = nullptr;   // busy-wait: the core held meanwhile
 };
 
 struct SoftNpuDevice::Item {
@@ -197,12 +205,12 @@ std::size_t SoftNpuDevice::destroy_sq(SqId id) {
       cancel_item(*sq, item, a);
     }
     if (sq->run) {
-      if (sq->run->on_core) {
-        sq->run->cancel = true;
-        released_cv_.wait(lock, [&] { return !sq->run || !sq->run->on_core; });
-      } else {
-        arbiter_.remove(sq->run.get());
-      }
+      Run& run = *sq->run;
+      run.cancel = true;
+      arbiter_.remove(&run);
+      if (run.holder != nullptr) run.holder->cv.notify_one();  // a core busy-waiting on AI-CPU
+      // A segment running on a core or on an AI-CPU thread finishes first.
+      released_cv_.wait(lock, [&] { return !run.on_core && !run.aicpu_running; });
       if (sq->run) a.garbage.push_back(std::move(sq->run->task));
     }
     for (Item& item : sq->q) {
@@ -459,8 +467,14 @@ void SoftNpuDevice::dispatch(Actions& a) {
   }
 }
 
-void SoftNpuDevice::finish_run(Core& core, Run& run, Status status, Actions& a) {
-  core.run = nullptr;
+void SoftNpuDevice::post_aicpu(Run& run, Core* holder) {
+  run.token = ++next_token_;
+  run.aicpu_waiting = true;
+  run.holder = holder;
+  aicpu_sink_->post(AiCpuJob{index_, run.sq, run.token});
+}
+
+void SoftNpuDevice::finish_run(Run& run, Status status, Actions& a) {
   run.on_core = false;
   Sq* sq = find_sq(run.sq);
   if (run.cancel || sq == nullptr) {
@@ -488,6 +502,7 @@ void SoftNpuDevice::core_main(Core& core) {
     Run& run = *core.run;
     Actions a;
     bool finished = false;
+    bool released = false;  // the task left the core without finishing
     Status status;
     for (;;) {
       if (run.cancel || stopping_) {
@@ -500,15 +515,32 @@ void SoftNpuDevice::core_main(Core& core) {
         break;
       }
       const std::size_t index = run.next;
-      SegmentContext ctx{core.index, run.sq, memory_};
-      lock.unlock();
       Status st;
-      try {
-        st = run.task->run_segment(index, ctx);
-      } catch (const std::exception& e) {
-        st = Error(err::kInternalError, "segment {} threw: {}", index, e.what());
+      if (run.task->on_aicpu(index) && !run.settings.aicpu_inline && aicpu_sink_ != nullptr) {
+        if (!run.settings.aicpu_busy_wait) {
+          // The core serves other queues while the host runs the operator; the task
+          // re-enters arbitration when run_aicpu completes it.
+          post_aicpu(run, nullptr);
+          run.on_core = false;
+          released = true;
+          break;
+        }
+        post_aicpu(run, &core);
+        core.cv.wait(lock, [&] { return run.aicpu_done || ((run.cancel || stopping_) && !run.aicpu_running); });
+        run.holder = nullptr;
+        if (!run.aicpu_done) continue;  // cancelled while waiting: handled at the loop top
+        run.aicpu_done = false;
+        st = std::move(run.aicpu_status);
+      } else {
+        SegmentContext ctx{core.index, run.sq, memory_};
+        lock.unlock();
+        try {
+          st = run.task->run_segment(index, ctx);
+        } catch (const std::exception& e) {
+          st = Error(err::kInternalError, "segment {} threw: {}", index, e.what());
+        }
+        lock.lock();
       }
-      lock.lock();
       ++run.next;
       if (!st.ok()) {
         status = std::move(st);
@@ -521,20 +553,65 @@ void SoftNpuDevice::core_main(Core& core) {
           // Interrupted at a segment boundary: context (next segment) is kept, the task
           // starts a new wait at the level it ran at, and the core goes to the best waiter.
           run.on_core = false;
-          core.run = nullptr;
           ++preemptions_;
           arbiter_.add(&run, run.run_level, now);
+          released = true;
           break;
         }
       }
     }
-    if (finished) finish_run(core, run, std::move(status), a);
+    core.run = nullptr;
+    if (finished) finish_run(run, std::move(status), a);
+    if (released && run.cancel) a.released = true;
     schedule(a);
     if (a.released) released_cv_.notify_all();
     lock.unlock();
     run_actions(a);
     lock.lock();
   }
+}
+
+Status SoftNpuDevice::run_aicpu(const AiCpuJob& job) {
+  std::unique_lock<std::mutex> lock(mu_);
+  Sq* sq = find_sq(job.sq);
+  Run* run = sq != nullptr && sq->run ? sq->run.get() : nullptr;
+  if (run == nullptr || run->token != job.token || !run->aicpu_waiting || run->cancel || stopping_) {
+    return Error(err::kRtFailure, "the AI-CPU job no longer exists (its stream was destroyed)");
+  }
+  run->aicpu_waiting = false;
+  run->aicpu_running = true;
+  const std::size_t index = run->next;
+  SegmentContext ctx{kAiCpuCore, run->sq, memory_};
+  lock.unlock();
+  Status st;
+  try {
+    st = run->task->run_segment(index, ctx);
+  } catch (const std::exception& e) {
+    st = Error(err::kInternalError, "AI-CPU segment {} threw: {}", index, e.what());
+  }
+  lock.lock();
+  run->aicpu_running = false;
+  Actions a;
+  if (run->cancel || stopping_) {
+    a.released = true;  // destroy_sq (or shutdown) owns the task now
+    if (run->holder != nullptr) run->holder->cv.notify_one();
+  } else if (run->holder != nullptr) {
+    run->aicpu_status = std::move(st);
+    run->aicpu_done = true;
+    run->holder->cv.notify_one();
+  } else {
+    ++run->next;
+    if (!st.ok() || run->next >= run->segments) {
+      finish_run(*run, std::move(st), a);
+    } else {
+      arbiter_.add(run, run->run_level, clock_->now());
+    }
+    schedule(a);
+  }
+  if (a.released) released_cv_.notify_all();
+  lock.unlock();
+  run_actions(a);
+  return Status::Ok();
 }
 
 void SoftNpuDevice::run_actions(Actions& a) {
@@ -649,6 +726,11 @@ Result<float> SoftNpuDevice::elapsed_ms(EventId start, EventId end) {
 void SoftNpuDevice::set_report_sink(ReportSink* sink) {
   std::lock_guard<std::mutex> lock(mu_);
   sink_ = sink;
+}
+
+void SoftNpuDevice::set_aicpu_sink(AiCpuSink* sink) {
+  std::lock_guard<std::mutex> lock(mu_);
+  aicpu_sink_ = sink;
 }
 
 std::uint64_t SoftNpuDevice::preemptions() const {

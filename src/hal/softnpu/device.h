@@ -41,7 +41,9 @@ class SoftNpuDevice final : public Device {
   Result<EventInfo> query_event(EventId e) override;
   Status synchronize_event(EventId e, TimeoutMs timeout) override;
   Result<float> elapsed_ms(EventId start, EventId end) override;
+  Status run_aicpu(const AiCpuJob& job) override;
   void set_report_sink(ReportSink* sink) override;
+  void set_aicpu_sink(AiCpuSink* sink) override;
   std::uint32_t core_count() const override { return static_cast<std::uint32_t>(cores_.size()); }
 
   // Diagnostics for tests and profiling.
@@ -65,7 +67,9 @@ class SoftNpuDevice final : public Device {
   void dispatch(Actions& actions);
   void retire_head(Sq& sq);
   void complete_record(Event& ev, std::uint64_t target, const Status& error, Actions& actions);
-  void finish_run(Core& core, Run& run, Status status, Actions& actions);
+  void finish_run(Run& run, Status status, Actions& actions);
+  // Posts segment `run.next` to the AI-CPU sink; requires mu_.
+  void post_aicpu(Run& run, Core* holder);
   void cancel_item(Sq& sq, Item& item, Actions& actions);
   void run_actions(Actions& actions);
 
@@ -84,8 +88,10 @@ class SoftNpuDevice final : public Device {
   std::vector<std::shared_ptr<Event>> events_;  // index = slot; null = free
   std::vector<std::uint32_t> event_gens_;
   ReportSink* sink_ = nullptr;
+  AiCpuSink* aicpu_sink_ = nullptr;
+  std::uint64_t next_token_ = 0;
   std::uint64_t preemptions_ = 0;
-  std::condition_variable released_cv_;  // a core let go of a task (destroy_sq waits)
+  std::condition_variable released_cv_;  // a core or AI-CPU thread let go of a task (destroy_sq waits)
   std::vector<std::unique_ptr<Core>> cores_;
 };
 
