@@ -155,22 +155,6 @@ svp_acl_error svp_acl_mdl_set_model_config(uint32_t, const svp_acl_mdl_config_ha
   return not_built(__func__, kModels);
 }
 
-svp_acl_mdl_config_handle * svp_acl_mdl_create_config_handle(void) {
-  return not_built_value<svp_acl_mdl_config_handle *>(__func__, kModels, nullptr);
-}
-
-svp_acl_error svp_acl_mdl_destroy_config_handle(svp_acl_mdl_config_handle *) {
-  return not_built(__func__, kModels);
-}
-
-svp_acl_error svp_acl_mdl_set_config_opt(svp_acl_mdl_config_handle *, svp_acl_mdl_config_attr, const void *, size_t) {
-  return not_built(__func__, kModels);
-}
-
-svp_acl_error svp_acl_mdl_get_config_opt(svp_acl_mdl_config_handle *, svp_acl_mdl_config_attr, void *, size_t) {
-  return not_built(__func__, kModels);
-}
-
 svp_acl_error svp_acl_mdl_get_dynamic_batch(const svp_acl_mdl_desc *, svp_acl_mdl_batch *) {
   return not_built(__func__, kModels);
 }
