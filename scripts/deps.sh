@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages the build needs, if any is missing.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config python3
-          libgtest-dev libgmock-dev libspdlog-dev libfmt-dev nlohmann-json3-dev)
+          libgtest-dev libgmock-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
+          clang libclang-rt-14-dev)  # clang: the model-loader fuzz test (libFuzzer)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,37 @@
+// The reference op table: each op family file contributes its ops' shape inference and
+// reference run functions; registry.cpp dispatches op name → entry.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "kernels/common.h"
+
+namespace svp::kernels::detail {
+
+using InferFn = Result<std::vector<Shape>> (*)(const InferCtx&);
+using RunFn = Status (*)(const RunCtx&);
+
+struct OpDef {
+  const char* name;
+  std::size_t min_inputs;
+  std::size_t max_inputs;
+  InferFn infer;
+  RunFn run;
+};
+
+inline constexpr std::size_t kVariadic = 1u << 20;
+
+void add_conv_ops(std::vector<OpDef>& ops);     // Conv, ConvTranspose
+void add_pool_ops(std::vector<OpDef>& ops);     // MaxPool, AveragePool, GlobalAveragePool
+void add_eltwise_ops(std::vector<OpDef>& ops);  // Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Clip
+void add_binary_ops(std::vector<OpDef>& ops);   // Add, Sub, Mul, Div, PRelu
+void add_matmul_ops(std::vector<OpDef>& ops);   // MatMul, Gemm
+void add_norm_ops(std::vector<OpDef>& ops);     // BatchNormalization, Softmax
+void add_shape_ops(
+    std::vector<OpDef>& ops);  // Concat, Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Slice, Split, Pad
+void add_resize_ops(std::vector<OpDef>& ops);  // Resize
+void add_reduce_ops(std::vector<OpDef>& ops);  // ReduceMean, ReduceMax, ArgMax
+void add_quant_ops(std::vector<OpDef>& ops);   // QuantizeLinear, DequantizeLinear
+
+}  // namespace svp::kernels::detail

@@ -1,0 +1,210 @@
+// MaxPool, AveragePool, GlobalAveragePool.
+#include <limits>
+
+#include "kernels/reference/ops.h"
+#include "kernels/reference/spatial.h"
+
+namespace svp::kernels::detail {
+namespace {
+
+struct PoolSetup {
+  Window w;
+  std::int64_t planes = 0;  // N * C
+  Shape out_shape;
+};
+
+Result<PoolSetup> pool_setup(const InferCtx& c) {
+  PoolSetup p;
+  const Shape& x = c.in[0];
+  SVP_RETURN_IF_ERROR(spatial_input(c.op, x, p.w));
+  const AttrReader a = c.attr();
+  if (!a.has("kernel_shape")) return Malformed(c.op, "attribute \"kernel_shape\" is required");
+  KN_ASSIGN(std::vector<std::int64_t> ks, a.ints("kernel_shape", {}));
+  if (ks.size() != static_cast<std::size_t>(p.w.nsp)) {
+    return Malformed(c.op, "attribute \"kernel_shape\" must have {} values, got {}", p.w.nsp, ks.size());
+  }
+  for (int i = 0; i < p.w.nsp; ++i) {
+    const std::int64_t k = ks[static_cast<std::size_t>(i)];
+    if (k < 1 || k > (1 << 30)) return Invalid(c.op, "attribute \"kernel_shape\" values must be positive, got {}", k);
+    if (x[2 + static_cast<std::size_t>(i)] < 1)
+      return Invalid(c.op, "input X has an empty spatial dim: {}", shape_str(x));
+    p.w.k[3 - p.w.nsp + i] = k;
+  }
+  KN_ASSIGN(AutoPad ap, read_auto_pad(a));
+  KN_ASSIGN(bool ceil_mode, a.flag("ceil_mode", false));
+  if (std::string(c.op) == "AveragePool") {
+    KN_ASSIGN(bool include_pad, a.flag("count_include_pad", false));
+    (void)include_pad;
+  }
+  if (std::string(c.op) == "MaxPool") {
+    KN_ASSIGN(std::int64_t so, a.i("storage_order", 0));
+    if (so != 0 && so != 1) return Invalid(c.op, "attribute \"storage_order\" must be 0 or 1");
+  }
+  SVP_RETURN_IF_ERROR(read_window_attrs(a, p.w, ap));
+  SVP_RETURN_IF_ERROR(forward_window(c.op, p.w, ap, ceil_mode, true));
+  p.planes = x[0] * x[1];
+  p.out_shape = {x[0], x[1]};
+  for (int i = 3 - p.w.nsp; i < 3; ++i) p.out_shape.push_back(p.w.out[i]);
+  return p;
+}
+
+Result<std::vector<Shape>> infer_pool(const InferCtx& c) {
+  KN_ASSIGN(PoolSetup p, pool_setup(c));
+  return std::vector<Shape>{p.out_shape};
+}
+
+// Calls f(out_index, in_index) for every valid (non-padding) tap of every output element
+// of one plane, after start(out_index) and before finish(out_index).
+template <typename Start, typename Tap, typename Finish>
+void for_each_window(const Window& w, Start&& start, Tap&& tap, Finish&& finish) {
+  std::int64_t oi = 0;
+  for (std::int64_t o0 = 0; o0 < w.out[0]; ++o0) {
+    for (std::int64_t o1 = 0; o1 < w.out[1]; ++o1) {
+      for (std::int64_t o2 = 0; o2 < w.out[2]; ++o2, ++oi) {
+        start(oi);
+        for (std::int64_t k0 = 0; k0 < w.k[0]; ++k0) {
+          const std::int64_t i0 = o0 * w.s[0] - w.pb[0] + k0 * w.d[0];
+          if (i0 < 0 || i0 >= w.in[0]) continue;
+          for (std::int64_t k1 = 0; k1 < w.k[1]; ++k1) {
+            const std::int64_t i1 = o1 * w.s[1] - w.pb[1] + k1 * w.d[1];
+            if (i1 < 0 || i1 >= w.in[1]) continue;
+            for (std::int64_t k2 = 0; k2 < w.k[2]; ++k2) {
+              const std::int64_t i2 = o2 * w.s[2] - w.pb[2] + k2 * w.d[2];
+              if (i2 < 0 || i2 >= w.in[2]) continue;
+              tap(oi, (i0 * w.in[1] + i1) * w.in[2] + i2);
+            }
+          }
+        }
+        finish(oi);
+      }
+    }
+  }
+}
+
+// Max over the valid taps; NaN propagates; a window without valid taps gives lowest.
+template <typename T>
+void max_pool(const PoolSetup& p, const T* x, T* y) {
+  const Window& w = p.w;
+  const T lowest =
+      std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+  for (std::int64_t pl = 0; pl < p.planes; ++pl) {
+    const T* xp = x + pl * w.in_size();
+    T* yp = y + pl * w.out_size();
+    T m = lowest;
+    for_each_window(
+        w, [&](std::int64_t) { m = lowest; },
+        [&](std::int64_t, std::int64_t i) {
+          const T v = xp[i];
+          if (v > m || v != v) m = v;
+        },
+        [&](std::int64_t o) { yp[o] = m; });
+  }
+}
+
+Status run_max_pool_float(const RunCtx& c) {
+  SVP_RETURN_IF_ERROR(require_f32(c, {0}));
+  KN_ASSIGN(PoolSetup p, with_infer_ctx(c, pool_setup));
+  max_pool(p, c.in[0].as<const float>(), c.out[0].as<float>());
+  return Status::Ok();
+}
+
+Status run_max_pool(const RunCtx& c) {
+  if (c.out.size() != 1) return Invalid(c.op, "the Indices output is not supported");
+  if (is_quantized(c.in[0]) && same_encoding(c.in[0], c.out[0])) {
+    // Max commutes with a shared monotonic dequantization: pool the integers.
+    KN_ASSIGN(PoolSetup p, with_infer_ctx(c, pool_setup));
+    if (c.in[0].dtype == DType::kInt8) {
+      max_pool(p, c.in[0].as<const std::int8_t>(), c.out[0].as<std::int8_t>());
+    } else {
+      max_pool(p, c.in[0].as<const std::uint8_t>(), c.out[0].as<std::uint8_t>());
+    }
+    return Status::Ok();
+  }
+  return run_via_float(c, run_max_pool_float);
+}
+
+Status run_avg_pool_float(const RunCtx& c) {
+  SVP_RETURN_IF_ERROR(require_f32(c, {0}));
+  KN_ASSIGN(PoolSetup p, with_infer_ctx(c, pool_setup));
+  KN_ASSIGN(bool include_pad, c.attr().flag("count_include_pad", false));
+  const Window& w = p.w;
+  // Divisor per output element: with count_include_pad, the taps inside the padded input
+  // [-pad_begin, in + pad_end); without, the taps inside the input. Separable per dim.
+  std::array<std::vector<std::int64_t>, 3> cnt;
+  for (int d = 0; d < 3; ++d) {
+    const std::int64_t lo = include_pad ? -w.pb[d] : 0, hi = include_pad ? w.in[d] + w.pe[d] : w.in[d];
+    for (std::int64_t o = 0; o < w.out[d]; ++o) {
+      std::int64_t n = 0;
+      for (std::int64_t k = 0; k < w.k[d]; ++k) {
+        const std::int64_t i = o * w.s[d] - w.pb[d] + k * w.d[d];
+        n += (i >= lo && i < hi) ? 1 : 0;
+      }
+      cnt[static_cast<std::size_t>(d)].push_back(n);
+    }
+  }
+  std::vector<std::int64_t> div(static_cast<std::size_t>(w.out_size()));
+  std::int64_t oi = 0;
+  for (std::int64_t o0 = 0; o0 < w.out[0]; ++o0) {
+    for (std::int64_t o1 = 0; o1 < w.out[1]; ++o1) {
+      for (std::int64_t o2 = 0; o2 < w.out[2]; ++o2) {
+        div[static_cast<std::size_t>(oi++)] = cnt[0][static_cast<std::size_t>(o0)] *
+                                              cnt[1][static_cast<std::size_t>(o1)] *
+                                              cnt[2][static_cast<std::size_t>(o2)];
+      }
+    }
+  }
+  const float* x = c.in[0].as<const float>();
+  float* y = c.out[0].as<float>();
+  for (std::int64_t pl = 0; pl < p.planes; ++pl) {
+    const float* xp = x + pl * w.in_size();
+    float* yp = y + pl * w.out_size();
+    double sum = 0;
+    for_each_window(
+        w, [&](std::int64_t) { sum = 0; }, [&](std::int64_t, std::int64_t i) { sum += xp[i]; },
+        [&](std::int64_t o) {
+          const std::int64_t n = div[static_cast<std::size_t>(o)];
+          yp[o] = n > 0 ? static_cast<float>(sum / static_cast<double>(n)) : 0.0f;
+        });
+  }
+  return Status::Ok();
+}
+
+Status run_avg_pool(const RunCtx& c) { return run_via_float(c, run_avg_pool_float); }
+
+Result<std::vector<Shape>> infer_global_avg_pool(const InferCtx& c) {
+  const Shape& x = c.in[0];
+  if (x.size() < 3) return Invalid(c.op, "input X must have rank >= 3 (N, C, spatial...), got {}", shape_str(x));
+  Shape out = x;
+  for (std::size_t i = 2; i < x.size(); ++i) {
+    if (x[i] < 1) return Invalid(c.op, "input X has an empty spatial dim: {}", shape_str(x));
+    out[i] = 1;
+  }
+  return std::vector<Shape>{out};
+}
+
+Status run_global_avg_pool_float(const RunCtx& c) {
+  SVP_RETURN_IF_ERROR(require_f32(c, {0}));
+  const Shape& x = c.in[0].dims;
+  const std::int64_t planes = x[0] * x[1];
+  const std::int64_t sp = numel(x) / std::max<std::int64_t>(planes, 1);
+  const float* xp = c.in[0].as<const float>();
+  float* yp = c.out[0].as<float>();
+  for (std::int64_t pl = 0; pl < planes; ++pl) {
+    double sum = 0;
+    for (std::int64_t i = 0; i < sp; ++i) sum += xp[pl * sp + i];
+    yp[pl] = static_cast<float>(sum / static_cast<double>(sp));
+  }
+  return Status::Ok();
+}
+
+Status run_global_avg_pool(const RunCtx& c) { return run_via_float(c, run_global_avg_pool_float); }
+
+}  // namespace
+
+void add_pool_ops(std::vector<OpDef>& ops) {
+  ops.push_back({"MaxPool", 1, 1, infer_pool, run_max_pool});
+  ops.push_back({"AveragePool", 1, 1, infer_pool, run_avg_pool});
+  ops.push_back({"GlobalAveragePool", 1, 1, infer_global_avg_pool, run_global_avg_pool});
+}
+
+}  // namespace svp::kernels::detail

@@ -1,0 +1,620 @@
+#include "model/program.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+namespace svp::model {
+
+namespace {
+
+constexpr std::size_t kMaxCompilerStringLen = 65536;
+constexpr std::size_t kMaxStringAttrLen = 1 << 20;
+
+bool mul_overflow(std::uint64_t a, std::uint64_t b, std::uint64_t* out) { return __builtin_mul_overflow(a, b, out); }
+bool add_overflow(std::uint64_t a, std::uint64_t b, std::uint64_t* out) { return __builtin_add_overflow(a, b, out); }
+
+// UTF-8 without control characters (names are printed and handed out as C strings).
+bool is_clean_name(const std::string& s) {
+  for (unsigned char c : s) {
+    if (c < 0x20 || c == 0x7F) return false;
+  }
+  return is_valid_utf8(s);
+}
+
+bool is_printable_ascii(const std::string& s) {
+  for (unsigned char c : s) {
+    if (c <= 0x20 || c >= 0x7F) return false;
+  }
+  return true;
+}
+
+bool is_integer_dtype(DType t) {
+  switch (t) {
+    case DType::kInt8: case DType::kUint8: case DType::kInt16: case DType::kUint16:
+    case DType::kInt32: case DType::kUint32: case DType::kInt64:
+      return true;
+    case DType::kFloat32: case DType::kFloat16:
+      return false;
+  }
+  return false;
+}
+
+// Range a zero point of `t` must lie in.
+std::pair<std::int64_t, std::int64_t> zero_point_range(DType t) {
+  switch (t) {
+    case DType::kInt8: return {-128, 127};
+    case DType::kUint8: return {0, 255};
+    case DType::kInt16: return {-32768, 32767};
+    case DType::kUint16: return {0, 65535};
+    case DType::kUint32: return {0, std::numeric_limits<std::int32_t>::max()};
+    default: return {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()};
+  }
+}
+
+std::string dims_str(const std::vector<std::int64_t>& dims) { return fmt::format("[{}]", fmt::join(dims, ",")); }
+
+Status check_quant(const Tensor& t) {
+  const Quant& q = t.quant;
+  if (q.scale.empty()) {
+    if (!q.zero_point.empty() || q.axis != -1) {
+      return Error(err::kParseModel, "tensor \"{}\": quantization zero points or axis without scales", t.name);
+    }
+    return Status::Ok();
+  }
+  if (!is_integer_dtype(t.dtype)) {
+    return Error(err::kParseModel, "tensor \"{}\": quantization parameters on a {} tensor", t.name, dtype_name(t.dtype));
+  }
+  if (q.zero_point.size() != q.scale.size()) {
+    return Error(err::kParseModel, "tensor \"{}\": {} quantization scales but {} zero points", t.name, q.scale.size(),
+                 q.zero_point.size());
+  }
+  for (float s : q.scale) {
+    if (!std::isfinite(s) || !(s > 0.0f)) {
+      return Error(err::kParseModel, "tensor \"{}\": quantization scale {} is not a positive finite number", t.name, s);
+    }
+  }
+  const auto [lo, hi] = zero_point_range(t.dtype);
+  for (std::int32_t z : q.zero_point) {
+    if (z < lo || z > hi) {
+      return Error(err::kParseModel, "tensor \"{}\": zero point {} is outside the {} range", t.name, z,
+                   dtype_name(t.dtype));
+    }
+  }
+  if (q.axis == -1) {
+    if (q.scale.size() != 1) {
+      return Error(err::kParseModel, "tensor \"{}\": {} quantization scales need a channel axis", t.name,
+                   q.scale.size());
+    }
+    return Status::Ok();
+  }
+  if (q.axis < 0 || static_cast<std::size_t>(q.axis) >= t.dims.size()) {
+    return Error(err::kParseModel, "tensor \"{}\": quantization axis {} is outside rank {}", t.name, q.axis,
+                 t.dims.size());
+  }
+  if (static_cast<std::uint64_t>(t.dims[static_cast<std::size_t>(q.axis)]) != q.scale.size()) {
+    return Error(err::kParseModel, "tensor \"{}\": {} quantization scales for axis {} of size {}", t.name,
+                 q.scale.size(), q.axis, t.dims[static_cast<std::size_t>(q.axis)]);
+  }
+  return Status::Ok();
+}
+
+Status check_attrs(const Layer& l) {
+  for (const auto& [name, value] : l.attrs.all()) {
+    if (name.empty() || name.size() > kMaxAttrNameLen || !is_clean_name(name)) {
+      return Error(err::kParseModel, "layer \"{}\": attribute name \"{}\" is empty, too long or not clean UTF-8",
+                   l.name, is_valid_utf8(name) ? name : std::string("<invalid UTF-8>"));
+    }
+    if (const auto* d = std::get_if<double>(&value); d && !std::isfinite(*d)) {
+      return Error(err::kParseModel, "layer \"{}\": attribute \"{}\" is not finite", l.name, name);
+    }
+    if (const auto* v = std::get_if<std::vector<double>>(&value)) {
+      for (double d : *v) {
+        if (!std::isfinite(d)) {
+          return Error(err::kParseModel, "layer \"{}\": attribute \"{}\" has a non-finite element", l.name, name);
+        }
+      }
+    }
+    if (const auto* s = std::get_if<std::string>(&value); s && (s->size() > kMaxStringAttrLen || !is_valid_utf8(*s))) {
+      return Error(err::kParseModel, "layer \"{}\": string attribute \"{}\" is too long or not valid UTF-8", l.name,
+                   name);
+    }
+  }
+  return Status::Ok();
+}
+
+Status check_flags(const ModelFlags& f) {
+  if (f.buffer_reuse < kBufferReuseUndefined || f.buffer_reuse > kBufferReuseMax) {
+    return Error(err::kParseModel, "buffer reuse type {} is not a valid svp_acl_buffer_reuse_type (-1..7)",
+                 f.buffer_reuse);
+  }
+  const std::uint32_t s = f.internal_stride;
+  if (s < 16 || s > 256 || (s & (s - 1)) != 0) {
+    return Error(err::kParseModel, "internal stride {} is not one of 16, 32, 64, 128, 256", s);
+  }
+  if (f.dynamic_batch.size() > kMaxBatchNum) {
+    return Error(err::kParseModel, "{} dynamic batch entries (at most {}, SVP_ACL_MAX_BATCH_NUM)",
+                 f.dynamic_batch.size(), kMaxBatchNum);
+  }
+  for (std::uint64_t b : f.dynamic_batch) {
+    if (b == 0 || b > kMaxBatchSize) {
+      return Error(err::kParseModel, "dynamic batch size {} is outside 1..{}", b, kMaxBatchSize);
+    }
+  }
+  if (f.dynamic_hw.size() > kMaxHwNum) {
+    return Error(err::kParseModel, "{} dynamic resolution gears (at most {}, SVP_ACL_MAX_HW_NUM)", f.dynamic_hw.size(),
+                 kMaxHwNum);
+  }
+  for (std::size_t i = 0; i < f.dynamic_hw.size(); ++i) {
+    const auto [h, w] = f.dynamic_hw[i];
+    if (h == 0 || w == 0 || h > kMaxVendorSize || w > kMaxVendorSize) {
+      return Error(err::kParseModel, "dynamic resolution gear {} ({}x{}) is outside 1..4294967295", i, h, w);
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (f.dynamic_hw[j] == f.dynamic_hw[i]) {
+        return Error(err::kParseModel, "dynamic resolution gear {}x{} is listed twice", h, w);
+      }
+    }
+  }
+  if (f.task_buf_size == 0 || f.task_buf_size > kMaxVendorSize) {
+    return Error(err::kParseModel, "task_buf size {} is outside 1..4294967295", f.task_buf_size);
+  }
+  if (f.work_buf_size == 0 || f.work_buf_size > kMaxVendorSize) {
+    return Error(err::kParseModel, "work_buf size {} is outside 1..4294967295", f.work_buf_size);
+  }
+  return Status::Ok();
+}
+
+Status check_tensor(const Tensor& t, std::size_t index, const ModelFlags& flags, std::uint64_t weights_size) {
+  if (t.name.empty()) return Error(err::kModelMissingAttr, "tensor {} has no name", index);
+  if (t.name.size() > kMaxTensorNameLen || !is_clean_name(t.name)) {
+    return Error(err::kParseModel, "tensor {} name \"{}\" is longer than {} bytes or not clean UTF-8", index,
+                 is_valid_utf8(t.name) ? t.name : std::string("<invalid UTF-8>"), kMaxTensorNameLen);
+  }
+  if (!is_valid(t.dtype)) {
+    return Error(err::kParseModel, "tensor \"{}\": data type {} is not supported", t.name,
+                 static_cast<std::int32_t>(t.dtype));
+  }
+  if (!is_valid(t.layout)) {
+    return Error(err::kParseModel, "tensor \"{}\": layout {} is not supported", t.name,
+                 static_cast<std::int32_t>(t.layout));
+  }
+  if (!is_valid(t.placement)) {
+    return Error(err::kParseModel, "tensor \"{}\": placement {} is not valid", t.name,
+                 static_cast<std::int32_t>(t.placement));
+  }
+  if (t.dims.size() > kMaxDims) {
+    return Error(err::kParseModel, "tensor \"{}\": rank {} exceeds {}", t.name, t.dims.size(), kMaxDims);
+  }
+  for (std::int64_t d : t.dims) {
+    if (d <= 0) return Error(err::kParseModel, "tensor \"{}\": dims {} contain a non-positive dim", t.name, dims_str(t.dims));
+  }
+  const auto elements = t.elements();
+  if (!elements || *elements > kMaxVendorSize) {
+    return Error(err::kParseModel, "tensor \"{}\": dims {} hold more than 4294967295 elements", t.name,
+                 dims_str(t.dims));
+  }
+  std::uint64_t bytes = 0;
+  if (mul_overflow(*elements, dtype_size(t.dtype), &bytes) || bytes > kMaxVendorSize) {
+    return Error(err::kParseModel, "tensor \"{}\": size exceeds 4294967295 bytes", t.name);
+  }
+  if (t.size != bytes) {
+    return Error(err::kParseModel, "tensor \"{}\": size {} does not match {} {} ({} bytes)", t.name, t.size,
+                 dtype_name(t.dtype), dims_str(t.dims), bytes);
+  }
+  SVP_RETURN_IF_ERROR(check_quant(t));
+
+  if (t.is_io()) {
+    const char* what = t.placement == Placement::kModelInput ? "input" : "output";
+    if (t.dims.empty()) return Error(err::kParseModel, "model {} \"{}\" has rank 0", what, t.name);
+    if (t.offset != 0) return Error(err::kParseModel, "model {} \"{}\" has an offset ({})", what, t.name, t.offset);
+    if (t.io_index == -1) return Error(err::kModelMissingAttr, "model {} \"{}\" has no io_index", what, t.name);
+    if (t.inout_reuse < kInoutReuseUndefined || t.inout_reuse > kInoutReuseMax) {
+      return Error(err::kParseModel, "model {} \"{}\": reuse type {} is not a valid svp_acl_inout_reuse_type (-1..2)",
+                   what, t.name, t.inout_reuse);
+    }
+    const auto stride = default_stride(t, flags.internal_stride);
+    const auto strided = strided_size(t, flags.internal_stride);
+    if (!stride || *stride > kMaxVendorSize || !strided || *strided > kMaxVendorSize) {
+      return Error(err::kParseModel, "model {} \"{}\": stride or one-batch size exceeds 4294967295 bytes", what,
+                   t.name);
+    }
+    if (t.name == kTaskBufName || t.name == kWorkBufName || t.name == kDynamicTensorName) {
+      return Error(err::kParseModel, "model {} \"{}\" uses a name reserved for the extended inputs", what, t.name);
+    }
+    if (!t.aipp.empty()) {
+      if (t.placement != Placement::kModelInput) {
+        return Error(err::kParseModel, "model output \"{}\" has an AIPP configuration", t.name);
+      }
+      if (t.aipp.size() > kMaxAippJsonLen) {
+        return Error(err::kParseModel, "model input \"{}\": AIPP configuration longer than {} bytes", t.name,
+                     kMaxAippJsonLen);
+      }
+      const auto aipp = nlohmann::json::parse(t.aipp, nullptr, /*allow_exceptions=*/false);
+      if (!aipp.is_object()) {
+        return Error(err::kParseModel, "model input \"{}\": AIPP configuration is not a JSON object", t.name);
+      }
+    }
+    return Status::Ok();
+  }
+
+  if (t.io_index != -1) {
+    return Error(err::kParseModel, "tensor \"{}\" ({}) has an io_index", t.name, placement_name(t.placement));
+  }
+  if (t.inout_reuse != kInoutReuseNone) {
+    return Error(err::kParseModel, "tensor \"{}\" ({}) has an I/O reuse type", t.name, placement_name(t.placement));
+  }
+  if (!t.aipp.empty()) {
+    return Error(err::kParseModel, "tensor \"{}\" ({}) has an AIPP configuration", t.name, placement_name(t.placement));
+  }
+  if (t.offset % kBufferAlign != 0) {
+    return Error(err::kParseModel, "tensor \"{}\": {} offset {} is not a multiple of {}", t.name,
+                 placement_name(t.placement), t.offset, kBufferAlign);
+  }
+  const std::uint64_t limit = t.placement == Placement::kWorkBuf ? flags.work_buf_size : weights_size;
+  std::uint64_t end = 0;
+  if (add_overflow(t.offset, t.size, &end) || end > limit) {
+    return Error(err::kParseModel, "tensor \"{}\": [{}, {}+{}) lies outside the {} ({} bytes)", t.name, t.offset,
+                 t.offset, t.size, t.placement == Placement::kWorkBuf ? "work_buf" : "weights", limit);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+const char* placement_name(Placement p) {
+  switch (p) {
+    case Placement::kModelInput: return "input";
+    case Placement::kModelOutput: return "output";
+    case Placement::kWorkBuf: return "work_buf";
+    case Placement::kWeights: return "weights";
+  }
+  return "?";
+}
+
+const char* target_name(Target t) {
+  switch (t) {
+    case Target::kNpu: return "npu";
+    case Target::kAiCpu: return "aicpu";
+  }
+  return "?";
+}
+
+const char* layout_name(Layout l) {
+  switch (l) {
+    case Layout::kNCHW: return "NCHW";
+    case Layout::kNHWC: return "NHWC";
+    case Layout::kND: return "ND";
+  }
+  return "?";
+}
+
+bool is_valid(DType t) {
+  switch (t) {
+    case DType::kFloat32: case DType::kFloat16: case DType::kInt8: case DType::kInt32: case DType::kUint8:
+    case DType::kInt16: case DType::kUint16: case DType::kUint32: case DType::kInt64:
+      return true;
+  }
+  return false;
+}
+bool is_valid(Layout l) { return l == Layout::kNCHW || l == Layout::kNHWC || l == Layout::kND; }
+bool is_valid(Placement p) {
+  return p == Placement::kModelInput || p == Placement::kModelOutput || p == Placement::kWorkBuf ||
+         p == Placement::kWeights;
+}
+bool is_valid(Target t) { return t == Target::kNpu || t == Target::kAiCpu; }
+
+std::optional<DType> dtype_from_name(const std::string& s) {
+  for (DType t : {DType::kFloat32, DType::kFloat16, DType::kInt8, DType::kInt32, DType::kUint8, DType::kInt16,
+                  DType::kUint16, DType::kUint32, DType::kInt64}) {
+    if (s == dtype_name(t)) return t;
+  }
+  return std::nullopt;
+}
+std::optional<Layout> layout_from_name(const std::string& s) {
+  for (Layout l : {Layout::kNCHW, Layout::kNHWC, Layout::kND}) {
+    if (s == layout_name(l)) return l;
+  }
+  return std::nullopt;
+}
+std::optional<Placement> placement_from_name(const std::string& s) {
+  for (Placement p : {Placement::kModelInput, Placement::kModelOutput, Placement::kWorkBuf, Placement::kWeights}) {
+    if (s == placement_name(p)) return p;
+  }
+  return std::nullopt;
+}
+std::optional<Target> target_from_name(const std::string& s) {
+  for (Target t : {Target::kNpu, Target::kAiCpu}) {
+    if (s == target_name(t)) return t;
+  }
+  return std::nullopt;
+}
+
+bool is_valid_utf8(const std::string& s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    const unsigned char c = *p;
+    if (c < 0x80) {
+      ++p;
+      continue;
+    }
+    int n = 0;
+    std::uint32_t cp = 0;
+    std::uint32_t min = 0;
+    if ((c & 0xE0) == 0xC0) {
+      n = 1, cp = c & 0x1F, min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2, cp = c & 0x0F, min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3, cp = c & 0x07, min = 0x10000;
+    } else {
+      return false;
+    }
+    if (end - p <= n) return false;
+    for (int i = 1; i <= n; ++i) {
+      if ((p[i] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    p += n + 1;
+  }
+  return true;
+}
+
+std::optional<std::uint64_t> Tensor::elements() const {
+  std::uint64_t n = 1;
+  for (std::int64_t d : dims) {
+    if (d <= 0 || mul_overflow(n, static_cast<std::uint64_t>(d), &n)) return std::nullopt;
+  }
+  return n;
+}
+
+std::optional<std::uint64_t> default_stride(const Tensor& t, std::uint32_t internal_stride) {
+  if (t.dims.empty() || t.dims.back() <= 0 || internal_stride == 0) return std::nullopt;
+  std::uint64_t row = 0;
+  if (mul_overflow(static_cast<std::uint64_t>(t.dims.back()), dtype_size(t.dtype), &row)) return std::nullopt;
+  const std::uint64_t units = row / internal_stride + (row % internal_stride != 0 ? 1 : 0);
+  std::uint64_t stride = 0;
+  if (mul_overflow(units, internal_stride, &stride)) return std::nullopt;
+  return stride;
+}
+
+std::optional<std::uint64_t> strided_size(const Tensor& t, std::uint32_t internal_stride) {
+  auto stride = default_stride(t, internal_stride);
+  if (!stride) return std::nullopt;
+  std::uint64_t n = *stride;
+  for (std::size_t i = 0; i + 1 < t.dims.size(); ++i) {
+    if (t.dims[i] <= 0 || mul_overflow(n, static_cast<std::uint64_t>(t.dims[i]), &n)) return std::nullopt;
+  }
+  return n;
+}
+
+std::vector<std::int32_t> Program::input_tensors() const {
+  std::vector<std::pair<std::int32_t, std::int32_t>> v;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].placement == Placement::kModelInput) v.emplace_back(tensors[i].io_index, static_cast<std::int32_t>(i));
+  }
+  std::sort(v.begin(), v.end());
+  std::vector<std::int32_t> out;
+  for (const auto& [io, t] : v) out.push_back(t);
+  return out;
+}
+
+std::vector<std::int32_t> Program::output_tensors() const {
+  std::vector<std::pair<std::int32_t, std::int32_t>> v;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].placement == Placement::kModelOutput) v.emplace_back(tensors[i].io_index, static_cast<std::int32_t>(i));
+  }
+  std::sort(v.begin(), v.end());
+  std::vector<std::int32_t> out;
+  for (const auto& [io, t] : v) out.push_back(t);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+Status Program::validate(std::uint64_t weights_size) const {
+  constexpr std::size_t kMaxCount = static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max());
+  if (tensors.size() > kMaxCount || layers.size() > kMaxCount || segments.size() > kMaxCount) {
+    return Error(err::kParseModel, "too many tensors, layers or segments");
+  }
+  if (name.size() > kMaxModelNameLen || !is_clean_name(name)) {
+    return Error(err::kParseModel, "model name is longer than {} bytes or not clean UTF-8", kMaxModelNameLen);
+  }
+  if (compiler.producer_version.size() > kMaxCompilerStringLen || !is_valid_utf8(compiler.producer_version) ||
+      compiler.command_line.size() > kMaxCompilerStringLen || !is_valid_utf8(compiler.command_line)) {
+    return Error(err::kParseModel, "compiler information is longer than {} bytes or not valid UTF-8",
+                 kMaxCompilerStringLen);
+  }
+  SVP_RETURN_IF_ERROR(check_flags(flags));
+
+  // Tensors, one by one, then the I/O numbering.
+  std::unordered_set<std::string> names;
+  names.reserve(tensors.size());
+  std::size_t num_inputs = 0, num_outputs = 0;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    SVP_RETURN_IF_ERROR(check_tensor(t, i, flags, weights_size));
+    if (!names.insert(t.name).second) return Error(err::kParseModel, "tensor name \"{}\" is used twice", t.name);
+    if (t.placement == Placement::kModelInput) ++num_inputs;
+    if (t.placement == Placement::kModelOutput) ++num_outputs;
+  }
+  if (num_inputs == 0) return Error(err::kModelMissingAttr, "the model has no input");
+  if (num_outputs == 0) return Error(err::kModelMissingAttr, "the model has no output");
+  {
+    std::vector<std::int32_t> seen_in(num_inputs, -1), seen_out(num_outputs, -1);
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+      const Tensor& t = tensors[i];
+      if (!t.is_io()) continue;
+      const bool in = t.placement == Placement::kModelInput;
+      auto& seen = in ? seen_in : seen_out;
+      if (static_cast<std::size_t>(t.io_index) >= seen.size()) {
+        return Error(err::kParseModel, "model {} \"{}\": io_index {} is not below the number of {}s ({})",
+                     in ? "input" : "output", t.name, t.io_index, in ? "input" : "output", seen.size());
+      }
+      auto& slot = seen[static_cast<std::size_t>(t.io_index)];
+      if (slot >= 0) {
+        return Error(err::kParseModel, "model {}s \"{}\" and \"{}\" share io_index {}", in ? "input" : "output",
+                     tensors[static_cast<std::size_t>(slot)].name, t.name, t.io_index);
+      }
+      slot = static_cast<std::int32_t>(i);
+    }
+  }
+
+  // Layers: names, ops, attributes, and dataflow in execution order.
+  if (layers.empty()) return Error(err::kModelMissingAttr, "the model has no layer");
+  constexpr std::int32_t kNever = -1;
+  std::vector<std::int32_t> produced_by(tensors.size(), kNever);
+  std::vector<std::int32_t> last_use(tensors.size(), kNever);
+  std::unordered_set<std::string> layer_names;
+  layer_names.reserve(layers.size());
+  const auto n_tensors = static_cast<std::int64_t>(tensors.size());
+  for (std::size_t li = 0; li < layers.size(); ++li) {
+    const Layer& l = layers[li];
+    const auto lidx = static_cast<std::int32_t>(li);
+    if (l.name.empty()) return Error(err::kModelMissingAttr, "layer {} has no name", li);
+    if (l.name.size() > kMaxLayerNameLen || !is_clean_name(l.name)) {
+      return Error(err::kParseModel, "layer {} name is longer than {} bytes or not clean UTF-8", li, kMaxLayerNameLen);
+    }
+    if (!layer_names.insert(l.name).second) return Error(err::kParseModel, "layer name \"{}\" is used twice", l.name);
+    if (l.op.empty()) return Error(err::kModelMissingAttr, "layer \"{}\" has no op type", l.name);
+    if (l.op.size() > kMaxOpNameLen || !is_printable_ascii(l.op)) {
+      return Error(err::kParseModel, "layer \"{}\": op type is longer than {} bytes or not printable ASCII", l.name,
+                   kMaxOpNameLen);
+    }
+    if (!is_valid(l.target)) {
+      return Error(err::kParseModel, "layer \"{}\" ({}): target {} is not valid", l.name, l.op,
+                   static_cast<std::int32_t>(l.target));
+    }
+    SVP_RETURN_IF_ERROR(check_attrs(l));
+    for (std::size_t k = 0; k < l.inputs.size(); ++k) {
+      const std::int32_t ti = l.inputs[k];
+      if (ti == -1) continue;
+      if (ti < -1 || ti >= n_tensors) {
+        return Error(err::kParseModel, "layer \"{}\" ({}): input {} refers to tensor {} of {}", l.name, l.op, k, ti,
+                     tensors.size());
+      }
+      const Tensor& t = tensors[static_cast<std::size_t>(ti)];
+      const bool available = t.placement == Placement::kModelInput || t.placement == Placement::kWeights ||
+                             produced_by[static_cast<std::size_t>(ti)] != kNever;
+      if (!available) {
+        return Error(err::kParseModel, "layer \"{}\" ({}) reads tensor \"{}\" before any layer produces it", l.name,
+                     l.op, t.name);
+      }
+      last_use[static_cast<std::size_t>(ti)] = lidx;
+    }
+    if (l.outputs.empty()) return Error(err::kParseModel, "layer \"{}\" ({}) has no output", l.name, l.op);
+    for (std::size_t k = 0; k < l.outputs.size(); ++k) {
+      const std::int32_t ti = l.outputs[k];
+      if (ti < 0 || ti >= n_tensors) {
+        return Error(err::kParseModel, "layer \"{}\" ({}): output {} refers to tensor {} of {}", l.name, l.op, k, ti,
+                     tensors.size());
+      }
+      const Tensor& t = tensors[static_cast<std::size_t>(ti)];
+      if (t.placement != Placement::kWorkBuf && t.placement != Placement::kModelOutput) {
+        return Error(err::kParseModel, "layer \"{}\" ({}) writes tensor \"{}\", which is a model {}", l.name, l.op,
+                     t.name, t.placement == Placement::kModelInput ? "input" : "constant");
+      }
+      auto& producer = produced_by[static_cast<std::size_t>(ti)];
+      if (producer != kNever) {
+        return Error(err::kParseModel, "tensor \"{}\" is produced twice (layers \"{}\" and \"{}\")", t.name,
+                     layers[static_cast<std::size_t>(producer)].name, l.name);
+      }
+      producer = lidx;
+      last_use[static_cast<std::size_t>(ti)] = std::max(last_use[static_cast<std::size_t>(ti)], lidx);
+    }
+  }
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if ((t.placement == Placement::kWorkBuf || t.placement == Placement::kModelOutput) && produced_by[i] == kNever) {
+      return Error(err::kParseModel, "{} \"{}\" is not produced by any layer",
+                   t.placement == Placement::kWorkBuf ? "intermediate tensor" : "model output", t.name);
+    }
+  }
+
+  // Segments partition the layers in order, one target per segment.
+  if (segments.empty()) return Error(err::kParseModel, "the model has layers but no segment");
+  std::int32_t next = 0;
+  for (std::size_t si = 0; si < segments.size(); ++si) {
+    const Segment& s = segments[si];
+    if (s.begin != next || s.end <= s.begin || static_cast<std::size_t>(s.end) > layers.size()) {
+      return Error(err::kParseModel,
+                   "segment {} [{}, {}) does not continue the partition of the {} layers (expected to begin at {})",
+                   si, s.begin, s.end, layers.size(), next);
+    }
+    const Target target = layers[static_cast<std::size_t>(s.begin)].target;
+    for (std::int32_t li = s.begin; li < s.end; ++li) {
+      const Layer& l = layers[static_cast<std::size_t>(li)];
+      if (l.target != target) {
+        return Error(err::kParseModel, "segment {} mixes {} layer \"{}\" with {} layer \"{}\"", si,
+                     target_name(target), layers[static_cast<std::size_t>(s.begin)].name, target_name(l.target),
+                     l.name);
+      }
+    }
+    next = s.end;
+  }
+  if (static_cast<std::size_t>(next) != layers.size()) {
+    return Error(err::kParseModel, "segments cover layers [0, {}) of {}", next, layers.size());
+  }
+
+  // Intermediates alive at the same time must not share work_buf bytes.
+  struct Live {
+    std::int32_t def, last;
+    std::uint64_t begin, end;
+    std::size_t tensor;
+  };
+  std::vector<Live> live;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (t.placement != Placement::kWorkBuf) continue;
+    live.push_back({produced_by[i], last_use[i], t.offset, t.offset + t.size, i});
+  }
+  std::sort(live.begin(), live.end(), [](const Live& a, const Live& b) { return a.def < b.def; });
+  std::vector<const Live*> active;
+  for (const Live& cur : live) {
+    active.erase(std::remove_if(active.begin(), active.end(), [&](const Live* a) { return a->last < cur.def; }),
+                 active.end());
+    for (const Live* a : active) {
+      if (a->begin < cur.end && cur.begin < a->end) {
+        return Error(err::kParseModel,
+                     "intermediate tensors \"{}\" and \"{}\" are alive at the same time but overlap in the work_buf",
+                     tensors[a->tensor].name, tensors[cur.tensor].name);
+      }
+    }
+    active.push_back(&cur);
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------------------
+bool operator==(const Tensor& a, const Tensor& b) {
+  return a.name == b.name && a.dtype == b.dtype && a.dims == b.dims && a.layout == b.layout &&
+         a.quant.scale == b.quant.scale && a.quant.zero_point == b.quant.zero_point && a.quant.axis == b.quant.axis &&
+         a.placement == b.placement && a.offset == b.offset && a.size == b.size && a.io_index == b.io_index &&
+         a.inout_reuse == b.inout_reuse && a.aipp == b.aipp;
+}
+bool operator==(const Layer& a, const Layer& b) {
+  return a.name == b.name && a.op == b.op && a.attrs.all() == b.attrs.all() && a.inputs == b.inputs &&
+         a.outputs == b.outputs && a.target == b.target;
+}
+bool operator==(const Segment& a, const Segment& b) { return a.begin == b.begin && a.end == b.end; }
+bool operator==(const ModelFlags& a, const ModelFlags& b) {
+  return a.preemptible == b.preemptible && a.aicpu_busy_wait == b.aicpu_busy_wait && a.buffer_reuse == b.buffer_reuse &&
+         a.internal_stride == b.internal_stride && a.dynamic_batch == b.dynamic_batch && a.dynamic_hw == b.dynamic_hw &&
+         a.task_buf_size == b.task_buf_size && a.work_buf_size == b.work_buf_size;
+}
+bool operator==(const CompilerInfo& a, const CompilerInfo& b) {
+  return a.producer_version == b.producer_version && a.command_line == b.command_line;
+}
+bool operator==(const Program& a, const Program& b) {
+  return a.name == b.name && a.tensors == b.tensors && a.layers == b.layers && a.segments == b.segments &&
+         a.flags == b.flags && a.compiler == b.compiler;
+}
+
+}  // namespace svp::model

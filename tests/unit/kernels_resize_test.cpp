@@ -1,0 +1,196 @@
+// Resize reference kernel: nearest (every nearest_mode) and linear (bilinear) under each
+// supported coordinate_transformation_mode, scales or sizes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/invoke.h"
+#include "kernels/kernels.h"
+#include "model/tensor.h"
+
+namespace svp::kernels {
+namespace {
+
+using model::DType;
+using I = std::vector<std::int64_t>;
+using F = std::vector<float>;
+
+struct Out {
+  Status status;
+  I dims;
+  F values;
+};
+
+Attrs modes(const std::string& mode, const std::string& ctm, const std::string& nearest = "round_prefer_floor") {
+  return {{"mode", mode}, {"coordinate_transformation_mode", ctm}, {"nearest_mode", nearest}};
+}
+
+Out resize_scales(const Attrs& a, const OwnedTensor& x, const F& scales) {
+  auto s = OwnedTensor::f32({static_cast<std::int64_t>(scales.size())}, scales);
+  auto r = run_reference_owned("Resize", a, {x.view(), TensorView{}, s.view()});
+  if (!r.ok()) return {r.status(), {}, {}};
+  return {Status::Ok(), r.value()[0].view().dims, r.value()[0].values<float>()};
+}
+
+Out resize_sizes(const Attrs& a, const OwnedTensor& x, const I& sizes) {
+  auto s = OwnedTensor::i64({static_cast<std::int64_t>(sizes.size())}, sizes);
+  auto r = run_reference_owned("Resize", a, {x.view(), TensorView{}, TensorView{}, s.view()});
+  if (!r.ok()) return {r.status(), {}, {}};
+  return {Status::Ok(), r.value()[0].view().dims, r.value()[0].values<float>()};
+}
+
+TEST(KernelsResize, NearestUpsampleRepeatsPixels) {
+  // scale 2: asymmetric o/2 = 0, 0.5, 1, 1.5 → floor 0 0 1 1; half_pixel (o+0.5)/2-0.5 =
+  // -0.25 0.25 0.75 1.25 → round 0 0 1 1. Both give 2x2 blocks.
+  auto x = OwnedTensor::f32({1, 1, 2, 2}, {1, 2, 3, 4});
+  const F want{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4};
+  Out o = resize_scales(modes("nearest", "asymmetric", "floor"), x, {1, 1, 2, 2});
+  ASSERT_TRUE(o.status.ok()) << o.status.message();
+  EXPECT_EQ(o.dims, (I{1, 1, 4, 4}));
+  EXPECT_EQ(o.values, want);
+  EXPECT_EQ(resize_scales({}, x, {1, 1, 2, 2}).values, want);  // defaults: nearest, half_pixel, round_prefer_floor
+}
+
+TEST(KernelsResize, NearestModesResolveTiesDifferently) {
+  // asymmetric, in 2 → out 4: x_orig = 0, 0.5, 1, 1.5.
+  auto x = OwnedTensor::f32({2}, {10, 20});
+  EXPECT_EQ(resize_sizes(modes("nearest", "asymmetric", "round_prefer_floor"), x, {4}).values, (F{10, 10, 20, 20}));
+  EXPECT_EQ(resize_sizes(modes("nearest", "asymmetric", "round_prefer_ceil"), x, {4}).values, (F{10, 20, 20, 20}));
+  EXPECT_EQ(resize_sizes(modes("nearest", "asymmetric", "floor"), x, {4}).values, (F{10, 10, 20, 20}));
+  EXPECT_EQ(resize_sizes(modes("nearest", "asymmetric", "ceil"), x, {4}).values, (F{10, 20, 20, 20}));
+}
+
+TEST(KernelsResize, NearestDownsampleHalfPixel) {
+  // in 8 → out 4, half_pixel: (o + 0.5) * 2 - 0.5 = 0.5, 2.5, 4.5, 6.5.
+  auto x = OwnedTensor::f32({8}, {0, 1, 2, 3, 4, 5, 6, 7});
+  EXPECT_EQ(resize_scales(modes("nearest", "half_pixel"), x, {0.5f}).values, (F{0, 2, 4, 6}));
+  EXPECT_EQ(resize_scales(modes("nearest", "half_pixel", "round_prefer_ceil"), x, {0.5f}).values, (F{1, 3, 5, 7}));
+  // align_corners: o * 7 / 3 = 0, 2.33, 4.67, 7 → round 0 2 5 7.
+  EXPECT_EQ(resize_sizes(modes("nearest", "align_corners"), x, {4}).values, (F{0, 2, 5, 7}));
+}
+
+TEST(KernelsResize, NearestCoordinatesAreComputedInFloat) {
+  // in 6 → out 2, asymmetric, floor: scale = 2/6 = 0.33333334f and 1 / 0.33333334f rounds
+  // to exactly 3.0f in float (2.9999999 in double), so output 1 reads x[3].
+  auto x = OwnedTensor::f32({6}, {0, 1, 2, 3, 4, 5});
+  EXPECT_EQ(resize_sizes(modes("nearest", "asymmetric", "floor"), x, {2}).values, (F{0, 3}));
+}
+
+TEST(KernelsResize, LinearOneDimensionalEachCoordinateMode) {
+  auto x = OwnedTensor::f32({2}, {0, 10});
+  // half_pixel, scale 2: -0.25 (clamped 0), 0.25, 0.75, 1.25 (clamped 1) → 0 2.5 7.5 10
+  EXPECT_EQ(resize_scales(modes("linear", "half_pixel"), x, {2}).values, (F{0, 2.5f, 7.5f, 10}));
+  // pytorch_half_pixel is the same when the output has more than one element
+  EXPECT_EQ(resize_scales(modes("linear", "pytorch_half_pixel"), x, {2}).values, (F{0, 2.5f, 7.5f, 10}));
+  // asymmetric: 0, 0.5, 1, 1.5 (clamped 1) → 0 5 10 10
+  EXPECT_EQ(resize_scales(modes("linear", "asymmetric"), x, {2}).values, (F{0, 5, 10, 10}));
+  // align_corners, 5 outputs: o * 1 / 4 → 0 2.5 5 7.5 10
+  EXPECT_EQ(resize_sizes(modes("linear", "align_corners"), x, {5}).values, (F{0, 2.5f, 5, 7.5f, 10}));
+}
+
+TEST(KernelsResize, PytorchHalfPixelSingleOutputReadsTheFirstElement) {
+  // in 4 → out 1: pytorch_half_pixel maps to 0 → x[0]; half_pixel maps to
+  // (0 + 0.5) / 0.25 - 0.5 = 1.5 → halfway between 10 and 20.
+  auto x = OwnedTensor::f32({4}, {0, 10, 20, 30});
+  EXPECT_EQ(resize_sizes(modes("linear", "pytorch_half_pixel"), x, {1}).values, (F{0}));
+  EXPECT_EQ(resize_sizes(modes("linear", "half_pixel"), x, {1}).values, (F{15}));
+}
+
+// Bilinear in double straight from the definition, for comparison.
+F naive_bilinear(const F& x, int planes, int ih, int iw, int oh, int ow, const std::string& ctm) {
+  auto coord = [&](int o, int in, int out) {
+    double v;
+    if (ctm == "align_corners") {
+      v = out == 1 ? 0.0 : o * double(in - 1) / double(out - 1);
+    } else {  // half_pixel with scale out/in
+      v = (o + 0.5) * in / out - 0.5;
+    }
+    return std::min(std::max(v, 0.0), double(in - 1));
+  };
+  F y;
+  for (int p = 0; p < planes; ++p) {
+    for (int i = 0; i < oh; ++i) {
+      const double fy = coord(i, ih, oh);
+      const int y0 = static_cast<int>(std::floor(fy)), y1 = std::min(y0 + 1, ih - 1);
+      for (int j = 0; j < ow; ++j) {
+        const double fx = coord(j, iw, ow);
+        const int x0 = static_cast<int>(std::floor(fx)), x1 = std::min(x0 + 1, iw - 1);
+        auto at = [&](int r, int c) { return double(x[static_cast<std::size_t>((p * ih + r) * iw + c)]); };
+        const double top = at(y0, x0) * (1 - (fx - x0)) + at(y0, x1) * (fx - x0);
+        const double bot = at(y1, x0) * (1 - (fx - x0)) + at(y1, x1) * (fx - x0);
+        y.push_back(static_cast<float>(top * (1 - (fy - y0)) + bot * (fy - y0)));
+      }
+    }
+  }
+  return y;
+}
+
+TEST(KernelsResize, BilinearTwoDimensionalMatchesDefinition) {
+  F xv;
+  for (int i = 0; i < 2 * 3 * 4; ++i) xv.push_back(static_cast<float>((i * 37) % 19) - 9.0f);
+  auto x = OwnedTensor::f32({1, 2, 3, 4}, xv);
+  for (const std::string ctm : {"half_pixel", "align_corners"}) {
+    Out o = resize_sizes(modes("linear", ctm), x, {1, 2, 5, 7});
+    ASSERT_TRUE(o.status.ok()) << o.status.message();
+    EXPECT_EQ(o.dims, (I{1, 2, 5, 7}));
+    const F want = naive_bilinear(xv, 2, 3, 4, 5, 7, ctm);
+    ASSERT_EQ(o.values.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(o.values[i], want[i], 1e-5) << ctm << " at " << i;
+  }
+}
+
+TEST(KernelsResize, NearestWorksOnAnyDimAndAxesAttributeSelectsDims) {
+  // Scale 2 on the channel dim of (1, 2, 2) duplicates channels.
+  auto x = OwnedTensor::f32({1, 2, 2}, {1, 2, 3, 4});
+  Out o = resize_scales(modes("nearest", "asymmetric", "floor"), x, {1, 2, 1});
+  EXPECT_EQ(o.dims, (I{1, 4, 2}));
+  EXPECT_EQ(o.values, (F{1, 2, 1, 2, 3, 4, 3, 4}));
+  // Opset 18 axes: scales only for axes 1 and 2.
+  Attrs a = modes("nearest", "asymmetric", "floor");
+  a.set("axes", I{-2, -1});
+  o = resize_scales(a, x, {1, 2});
+  ASSERT_TRUE(o.status.ok()) << o.status.message();
+  EXPECT_EQ(o.dims, (I{1, 2, 4}));
+  EXPECT_EQ(o.values, (F{1, 1, 2, 2, 3, 3, 4, 4}));
+}
+
+TEST(KernelsResize, OutputSizeFromScalesIsFloored) {
+  // floor(5 * 1.5) = 7, floor(3 * 0.5) = 1
+  auto s = OwnedTensor::f32({2}, {1.5f, 0.5f});
+  auto r = infer_shapes("Resize", {}, {{5, 3}, {}, {2}}, {nullptr, nullptr, &s.view()});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)[0], (I{7, 1}));
+}
+
+TEST(KernelsResize, UnsupportedModesAndBadParametersAreRejected) {
+  auto x = OwnedTensor::f32({1, 1, 2, 2}, {1, 2, 3, 4});
+  auto code = [&](const Attrs& a, const F& scales) { return resize_scales(a, x, scales).status.code(); };
+  EXPECT_EQ(code(modes("cubic", "half_pixel"), {1, 1, 2, 2}), err::kInvalidParam);
+  EXPECT_EQ(code(modes("bicubic", "half_pixel"), {1, 1, 2, 2}), err::kParseModel);
+  EXPECT_EQ(code(modes("nearest", "tf_crop_and_resize"), {1, 1, 2, 2}), err::kInvalidParam);
+  EXPECT_EQ(code(modes("nearest", "corners"), {1, 1, 2, 2}), err::kParseModel);
+  EXPECT_EQ(code(modes("nearest", "half_pixel", "nearest"), {1, 1, 2, 2}), err::kParseModel);
+  EXPECT_EQ(code(modes("linear", "half_pixel"), {1, 2, 2, 2}), err::kInvalidParam);  // linear on the channel dim
+  EXPECT_EQ(code({}, {1, 2, 2}), err::kInvalidParam);                                // wrong count
+  EXPECT_EQ(code({}, {1, 1, 0, 2}), err::kInvalidParam);                             // zero scale
+  EXPECT_EQ(code({}, {1, 1, 0.1f, 2}), err::kInvalidParam);                          // output dim 0
+  EXPECT_EQ(code({{"antialias", std::int64_t{1}}}, {1, 1, 2, 2}), err::kInvalidParam);
+  EXPECT_EQ(code({{"keep_aspect_ratio_policy", std::string("not_larger")}}, {1, 1, 2, 2}), err::kInvalidParam);
+  // Both scales and sizes, or neither.
+  auto s = OwnedTensor::f32({4}, {1, 1, 2, 2});
+  auto z = OwnedTensor::i64({4}, {1, 1, 4, 4});
+  EXPECT_EQ(run_reference_owned("Resize", {}, {x.view(), TensorView{}, s.view(), z.view()}).status().code(),
+            err::kInvalidParam);
+  EXPECT_EQ(run_reference_owned("Resize", {}, {x.view()}).status().code(), err::kInvalidParam);
+  auto zs = OwnedTensor::i64({4}, {1, 1, 0, 4});
+  EXPECT_EQ(run_reference_owned("Resize", {}, {x.view(), TensorView{}, TensorView{}, zs.view()}).status().code(),
+            err::kInvalidParam);
+  // Scales must be known at build time.
+  EXPECT_EQ(infer_shapes("Resize", {}, {{1, 1, 2, 2}, {}, {4}}).status().code(), err::kInvalidParam);
+}
+
+}  // namespace
+}  // namespace svp::kernels
