@@ -39,6 +39,7 @@ Nanos Contender::wait_reset_at(Nanos now) const {
 void Arbiter::add(Contender* c, int level, Nanos now) {
   c->level = level;
   c->wait_start = now;
+  c->start_tick = now / config_.tick;
   waiting_.push_back(c);
 }
 
@@ -47,23 +48,23 @@ void Arbiter::remove(Contender* c) {
   if (it != waiting_.end()) waiting_.erase(it);
 }
 
-std::uint32_t Arbiter::wait_ticks(const Contender& c, Nanos now) const {
+std::uint32_t Arbiter::wait_ticks(const Contender& c, Nanos now, Nanos now_tick) const {
   // The counter advances on a global tick grid: a task counts the tick boundaries it
   // has seen since its wait (re)started. Two tasks issued less than a tick apart can
   // therefore report the same wait, as the guide warns.
-  const Nanos reset = c.wait_reset_at(now);
-  if (now <= reset) return 0;
-  const Nanos ticks = now / config_.tick - reset / config_.tick;
-  return static_cast<std::uint32_t>(std::min<Nanos>(ticks, config_.cap_ticks));
+  const Nanos reset_tick = c.promotes() ? c.wait_reset_at(now) / config_.tick : c.start_tick;
+  if (now_tick <= reset_tick) return 0;
+  return static_cast<std::uint32_t>(std::min<Nanos>(now_tick - reset_tick, config_.cap_ticks));
 }
 
 Contender* Arbiter::best(Nanos now) const {
   Contender* best = nullptr;
   int best_level = 0;
   std::uint32_t best_ticks = 0;
+  const Nanos now_tick = now / config_.tick;
   for (Contender* c : waiting_) {
-    const int level = c->level_at(now);
-    const std::uint32_t ticks = wait_ticks(*c, now);
+    const int level = c->promotes() ? c->level_at(now) : c->level;
+    const std::uint32_t ticks = wait_ticks(*c, now, now_tick);
     const bool better = best == nullptr || level < best_level ||
                         (level == best_level && (ticks > best_ticks ||
                                                  (ticks == best_ticks && c->sq < best->sq)));

@@ -31,6 +31,10 @@ struct Contender {
   TaskSettings settings;
   int level = 3;            // priority level the current wait started at
   Nanos wait_start = 0;     // when the current wait began
+  Nanos start_tick = 0;     // wait_start on the tick grid (cached by Arbiter::add)
+
+  // Whether STEP/TOP promotion can change this task's level or reset its wait.
+  bool promotes() const { return level != 0 && (settings.step_timeout_ms != 0 || settings.top_timeout_ms != 0); }
 
   // Effective priority at `now` after STEP/TOP promotion of the current wait.
   int level_at(Nanos now) const;
@@ -54,11 +58,14 @@ class Arbiter {
   Contender* preemptor(const Contender& running, int running_level, Nanos now) const;
 
   // Wait counter of `c` in ticks at `now`, as the hardware would report it.
-  std::uint32_t wait_ticks(const Contender& c, Nanos now) const;
+  std::uint32_t wait_ticks(const Contender& c, Nanos now) const { return wait_ticks(c, now, now / config_.tick); }
 
   const ArbiterConfig& config() const { return config_; }
 
  private:
+  // The same with `now / tick` precomputed: one division per decision, not per task.
+  std::uint32_t wait_ticks(const Contender& c, Nanos now, Nanos now_tick) const;
+
   ArbiterConfig config_;
   std::vector<Contender*> waiting_;
 };
