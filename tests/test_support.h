@@ -180,6 +180,33 @@ class TaskOwner {
   std::deque<std::unique_ptr<Fn>> fns_;
 };
 
+// Synthetic tasks and gates for runtime tests. Gates are opened on teardown so no task is
+// left blocked into svp_acl_finalize.
+class TaskHelpers {
+ protected:
+  Gate& new_gate() { return gates_.emplace_back(); }
+  void open_gates() {
+    for (auto& g : gates_) g.open();
+  }
+  // A task that blocks in its first segment until `g` opens.
+  svp_acl_error launch_gated(svp_acl_rt_stream s, Gate& g) {
+    return tasks_.launch(s, [&g](uint32_t) {
+      g.mark_entered();
+      g.wait();
+      return SVP_ACL_SUCCESS;
+    });
+  }
+  svp_acl_error launch_counter(svp_acl_rt_stream s, std::atomic<int>& counter) {
+    return tasks_.launch(s, [&counter](uint32_t) {
+      counter.fetch_add(1);
+      return SVP_ACL_SUCCESS;
+    });
+  }
+
+  TaskOwner tasks_;
+  std::deque<Gate> gates_;
+};
+
 }  // namespace svp::test
 
 // Assertions on C API calls that also check the recent-error message names the call and

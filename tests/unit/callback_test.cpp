@@ -80,7 +80,7 @@ class ServeThread {
   pthread_t native_{};
 };
 
-class CallbackTest : public svp::test::RuntimeTest {
+class CallbackTest : public svp::test::RuntimeTest, protected svp::test::TaskHelpers {
  protected:
   void SetUp() override {
     RuntimeTest::SetUp();
@@ -89,10 +89,9 @@ class CallbackTest : public svp::test::RuntimeTest {
     ASSERT_ACL_OK(svp_acl_rt_set_device(0));
   }
   void TearDown() override {
-    for (auto& g : gates_) g.open();
+    open_gates();
     RuntimeTest::TearDown();
   }
-  Gate& new_gate() { return gates_.emplace_back(); }
   svp_acl_rt_stream new_stream() {
     svp_acl_rt_stream s = nullptr;
     EXPECT_ACL_OK(svp_acl_rt_create_stream(&s));
@@ -100,9 +99,7 @@ class CallbackTest : public svp::test::RuntimeTest {
   }
   static uint64_t self() { return static_cast<uint64_t>(pthread_self()); }
 
-  TaskOwner tasks_;
   CallbackOwner callbacks_;
-  std::deque<Gate> gates_;
 };
 
 class TwoDeviceCallbackTest : public CallbackTest {

@@ -22,7 +22,7 @@ using svp::test::Gate;
 using svp::test::TaskOwner;
 using svp::test::eventually;
 
-class DeviceContextTest : public svp::test::RuntimeTest {
+class DeviceContextTest : public svp::test::RuntimeTest, protected svp::test::TaskHelpers {
  protected:
   void SetUp() override {
     RuntimeTest::SetUp();
@@ -31,23 +31,8 @@ class DeviceContextTest : public svp::test::RuntimeTest {
     ASSERT_ACL_OK(svp_acl_rt_set_op_wait_timeout(30));
   }
   void TearDown() override {
-    for (auto& g : gates_) g.open();  // never leave a task blocked into finalize
+    open_gates();
     RuntimeTest::TearDown();
-  }
-  Gate& new_gate() { return gates_.emplace_back(); }
-  // A task that blocks in its first segment until `g` opens.
-  svp_acl_error launch_gated(svp_acl_rt_stream s, Gate& g) {
-    return tasks_.launch(s, [&g](uint32_t) {
-      g.mark_entered();
-      g.wait();
-      return SVP_ACL_SUCCESS;
-    });
-  }
-  svp_acl_error launch_counter(svp_acl_rt_stream s, std::atomic<int>& counter) {
-    return tasks_.launch(s, [&counter](uint32_t) {
-      counter.fetch_add(1);
-      return SVP_ACL_SUCCESS;
-    });
   }
   svp_acl_rt_context current() {
     svp_acl_rt_context c = nullptr;
@@ -55,8 +40,6 @@ class DeviceContextTest : public svp::test::RuntimeTest {
     return c;
   }
 
-  TaskOwner tasks_;
-  std::deque<Gate> gates_;
 };
 
 class TwoCoreDeviceContextTest : public DeviceContextTest {

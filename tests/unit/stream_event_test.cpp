@@ -25,7 +25,7 @@ using namespace std::chrono_literals;
 
 // Two emulated cores, so that a stream held back by a wait (rather than by a busy core)
 // is really what a test observes.
-class StreamEventTest : public svp::test::RuntimeTest {
+class StreamEventTest : public svp::test::RuntimeTest, protected svp::test::TaskHelpers {
  protected:
   std::string config_json() const override { return R"({"softnpu": {"cores": 2}})"; }
   void SetUp() override {
@@ -36,22 +36,8 @@ class StreamEventTest : public svp::test::RuntimeTest {
     ASSERT_ACL_OK(svp_acl_rt_get_current_context(&ctx_));
   }
   void TearDown() override {
-    for (auto& g : gates_) g.open();
+    open_gates();
     RuntimeTest::TearDown();
-  }
-  Gate& new_gate() { return gates_.emplace_back(); }
-  svp_acl_error launch_gated(svp_acl_rt_stream s, Gate& g) {
-    return tasks_.launch(s, [&g](uint32_t) {
-      g.mark_entered();
-      g.wait();
-      return SVP_ACL_SUCCESS;
-    });
-  }
-  svp_acl_error launch_counter(svp_acl_rt_stream s, std::atomic<int>& counter) {
-    return tasks_.launch(s, [&counter](uint32_t) {
-      counter.fetch_add(1);
-      return SVP_ACL_SUCCESS;
-    });
   }
   svp_acl_rt_stream new_stream() {
     svp_acl_rt_stream s = nullptr;
@@ -75,8 +61,6 @@ class StreamEventTest : public svp::test::RuntimeTest {
   }
 
   svp_acl_rt_context ctx_ = nullptr;
-  TaskOwner tasks_;
-  std::deque<Gate> gates_;
 };
 
 class TwoDeviceStreamEventTest : public StreamEventTest {
