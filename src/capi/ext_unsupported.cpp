@@ -7,14 +7,6 @@
 
 using namespace svp::capi;  // NOLINT(google-build-using-namespace)
 
-svp_acl_error svp_acl_ext_get_mdl_aicpu_task_num(uint32_t, uint32_t *) {
-  return not_built(__func__, kAicpu);
-}
-
-svp_acl_error svp_acl_ext_get_mdl_net_type(uint32_t, uint32_t *) {
-  return not_built(__func__, kAicpu);
-}
-
 svp_acl_error svp_acl_query_status(svp_acl_status *) {
   return not_built(__func__, kStatus);
 }

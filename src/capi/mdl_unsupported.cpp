@@ -7,59 +7,11 @@
 
 using namespace svp::capi;  // NOLINT(google-build-using-namespace)
 
-svp_acl_mdl_desc * svp_acl_mdl_create_desc(void) {
-  return not_built_value<svp_acl_mdl_desc *>(__func__, kModels, nullptr);
-}
-
-svp_acl_error svp_acl_mdl_destroy_desc(svp_acl_mdl_desc *) {
-  return not_built(__func__, kModels);
-}
-
-svp_acl_error svp_acl_mdl_get_desc(svp_acl_mdl_desc *, uint32_t) {
-  return not_built(__func__, kModels);
-}
-
-size_t svp_acl_mdl_get_num_inputs(const svp_acl_mdl_desc *) {
-  return not_built_value<size_t>(__func__, kModels, 0);
-}
-
-size_t svp_acl_mdl_get_num_outputs(const svp_acl_mdl_desc *) {
-  return not_built_value<size_t>(__func__, kModels, 0);
-}
-
-size_t svp_acl_mdl_get_input_size_by_index(const svp_acl_mdl_desc *, size_t) {
-  return not_built_value<size_t>(__func__, kModels, 0);
-}
-
-size_t svp_acl_mdl_get_output_size_by_index(const svp_acl_mdl_desc *, size_t) {
-  return not_built_value<size_t>(__func__, kModels, 0);
-}
-
-svp_acl_buffer_reuse_type svp_acl_mdl_get_reuse_buffer_type(const svp_acl_mdl_desc *) {
-  return not_built_value<svp_acl_buffer_reuse_type>(__func__, kModels, SVP_ACL_BUFFER_REUSE_UNDEFINED);
-}
-
-svp_acl_inout_reuse_type svp_acl_mdl_get_input_reuse_type(const svp_acl_mdl_desc *, size_t) {
-  return not_built_value<svp_acl_inout_reuse_type>(__func__, kModels, SVP_ACL_INOUT_REUSE_UNDEFINED);
-}
-
-svp_acl_inout_reuse_type svp_acl_mdl_get_output_reuse_type(const svp_acl_mdl_desc *, size_t) {
-  return not_built_value<svp_acl_inout_reuse_type>(__func__, kModels, SVP_ACL_INOUT_REUSE_UNDEFINED);
-}
-
-svp_acl_error svp_acl_mdl_load_from_mem(const void *, size_t, uint32_t *) {
-  return not_built(__func__, kModels);
-}
-
 svp_acl_error svp_acl_mdl_execute(uint32_t, const svp_acl_mdl_dataset *, const svp_acl_mdl_dataset *) {
   return not_built(__func__, kModels);
 }
 
 svp_acl_error svp_acl_mdl_execute_async(uint32_t, const svp_acl_mdl_dataset *, const svp_acl_mdl_dataset *, svp_acl_rt_stream) {
-  return not_built(__func__, kModels);
-}
-
-svp_acl_error svp_acl_mdl_unload(uint32_t) {
   return not_built(__func__, kModels);
 }
 
@@ -75,66 +27,6 @@ svp_acl_error svp_acl_mdl_set_dynamic_hw_size(uint32_t, svp_acl_mdl_dataset *, s
   return not_built(__func__, kModels);
 }
 
-svp_acl_error svp_acl_mdl_get_dynamic_hw(const svp_acl_mdl_desc *, size_t, svp_acl_mdl_hw *) {
-  return not_built(__func__, kModels);
-}
-
-svp_acl_error svp_acl_mdl_get_input_class_id_by_index(const svp_acl_mdl_desc *, size_t, size_t *) {
-  return not_built(__func__, kModels);
-}
-
-svp_acl_error svp_acl_mdl_get_output_class_id_by_index(const svp_acl_mdl_desc *, size_t, size_t *) {
-  return not_built(__func__, kModels);
-}
-
-svp_acl_error svp_acl_mdl_get_input_dims(const svp_acl_mdl_desc *, size_t, svp_acl_mdl_io_dims *) {
-  return not_built(__func__, kModels);
-}
-
-svp_acl_error svp_acl_mdl_get_output_dims(const svp_acl_mdl_desc *, size_t, svp_acl_mdl_io_dims *) {
-  return not_built(__func__, kModels);
-}
-
-const char * svp_acl_mdl_get_input_name_by_index(const svp_acl_mdl_desc *, size_t) {
-  return not_built_value<const char *>(__func__, kModels, nullptr);
-}
-
-const char * svp_acl_mdl_get_output_name_by_index(const svp_acl_mdl_desc *, size_t) {
-  return not_built_value<const char *>(__func__, kModels, nullptr);
-}
-
-svp_acl_format svp_acl_mdl_get_input_format(const svp_acl_mdl_desc *, size_t) {
-  return not_built_value<svp_acl_format>(__func__, kModels, SVP_ACL_FORMAT_UNDEFINED);
-}
-
-svp_acl_format svp_acl_mdl_get_output_format(const svp_acl_mdl_desc *, size_t) {
-  return not_built_value<svp_acl_format>(__func__, kModels, SVP_ACL_FORMAT_UNDEFINED);
-}
-
-svp_acl_data_type svp_acl_mdl_get_input_data_type(const svp_acl_mdl_desc *, size_t) {
-  return not_built_value<svp_acl_data_type>(__func__, kModels, SVP_ACL_DT_UNDEFINED);
-}
-
-svp_acl_data_type svp_acl_mdl_get_output_data_type(const svp_acl_mdl_desc *, size_t) {
-  return not_built_value<svp_acl_data_type>(__func__, kModels, SVP_ACL_DT_UNDEFINED);
-}
-
-svp_acl_error svp_acl_mdl_get_input_index_by_name(const svp_acl_mdl_desc *, const char *, size_t *) {
-  return not_built(__func__, kModels);
-}
-
-svp_acl_error svp_acl_mdl_get_output_index_by_name(const svp_acl_mdl_desc *, const char *, size_t *) {
-  return not_built(__func__, kModels);
-}
-
-size_t svp_acl_mdl_get_input_default_stride(const svp_acl_mdl_desc *, size_t) {
-  return not_built_value<size_t>(__func__, kModels, 0);
-}
-
-size_t svp_acl_mdl_get_output_default_stride(const svp_acl_mdl_desc *, size_t) {
-  return not_built_value<size_t>(__func__, kModels, 0);
-}
-
 svp_acl_error svp_acl_mdl_init_dump(void) {
   return not_built(__func__, kDump);
 }
@@ -145,18 +37,6 @@ svp_acl_error svp_acl_mdl_set_dump(const char *) {
 
 svp_acl_error svp_acl_mdl_finalize_dump(void) {
   return not_built(__func__, kDump);
-}
-
-svp_acl_error svp_acl_mdl_load_with_config(const svp_acl_mdl_config_handle *, uint32_t *) {
-  return not_built(__func__, kModels);
-}
-
-svp_acl_error svp_acl_mdl_set_model_config(uint32_t, const svp_acl_mdl_config_handle *) {
-  return not_built(__func__, kModels);
-}
-
-svp_acl_error svp_acl_mdl_get_dynamic_batch(const svp_acl_mdl_desc *, svp_acl_mdl_batch *) {
-  return not_built(__func__, kModels);
 }
 
 svp_acl_mdl_aipp * svp_acl_mdl_create_aipp(uint64_t) {

@@ -2,6 +2,7 @@
 #include "acl/svp_acl_mdl.h"
 #include "capi/guard.h"
 #include "capi/live_set.h"
+#include "capi/model_config.h"
 #include "model/load_config.h"
 
 using svp::Result;
@@ -9,10 +10,6 @@ using svp::Status;
 using svp::capi::enum_bits;
 using svp::capi::guard;
 using svp::capi::guard_value;
-
-struct svp_acl_mdl_config_handle {
-  svp::model::LoadConfig config;
-};
 
 namespace svp::capi {
 LiveSet<svp_acl_mdl_config_handle>& config_handles() {

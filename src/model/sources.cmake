@@ -5,4 +5,5 @@ set(SVP_ACL_MODEL_SOURCES
   src/model/program.cpp
   src/model/format.cpp
   src/model/builder.cpp
+  src/model/model_registry.cpp
 )

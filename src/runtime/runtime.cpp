@@ -57,6 +57,7 @@ Status Runtime::finalize() {
     if (rt->events_.take(ev->handle).ok()) (void)rt->backend_->device(ev->device).destroy_event(ev->id);
   }
   rt->aicpu_.shutdown();
+  rt->models_.clear();
   t_current_context = nullptr;
   return Status::Ok();
 }

@@ -10,6 +10,8 @@
 //                  Each thread has one current context (thread-local, last set wins).
 //   Stream         a HAL submission queue of its context's device.
 //   Event          a HAL event of one device.
+//   Model          a loaded offline model (model::ModelRegistry, ids from 0); bound to no
+//                  device, context or stream; all unloaded by finalize.
 // Contexts, streams and events are reached only through validated handles
 // (handle_table.h). The runtime never executes work or decides scheduling order: it
 // submits entries to the HAL and waits on it.
@@ -24,6 +26,7 @@
 
 #include "common/status.h"
 #include "hal/hal.h"
+#include "model/model_registry.h"
 #include "runtime/aicpu_queue.h"
 #include "runtime/config.h"
 #include "runtime/handle_table.h"
@@ -121,6 +124,9 @@ class Runtime {
   Status mem_flush(const void* ptr, std::size_t size);
   Status mem_invalidate(const void* ptr, std::size_t size);
 
+  // Loaded models (svp_acl_mdl_load_*); emptied by finalize.
+  model::ModelRegistry& models() { return models_; }
+
   hal::Backend& backend() { return *backend_; }
   const RuntimeConfig& config() const { return config_; }
   // Live object counts (leak tests).
@@ -152,6 +158,7 @@ class Runtime {
   HandleTable<Context> contexts_;
   HandleTable<Stream> streams_;
   HandleTable<Event> events_;
+  model::ModelRegistry models_;
   std::atomic<std::uint64_t> next_serial_{1};
   std::atomic<std::uint32_t> op_wait_timeout_s_{120};
 

@@ -1,0 +1,82 @@
+// Loaded offline models: what svp_acl_mdl_load_from_mem / load_with_config create and what
+// model ids name.
+//
+// A Model is immutable once loaded: the parsed Program, the weights (a pointer into the
+// caller's image, zero copy) and the precomputed description table that the
+// svp_acl_mdl_desc queries read. The image is NOT copied (vendor rule): it must stay valid
+// and unchanged until the model is unloaded. Descriptions keep a shared_ptr to the Model, so
+// a description stays readable after unload (its weights pointer must not be used then).
+//
+// Model ids: the smallest id not in use, starting at 0 (ids are reused after unload, as the
+// vendor does). At most kMaxModels models are loaded at once. Everything is thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "model/load_config.h"
+#include "model/program.h"
+
+namespace svp::model {
+
+inline constexpr std::size_t kMaxLoadedModels = 128;
+
+// One entry of a model's description: a data input/output, or task_buf / work_buf.
+struct IoDesc {
+  std::string name;
+  DType dtype = DType::kUint8;
+  Layout layout = Layout::kND;
+  std::vector<std::int64_t> dims;
+  std::uint64_t stride = 0;  // default row stride in bytes (spec §2.3)
+  std::uint64_t size = 0;    // one batch at the default stride (spec §2.4)
+  std::int32_t reuse = kInoutReuseNone;  // svp_acl_inout_reuse_type
+};
+
+struct Model {
+  Program program;
+  const std::uint8_t* image = nullptr;  // the caller's image (not copied)
+  std::size_t image_size = 0;
+  const std::uint8_t* weights = nullptr;  // inside the image; nullptr when no weights
+  std::size_t weights_size = 0;
+  // Data inputs in model order, then task_buf (size()-2) and work_buf (size()-1):
+  // task_buf/work_buf are 1-D uint8 [flag size], ND, stride = size = the flag size
+  // rounded up to the internal stride.
+  std::vector<IoDesc> inputs;
+  std::vector<IoDesc> outputs;
+  std::uint32_t aicpu_layers = 0;  // layers with Target::kAiCpu
+
+  // Parses `image` (read_model) and builds the description table.
+  static Result<std::shared_ptr<Model>> create(const void* image, std::size_t size);
+};
+
+class ModelRegistry {
+ public:
+  // Loads (parses) `image` and registers it with scheduling `s`. Errors: those of
+  // read_model, err::kStorageOverLimit when kMaxLoadedModels are loaded.
+  Result<std::uint32_t> load(const void* image, std::size_t size, const Scheduling& s);
+  // err::kInvalidModelId for an id not loaded.
+  Result<std::shared_ptr<const Model>> get(std::uint32_t id) const;
+  Status unload(std::uint32_t id);
+  // Applies the scheduling attributes set in `config` (LoadConfig::apply_scheduling).
+  Status set_scheduling(std::uint32_t id, const LoadConfig& config);
+  Result<Scheduling> scheduling(std::uint32_t id) const;
+  std::size_t size() const;
+  // Unloads everything (svp_acl_finalize).
+  void clear();
+
+ private:
+  struct Entry {
+    std::shared_ptr<const Model> model;
+    Scheduling scheduling;
+  };
+  mutable std::mutex mu_;
+  std::map<std::uint32_t, Entry> models_;
+};
+
+}  // namespace svp::model
