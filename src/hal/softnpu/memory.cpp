@@ -168,26 +168,30 @@ Result<std::uint8_t*> SoftMemory::device_access(const void* ptr, std::size_t siz
   Alloc& a = **found;
   const std::size_t offset = reinterpret_cast<std::uintptr_t>(ptr) - a.base();
   if (!a.emulated()) return a.cpu.get() + offset;
-  std::lock_guard<std::mutex> lock(a.mu);
-  const std::size_t first = offset / kLine * kLine;
-  const std::size_t last = std::min(a.size, (offset + size + kLine - 1) / kLine * kLine);
-  for (std::size_t o = first; o < last; o += kLine) {
-    const std::size_t n = std::min(kLine, last - o);
-    if (std::memcmp(a.cpu.get() + o, a.snapshot.get() + o, n) == 0) continue;
-    // The CPU wrote this line and never flushed it: a read sees stale DDR; a write will
-    // later be clobbered when the dirty line is written back.
-    const std::string msg = fmt::format(
-        "{} of cached allocation #{} (base {}, {} bytes) at offset {}: the CPU wrote this line without "
-        "svp_acl_rt_mem_flush, so the NPU {}",
-        what, a.id, static_cast<const void*>(a.cpu.get()), a.size, o,
-        write ? "result will be overwritten when the CPU line is written back" : "reads stale data");
-    if (mode_ == CacheMode::kStrict) return Status(err::kInvalidParam, msg);
-    if (!a.warned) {
-      a.warned = true;
-      SVP_LOG_WARN("{}", msg);
+  std::string warning;  // logged after the allocation's lock is released
+  {
+    std::lock_guard<std::mutex> lock(a.mu);
+    const std::size_t first = offset / kLine * kLine;
+    const std::size_t last = std::min(a.size, (offset + size + kLine - 1) / kLine * kLine);
+    for (std::size_t o = first; o < last; o += kLine) {
+      const std::size_t n = std::min(kLine, last - o);
+      if (std::memcmp(a.cpu.get() + o, a.snapshot.get() + o, n) == 0) continue;
+      // The CPU wrote this line and never flushed it: a read sees stale DDR; a write will
+      // later be clobbered when the dirty line is written back.
+      std::string msg = fmt::format(
+          "{} of cached allocation #{} (base {}, {} bytes) at offset {}: the CPU wrote this line without "
+          "svp_acl_rt_mem_flush, so the NPU {}",
+          what, a.id, static_cast<const void*>(a.cpu.get()), a.size, o,
+          write ? "result will be overwritten when the CPU line is written back" : "reads stale data");
+      if (mode_ == CacheMode::kStrict) return Status(err::kInvalidParam, std::move(msg));
+      if (!a.warned) {
+        a.warned = true;
+        warning = std::move(msg);
+      }
+      break;
     }
-    break;
   }
+  if (!warning.empty()) SVP_LOG_WARN("{}", warning);
   return a.dev.get() + offset;
 }
 
