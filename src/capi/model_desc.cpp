@@ -59,20 +59,22 @@ Result<const IoDesc*> io_of(const svp_acl_mdl_desc* desc, Side side, size_t inde
   return &v[index];
 }
 
-size_t size_of(const svp_acl_mdl_desc* desc, Side side, size_t index, const char* fn) {
-  return guard_value<size_t>(fn, 0, [&]() -> Result<size_t> {
+// One field of input/output `index`, or `fallback` with the recent error recorded.
+template <typename T, typename Project>
+T field_of(const svp_acl_mdl_desc* desc, Side side, size_t index, const char* fn, T fallback, Project project) {
+  return guard_value<T>(fn, fallback, [&]() -> Result<T> {
     auto io = io_of(desc, side, index);
     if (!io.ok()) return io.status();
-    return static_cast<size_t>((*io)->size);
+    return project(**io);
   });
 }
 
+size_t size_of(const svp_acl_mdl_desc* desc, Side side, size_t index, const char* fn) {
+  return field_of<size_t>(desc, side, index, fn, 0, [](const IoDesc& d) { return static_cast<size_t>(d.size); });
+}
+
 size_t stride_of(const svp_acl_mdl_desc* desc, Side side, size_t index, const char* fn) {
-  return guard_value<size_t>(fn, 0, [&]() -> Result<size_t> {
-    auto io = io_of(desc, side, index);
-    if (!io.ok()) return io.status();
-    return static_cast<size_t>((*io)->stride);
-  });
+  return field_of<size_t>(desc, side, index, fn, 0, [](const IoDesc& d) { return static_cast<size_t>(d.stride); });
 }
 
 svp_acl_error dims_of(const svp_acl_mdl_desc* desc, Side side, size_t index, svp_acl_mdl_io_dims* dims,
@@ -95,27 +97,19 @@ svp_acl_error dims_of(const svp_acl_mdl_desc* desc, Side side, size_t index, svp
 }
 
 const char* name_of(const svp_acl_mdl_desc* desc, Side side, size_t index, const char* fn) {
-  return guard_value<const char*>(fn, nullptr, [&]() -> Result<const char*> {
-    auto io = io_of(desc, side, index);
-    if (!io.ok()) return io.status();
-    return (*io)->name.c_str();
-  });
+  return field_of<const char*>(desc, side, index, fn, nullptr, [](const IoDesc& d) { return d.name.c_str(); });
 }
 
 svp_acl_format format_of(const svp_acl_mdl_desc* desc, Side side, size_t index, const char* fn) {
-  return guard_value<svp_acl_format>(fn, SVP_ACL_FORMAT_UNDEFINED, [&]() -> Result<svp_acl_format> {
-    auto io = io_of(desc, side, index);
-    if (!io.ok()) return io.status();
-    return static_cast<svp_acl_format>((*io)->layout);  // Layout uses svp_acl_format numbers
-  });
+  // Layout uses the svp_acl_format numbers.
+  return field_of<svp_acl_format>(desc, side, index, fn, SVP_ACL_FORMAT_UNDEFINED,
+                                  [](const IoDesc& d) { return static_cast<svp_acl_format>(d.layout); });
 }
 
 svp_acl_data_type dtype_of(const svp_acl_mdl_desc* desc, Side side, size_t index, const char* fn) {
-  return guard_value<svp_acl_data_type>(fn, SVP_ACL_DT_UNDEFINED, [&]() -> Result<svp_acl_data_type> {
-    auto io = io_of(desc, side, index);
-    if (!io.ok()) return io.status();
-    return static_cast<svp_acl_data_type>((*io)->dtype);  // DType uses svp_acl_data_type numbers
-  });
+  // DType uses the svp_acl_data_type numbers.
+  return field_of<svp_acl_data_type>(desc, side, index, fn, SVP_ACL_DT_UNDEFINED,
+                                     [](const IoDesc& d) { return static_cast<svp_acl_data_type>(d.dtype); });
 }
 
 svp_acl_error index_of(const svp_acl_mdl_desc* desc, Side side, const char* name, size_t* index, const char* fn) {
