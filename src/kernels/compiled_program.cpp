@@ -1,0 +1,58 @@
+#include "kernels/compiled_program.h"
+
+#include "kernels/kernels.h"
+
+namespace svp::kernels {
+namespace {
+
+// Every layer through its reference kernel. Views are rebuilt per call from the program
+// (cheap next to any real kernel) so the object holds no per-execution state.
+class ReferenceProgram final : public CompiledProgram {
+ public:
+  explicit ReferenceProgram(const model::Program& p) : program_(p) {}
+
+  std::size_t layer_count() const override { return program_.layers.size(); }
+
+  Status run_layer(std::size_t index, const std::vector<void*>& tensor_data) const override {
+    const model::Layer& layer = program_.layers.at(index);
+    std::vector<TensorView> in;
+    std::vector<TensorView> out;
+    in.reserve(layer.inputs.size());
+    for (std::int32_t t : layer.inputs) in.push_back(t < 0 ? TensorView{} : view(t, tensor_data));
+    out.reserve(layer.outputs.size());
+    for (std::int32_t t : layer.outputs) out.push_back(view(t, tensor_data));
+    Status s = run_reference(layer.op, layer.attrs, in, out);
+    if (!s.ok()) return Status(s.code(), "layer \"" + layer.name + "\": " + s.message());
+    return s;
+  }
+
+  std::string layer_impl(std::size_t) const override { return "reference"; }
+
+ private:
+  TensorView view(std::int32_t t, const std::vector<void*>& data) const {
+    const model::Tensor& tensor = program_.tensors[static_cast<std::size_t>(t)];
+    TensorView v;
+    v.dtype = tensor.dtype;
+    v.dims = tensor.dims;
+    v.data = data[static_cast<std::size_t>(t)];
+    v.quant = tensor.quant.empty() ? nullptr : &tensor.quant;
+    return v;
+  }
+
+  const model::Program& program_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<CompiledProgram>> CompiledProgram::compile(const model::Program& program, const std::uint8_t*,
+                                                                  std::size_t, const CompileOptions&) {
+  const auto& ops = supported_ops();
+  for (const model::Layer& l : program.layers) {
+    bool known = false;
+    for (const std::string& op : ops) known = known || op == l.op;
+    if (!known) return Error(err::kParseModel, "layer \"{}\": op \"{}\" has no kernel", l.name, l.op);
+  }
+  return std::unique_ptr<CompiledProgram>(new ReferenceProgram(program));
+}
+
+}  // namespace svp::kernels

@@ -1,0 +1,60 @@
+// CompiledProgram: a Program prepared for execution, once, when the model is loaded.
+//
+// Compilation picks an implementation for every layer (the reference kernel, or a fast
+// path such as oneDNN when one applies) and does everything that does not depend on the
+// data of one execution: shape checks, weight reordering, primitive creation. Executing is
+// then a sequence of run_layer calls, one per layer in program order.
+//
+// Addresses: the executor resolves, for one execution, where every tensor of the program
+// lives and passes them as `tensor_data` (indexed like Program::tensors):
+//   * model inputs and outputs: dense row-major buffers in the tensor's logical shape (the
+//     executor converts the application's strided buffers before and after);
+//   * kWorkBuf tensors: work_buf + offset (the device view of the application's work_buf);
+//   * kWeights tensors: the weights section + offset.
+// The bytes of kWorkBuf tensors are private to the compiled program: an implementation may
+// store them in another element order (e.g. NHWC) as long as it uses no more than the
+// planned `size` bytes and its consumers read the same order. Model inputs and outputs are
+// always in the logical order.
+//
+// Lifetime and threading: the Program and weights passed to compile() must outlive the
+// CompiledProgram. run_layer is const and thread-safe: different executions of one model
+// (different tensor_data) may run concurrently on different threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "model/program.h"
+
+namespace svp::kernels {
+
+struct CompileOptions {
+  // Allow fast paths; false = reference kernels only (tests compare the two).
+  bool fast_paths = true;
+  // Threads a fast-path kernel may use for one layer; fixed at compile time.
+  int threads = 1;
+};
+
+class CompiledProgram {
+ public:
+  virtual ~CompiledProgram() = default;
+
+  // Prepares every layer of `program` (a valid Program) with `weights` (its WEIGHTS
+  // section). Errors: err::kParseModel naming the layer when an op, shape or type is not
+  // supported.
+  static Result<std::unique_ptr<CompiledProgram>> compile(const model::Program& program, const std::uint8_t* weights,
+                                                          std::size_t weights_size, const CompileOptions& options);
+
+  virtual std::size_t layer_count() const = 0;
+  // Runs layer `index` on the tensors at `tensor_data`. Errors name the layer.
+  virtual Status run_layer(std::size_t index, const std::vector<void*>& tensor_data) const = 0;
+  // The implementation chosen for a layer: "reference" or a fast-path name such as
+  // "onednn"; for tests, logs and profiling.
+  virtual std::string layer_impl(std::size_t index) const = 0;
+};
+
+}  // namespace svp::kernels
