@@ -1,0 +1,233 @@
+// oneDNN fast paths (src/kernels/onednn) against the reference kernels: every covered op
+// per element type, NHWC chains, fusion, a whole network, concurrent run_layer calls.
+// Integer paths must be bit-exact; float32 within kF32Tol (relative to the output's
+// largest magnitude): oneDNN reorders float sums (blocked/vectorised accumulation, and
+// pools average in float where the reference sums in double).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kernel_runner.h"
+#include "model/builder.h"
+#include "netzoo/networks.h"
+
+namespace svp {
+namespace {
+
+using model::DType;
+using model::LayerOptions;
+using model::ModelBuilder;
+using model::Quant;
+using testing::Bytes;
+using testing::Execution;
+using I = std::vector<std::int64_t>;
+
+constexpr float kF32Tol = 1e-5f;
+
+Quant pt(float s, std::int32_t zp) { return Quant{{s}, {zp}, -1}; }
+
+// Runs `m` with the reference kernels and with fast paths on the same inputs; returns the
+// outputs of both (per model output) and checks which layers the fast build accelerated.
+struct Compared {
+  std::vector<Bytes> ref, fast;
+  std::vector<std::string> impls;
+};
+
+Compared compare(const model::BuiltModel& m, std::uint32_t seed, int threads = 1, float lo = -1.f, float hi = 1.f) {
+  Compared c;
+  auto ref = testing::compile(m, false);
+  auto fast = testing::compile(m, true, threads);
+  for (std::size_t i = 0; i < fast->layer_count(); ++i) c.impls.push_back(fast->layer_impl(i));
+  Execution er(m), ef(m);
+  for (std::int32_t t : m.program.input_tensors()) {
+    testing::fill_random(er.io(t), m.program.tensors[static_cast<std::size_t>(t)].dtype, seed++, lo, hi);
+    ef.io(t) = er.io(t);
+  }
+  EXPECT_TRUE(er.run(*ref).ok());
+  Status s = ef.run(*fast);
+  EXPECT_TRUE(s.ok()) << s.message();
+  for (std::int32_t t : m.program.output_tensors()) {
+    c.ref.push_back(er.io(t));
+    c.fast.push_back(ef.io(t));
+  }
+  return c;
+}
+
+void expect_f32_close(const Bytes& a, const Bytes& b) {
+  ASSERT_EQ(a.size(), b.size());
+  const std::size_t n = a.size() / 4;
+  std::vector<float> x(n), y(n);
+  std::memcpy(x.data(), a.data(), a.size());
+  std::memcpy(y.data(), b.data(), b.size());
+  float mag = 0;
+  for (float v : x) mag = std::max(mag, std::fabs(v));
+  ASSERT_GT(mag, 0.f) << "degenerate test: all-zero output";
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(std::fabs(x[i] - y[i]) <= kF32Tol * mag)) ++bad;
+  EXPECT_EQ(bad, 0u) << "of " << n << " values, max magnitude " << mag;
+}
+
+void expect_exact(const Bytes& a, const Bytes& b) {
+  ASSERT_EQ(a.size(), b.size());
+  std::size_t bad = 0, first = a.size();
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) {
+      if (first == a.size()) first = i;
+      ++bad;
+    }
+  EXPECT_EQ(bad, 0u) << "first mismatch at byte " << first << ": ref " << int(static_cast<std::int8_t>(a[first]))
+                     << " fast " << int(static_cast<std::int8_t>(b[first]));
+  // The comparison means little if the outputs are constant (e.g. all saturated).
+  std::vector<std::uint8_t> distinct(a.begin(), a.end());
+  std::sort(distinct.begin(), distinct.end());
+  EXPECT_GT(std::unique(distinct.begin(), distinct.end()) - distinct.begin(), 8);
+}
+
+std::vector<std::int8_t> random_i8(std::size_t n, std::uint32_t seed, int lo = -127, int hi = 127) {
+  std::vector<std::int8_t> v(n);
+  for (auto& x : v) x = static_cast<std::int8_t>(lo + static_cast<int>(testing::lcg(seed) % (hi - lo + 1)));
+  return v;
+}
+std::vector<float> random_f(std::size_t n, std::uint32_t seed, float scale = 0.2f) {
+  std::vector<float> v(n);
+  for (auto& x : v) x = scale * (static_cast<float>(testing::lcg(seed) % 2001) / 1000.f - 1.f);
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------
+struct ConvCase {
+  const char* name;
+  std::int64_t c, m, h, w, k, stride, pad, dil, group;
+  DType x = DType::kInt8;
+  std::int32_t zp_x = 0;
+  DType y = DType::kInt8;
+  std::int32_t zp_y = 0;
+  bool per_channel = true, bias = true;
+  int x_range = 127;  // |x - zp| bound of the random inputs (small values make ties likely)
+  float sy_mul = 1.f;
+  // Non-zero: per-tensor weights and s_y chosen so that the requant scale is exactly
+  // this power of two (then acc · scale lands on .5 for a fixed share of accumulators).
+  float exact_scale = 0.f;
+  // Accumulators beyond 2^24 (float conversion rounds): inputs near x_center + zp,
+  // weights near 127.
+  bool huge_acc = false;
+  int x_center = 0;
+};
+
+model::BuiltModel conv_model(const ConvCase& cc, bool fp32, const char* post = nullptr) {
+  ModelBuilder b("conv");
+  const I wd{cc.m, cc.c / cc.group, cc.k, cc.k};
+  const std::size_t wn = static_cast<std::size_t>(wd[0] * wd[1] * wd[2] * wd[3]);
+  LayerOptions o;
+  o.attrs.set("strides", I{cc.stride, cc.stride});
+  o.attrs.set("pads", I{cc.pad, cc.pad, cc.pad, cc.pad});
+  o.attrs.set("dilations", I{cc.dil, cc.dil});
+  o.attrs.set("group", cc.group);
+  model::TensorId x, w, bias = -1;
+  if (fp32) {
+    x = b.add_input("x", DType::kFloat32, {1, cc.c, cc.h, cc.w});
+    w = b.add_constant("w", wd, random_f(wn, 7));
+    if (cc.bias) bias = b.add_constant("b", {cc.m}, random_f(static_cast<std::size_t>(cc.m), 8));
+  } else {
+    const float sx = 0.02f;
+    x = b.add_input("x", cc.x, {1, cc.c, cc.h, cc.w}, model::Layout::kNCHW, pt(sx, cc.zp_x));
+    Quant wq = cc.per_channel ? Quant{{}, {}, 0} : pt(0.004f, 0);
+    if (cc.per_channel) {
+      for (std::int64_t i = 0; i < cc.m; ++i) {
+        wq.scale.push_back(0.002f + 0.0005f * static_cast<float>(i % 7));
+        wq.zero_point.push_back(0);
+      }
+    }
+    w = b.add_constant("w", wd, cc.huge_acc ? random_i8(wn, 7, 120, 127) : random_i8(wn, 7), wq);
+    if (cc.bias) {
+      std::vector<std::int32_t> bv(static_cast<std::size_t>(cc.m));
+      std::uint32_t s = 9;
+      const std::uint32_t br = cc.exact_scale > 0 && !cc.huge_acc ? 500 : 10000;
+      for (auto& v : bv) v = static_cast<std::int32_t>(testing::lcg(s) % (2 * br + 1)) - static_cast<std::int32_t>(br);
+      bias = b.add_constant("b", {cc.m}, bv);
+    }
+    // Output scale so that outputs spread over the int8 range with some saturation.
+    const float k = static_cast<float>(cc.k * cc.k * cc.c / cc.group);
+    const float sy = sx * 0.003f * 40.f * static_cast<float>(cc.x_range) * std::sqrt(k) / 60.f * cc.sy_mul;
+    o.output_dtypes = {cc.y};
+    if (cc.y != DType::kFloat32) o.output_quants = {pt(cc.exact_scale > 0 ? (sx * 0.004f) / cc.exact_scale : sy, cc.zp_y)};
+  }
+  model::TensorId y = b.add_layer("conv", "Conv", cc.bias ? std::vector<model::TensorId>{x, w, bias}
+                                                          : std::vector<model::TensorId>{x, w},
+                                  o);
+  if (post != nullptr) y = b.add_layer("post", post, {y});
+  b.add_output(y);
+  auto r = b.build();
+  if (!r.ok()) throw std::runtime_error(r.status().message());
+  return std::move(r.value());
+}
+
+const ConvCase kConvCases[] = {
+    {"3x3_s1_p1", 16, 32, 14, 14, 3, 1, 1, 1, 1},
+    {"3x3_s2_p1", 24, 16, 15, 15, 3, 2, 1, 1, 1},
+    {"1x1", 64, 48, 7, 7, 1, 1, 0, 1, 1},
+    {"7x7_s2_p3_c3", 3, 16, 32, 32, 7, 2, 3, 1, 1},
+    {"dilation2", 16, 16, 12, 12, 3, 1, 2, 2, 1},
+    {"groups4", 32, 32, 10, 10, 3, 1, 1, 1, 4},
+    {"depthwise", 32, 32, 12, 12, 3, 1, 1, 1, 32},
+    {"depthwise_s2", 48, 48, 13, 13, 3, 2, 1, 1, 48},
+    {"uint8_in_zp", 16, 16, 9, 9, 3, 1, 1, 1, 1, DType::kUint8, 128},
+    {"int8_in_zp_out_zp", 16, 16, 9, 9, 3, 1, 1, 1, 1, DType::kInt8, -5, DType::kInt8, 7},
+    {"uint8_out_zp", 16, 16, 9, 9, 3, 1, 1, 1, 1, DType::kInt8, 0, DType::kUint8, 100},
+    {"per_tensor_no_bias", 16, 16, 9, 9, 3, 1, 1, 1, 1, DType::kInt8, 0, DType::kInt8, 0, false, false},
+    {"float_out", 16, 16, 9, 9, 3, 1, 1, 1, 1, DType::kInt8, 0, DType::kFloat32, 0},
+    // Small inputs: many products land exactly on .5 after scaling (ties).
+    {"ties_odd_zp", 8, 16, 9, 9, 1, 1, 0, 1, 1, DType::kInt8, 0, DType::kInt8, 3, false, false, 3, 1.f, 1.f / 16},
+    {"huge_acc", 512, 16, 5, 5, 3, 1, 1, 1, 1, DType::kUint8, 0, DType::kInt8, 1, true, true, 3, 1.f,
+     1.f / (1 << 21), true, 250},
+    {"huge_acc_float_out", 512, 16, 5, 5, 3, 1, 1, 1, 1, DType::kUint8, 0, DType::kFloat32, 0, true, true, 3, 1.f,
+     1.f / (1 << 21), true, 250},
+    {"ties_even_zp_bias", 8, 16, 9, 9, 1, 1, 0, 1, 1, DType::kInt8, 0, DType::kInt8, -4, false, true, 3, 1.f, 1.f / 16},
+};
+
+class FastConv : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(FastConv, Int8BitExact) {
+  const ConvCase& cc = GetParam();
+  auto m = conv_model(cc, false);
+  // Inputs as raw bytes; restrict their range around the zero point for the ties case.
+  auto ref = testing::compile(m, false);
+  auto fast = testing::compile(m, true);
+  ASSERT_EQ(fast->layer_impl(0), "onednn");
+  Execution er(m), ef(m);
+  const std::int32_t xt = m.program.input_tensors()[0];
+  std::uint32_t s = 11;
+  for (auto& v : er.io(xt)) {
+    const int r = static_cast<int>(testing::lcg(s) % static_cast<std::uint32_t>(2 * cc.x_range + 1)) - cc.x_range;
+    const int q = std::min(cc.x == DType::kInt8 ? 127 : 255,
+                           std::max(cc.x == DType::kInt8 ? -128 : 0, cc.zp_x + cc.x_center + r));
+    v = static_cast<std::uint8_t>(q);
+  }
+  ef.io(xt) = er.io(xt);
+  ASSERT_TRUE(er.run(*ref).ok());
+  Status st = ef.run(*fast);
+  ASSERT_TRUE(st.ok()) << st.message();
+  const std::int32_t yt = m.program.output_tensors()[0];
+  // The integer path is exact for float32 outputs too (y = acc · s_x · s_w).
+  expect_exact(er.io(yt), ef.io(yt));
+}
+
+TEST_P(FastConv, Float32WithinTolerance) {
+  ConvCase cc = GetParam();
+  auto m = conv_model(cc, true);
+  auto c = compare(m, 3);
+  EXPECT_EQ(c.impls[0], "onednn");
+  expect_f32_close(c.ref[0], c.fast[0]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, FastConv, ::testing::ValuesIn(kConvCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace svp
