@@ -73,7 +73,7 @@ void expect_f32_close(const Bytes& a, const Bytes& b) {
   EXPECT_EQ(bad, 0u) << "of " << n << " values, max magnitude " << mag;
 }
 
-void expect_exact(const Bytes& a, const Bytes& b) {
+void expect_exact(const Bytes& a, const Bytes& b, long min_distinct = 8) {
   ASSERT_EQ(a.size(), b.size());
   std::size_t bad = 0, first = a.size();
   for (std::size_t i = 0; i < a.size(); ++i)
@@ -86,7 +86,7 @@ void expect_exact(const Bytes& a, const Bytes& b) {
   // The comparison means little if the outputs are constant (e.g. all saturated).
   std::vector<std::uint8_t> distinct(a.begin(), a.end());
   std::sort(distinct.begin(), distinct.end());
-  EXPECT_GT(std::unique(distinct.begin(), distinct.end()) - distinct.begin(), 8);
+  EXPECT_GT(std::unique(distinct.begin(), distinct.end()) - distinct.begin(), min_distinct);
 }
 
 std::vector<std::int8_t> random_i8(std::size_t n, std::uint32_t seed, int lo = -127, int hi = 127) {
@@ -228,6 +228,300 @@ TEST_P(FastConv, Float32WithinTolerance) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, FastConv, ::testing::ValuesIn(kConvCases),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// ---------------------------------------------------------------------------------------
+// A Conv in front makes the op under test read NHWC data (the chain case); the model input
+// goes straight in for the NCHW-input case.
+model::BuiltModel single_op(const std::string& op, model::Attrs attrs, DType dt, bool after_conv, I xdims,
+                            std::vector<model::TensorId> (*extra)(ModelBuilder&) = nullptr) {
+  ModelBuilder b("op");
+  const Quant q = dt == DType::kFloat32 ? Quant{} : pt(0.05f, dt == DType::kUint8 ? 120 : -3);
+  model::TensorId x = b.add_input("x", dt, xdims, model::Layout::kNCHW, q);
+  if (after_conv) {
+    const std::int64_t c = xdims[1];
+    LayerOptions o;
+    o.attrs.set("pads", I{1, 1, 1, 1});
+    model::TensorId w;
+    if (dt == DType::kFloat32) {
+      w = b.add_constant("w", {c, c, 3, 3}, random_f(static_cast<std::size_t>(c * c * 9), 5));
+    } else {
+      w = b.add_constant("w", {c, c, 3, 3}, random_i8(static_cast<std::size_t>(c * c * 9), 5), pt(0.004f, 0));
+      o.output_quants = {pt(0.05f * 0.004f * 73.f * std::sqrt(9.f * static_cast<float>(c)) * 3.f / 127.f * 40.f,
+                            dt == DType::kUint8 ? 120 : -3)};
+    }
+    x = b.add_layer("conv", "Conv", {x, w}, o);
+  }
+  std::vector<model::TensorId> in{x};
+  if (extra != nullptr)
+    for (model::TensorId t : extra(b)) in.push_back(t);
+  LayerOptions o;
+  o.attrs = std::move(attrs);
+  b.add_output(b.add_layer("op", op, in, o));
+  auto r = b.build();
+  if (!r.ok()) throw std::runtime_error(r.status().message());
+  return std::move(r.value());
+}
+
+model::Attrs pool_attrs(I k, I s, I p, bool ceil = false, bool include_pad = false, I dil = {1, 1}) {
+  model::Attrs a;
+  a.set("kernel_shape", k);
+  a.set("strides", s);
+  a.set("pads", p);
+  a.set("dilations", dil);
+  if (ceil) a.set("ceil_mode", std::int64_t{1});
+  if (include_pad) a.set("count_include_pad", std::int64_t{1});
+  return a;
+}
+
+void check(const model::BuiltModel& m, std::size_t layer, const char* impl, bool exact) {
+  auto c = compare(m, 21);
+  EXPECT_EQ(c.impls[layer], impl);
+  if (exact) {
+    expect_exact(c.ref[0], c.fast[0]);
+  } else {
+    expect_f32_close(c.ref[0], c.fast[0]);
+  }
+}
+
+TEST(FastPool, MaxPoolInt8ExactNchwAndNhwc) {
+  for (bool chain : {false, true}) {
+    for (DType dt : {DType::kInt8, DType::kUint8}) {
+      SCOPED_TRACE(std::to_string(chain) + " " + model::dtype_name(dt));
+      check(single_op("MaxPool", pool_attrs({3, 3}, {2, 2}, {1, 1, 1, 1}), dt, chain, {1, 16, 15, 15}), chain ? 1 : 0,
+            "onednn", true);
+      check(single_op("MaxPool", pool_attrs({3, 3}, {2, 2}, {0, 0, 0, 0}, true), dt, chain, {1, 16, 16, 16}),
+            chain ? 1 : 0, "onednn", true);
+      // oneDNN 2.6 has no optimised dilated pooling (only ref:any): reference.
+      check(single_op("MaxPool", pool_attrs({2, 2}, {1, 1}, {0, 0, 0, 0}, false, false, {2, 2}), dt, chain,
+                      {1, 8, 9, 9}),
+            chain ? 1 : 0, "reference", true);
+    }
+  }
+}
+
+TEST(FastPool, Float32Pools) {
+  for (bool chain : {false, true}) {
+    SCOPED_TRACE(chain);
+    const std::size_t l = chain ? 1 : 0;
+    // A max is exact in float too, unless a (fast) conv in front rounded differently.
+    check(single_op("MaxPool", pool_attrs({3, 3}, {2, 2}, {1, 1, 1, 1}), DType::kFloat32, chain, {1, 16, 15, 15}), l,
+          "onednn", !chain);
+    check(single_op("AveragePool", pool_attrs({3, 3}, {2, 2}, {1, 1, 1, 1}), DType::kFloat32, chain, {1, 16, 15, 15}),
+          l, "onednn", false);
+    check(single_op("AveragePool", pool_attrs({3, 3}, {2, 2}, {1, 1, 1, 1}, false, true), DType::kFloat32, chain,
+                    {1, 16, 15, 15}),
+          l, "onednn", false);
+    check(single_op("AveragePool", pool_attrs({3, 3}, {2, 2}, {0, 0, 0, 0}, true), DType::kFloat32, chain,
+                    {1, 16, 16, 16}),
+          l, "onednn", false);
+    check(single_op("GlobalAveragePool", {}, DType::kFloat32, chain, {1, 32, 7, 7}), l, "onednn", false);
+  }
+}
+
+TEST(FastPool, IntegerAveragesUseTheReference) {
+  // Bit-exactness of oneDNN's integer averaging with the dequantizing reference is not
+  // given, so these stay on the reference (through NHWC → NCHW conversion after a conv).
+  check(single_op("AveragePool", pool_attrs({3, 3}, {2, 2}, {1, 1, 1, 1}), DType::kInt8, true, {1, 16, 15, 15}), 1,
+        "reference", true);
+  check(single_op("GlobalAveragePool", {}, DType::kInt8, true, {1, 32, 7, 7}), 1, "reference", true);
+}
+
+TEST(FastEltwise, Float32ActivationsNchwAndNhwc) {
+  const char* ops[] = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSwish", "Clip"};
+  for (bool chain : {false, true}) {
+    for (const char* op : ops) {
+      SCOPED_TRACE(std::string(op) + (chain ? " after conv" : ""));
+      model::Attrs a;
+      if (std::string(op) == "Clip") {
+        a.set("min", -0.25);
+        a.set("max", 0.5);
+      }
+      if (std::string(op) == "LeakyRelu") a.set("alpha", 0.2);
+      // After a conv a following Relu/Clip/LeakyRelu is fused (the conv's implementation),
+      // so the model output must not be the conv's output: check the op's own layer then.
+      auto m = single_op(op, a, DType::kFloat32, chain, {1, 8, 6, 6});
+      auto c = compare(m, 4, 1, -4.f, 4.f);
+      const std::string want = chain ? "onednn:fused" : "onednn";
+      const bool fusable = std::string(op) != "Sigmoid" && std::string(op) != "Tanh" && std::string(op) != "HardSwish";
+      EXPECT_EQ(c.impls[chain ? 1 : 0], chain ? (fusable ? want : std::string("onednn:fused")) : "onednn");
+      expect_f32_close(c.ref[0], c.fast[0]);
+    }
+  }
+}
+
+TEST(FastEltwise, IntegerActivationsRunTheReferenceOnNhwcData) {
+  for (const char* op : {"Relu", "Clip", "Sigmoid"}) {
+    SCOPED_TRACE(op);
+    model::Attrs a;
+    if (std::string(op) == "Clip") {
+      a.set("min", -0.5);
+      a.set("max", 1.0);
+    }
+    // The op reads the conv's NHWC output; its output is a model output, which must be
+    // NCHW, so it runs on the reference path (after conversion).
+    auto m = single_op(op, a, DType::kInt8, true, {1, 16, 6, 6});
+    auto c = compare(m, 4);
+    expect_exact(c.ref[0], c.fast[0], 4);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+model::BuiltModel gemm_model(DType dt, bool trans_b, bool bias, const char* op = "Gemm", std::int32_t zp = 0) {
+  ModelBuilder b("gemm");
+  const std::int64_t M = 3, K = 96, N = 40;
+  const Quant q = dt == DType::kFloat32 ? Quant{} : pt(0.05f, zp);
+  model::TensorId a = b.add_input("a", dt, {M, K}, model::Layout::kND, q);
+  const I bd = trans_b ? I{N, K} : I{K, N};
+  model::TensorId w, c = -1;
+  LayerOptions o;
+  if (trans_b) o.attrs.set("transB", std::int64_t{1});
+  if (dt == DType::kFloat32) {
+    w = b.add_constant("w", bd, random_f(static_cast<std::size_t>(N * K), 31));
+    if (bias) c = b.add_constant("c", {N}, random_f(static_cast<std::size_t>(N), 32));
+  } else {
+    Quant wq{{}, {}, trans_b ? 0 : 1};
+    for (std::int64_t n = 0; n < N; ++n) {
+      wq.scale.push_back(0.003f + 0.0002f * static_cast<float>(n % 5));
+      wq.zero_point.push_back(0);
+    }
+    w = b.add_constant("w", bd, random_i8(static_cast<std::size_t>(N * K), 31), wq);
+    if (bias) {
+      std::vector<std::int32_t> cv(static_cast<std::size_t>(N));
+      std::uint32_t s = 33;
+      for (auto& v : cv) v = static_cast<std::int32_t>(testing::lcg(s) % 4001) - 2000;
+      c = b.add_constant("c", {N}, cv);
+    }
+    o.output_quants = {pt(0.05f * 0.003f * 73.f * 10.f * 3.f / 127.f * 8.f, 0)};  // IP: no dst zero point in 2.6
+  }
+  std::vector<model::TensorId> in{a, w};
+  if (bias) in.push_back(c);
+  b.add_output(b.add_layer("gemm", op, in, o));
+  auto r = b.build();
+  if (!r.ok()) throw std::runtime_error(r.status().message());
+  return std::move(r.value());
+}
+
+TEST(FastInnerProduct, GemmAndMatMul) {
+  for (DType dt : {DType::kFloat32, DType::kInt8, DType::kUint8}) {
+    for (bool tb : {false, true}) {
+      for (bool bias : {false, true}) {
+        SCOPED_TRACE(std::string(model::dtype_name(dt)) + (tb ? " transB" : "") + (bias ? " bias" : ""));
+        check(gemm_model(dt, tb, bias), 0, "onednn", dt != DType::kFloat32);
+      }
+    }
+    SCOPED_TRACE(std::string("MatMul ") + model::dtype_name(dt));
+    check(gemm_model(dt, false, false, "MatMul"), 0, "onednn", dt != DType::kFloat32);
+  }
+}
+
+TEST(FastInnerProduct, InputZeroPointUsesTheReference) {
+  // oneDNN 2.6's int8 inner product has no source zero point.
+  check(gemm_model(DType::kInt8, true, true, "Gemm", 3), 0, "reference", true);
+}
+
+// ---------------------------------------------------------------------------------------
+netzoo::NetOptions small(DType dt) {
+  netzoo::NetOptions o;
+  o.dtype = dt;
+  o.height = o.width = 64;  // the reference runs it too; 224 would take seconds
+  o.classes = 100;
+  return o;
+}
+
+std::size_t count(const std::vector<std::string>& v, const std::string& s) {
+  return static_cast<std::size_t>(std::count(v.begin(), v.end(), s));
+}
+
+TEST(FastNetwork, ResNet18Int8IdenticalToReference) {
+  auto m = netzoo::build_resnet18(small(DType::kInt8));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto c = compare(m.value(), 1, 1, -1.f, 1.f);
+  // Every conv on oneDNN (20), each conv1 Relu fused (9 incl. the stem), the pool and the
+  // classifier; Add, the block Relu and the int8 GAP on the reference.
+  EXPECT_EQ(count(c.impls, "onednn"), 20u + 2u);
+  EXPECT_EQ(count(c.impls, "onednn:fused"), 9u);
+  // The float32 logits of the integer Gemm are exact too.
+  EXPECT_EQ(c.ref[0], c.fast[0]);
+}
+
+TEST(FastNetwork, MobileNetV2Int8IdenticalToReference) {
+  auto m = netzoo::build_mobilenet_v2(small(DType::kInt8));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto c = compare(m.value(), 2);
+  EXPECT_EQ(c.ref[0], c.fast[0]);
+  EXPECT_GT(count(c.impls, "onednn"), 50u);
+}
+
+TEST(FastNetwork, Float32NetworksWithinTolerance) {
+  for (auto* build : {&netzoo::build_resnet18, &netzoo::build_mobilenet_v2}) {
+    auto m = build(small(DType::kFloat32));
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    auto c = compare(m.value(), 3);
+    // Residual Adds and their Relus fold into the conv before them (sum post-op).
+    EXPECT_GT(count(c.impls, "onednn:fused"), 10u);
+    std::vector<float> r(c.ref[0].size() / 4), f(r.size());
+    std::memcpy(r.data(), c.ref[0].data(), c.ref[0].size());
+    std::memcpy(f.data(), c.fast[0].data(), c.fast[0].size());
+    float mag = 0, err = 0;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      mag = std::max(mag, std::fabs(r[i]));
+      err = std::max(err, std::fabs(r[i] - f[i]));
+    }
+    // Through ~50 layers the float reorderings add up; 1e-4 of the logits' range.
+    EXPECT_LE(err, 1e-4f * mag) << "max error " << err << " of " << mag;
+    EXPECT_GT(mag, 0.f);
+  }
+}
+
+TEST(FastFusion, NotFusedWhenTheIntermediateIsReadElsewhere) {
+  // conv → relu, and the conv output is also a model output: no fusion.
+  ModelBuilder b("nofuse");
+  model::TensorId x = b.add_input("x", DType::kFloat32, {1, 8, 6, 6});
+  model::TensorId w = b.add_constant("w", {8, 8, 1, 1}, random_f(64, 3));
+  model::TensorId y = b.add_layer("conv", "Conv", {x, w});
+  b.add_output(b.add_layer("relu", "Relu", {y}));
+  b.add_output(y);
+  auto m = b.build();
+  ASSERT_TRUE(m.ok());
+  auto c = compare(m.value(), 5);
+  EXPECT_EQ(c.impls[0], "onednn");
+  EXPECT_EQ(c.impls[1], "onednn");  // a standalone float eltwise
+  expect_f32_close(c.ref[0], c.fast[0]);
+  expect_f32_close(c.ref[1], c.fast[1]);
+}
+
+TEST(FastConcurrency, RunLayerFromTwoThreads) {
+  auto m = netzoo::build_resnet18(small(DType::kInt8));
+  ASSERT_TRUE(m.ok());
+  auto fast = testing::compile(m.value(), true);
+  const std::int32_t in = m.value().program.input_tensors()[0];
+  const std::int32_t out = m.value().program.output_tensors()[0];
+  // Reference results for two different inputs, computed one at a time.
+  std::vector<Bytes> want;
+  for (std::uint32_t seed : {100u, 200u}) {
+    Execution e(m.value());
+    testing::fill_random(e.io(in), DType::kInt8, seed);
+    ASSERT_TRUE(e.run(*fast).ok());
+    want.push_back(e.io(out));
+  }
+  ASSERT_NE(want[0], want[1]);
+  // Both at once, repeatedly, on the same CompiledProgram.
+  std::vector<Bytes> got(2);
+  auto worker = [&](int k) {
+    for (int rep = 0; rep < 5; ++rep) {
+      Execution e(m.value());
+      testing::fill_random(e.io(in), DType::kInt8, k == 0 ? 100u : 200u);
+      if (!e.run(*fast).ok()) return;
+      if (e.io(out) != want[static_cast<std::size_t>(k)]) return;
+    }
+    got[static_cast<std::size_t>(k)] = want[static_cast<std::size_t>(k)];
+  };
+  std::thread t0(worker, 0), t1(worker, 1);
+  t0.join();
+  t1.join();
+  EXPECT_EQ(got[0], want[0]);
+  EXPECT_EQ(got[1], want[1]);
+}
 
 }  // namespace
 }  // namespace svp

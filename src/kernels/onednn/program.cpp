@@ -37,6 +37,7 @@ struct Plan {
   std::int32_t dst = -1;    // kFast: the tensor finally written
   std::int32_t sum = -1;    // kFast: the residual operand of a fused Add
   bool spatial = false;     // kFast: src/dst are 4-D NHWC (conv, pool) rather than flat
+  bool dst_in_scratch = false;  // kFast: computed in scratch, then copied/converted to dst
   std::size_t src_off = 0, dst_off = 0, pad_off = 0, scratch = 0;  // per-call scratch layout
   std::string fused_into;   // kFused: the layer that does the work
 };
@@ -149,7 +150,8 @@ void FastProgram::finish_fast(std::size_t i) {
     p.src_off = off;
     off += align_up(s.size);
   }
-  if (p.spatial && d.placement != Placement::kWorkBuf && layout_matters(d.dims)) {
+  if (p.dst_in_scratch || (p.spatial && d.placement != Placement::kWorkBuf && layout_matters(d.dims))) {
+    p.dst_in_scratch = true;
     p.dst_off = off;
     off += align_up(d.size);
   }
@@ -206,18 +208,10 @@ bool FastProgram::try_conv(std::size_t i) {
       }
     }
   }
-  // Writing dst early (at layer i instead of its own layer) is safe only if it does not
-  // share bytes with what the group reads; the residual may be the very same bytes (then
-  // the sum is done in place).
-  if (dst != t) {
-    bool safe = !overlap(dst, x) && (sum < 0 || same_bytes(dst, sum) || !overlap(dst, sum));
-    if (!safe) {
-      fusion = Fusion{};
-      dst = t;
-      sum = -1;
-      fused.clear();
-    }
-  }
+  // Writing dst early (at layer i instead of its own layer) into bytes the group still
+  // reads would corrupt them: then the result goes through scratch. (The residual may be
+  // the very same bytes as dst: the sum is then done in place.)
+  const bool via_scratch = dst != t && (overlap(dst, x) || (sum >= 0 && !same_bytes(dst, sum) && overlap(dst, sum)));
   std::string why;
   TensorView bv = b >= 0 ? view(b) : TensorView{};
   auto op = make_conv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(t), fusion, threads_, &why);
@@ -238,6 +232,7 @@ bool FastProgram::try_conv(std::size_t i) {
   p.dst = dst;
   p.sum = sum;
   p.spatial = true;
+  p.dst_in_scratch = via_scratch;
   finish_fast(i);
   for (std::size_t f : fused) {
     plans_[f].kind = Kind::kFused;
@@ -387,8 +382,7 @@ Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data)
     src = scratch + p.src_off;
   }
   void* dst = data[static_cast<std::size_t>(p.dst)];
-  const bool dst_scratch = p.spatial && d.placement != Placement::kWorkBuf && layout_matters(d.dims);
-  if (dst_scratch) dst = scratch + p.dst_off;
+  if (p.dst_in_scratch) dst = scratch + p.dst_off;
   if (p.sum >= 0) {
     // The fused Add's other operand, in dst's (NHWC) order, is what the sum post-op adds.
     const model::Tensor& u = tensor(p.sum);
@@ -406,7 +400,14 @@ Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data)
     return Status(err::kInternalError,
                   "layer \"" + program_.layers[index].name + "\": oneDNN execution failed: " + e.what());
   }
-  if (dst_scratch) nhwc_to_nchw(dst, data[static_cast<std::size_t>(p.dst)], d.dims, model::dtype_size(d.dtype));
+  if (p.dst_in_scratch) {
+    void* out = data[static_cast<std::size_t>(p.dst)];
+    if (nhwc_[static_cast<std::size_t>(p.dst)] || !layout_matters(d.dims)) {
+      std::memcpy(out, dst, d.size);
+    } else {
+      nhwc_to_nchw(dst, out, d.dims, model::dtype_size(d.dtype));
+    }
+  }
   return Status::Ok();
 }
 
