@@ -437,9 +437,13 @@ TEST(FastNetwork, ResNet18Int8IdenticalToReference) {
   ASSERT_TRUE(m.ok()) << m.status().message();
   auto c = compare(m.value(), 1, 1, -1.f, 1.f);
   // Every conv on oneDNN (20), each conv1 Relu fused (9 incl. the stem), the pool and the
-  // classifier; Add, the block Relu and the int8 GAP on the reference.
+  // classifier; the 8 residual Adds with their Relus natively; the int8 GAP and Flatten on
+  // the reference.
   EXPECT_EQ(count(c.impls, "onednn"), 20u + 2u);
   EXPECT_EQ(count(c.impls, "onednn:fused"), 9u);
+  EXPECT_EQ(count(c.impls, "native"), 8u);
+  EXPECT_EQ(count(c.impls, "native:fused"), 8u);
+  EXPECT_EQ(count(c.impls, "reference"), 2u);
   // The float32 logits of the integer Gemm are exact too.
   EXPECT_EQ(c.ref[0], c.fast[0]);
 }

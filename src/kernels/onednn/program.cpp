@@ -3,6 +3,8 @@
 // At compile time every layer gets one of these kinds:
 //   kFast      a oneDNN primitive (Conv, pools, Gemm/MatMul, float eltwise), possibly with
 //              the following layers folded in (their kind becomes kFused: a no-op);
+//   kNative    our own vectorised kernel where oneDNN does not implement the reference
+//              rule (int8 Add, optionally with the following Relu; q8_add.h);
 //   kAgnostic  the reference kernel run directly on the stored bytes, because the op is
 //              elementwise over tensors of one shape and so does not care whether they
 //              are NCHW or NHWC (int8 Relu/Clip/Add keep their exact reference rules);
@@ -20,6 +22,7 @@
 #include "kernels/kernels.h"
 #include "kernels/onednn/fast_op.h"
 #include "kernels/onednn/layout.h"
+#include "kernels/onednn/q8_add.h"
 #include "kernels/onednn/runtime.h"
 
 namespace svp::kernels::onednn {
@@ -28,7 +31,7 @@ namespace {
 using model::DType;
 using model::Placement;
 
-enum class Kind { kReference, kAgnostic, kFast, kFused };
+enum class Kind { kReference, kAgnostic, kFast, kNative, kFused };
 
 struct Plan {
   Kind kind = Kind::kReference;
@@ -40,6 +43,11 @@ struct Plan {
   bool dst_in_scratch = false;  // kFast: computed in scratch, then copied/converted to dst
   std::size_t src_off = 0, dst_off = 0, pad_off = 0, scratch = 0;  // per-call scratch layout
   std::string fused_into;   // kFused: the layer that does the work
+  bool native_group = false;  // kFused: folded into a kNative layer
+  // kNative (q8_add): operands a = src, b, the output dst, and the encodings.
+  std::int32_t b = -1;
+  bool relu = false;
+  Q8Operand qa{}, qb{}, qy{};
 };
 
 bool is_unary_eltwise(const std::string& op) {
@@ -63,7 +71,9 @@ class FastProgram final : public CompiledProgram {
       case Kind::kFast:
         return "onednn";
       case Kind::kFused:
-        return "onednn:fused";
+        return p.native_group ? "native:fused" : "onednn:fused";
+      case Kind::kNative:
+        return "native";
       default:
         return "reference";
     }
@@ -100,6 +110,7 @@ class FastProgram final : public CompiledProgram {
   }
   bool try_conv(std::size_t i);
   bool try_other(std::size_t i);
+  bool try_q8_add(std::size_t i);
   bool agnostic(std::size_t i) const;
   void finish_fast(std::size_t i);
   Status run_reference_layer(std::size_t index, const std::vector<void*>& data, bool convert) const;
@@ -311,6 +322,50 @@ bool FastProgram::agnostic(std::size_t i) const {
   return any_nhwc && all_nhwc && y.placement == Placement::kWorkBuf;
 }
 
+bool FastProgram::try_q8_add(std::size_t i) {
+  const model::Layer& l = program_.layers[i];
+  if (l.op != "Add" || l.inputs.size() != 2 || l.outputs.size() != 1) return false;
+  const std::int32_t a = l.inputs[0], b = l.inputs[1], y = l.outputs[0];
+  if (a < 0 || b < 0) return false;
+  auto q8 = [&](std::int32_t t, Q8Operand* q) {
+    const model::Tensor& x = tensor(t);
+    if ((x.dtype != DType::kInt8 && x.dtype != DType::kUint8) || x.quant.scale.size() != 1) return false;
+    *q = {x.dtype, x.quant.scale[0], x.quant.zero_point.empty() ? 0 : x.quant.zero_point[0]};
+    return true;
+  };
+  Plan& p = plans_[i];
+  if (!q8(a, &p.qa) || !q8(b, &p.qb) || !q8(y, &p.qy)) return false;
+  if (tensor(a).dims != tensor(y).dims || tensor(b).dims != tensor(y).dims) return false;
+  // Elementwise: any order works as long as both operands share it; the output takes it.
+  const bool nhwc = nhwc_[static_cast<std::size_t>(a)];
+  if (nhwc_[static_cast<std::size_t>(b)] != nhwc || (nhwc && tensor(y).placement != Placement::kWorkBuf)) return false;
+  std::int32_t dst = y;
+  if (i + 1 < program_.layers.size() && private_intermediate(y)) {
+    const model::Layer& r = program_.layers[i + 1];
+    const model::Tensor& ro = tensor(r.outputs[0]);
+    // Relu keeps the encoding (max(q, zp)); its output is written now, so it must not
+    // partly overlap the operands (the very same bytes are fine: element i is read
+    // before it is written).
+    auto clash = [&](std::int32_t t) { return overlap(r.outputs[0], t) && !same_bytes(r.outputs[0], t); };
+    if (r.op == "Relu" && r.inputs.size() == 1 && r.inputs[0] == y && r.outputs.size() == 1 &&
+        ro.dtype == tensor(y).dtype && ro.quant.scale == tensor(y).quant.scale &&
+        ro.quant.zero_point == tensor(y).quant.zero_point && !clash(a) && !clash(b) &&
+        !(nhwc && ro.placement != Placement::kWorkBuf)) {
+      dst = r.outputs[0];
+      p.relu = true;
+      plans_[i + 1].kind = Kind::kFused;
+      plans_[i + 1].fused_into = l.name;
+      plans_[i + 1].native_group = true;
+    }
+  }
+  p.kind = Kind::kNative;
+  p.src = a;
+  p.b = b;
+  p.dst = dst;
+  nhwc_[static_cast<std::size_t>(dst)] = nhwc;
+  return true;
+}
+
 void FastProgram::plan() {
   readers_.assign(program_.tensors.size(), 0);
   for (const model::Layer& l : program_.layers)
@@ -322,6 +377,7 @@ void FastProgram::plan() {
     if (l.target != model::Target::kNpu) continue;
     if (l.op == "Conv" && try_conv(i)) continue;
     if (try_other(i)) continue;
+    if (try_q8_add(i)) continue;
     if (agnostic(i)) {
       plans_[i].kind = Kind::kAgnostic;
       nhwc_[static_cast<std::size_t>(l.outputs[0])] = true;
@@ -370,6 +426,12 @@ Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data)
       return run_reference_layer(index, data, true);
     case Kind::kAgnostic:
       return run_reference_layer(index, data, false);
+    case Kind::kNative: {
+      const auto n = tensor(p.dst).elements();
+      q8_add(data[static_cast<std::size_t>(p.src)], p.qa, data[static_cast<std::size_t>(p.b)], p.qb,
+             data[static_cast<std::size_t>(p.dst)], p.qy, p.relu, static_cast<std::int64_t>(n.value_or(0)));
+      return Status::Ok();
+    }
     case Kind::kFast:
       break;
   }
