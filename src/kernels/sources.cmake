@@ -24,5 +24,6 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/onednn/inner_product.cpp
   src/kernels/onednn/eltwise.cpp
   src/kernels/onednn/q8_add.cpp
+  src/kernels/onednn/q8_gap.cpp
   src/kernels/onednn/program.cpp
 )

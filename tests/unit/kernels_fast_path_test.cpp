@@ -318,12 +318,52 @@ TEST(FastPool, Float32Pools) {
   }
 }
 
-TEST(FastPool, IntegerAveragesUseTheReference) {
-  // Bit-exactness of oneDNN's integer averaging with the dequantizing reference is not
-  // given, so these stay on the reference (through NHWC → NCHW conversion after a conv).
+TEST(FastPool, IntegerAverages) {
+  // oneDNN's integer averaging is not the dequantizing reference rule: AveragePool stays
+  // on the reference (through NHWC → NCHW conversion after a conv); GlobalAveragePool has
+  // a native kernel (NCHW and NHWC input).
   check(single_op("AveragePool", pool_attrs({3, 3}, {2, 2}, {1, 1, 1, 1}), DType::kInt8, true, {1, 16, 15, 15}), 1,
         "reference", true);
-  check(single_op("GlobalAveragePool", {}, DType::kInt8, true, {1, 32, 7, 7}), 1, "reference", true);
+  for (DType dt : {DType::kInt8, DType::kUint8}) {
+    check(single_op("GlobalAveragePool", {}, dt, true, {1, 64, 7, 7}), 1, "native", true);
+    check(single_op("GlobalAveragePool", {}, dt, false, {1, 64, 5, 9}), 0, "native", true);
+  }
+}
+
+// Two int8 operands with different encodings (the output takes the first one's), with and
+// without the Relu that follows, over lengths with a vector tail.
+TEST(FastQ8Add, ExactWithMixedEncodingsAndRelu) {
+  for (bool relu : {false, true}) {
+    for (DType dt : {DType::kInt8, DType::kUint8}) {
+      SCOPED_TRACE(std::string(model::dtype_name(dt)) + (relu ? " relu" : ""));
+      ModelBuilder b("add");
+      const I d{1, 12, 5, 7};  // 420 elements: 52 vectors of 8 and a tail of 4
+      const std::int32_t zp = dt == DType::kUint8 ? 128 : -3;
+      model::TensorId x = b.add_input("x", dt, d, model::Layout::kNCHW, pt(0.05f, zp));
+      model::TensorId w1 = b.add_constant("w1", {12, 12, 1, 1}, random_i8(144, 1), pt(0.01f, 0));
+      model::TensorId w2 = b.add_constant("w2", {12, 12, 3, 3}, random_i8(12 * 12 * 9, 2), pt(0.004f, 0));
+      LayerOptions o1, o2;
+      o1.output_quants = {pt(0.3f, dt == DType::kUint8 ? 121 : 5)};
+      o2.attrs.set("pads", I{1, 1, 1, 1});
+      o2.output_quants = {pt(0.17f, dt == DType::kUint8 ? 130 : -7)};
+      model::TensorId a = b.add_layer("c1", "Conv", {x, w1}, o1);
+      model::TensorId c = b.add_layer("c2", "Conv", {x, w2}, o2);
+      model::TensorId y = b.add_layer("add", "Add", {a, c});
+      if (relu) y = b.add_layer("relu", "Relu", {y});
+      // y stays an NHWC intermediate (a model output would have to be NCHW: reference).
+      LayerOptions o3;
+      o3.output_quants = {pt(0.2f, 0)};
+      b.add_output(b.add_layer("c3", "Conv", {y, w1}, o3));
+      auto m = b.build();
+      ASSERT_TRUE(m.ok()) << m.status().message();
+      auto r = compare(m.value(), 9);
+      EXPECT_EQ(r.impls[2], "native");
+      if (relu) {
+        EXPECT_EQ(r.impls[3], "native:fused");
+      }
+      expect_exact(r.ref[0], r.fast[0]);
+    }
+  }
 }
 
 TEST(FastEltwise, Float32ActivationsNchwAndNhwc) {
@@ -437,13 +477,13 @@ TEST(FastNetwork, ResNet18Int8IdenticalToReference) {
   ASSERT_TRUE(m.ok()) << m.status().message();
   auto c = compare(m.value(), 1, 1, -1.f, 1.f);
   // Every conv on oneDNN (20), each conv1 Relu fused (9 incl. the stem), the pool and the
-  // classifier; the 8 residual Adds with their Relus natively; the int8 GAP and Flatten on
+  // classifier; the 8 residual Adds with their Relus and the int8 GAP natively; Flatten on
   // the reference.
   EXPECT_EQ(count(c.impls, "onednn"), 20u + 2u);
   EXPECT_EQ(count(c.impls, "onednn:fused"), 9u);
-  EXPECT_EQ(count(c.impls, "native"), 8u);
+  EXPECT_EQ(count(c.impls, "native"), 8u + 1u);
   EXPECT_EQ(count(c.impls, "native:fused"), 8u);
-  EXPECT_EQ(count(c.impls, "reference"), 2u);
+  EXPECT_EQ(count(c.impls, "reference"), 1u);
   // The float32 logits of the integer Gemm are exact too.
   EXPECT_EQ(c.ref[0], c.fast[0]);
 }

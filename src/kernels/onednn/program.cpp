@@ -3,8 +3,9 @@
 // At compile time every layer gets one of these kinds:
 //   kFast      a oneDNN primitive (Conv, pools, Gemm/MatMul, float eltwise), possibly with
 //              the following layers folded in (their kind becomes kFused: a no-op);
-//   kNative    our own vectorised kernel where oneDNN does not implement the reference
-//              rule (int8 Add, optionally with the following Relu; q8_add.h);
+//   kNative    our own kernels where oneDNN does not implement the reference rule: int8
+//              Add, optionally with the following Relu (q8_add.h); int8
+//              GlobalAveragePool (q8_gap.h);
 //   kAgnostic  the reference kernel run directly on the stored bytes, because the op is
 //              elementwise over tensors of one shape and so does not care whether they
 //              are NCHW or NHWC (int8 Relu/Clip/Add keep their exact reference rules);
@@ -23,6 +24,7 @@
 #include "kernels/onednn/fast_op.h"
 #include "kernels/onednn/layout.h"
 #include "kernels/onednn/q8_add.h"
+#include "kernels/onednn/q8_gap.h"
 #include "kernels/onednn/runtime.h"
 
 namespace svp::kernels::onednn {
@@ -45,7 +47,7 @@ struct Plan {
   std::string fused_into;   // kFused: the layer that does the work
   bool native_group = false;  // kFused: folded into a kNative layer
   // kNative (q8_add): operands a = src, b, the output dst, and the encodings.
-  std::int32_t b = -1;
+  std::int32_t b = -1;     // -1: q8_global_avg_pool of src
   bool relu = false;
   Q8Operand qa{}, qb{}, qy{};
 };
@@ -324,6 +326,22 @@ bool FastProgram::agnostic(std::size_t i) const {
 
 bool FastProgram::try_q8_add(std::size_t i) {
   const model::Layer& l = program_.layers[i];
+  if (l.op == "GlobalAveragePool" && l.inputs.size() == 1 && l.outputs.size() == 1 && l.inputs[0] >= 0) {
+    const model::Tensor& x = tensor(l.inputs[0]);
+    const model::Tensor& y = tensor(l.outputs[0]);
+    auto q = [](const model::Tensor& t) {
+      return (t.dtype == DType::kInt8 || t.dtype == DType::kUint8) && t.quant.scale.size() == 1;
+    };
+    if (x.dims.size() != 4 || !q(x) || !q(y) || x.dims[2] * x.dims[3] >= kQ8GapMaxSpatial) return false;
+    Plan& p = plans_[i];
+    p.qa = {x.dtype, x.quant.scale[0], x.quant.zero_point.empty() ? 0 : x.quant.zero_point[0]};
+    p.qy = {y.dtype, y.quant.scale[0], y.quant.zero_point.empty() ? 0 : y.quant.zero_point[0]};
+    p.kind = Kind::kNative;
+    p.src = l.inputs[0];
+    p.dst = l.outputs[0];
+    p.b = -1;
+    return true;  // [N, C, 1, 1]: the same bytes in either layout
+  }
   if (l.op != "Add" || l.inputs.size() != 2 || l.outputs.size() != 1) return false;
   const std::int32_t a = l.inputs[0], b = l.inputs[1], y = l.outputs[0];
   if (a < 0 || b < 0) return false;
@@ -427,6 +445,12 @@ Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data)
     case Kind::kAgnostic:
       return run_reference_layer(index, data, false);
     case Kind::kNative: {
+      if (p.b < 0) {
+        const auto& d = tensor(p.src).dims;
+        q8_global_avg_pool(data[static_cast<std::size_t>(p.src)], p.qa, data[static_cast<std::size_t>(p.dst)], p.qy,
+                           d[0], d[1], d[2] * d[3], nhwc_[static_cast<std::size_t>(p.src)]);
+        return Status::Ok();
+      }
       const auto n = tensor(p.dst).elements();
       q8_add(data[static_cast<std::size_t>(p.src)], p.qa, data[static_cast<std::size_t>(p.b)], p.qb,
              data[static_cast<std::size_t>(p.dst)], p.qy, p.relu, static_cast<std::int64_t>(n.value_or(0)));
