@@ -59,6 +59,7 @@ class FastOp {
   dnnl::memory::desc src_md_, dst_md_, scratch_md_;
   dnnl::memory weights_, bias_;
   std::size_t scratch_bytes_ = 0;
+  std::uint64_t id_;  // unique per FastOp (per-thread memory-object cache key)
   std::string impl_;
 };
 
