@@ -14,7 +14,8 @@
 // reflects API errors and output mismatches only (int8: CompiledProgram and the C API must
 // produce the same bytes).
 //
-//   model_bench [--quick] [--filter=ID] [--threads=N]   (default: 1 and 2)
+//   model_bench [--quick] [--filter=ID] [--threads=N] [--segment-every=N]
+//   (threads default: 1 and 2; segments default: one per layer, the builder's default)
 #include <omp.h>
 
 #include <unistd.h>
@@ -46,6 +47,7 @@ using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 
 int g_errors = 0;
+std::size_t g_segment_every = 0;  // --segment-every=N: netzoo segment grouping
 
 void fail(const std::string& what) {
   std::fprintf(stderr, "ERROR: %s\n", what.c_str());
@@ -348,6 +350,7 @@ void bench_net(const bench::Options& opt, Report& report, const NetCase& nc, int
   if (!opt.wants(id)) return;
   netzoo::NetOptions no;
   no.dtype = nc.dtype;
+  no.segment_every = g_segment_every;
   const std::int64_t t0 = bench::now_ns();
   auto built = nc.build(no);
   if (!built.ok()) return fail(built.status().message());
@@ -444,12 +447,28 @@ void bench_load(const bench::Options& opt, Report& report, DType dtype, int thre
     if (e != SVP_ACL_SUCCESS) return fail(std::string("load: ") + svp_acl_get_recent_err_msg());
     svp_acl_mdl_unload(id_);
   }
+  // Of which the kernels' compile (primitive creation, weight reordering), for the record.
+  bench::Samples c;
+  for (std::size_t i = 0; i < opt.n(15, 2); ++i) {
+    kernels::CompileOptions co;
+    co.threads = threads;
+    const std::int64_t a = bench::now_ns();
+    auto compiled = kernels::CompiledProgram::compile(built.value().program, built.value().weights.data(),
+                                                      built.value().weights.size(), co);
+    c.add(bench::now_ns() - a);
+    if (!compiled.ok()) return fail(compiled.status().message());
+  }
   Row r;
   r.id = id;
   r.name = std::string("ResNet-18 ") + (dtype == DType::kInt8 ? "int8" : "fp32") + " load_from_mem";
   r.stats = s.stats();
   r.targets = {bench::p50_le_us(50000)};
   report.add(r);
+  Row rc;
+  rc.id = id + ".compile";
+  rc.name = "  of which CompiledProgram::compile";
+  rc.stats = c.stats();
+  report.add(rc);
 }
 
 }  // namespace
@@ -458,7 +477,9 @@ int main(int argc, char** argv) {
   std::vector<char*> args;
   std::vector<int> thread_counts = {1, 2};
   for (int i = 0; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--threads=", 10) == 0) {
+    if (std::strncmp(argv[i], "--segment-every=", 16) == 0) {
+      g_segment_every = static_cast<std::size_t>(std::atoi(argv[i] + 16));
+    } else if (std::strncmp(argv[i], "--threads=", 10) == 0) {
       thread_counts = {std::atoi(argv[i] + 10)};
     } else {
       args.push_back(argv[i]);
