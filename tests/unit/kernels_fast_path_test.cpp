@@ -226,6 +226,32 @@ TEST_P(FastConv, Float32WithinTolerance) {
   expect_f32_close(c.ref[0], c.fast[0]);
 }
 
+TEST(FastConvGuard, PossibleInt32OverflowUsesTheReference) {
+  // K = 8192 · 3 · 3 taps of |w| = 127 with |x − zp| up to 255: 255 · Σ|w| > 2^31, so
+  // oneDNN's int32 accumulators could wrap where the reference saturates: reference.
+  ModelBuilder b("overflow");
+  const std::int64_t c = 8192;
+  model::TensorId x = b.add_input("x", DType::kUint8, {1, c, 3, 3}, model::Layout::kNCHW, pt(0.02f, 0));
+  model::TensorId w = b.add_constant("w", {1, c, 3, 3}, std::vector<std::int8_t>(static_cast<std::size_t>(c * 9), 127),
+                                     pt(0.004f, 0));
+  LayerOptions o;
+  o.output_quants = {pt(2000.f, 0)};
+  b.add_output(b.add_layer("conv", "Conv", {x, w}, o));
+  auto m = b.build();
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto r = compare(m.value(), 1);
+  EXPECT_EQ(r.impls[0], "reference");
+  EXPECT_EQ(r.ref[0], r.fast[0]);
+  // The same with a smaller K is within bounds and fast.
+  ModelBuilder b2("no_overflow");
+  model::TensorId x2 = b2.add_input("x", DType::kUint8, {1, 64, 3, 3}, model::Layout::kNCHW, pt(0.02f, 0));
+  model::TensorId w2 = b2.add_constant("w", {1, 64, 3, 3}, std::vector<std::int8_t>(64 * 9, 127), pt(0.004f, 0));
+  b2.add_output(b2.add_layer("conv", "Conv", {x2, w2}, o));
+  auto m2 = b2.build();
+  ASSERT_TRUE(m2.ok());
+  EXPECT_EQ(compare(m2.value(), 1).impls[0], "onednn");
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, FastConv, ::testing::ValuesIn(kConvCases),
                          [](const auto& info) { return std::string(info.param.name); });
 
