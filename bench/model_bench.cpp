@@ -47,6 +47,7 @@ using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 
 int g_errors = 0;
+bool g_layers = false;  // --layers: per-layer-kind time breakdown
 std::size_t g_segment_every = 0;  // --segment-every=N: netzoo segment grouping
 
 void fail(const std::string& what) {
@@ -95,6 +96,18 @@ class DirectNet {
   void run() {
     for (auto& s : steps_) s.first.execute(stream_, s.second);
     stream_.wait();
+  }
+  // Time per primitive (ns, summed into `out` by oneDNN primitive kind), for --layers.
+  void run_timed(std::map<std::string, double>& out) {
+    for (auto& s : steps_) {
+      const std::int64_t a = bench::now_ns();
+      s.first.execute(stream_, s.second);
+      stream_.wait();
+      const auto kind = s.first.get_kind();
+      out[kind == dnnl::primitive::kind::convolution ? "conv" : kind == dnnl::primitive::kind::binary ? "binary"
+          : kind == dnnl::primitive::kind::pooling_v2 || kind == dnnl::primitive::kind::pooling ? "pool" : "other"] +=
+          static_cast<double>(bench::now_ns() - a);
+    }
   }
 
  private:
@@ -420,6 +433,22 @@ void bench_net(const bench::Options& opt, Report& report, const NetCase& nc, int
                                });
                              },
                              [&] { chunk(s_api, [&] { api.execute(); }); }});
+  if (g_layers) {
+    // Where the time goes: CompiledProgram per op/impl vs the direct primitives per kind.
+    std::map<std::string, double> prog_t, direct_t;
+    const int reps = 20;
+    std::vector<void*> data;
+    for (int r = 0; r < reps; ++r) {
+      for (std::size_t l = 0; l < prog->layer_count(); ++l) {
+        const std::int64_t a = bench::now_ns();
+        (void)exec.run_layer(*prog, l);
+        prog_t[m.program.layers[l].op + "/" + prog->layer_impl(l)] += static_cast<double>(bench::now_ns() - a);
+      }
+      direct.run_timed(direct_t);
+    }
+    for (auto& [k, v] : prog_t) std::printf("  prog   %-32s %9.1f us\n", k.c_str(), v / reps / 1e3);
+    for (auto& [k, v] : direct_t) std::printf("  direct %-32s %9.1f us\n", k.c_str(), v / reps / 1e3);
+  }
   if (nc.dtype == DType::kInt8) {
     const std::int32_t out_t = m.program.output_tensors()[0];
     const model::Tensor& o = m.program.tensors[static_cast<std::size_t>(out_t)];
@@ -488,7 +517,9 @@ int main(int argc, char** argv) {
   std::vector<char*> args;
   std::vector<int> thread_counts = {1, 2};
   for (int i = 0; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--segment-every=", 16) == 0) {
+    if (std::strcmp(argv[i], "--layers") == 0) {
+      g_layers = true;
+    } else if (std::strncmp(argv[i], "--segment-every=", 16) == 0) {
       g_segment_every = static_cast<std::size_t>(std::atoi(argv[i] + 16));
     } else if (std::strncmp(argv[i], "--threads=", 10) == 0) {
       thread_counts = {std::atoi(argv[i] + 10)};

@@ -13,6 +13,12 @@ void transpose(const T* src, T* dst, std::int64_t n, std::int64_t a, std::int64_
   for (std::int64_t i = 0; i < n; ++i) {
     const T* s = src + i * a * b;
     T* d = dst + i * a * b;
+    if (a <= 4) {
+      // Few rows (an image's 3 channels): one sequential write stream, a read streams.
+      for (std::int64_t y = 0; y < b; ++y)
+        for (std::int64_t x = 0; x < a; ++x) d[y * a + x] = s[x * b + y];
+      continue;
+    }
     for (std::int64_t a0 = 0; a0 < a; a0 += kTile) {
       const std::int64_t a1 = a0 + kTile < a ? a0 + kTile : a;
       for (std::int64_t b0 = 0; b0 < b; b0 += kTile) {
