@@ -98,12 +98,17 @@ class DirectNet {
     stream_.wait();
   }
   // Time per primitive (ns, summed into `out` by oneDNN primitive kind), for --layers.
-  void run_timed(std::map<std::string, double>& out) {
+  void run_timed(std::map<std::string, double>& out, std::vector<double>* conv_ns = nullptr) {
+    std::size_t ci = 0;
     for (auto& s : steps_) {
       const std::int64_t a = bench::now_ns();
       s.first.execute(stream_, s.second);
       stream_.wait();
       const auto kind = s.first.get_kind();
+      if (conv_ns && kind == dnnl::primitive::kind::convolution) {
+        if (conv_ns->size() <= ci) conv_ns->resize(ci + 1);
+        (*conv_ns)[ci++] += static_cast<double>(bench::now_ns() - a);
+      }
       out[kind == dnnl::primitive::kind::convolution ? "conv" : kind == dnnl::primitive::kind::binary ? "binary"
           : kind == dnnl::primitive::kind::pooling_v2 || kind == dnnl::primitive::kind::pooling ? "pool" : "other"] +=
           static_cast<double>(bench::now_ns() - a);
@@ -436,15 +441,35 @@ void bench_net(const bench::Options& opt, Report& report, const NetCase& nc, int
   if (g_layers) {
     // Where the time goes: CompiledProgram per op/impl vs the direct primitives per kind.
     std::map<std::string, double> prog_t, direct_t;
+    std::vector<double> prog_conv, direct_conv;
+    std::vector<std::string> conv_names;
     const int reps = 20;
-    std::vector<void*> data;
     for (int r = 0; r < reps; ++r) {
+      std::size_t ci = 0;
       for (std::size_t l = 0; l < prog->layer_count(); ++l) {
         const std::int64_t a = bench::now_ns();
         (void)exec.run_layer(*prog, l);
-        prog_t[m.program.layers[l].op + "/" + prog->layer_impl(l)] += static_cast<double>(bench::now_ns() - a);
+        const double ns = static_cast<double>(bench::now_ns() - a);
+        prog_t[m.program.layers[l].op + "/" + prog->layer_impl(l)] += ns;
+        if (m.program.layers[l].op == "Conv" && prog->layer_impl(l) == "onednn") {
+          if (prog_conv.size() <= ci) {
+            prog_conv.resize(ci + 1);
+            conv_names.push_back(m.program.layers[l].name);
+          }
+          prog_conv[ci++] += ns;
+        }
       }
-      direct.run_timed(direct_t);
+      direct.run_timed(direct_t, &direct_conv);
+    }
+    // The convs where CompiledProgram loses most against the same primitive run directly.
+    std::vector<std::pair<double, std::size_t>> diff;
+    for (std::size_t i = 0; i < prog_conv.size() && i < direct_conv.size(); ++i)
+      diff.emplace_back(prog_conv[i] - direct_conv[i], i);
+    std::sort(diff.rbegin(), diff.rend());
+    for (std::size_t k = 0; k < diff.size() && k < 6; ++k) {
+      const std::size_t i = diff[k].second;
+      std::printf("  conv %-28s prog %8.1f direct %8.1f us\n", conv_names[i].c_str(), prog_conv[i] / reps / 1e3,
+                  direct_conv[i] / reps / 1e3);
     }
     for (auto& [k, v] : prog_t) std::printf("  prog   %-32s %9.1f us\n", k.c_str(), v / reps / 1e3);
     for (auto& [k, v] : direct_t) std::printf("  direct %-32s %9.1f us\n", k.c_str(), v / reps / 1e3);

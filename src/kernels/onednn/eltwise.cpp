@@ -48,4 +48,42 @@ std::unique_ptr<FastOp> make_eltwise(const PostEltwise& e, std::int64_t elements
   }
 }
 
+std::unique_ptr<FastOp> make_layout_reorder(const std::vector<std::int64_t>& d, model::DType dtype, bool to_nhwc,
+                                            int threads, std::string* why) {
+  using dt = dnnl::memory::data_type;
+  using tag = dnnl::memory::format_tag;
+  if (d.size() != 4) return *why = "not 4-D", nullptr;
+  dt t;
+  switch (dtype) {
+    case model::DType::kFloat32:
+      t = dt::f32;
+      break;
+    case model::DType::kInt8:
+      t = dt::s8;
+      break;
+    case model::DType::kUint8:
+      t = dt::u8;
+      break;
+    default:
+      return *why = "type", nullptr;
+  }
+  try {
+    const dnnl::engine& eng = cpu_engine();
+    ThreadScope threads_scope(threads);
+    const dnnl::memory::dims dims(d.begin(), d.end());
+    dnnl::memory::desc nchw(dims, t, tag::nchw), nhwc(dims, t, tag::nhwc);
+    const dnnl::memory::desc& src = to_nhwc ? nchw : nhwc;
+    const dnnl::memory::desc& dst = to_nhwc ? nhwc : nchw;
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::reorder::primitive_desc pd(eng, src, eng, dst, attr);
+    auto op = std::make_unique<FastOp>(dnnl::reorder(pd), src, dst, pd.scratchpad_desc());
+    op->set_impl(pd.impl_info_str());
+    return op;
+  } catch (const dnnl::error& err) {
+    *why = std::string("oneDNN: ") + err.what();
+    return nullptr;
+  }
+}
+
 }  // namespace svp::kernels::onednn

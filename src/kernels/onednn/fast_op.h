@@ -87,6 +87,11 @@ std::unique_ptr<FastOp> make_pool(const std::string& op, const model::Attrs& att
 // `clip_max` are Clip's bounds (the caller reads them from inputs or attributes).
 bool eltwise_of(const std::string& op, const model::Attrs& attrs, float clip_min, float clip_max, PostEltwise* out);
 
+// NCHW ↔ NHWC of a 4-D tensor as a oneDNN reorder (faster than a plain transpose for the
+// few-channel model inputs); `to_nhwc` false = back to NCHW.
+std::unique_ptr<FastOp> make_layout_reorder(const std::vector<std::int64_t>& nchw, model::DType dtype, bool to_nhwc,
+                                            int threads, std::string* why);
+
 // A standalone float32 elementwise op over `elements` values (layout-agnostic).
 std::unique_ptr<FastOp> make_eltwise(const PostEltwise& e, std::int64_t elements, int threads, std::string* why);
 

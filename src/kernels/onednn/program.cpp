@@ -43,6 +43,9 @@ struct Plan {
   std::int32_t sum = -1;    // kFast: the residual operand of a fused Add
   bool spatial = false;     // kFast: src/dst are 4-D NHWC (conv, pool) rather than flat
   bool dst_in_scratch = false;  // kFast: computed in scratch, then copied/converted to dst
+  // kFast: NCHW → NHWC of a logical src, NHWC → NCHW of a model-output dst (oneDNN
+  // reorders; null = not needed or unavailable, then layout.h's converters).
+  std::unique_ptr<FastOp> src_reorder, dst_reorder;
   std::size_t src_off = 0, dst_off = 0, pad_off = 0, scratch = 0;  // per-call scratch layout
   std::string fused_into;   // kFused: the layer that does the work
   bool native_group = false;  // kFused: folded into a kNative layer
@@ -169,7 +172,17 @@ void FastProgram::finish_fast(std::size_t i) {
     off += align_up(d.size);
   }
   p.pad_off = off;
-  p.scratch = off + align_up(p.op->scratch_bytes());
+  std::size_t pad = p.op->scratch_bytes();
+  std::string why;
+  if (p.spatial && !nhwc_[static_cast<std::size_t>(p.src)] && layout_matters(s.dims)) {
+    p.src_reorder = make_layout_reorder(s.dims, s.dtype, true, threads_, &why);
+    if (p.src_reorder) pad = std::max(pad, p.src_reorder->scratch_bytes());
+  }
+  if (p.dst_in_scratch && !nhwc_[static_cast<std::size_t>(p.dst)] && layout_matters(d.dims)) {
+    p.dst_reorder = make_layout_reorder(d.dims, d.dtype, false, threads_, &why);
+    if (p.dst_reorder) pad = std::max(pad, p.dst_reorder->scratch_bytes());
+  }
+  p.scratch = off + align_up(pad);
 }
 
 bool FastProgram::try_conv(std::size_t i) {
@@ -463,8 +476,18 @@ Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data)
   const model::Tensor& d = tensor(p.dst);
   std::uint8_t* scratch = thread_scratch(p.scratch);
   const void* src = data[static_cast<std::size_t>(p.src)];
+  // Runs oneDNN work of this layer (conversions and the op) with the program's threads.
+  ThreadScope threads(threads_);
   if (p.spatial && !nhwc_[static_cast<std::size_t>(p.src)] && layout_matters(s.dims)) {
-    nchw_to_nhwc(src, scratch + p.src_off, s.dims, model::dtype_size(s.dtype));
+    if (p.src_reorder) {
+      try {
+        p.src_reorder->run(src, scratch + p.src_off, scratch + p.pad_off);
+      } catch (const dnnl::error& e) {
+        return Status(err::kInternalError, "layer \"" + program_.layers[index].name + "\": oneDNN: " + e.what());
+      }
+    } else {
+      nchw_to_nhwc(src, scratch + p.src_off, s.dims, model::dtype_size(s.dtype));
+    }
     src = scratch + p.src_off;
   }
   void* dst = data[static_cast<std::size_t>(p.dst)];
@@ -480,19 +503,20 @@ Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data)
     }
   }
   try {
-    ThreadScope threads(threads_);
     p.op->run(src, dst, scratch + p.pad_off);
+    if (p.dst_in_scratch) {
+      void* out = data[static_cast<std::size_t>(p.dst)];
+      if (nhwc_[static_cast<std::size_t>(p.dst)] || !layout_matters(d.dims)) {
+        std::memcpy(out, dst, d.size);
+      } else if (p.dst_reorder) {
+        p.dst_reorder->run(dst, out, scratch + p.pad_off);
+      } else {
+        nhwc_to_nchw(dst, out, d.dims, model::dtype_size(d.dtype));
+      }
+    }
   } catch (const dnnl::error& e) {
     return Status(err::kInternalError,
                   "layer \"" + program_.layers[index].name + "\": oneDNN execution failed: " + e.what());
-  }
-  if (p.dst_in_scratch) {
-    void* out = data[static_cast<std::size_t>(p.dst)];
-    if (nhwc_[static_cast<std::size_t>(p.dst)] || !layout_matters(d.dims)) {
-      std::memcpy(out, dst, d.size);
-    } else {
-      nhwc_to_nchw(dst, out, d.dims, model::dtype_size(d.dtype));
-    }
   }
   return Status::Ok();
 }
