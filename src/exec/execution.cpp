@@ -30,6 +30,9 @@ ModelExecution::ModelExecution(Request r) : request_(std::move(r)), id_(g_next_e
 
 Result<std::shared_ptr<ModelExecution>> ModelExecution::create(Request request) {
   if (!request.model || !request.model->compiled) return Error(err::kInvalidParam, "no model to execute");
+  if (request.gear >= static_cast<std::int32_t>(request.model->gears.size())) {
+    return Error(err::kInvalidParam, "resolution gear {} does not exist", request.gear);
+  }
   std::shared_ptr<ModelExecution> e(new ModelExecution(std::move(request)));
   SVP_RETURN_IF_ERROR(e->validate());
   return e;
@@ -37,7 +40,7 @@ Result<std::shared_ptr<ModelExecution>> ModelExecution::create(Request request) 
 
 Status ModelExecution::validate() {
   const model::Model &m = *request_.model;
-  const model::Program &p = m.program;
+  const model::Program &p = program();
   const std::size_t num_in = m.inputs.size();  // data inputs + task_buf + work_buf
   if (request_.inputs.size() != num_in) {
     return Error(err::kInvalidParam,
@@ -137,7 +140,7 @@ std::uint8_t *ModelExecution::part_address(const model::ArenaPart &part) const {
 }
 
 Status ModelExecution::validate_arena() {
-  const model::Program &p = request_.model->program;
+  const model::Program &p = program();
   auto parts = model::arena_parts(p);
   if (!parts) return Error(err::kInvalidParam, "model {}: the buffer-reuse arena size overflows", request_.model_id);
   parts_ = std::move(*parts);
@@ -193,11 +196,11 @@ Status ModelExecution::validate_arena() {
 }
 
 std::size_t ModelExecution::segment_count() const {
-  return static_cast<std::size_t>(request_.batch) * request_.model->program.segments.size();
+  return static_cast<std::size_t>(request_.batch) * program().segments.size();
 }
 
 bool ModelExecution::on_aicpu(std::size_t index) const {
-  const model::Program &p = request_.model->program;
+  const model::Program &p = program();
   const model::Segment &s = p.segments[index % p.segments.size()];
   return p.layers[static_cast<std::size_t>(s.begin)].target == model::Target::kAiCpu;
 }
@@ -218,7 +221,7 @@ Status ModelExecution::acquire(hal::SegmentContext &ctx) {
     if (!p.ok()) return p.status();
     out_dev_.push_back(*p);
   }
-  const model::ModelFlags &f = request_.model->program.flags;
+  const model::ModelFlags &f = program().flags;
   auto task = view(task_buf(), f.task_buf_size, true);
   if (!task.ok()) return task.status();
   task_dev_ = *task;
@@ -246,7 +249,7 @@ Status ModelExecution::acquire(hal::SegmentContext &ctx) {
     d.next_segment = 0;
     std::memcpy(task_dev_, &d, sizeof d);
   }
-  const model::Program &p = request_.model->program;
+  const model::Program &p = program();
   tensor_data_.assign(p.tensors.size(), nullptr);
   for (std::size_t t = 0; t < p.tensors.size(); ++t) {
     const model::Tensor &tensor = p.tensors[t];
@@ -263,7 +266,7 @@ Status ModelExecution::acquire(hal::SegmentContext &ctx) {
 }
 
 Status ModelExecution::check_task_buf(std::size_t segment) const {
-  if (request_.model->program.flags.task_buf_size < sizeof(TaskDescriptor)) return Status::Ok();
+  if (program().flags.task_buf_size < sizeof(TaskDescriptor)) return Status::Ok();
   TaskDescriptor d;
   std::memcpy(&d, task_dev_, sizeof d);
   if (std::memcmp(d.magic, kTaskMagic, sizeof d.magic) != 0 || d.execution != id_) {
@@ -314,7 +317,7 @@ void ModelExecution::store_outputs(std::uint64_t item) {
 }
 
 Status ModelExecution::run_segment(std::size_t index, hal::SegmentContext &ctx) {
-  const model::Program &p = request_.model->program;
+  const model::Program &p = program();
   const std::size_t nseg = p.segments.size();
   const std::uint64_t item = index / nseg;
   const std::size_t seg = index % nseg;
@@ -325,7 +328,7 @@ Status ModelExecution::run_segment(std::size_t index, hal::SegmentContext &ctx) 
   if (seg == 0) load_inputs(item);
   const model::Segment &s = p.segments[seg];
   for (std::int32_t l = s.begin; l < s.end; ++l) {
-    Status st = request_.model->compiled->run_layer(static_cast<std::size_t>(l), tensor_data_);
+    Status st = request_.model->compiled_at(request_.gear).run_layer(static_cast<std::size_t>(l), tensor_data_);
     if (!st.ok()) {
       return Status(st.code(), fmt::format("model {} batch item {}: {}", request_.model_id, item, st.message()));
     }

@@ -49,6 +49,7 @@ struct Request {
   std::vector<IoBuffer> inputs;   // get_num_inputs entries: data inputs, task_buf, work_buf
   std::vector<IoBuffer> outputs;  // get_num_outputs entries
   std::uint64_t batch = 1;        // svp_acl_mdl_set_dynamic_batch_size, default 1
+  std::int32_t gear = -1;         // dynamic HW gear (Model::selected_gear at submission)
 };
 
 // Geometry of one model input/output in the application's buffer.
@@ -73,6 +74,8 @@ class ModelExecution final : public hal::SegmentedTask {
   bool on_aicpu(std::size_t index) const override;
 
   const model::Model &model() const { return *request_.model; }
+  // The program this execution runs (the selected resolution gear's).
+  const model::Program &program() const { return request_.model->program_at(request_.gear); }
   const IoBuffer &work_buf() const { return request_.inputs.back(); }
   const IoBuffer &task_buf() const { return request_.inputs[request_.inputs.size() - 2]; }
 
