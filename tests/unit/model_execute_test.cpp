@@ -347,3 +347,28 @@ TEST_F(ModelExecuteTest, AGearWhoseTensorsOutgrowThePlanIsRejectedAtLoad) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(ModelExecuteTest, AModelImageInCachedMemoryMustBeFlushedBeforeLoading) {
+  const BuiltModel m = small_cnn();
+  void* image = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_malloc_cached(&image, m.image.size(), SVP_ACL_MEM_MALLOC_NORMAL_ONLY));
+  std::memcpy(image, m.image.data(), m.image.size());
+  uint32_t id = 0;
+  // The NPU reads DDR, which still holds the zeros of the fresh allocation.
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_DESERIALIZE_MODEL, svp_acl_mdl_load_from_mem(image, m.image.size(), &id));
+  ASSERT_ACL_OK(svp_acl_rt_mem_flush(image, m.image.size()));
+  ASSERT_ACL_OK(svp_acl_mdl_load_from_mem(image, m.image.size(), &id));
+  {
+    ModelRun run(m.image);  // same weights, loaded from host memory: the oracle
+    const std::vector<float> x = random_floats(3 * 12 * 12, 12);
+    run.set_input(0, x.data());
+    ASSERT_ACL_OK(svp_acl_mdl_execute(id, run.input(), run.output()));
+    EXPECT_EQ(run.output<float>(0), reference_outputs(m, {x.data()})[0].values<float>());
+  }
+  EXPECT_ACL_OK(svp_acl_mdl_unload(id));
+  EXPECT_ACL_OK(svp_acl_rt_free(image));
+}
+
+}  // namespace
