@@ -59,6 +59,7 @@ Result<Prepared> prepare(Runtime& rt, uint32_t model_id, const svp_acl_mdl_datas
   r.inputs = std::move(*in);
   r.outputs = std::move(*out);
   r.batch = input->batch;
+  r.gear = loaded->model->selected_gear.load();
   auto task = exec::ModelExecution::create(std::move(r));
   if (!task.ok()) return task.status();
   Prepared p;
@@ -160,9 +161,16 @@ svp_acl_error svp_acl_mdl_set_dynamic_hw_size(uint32_t model_id, svp_acl_mdl_dat
         return Error(err::kInvalidParam, "model {} has no resolution gears (it was not compiled with dynamic HW)",
                      model_id);
       }
-      (void)height;
-      (void)width;
-      return Error(err::kFeatureUnsupported, "executing a dynamic-resolution model at another gear is not built yet");
+      for (std::size_t g = 0; g < model.gears.size(); ++g) {
+        if (model.gears[g]->h == height && model.gears[g]->w == width) {
+          model.selected_gear.store(static_cast<std::int32_t>(g));
+          return Status::Ok();
+        }
+      }
+      std::string gears;
+      for (const auto& g : model.gears) gears += fmt::format("{}{}x{}", gears.empty() ? "" : ", ", g->h, g->w);
+      return Error(err::kInvalidParam, "{}x{} is not one of model {}'s resolution gears ({})", height, width, model_id,
+                   gears);
     });
   });
 }

@@ -15,19 +15,12 @@ using svp::capi::require;
 using svp::capi::with_runtime;
 using svp::runtime::Runtime;
 
-// Kernel fast paths with the thread count of acl.json's softnpu.kernel_threads.
-static svp::kernels::CompileOptions compile_options(const Runtime& rt) {
-  svp::kernels::CompileOptions o;
-  o.threads = static_cast<int>(rt.config().kernel_threads);
-  return o;
-}
-
 svp_acl_error svp_acl_mdl_load_from_mem(const void* model, size_t model_size, uint32_t* model_id) {
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(require(model != nullptr, "model is NULL"));
     SVP_RETURN_IF_ERROR(require(model_id != nullptr, "model_id is NULL"));
     return with_runtime([&](Runtime& rt) -> Status {
-      auto id = rt.models().load(model, model_size, svp::model::Scheduling{}, compile_options(rt));
+      auto id = rt.load_model(model, model_size, svp::model::Scheduling{});
       if (!id.ok()) return id.status();
       *model_id = *id;
       return Status::Ok();
@@ -44,7 +37,7 @@ svp_acl_error svp_acl_mdl_load_with_config(const svp_acl_mdl_config_handle* hand
     svp::model::Scheduling scheduling;
     config.apply_scheduling(&scheduling);
     return with_runtime([&](Runtime& rt) -> Status {
-      auto id = rt.models().load(config.mem, config.mem_size, scheduling, compile_options(rt));
+      auto id = rt.load_model(config.mem, config.mem_size, scheduling);
       if (!id.ok()) return id.status();
       *model_id = *id;
       return Status::Ok();

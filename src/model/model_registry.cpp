@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "model/format.h"
+#include "model/gears.h"
 
 namespace svp::model {
 namespace {
@@ -52,17 +53,35 @@ Result<std::shared_ptr<Model>> Model::create(const void* image, std::size_t size
   m->weights_size = loaded->weights_size;
   const Program& p = m->program;
   const std::uint32_t a = p.flags.internal_stride;
-  for (std::int32_t ti : p.input_tensors()) {
-    auto d = describe(p.tensors[static_cast<std::size_t>(ti)], a);
-    if (!d.ok()) return d.status();
-    m->inputs.push_back(std::move(*d));
-  }
-  m->inputs.push_back(extended(kTaskBufName, p.flags.task_buf_size, a));
-  m->inputs.push_back(extended(kWorkBufName, p.flags.work_buf_size, a));
-  for (std::int32_t ti : p.output_tensors()) {
-    auto d = describe(p.tensors[static_cast<std::size_t>(ti)], a);
-    if (!d.ok()) return d.status();
-    m->outputs.push_back(std::move(*d));
+  auto table = [&](const Program& q, std::vector<IoDesc>* ins, std::vector<IoDesc>* outs) -> Status {
+    for (std::int32_t ti : q.input_tensors()) {
+      auto d = describe(q.tensors[static_cast<std::size_t>(ti)], a);
+      if (!d.ok()) return d.status();
+      ins->push_back(std::move(*d));
+    }
+    // task_buf / work_buf keep the stored (largest) program's sizes at every gear.
+    ins->push_back(extended(kTaskBufName, p.flags.task_buf_size, a));
+    ins->push_back(extended(kWorkBufName, p.flags.work_buf_size, a));
+    for (std::int32_t ti : q.output_tensors()) {
+      auto d = describe(q.tensors[static_cast<std::size_t>(ti)], a);
+      if (!d.ok()) return d.status();
+      outs->push_back(std::move(*d));
+    }
+    return Status::Ok();
+  };
+  SVP_RETURN_IF_ERROR(table(p, &m->inputs, &m->outputs));
+  for (const auto& [h, w] : p.flags.dynamic_hw) {
+    auto gp = program_at_gear(p, m->weights, m->weights_size, h, w);
+    if (!gp.ok()) return gp.status();
+    auto g = std::make_unique<Model::Gear>();
+    g->h = h;
+    g->w = w;
+    g->program = std::move(*gp);
+    SVP_RETURN_IF_ERROR(table(g->program, &g->inputs, &g->outputs));
+    auto c = kernels::CompiledProgram::compile(g->program, m->weights, m->weights_size, options);
+    if (!c.ok()) return c.status();
+    g->compiled = std::move(*c);
+    m->gears.push_back(std::move(g));
   }
   for (const Layer& l : p.layers) {
     if (l.target == Target::kAiCpu) ++m->aicpu_layers;

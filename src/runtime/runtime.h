@@ -127,6 +127,10 @@ class Runtime {
 
   // Loaded models (svp_acl_mdl_load_*); emptied by finalize.
   model::ModelRegistry& models() { return models_; }
+  // Loads a model image the way the NPU sees it: an image in svp_acl_rt_malloc* memory is
+  // read through the device view (a cached image written without mem_flush is stale, as on
+  // a board; the memory layer warns); other host memory is read directly.
+  Result<std::uint32_t> load_model(const void* image, std::size_t size, const model::Scheduling& scheduling);
   // Which stream last used each work_buf (model execution's cross-stream check).
   exec::WorkBufTracker& work_bufs() { return work_bufs_; }
 
