@@ -29,12 +29,14 @@ std::vector<float> randoms(std::size_t n, unsigned seed) {
 // reference kernels.
 BuiltModel long_model(bool preemptible, int layers = 24) {
   ModelBuilder b(preemptible ? "long_preemptible" : "long_fixed");
-  TensorId t = b.add_input("x", DType::kFloat32, {1, 16, 24, 24});
+  // Large enough that even the oneDNN fast path takes milliseconds per conv: the tests
+  // below need the long model to be still running when the short one completes.
+  TensorId t = b.add_input("x", DType::kFloat32, {1, 32, 48, 48});
   LayerOptions conv;
   conv.attrs.set("kernel_shape", std::vector<std::int64_t>{3, 3});
   conv.attrs.set("pads", std::vector<std::int64_t>{1, 1, 1, 1});
   for (int i = 0; i < layers; ++i) {
-    const TensorId w = b.add_constant("w" + std::to_string(i), {16, 16, 3, 3}, randoms(16 * 16 * 9, 100 + i));
+    const TensorId w = b.add_constant("w" + std::to_string(i), {32, 32, 3, 3}, randoms(32 * 32 * 9, 100 + i));
     t = b.add_layer("conv" + std::to_string(i), "Conv", {t, w}, conv);
     t = b.add_layer("relu" + std::to_string(i), "Relu", {t});
   }
@@ -103,7 +105,7 @@ TEST_F(ModelSchedulingTest, AHighPriorityModelPreemptsAPreemptibleOneAndBothResu
   ModelRun high(sm.image);
   set_priority(low.id(), 6);
   set_priority(high.id(), 1);
-  const auto xl = randoms(16 * 24 * 24, 1);
+  const auto xl = randoms(32 * 48 * 48, 1);
   const auto xh = randoms(4 * 64, 2);
   low.set_input(0, xl.data());
   high.set_input(0, xh.data());
@@ -122,7 +124,7 @@ TEST_F(ModelSchedulingTest, ANonPreemptibleModelRunsToCompletionFirst) {
   ModelRun high(sm.image);
   set_priority(low.id(), 6);
   set_priority(high.id(), 1);
-  const auto xl = randoms(16 * 24 * 24, 3);
+  const auto xl = randoms(32 * 48 * 48, 3);
   low.set_input(0, xl.data());
   EXPECT_FALSE(low_still_running_when_high_finishes(low, high));
   ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(a_));
