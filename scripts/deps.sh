@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages the build needs, if any is missing.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config python3
-          libgtest-dev libgmock-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
+          libgtest-dev libgmock-dev libspdlog-dev libfmt-dev nlohmann-json3-dev zlib1g-dev
           libdnnl-dev libbenchmark-dev  # oneDNN: kernel fast paths; Google Benchmark: bench/model_bench
           clang libclang-rt-14-dev)  # clang: the model-loader fuzz test (libFuzzer)
 missing=()
