@@ -2,6 +2,9 @@
 
 #include <utility>
 
+#include <fmt/format.h>
+
+#include "aipp/param_block.h"
 #include "model/format.h"
 
 namespace svp::model {
@@ -20,6 +23,23 @@ Result<IoDesc> describe(const Tensor& t, std::uint32_t internal_stride) {
   d.dims = t.dims;
   d.stride = *stride;
   d.size = *size;
+  d.reuse = t.inout_reuse;
+  return d;
+}
+
+// A data input with AIPP: the raw source image of `format` and w x h, d0 = the batch.
+Result<IoDesc> describe_source(const Tensor& t, std::int32_t format, std::int32_t w, std::int32_t h,
+                               std::uint32_t internal_stride) {
+  auto g = aipp::source_geometry(format, w, h, internal_stride);
+  if (!g.ok()) return Error(err::kParseModel, "model input \"{}\": {}", t.name, g.status().message());
+  IoDesc d;
+  d.name = t.name;
+  d.dtype = DType::kUint8;
+  d.layout = Layout::kNCHW;
+  d.dims = g->dims;
+  d.dims[0] = t.dims[0];
+  d.stride = g->stride;
+  d.size = g->size * static_cast<std::uint64_t>(t.dims[0]);
   d.reuse = t.inout_reuse;
   return d;
 }
@@ -51,13 +71,44 @@ Result<std::shared_ptr<Model>> Model::create(const void* image, std::size_t size
   m->weights_size = loaded->weights_size;
   const Program& p = m->program;
   const std::uint32_t a = p.flags.internal_stride;
+  std::vector<std::size_t> dynamic_inputs;  // data inputs with dynamic AIPP
   for (std::int32_t ti : p.input_tensors()) {
-    auto d = describe(p.tensors[static_cast<std::size_t>(ti)], a);
+    const Tensor& t = p.tensors[static_cast<std::size_t>(ti)];
+    auto cfg = aipp::parse_model_aipp(t.aipp);  // validated by read_model already
+    if (!cfg.ok()) return cfg.status();
+    Result<IoDesc> d = Status::Ok();
+    if (cfg->mode == aipp::ModelAipp::Mode::kStatic) {
+      d = describe_source(t, cfg->params.format, cfg->params.src_w, cfg->params.src_h, a);
+    } else if (cfg->mode == aipp::ModelAipp::Mode::kDynamic) {
+      d = describe_source(t, cfg->initial_format, cfg->max_src_w, cfg->max_src_h, a);
+    } else {
+      d = describe(t, a);
+    }
     if (!d.ok()) return d.status();
+    d->tensor = ti;
+    d->aipp = cfg->mode == aipp::ModelAipp::Mode::kStatic    ? AippRole::kStatic
+              : cfg->mode == aipp::ModelAipp::Mode::kDynamic ? AippRole::kDynamic
+                                                             : AippRole::kNone;
+    if (d->aipp == AippRole::kDynamic) dynamic_inputs.push_back(m->inputs.size());
     m->inputs.push_back(std::move(*d));
+    m->input_aipp.push_back(std::move(*cfg));
+  }
+  // Dynamic-AIPP parameter inputs (spec §2.2), after the data inputs.
+  for (std::size_t k = 0; k < dynamic_inputs.size(); ++k) {
+    IoDesc& data = m->inputs[dynamic_inputs[k]];
+    const Tensor& t = p.tensors[static_cast<std::size_t>(data.tensor)];
+    const std::string name = k == 0 ? std::string(kDynamicAippName) : fmt::format("{}_{}", kDynamicAippName, k);
+    IoDesc d = extended(name.c_str(), aipp::block_capacity(static_cast<std::size_t>(t.dims[0])), a);
+    d.kind = IoKind::kAippParams;
+    d.aipp = AippRole::kParamNode;
+    d.aipp_link = static_cast<std::int64_t>(dynamic_inputs[k]);
+    data.aipp_link = static_cast<std::int64_t>(m->inputs.size());
+    m->inputs.push_back(std::move(d));
   }
   m->inputs.push_back(extended(kTaskBufName, p.flags.task_buf_size, a));
+  m->inputs.back().kind = IoKind::kTaskBuf;
   m->inputs.push_back(extended(kWorkBufName, p.flags.work_buf_size, a));
+  m->inputs.back().kind = IoKind::kWorkBuf;
   for (std::int32_t ti : p.output_tensors()) {
     auto d = describe(p.tensors[static_cast<std::size_t>(ti)], a);
     if (!d.ok()) return d.status();
@@ -67,6 +118,38 @@ Result<std::shared_ptr<Model>> Model::create(const void* image, std::size_t size
     if (l.target == Target::kAiCpu) ++m->aicpu_layers;
   }
   return m;
+}
+
+void AippSourceState::set(std::size_t input, IoDesc d) {
+  std::lock_guard<std::mutex> lock(mu_);
+  current_[input] = std::move(d);
+}
+
+bool AippSourceState::get(std::size_t input, IoDesc* out) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = current_.find(input);
+  if (it == current_.end()) return false;
+  *out = it->second;
+  return true;
+}
+
+IoDesc Model::input_desc(std::size_t index) const {
+  IoDesc d;
+  if (inputs[index].aipp == AippRole::kDynamic && aipp_state->get(index, &d)) return d;
+  return inputs[index];
+}
+
+Status Model::set_aipp_source(std::size_t index, std::int32_t format, std::int32_t w, std::int32_t h) const {
+  const IoDesc& d = inputs.at(index);
+  auto src = describe_source(program.tensors[static_cast<std::size_t>(d.tensor)], format, w, h,
+                             program.flags.internal_stride);
+  if (!src.ok()) return Status(err::kInvalidParam, src.status().message());
+  IoDesc now = d;  // same identity and links; new source geometry
+  now.dims = src->dims;
+  now.stride = src->stride;
+  now.size = src->size;
+  aipp_state->set(index, std::move(now));
+  return Status::Ok();
 }
 
 Result<std::uint32_t> ModelRegistry::load(const void* image, std::size_t size, const Scheduling& s) {
