@@ -3,6 +3,7 @@
 
 #include "capi/guard.h"
 #include "capi/live_set.h"
+#include "capi/objects.h"
 
 using svp::Error;
 using svp::Result;
@@ -10,12 +11,6 @@ using svp::Status;
 using svp::capi::guard;
 using svp::capi::guard_value;
 namespace err = svp::err;
-
-struct svp_acl_data_buffer {
-  void* data;
-  size_t size;
-  size_t stride;
-};
 
 namespace svp::capi {
 LiveSet<svp_acl_data_buffer>& data_buffers() {

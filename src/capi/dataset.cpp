@@ -5,6 +5,7 @@
 #include "acl/svp_acl_mdl.h"
 #include "capi/guard.h"
 #include "capi/live_set.h"
+#include "capi/objects.h"
 
 using svp::Error;
 using svp::Result;
@@ -13,13 +14,7 @@ using svp::capi::guard;
 using svp::capi::guard_value;
 namespace err = svp::err;
 
-struct svp_acl_mdl_dataset {
-  std::vector<svp_acl_data_buffer*> buffers;
-};
-
 namespace svp::capi {
-LiveSet<svp_acl_data_buffer>& data_buffers();  // base.cpp
-
 LiveSet<svp_acl_mdl_dataset>& datasets() {
   static LiveSet<svp_acl_mdl_dataset> set("dataset");
   return set;

@@ -7,24 +7,8 @@
 
 using namespace svp::capi;  // NOLINT(google-build-using-namespace)
 
-svp_acl_error svp_acl_mdl_execute(uint32_t, const svp_acl_mdl_dataset *, const svp_acl_mdl_dataset *) {
-  return not_built(__func__, kModels);
-}
-
-svp_acl_error svp_acl_mdl_execute_async(uint32_t, const svp_acl_mdl_dataset *, const svp_acl_mdl_dataset *, svp_acl_rt_stream) {
-  return not_built(__func__, kModels);
-}
-
-svp_acl_error svp_acl_mdl_set_dynamic_batch_size(uint32_t, svp_acl_mdl_dataset *, size_t, uint64_t) {
-  return not_built(__func__, kModels);
-}
-
 svp_acl_error svp_acl_mdl_set_total_t(uint32_t, svp_acl_mdl_dataset *, uint64_t) {
-  return not_built(__func__, kModels);
-}
-
-svp_acl_error svp_acl_mdl_set_dynamic_hw_size(uint32_t, svp_acl_mdl_dataset *, size_t, uint64_t, uint64_t) {
-  return not_built(__func__, kModels);
+  return not_built(__func__, kRecurrent);
 }
 
 svp_acl_error svp_acl_mdl_init_dump(void) {

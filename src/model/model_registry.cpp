@@ -60,7 +60,8 @@ IoDesc extended(const char* name, std::uint64_t bytes, std::uint32_t internal_st
 
 }  // namespace
 
-Result<std::shared_ptr<Model>> Model::create(const void* image, std::size_t size) {
+Result<std::shared_ptr<Model>> Model::create(const void* image, std::size_t size,
+                                             const kernels::CompileOptions& options) {
   auto loaded = read_model(image, size);
   if (!loaded.ok()) return loaded.status();
   auto m = std::make_shared<Model>();
@@ -117,6 +118,9 @@ Result<std::shared_ptr<Model>> Model::create(const void* image, std::size_t size
   for (const Layer& l : p.layers) {
     if (l.target == Target::kAiCpu) ++m->aicpu_layers;
   }
+  auto compiled = kernels::CompiledProgram::compile(m->program, m->weights, m->weights_size, options);
+  if (!compiled.ok()) return compiled.status();
+  m->compiled = std::move(*compiled);
   return m;
 }
 
@@ -152,7 +156,8 @@ Status Model::set_aipp_source(std::size_t index, std::int32_t format, std::int32
   return Status::Ok();
 }
 
-Result<std::uint32_t> ModelRegistry::load(const void* image, std::size_t size, const Scheduling& s) {
+Result<std::uint32_t> ModelRegistry::load(const void* image, std::size_t size, const Scheduling& s,
+                                          const kernels::CompileOptions& options) {
   auto limit_error = [] {
     return Error(err::kStorageOverLimit, "{} models are loaded already (the maximum); unload one first",
                  kMaxLoadedModels);
@@ -161,7 +166,7 @@ Result<std::uint32_t> ModelRegistry::load(const void* image, std::size_t size, c
     std::lock_guard<std::mutex> lock(mu_);
     if (models_.size() >= kMaxLoadedModels) return limit_error();
   }
-  auto model = Model::create(image, size);  // parsing runs outside the lock
+  auto model = Model::create(image, size, options);  // parsing and compiling run outside the lock
   if (!model.ok()) return model.status();
   std::lock_guard<std::mutex> lock(mu_);
   if (models_.size() >= kMaxLoadedModels) return limit_error();
@@ -179,6 +184,13 @@ Result<std::shared_ptr<const Model>> ModelRegistry::get(std::uint32_t id) const 
   auto it = models_.find(id);
   if (it == models_.end()) return Error(err::kInvalidModelId, "model id {} is not loaded", id);
   return it->second.model;
+}
+
+Result<ModelRegistry::Loaded> ModelRegistry::lookup(std::uint32_t id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = models_.find(id);
+  if (it == models_.end()) return Error(err::kInvalidModelId, "model id {} is not loaded", id);
+  return Loaded{it->second.model, it->second.scheduling};
 }
 
 Status ModelRegistry::unload(std::uint32_t id) {

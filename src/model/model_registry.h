@@ -21,6 +21,7 @@
 
 #include "aipp/model_config.h"
 #include "common/status.h"
+#include "kernels/compiled_program.h"
 #include "model/load_config.h"
 #include "model/program.h"
 
@@ -82,6 +83,9 @@ struct Model {
   std::shared_ptr<AippSourceState> aipp_state = std::make_shared<AippSourceState>();
   std::vector<IoDesc> outputs;
   std::uint32_t aicpu_layers = 0;  // layers with Target::kAiCpu
+  // The program prepared for execution (kernels chosen, weights prepared); references
+  // `program` and `weights`.
+  std::unique_ptr<kernels::CompiledProgram> compiled;
 
   // Input `index` as the description queries report it now (dynamic AIPP inputs follow
   // the last svp_acl_mdl_set_input_aipp). Precondition: index < inputs.size().
@@ -90,17 +94,25 @@ struct Model {
   // (svp_acl_mdl_set_input_aipp); the description follows it. Errors: kInvalidParam.
   Status set_aipp_source(std::size_t index, std::int32_t format, std::int32_t w, std::int32_t h) const;
 
-  // Parses `image` (read_model) and builds the description table.
-  static Result<std::shared_ptr<Model>> create(const void* image, std::size_t size);
+  // Parses `image` (read_model), builds the description table and compiles the program.
+  static Result<std::shared_ptr<Model>> create(const void* image, std::size_t size,
+                                               const kernels::CompileOptions& options = {});
 };
 
 class ModelRegistry {
  public:
   // Loads (parses) `image` and registers it with scheduling `s`. Errors: those of
   // read_model, err::kStorageOverLimit when kMaxLoadedModels are loaded.
-  Result<std::uint32_t> load(const void* image, std::size_t size, const Scheduling& s);
+  Result<std::uint32_t> load(const void* image, std::size_t size, const Scheduling& s,
+                             const kernels::CompileOptions& options = {});
   // err::kInvalidModelId for an id not loaded.
   Result<std::shared_ptr<const Model>> get(std::uint32_t id) const;
+  // The model and its current scheduling, read together (what an execution captures).
+  struct Loaded {
+    std::shared_ptr<const Model> model;
+    Scheduling scheduling;
+  };
+  Result<Loaded> lookup(std::uint32_t id) const;
   Status unload(std::uint32_t id);
   // Applies the scheduling attributes set in `config` (LoadConfig::apply_scheduling).
   Status set_scheduling(std::uint32_t id, const LoadConfig& config);

@@ -1,0 +1,244 @@
+#include "exec/execution.h"
+
+#include <atomic>
+#include <cstring>
+
+#include "common/log.h"
+
+namespace svp::exec {
+namespace {
+
+// What the first segment writes at the start of task_buf; later segments check it.
+struct TaskDescriptor {
+  char magic[8];
+  std::uint64_t execution;
+  std::uint32_t model_id;
+  std::uint32_t segments;
+  std::uint64_t batch;
+  std::uint64_t next_segment;  // progress, so a dump of task_buf shows where the task is
+};
+constexpr char kTaskMagic[8] = {'S', 'V', 'P', 'T', 'A', 'S', 'K', '1'};
+
+std::atomic<std::uint64_t> g_next_execution{1};
+
+bool aligned16(std::uint64_t v) { return v % 16 == 0; }
+
+}  // namespace
+
+ModelExecution::ModelExecution(Request r) : request_(std::move(r)), id_(g_next_execution.fetch_add(1)) {}
+
+Result<std::shared_ptr<ModelExecution>> ModelExecution::create(Request request) {
+  if (!request.model || !request.model->compiled) return Error(err::kInvalidParam, "no model to execute");
+  std::shared_ptr<ModelExecution> e(new ModelExecution(std::move(request)));
+  SVP_RETURN_IF_ERROR(e->validate());
+  return e;
+}
+
+Status ModelExecution::validate() {
+  const model::Model& m = *request_.model;
+  const model::Program& p = m.program;
+  const std::size_t num_in = m.inputs.size();  // data inputs + task_buf + work_buf
+  if (request_.inputs.size() != num_in) {
+    return Error(err::kInvalidParam,
+                 "the input dataset holds {} buffers; model {} needs {} ({} data inputs, then task_buf and work_buf)",
+                 request_.inputs.size(), request_.model_id, num_in, num_in - 2);
+  }
+  if (request_.outputs.size() != m.outputs.size()) {
+    return Error(err::kInvalidParam, "the output dataset holds {} buffers; model {} has {} outputs",
+                 request_.outputs.size(), request_.model_id, m.outputs.size());
+  }
+  const std::uint64_t batch = request_.batch;
+  auto check_address = [](const char* side, std::size_t i, const IoBuffer& b) -> Status {
+    if (b.data == nullptr) return Error(err::kInvalidParam, "{} {}: the data buffer's address is NULL", side, i);
+    if (!aligned16(reinterpret_cast<std::uintptr_t>(b.data))) {
+      return Error(err::kMemoryAddressUnaligned, "{} {}: address {} is not 16-byte aligned", side, i, b.data);
+    }
+    return Status::Ok();
+  };
+  auto plan = [&](const char* side, std::size_t i, std::int32_t tensor, const IoBuffer& b) -> Result<IoPlan> {
+    SVP_RETURN_IF_ERROR(check_address(side, i, b));
+    const model::Tensor& t = p.tensors[static_cast<std::size_t>(tensor)];
+    IoPlan io;
+    io.tensor = tensor;
+    io.buffer = b;
+    io.row_bytes = static_cast<std::uint64_t>(t.dims.back()) * model::dtype_size(t.dtype);
+    io.rows = 1;
+    for (std::size_t d = 0; d + 1 < t.dims.size(); ++d) io.rows *= static_cast<std::uint64_t>(t.dims[d]);
+    if (b.stride == 0 || !aligned16(b.stride)) {
+      return Error(err::kMemoryAddressUnaligned, "{} {} (\"{}\"): stride {} is not a non-zero multiple of 16", side,
+                   i, t.name, b.stride);
+    }
+    if (b.stride < io.row_bytes) {
+      return Error(err::kInvalidParam, "{} {} (\"{}\"): stride {} is smaller than one row ({} bytes: {} x {})", side,
+                   i, t.name, b.stride, io.row_bytes, t.dims.back(), model::dtype_name(t.dtype));
+    }
+    io.item_bytes = io.rows * b.stride;
+    const std::uint64_t need = io.item_bytes * batch;
+    if (b.size < need) {
+      return Error(err::kInvalidParam,
+                   "{} {} (\"{}\"): buffer holds {} bytes, the execution needs {} ({} rows x stride {} x batch {})",
+                   side, i, t.name, b.size, need, io.rows, b.stride, batch);
+    }
+    return io;
+  };
+  const auto inputs = p.input_tensors();
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    auto io = plan("input", i, inputs[i], request_.inputs[i]);
+    if (!io.ok()) return io.status();
+    in_.push_back(*io);
+  }
+  const auto outputs = p.output_tensors();
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    auto io = plan("output", i, outputs[i], request_.outputs[i]);
+    if (!io.ok()) return io.status();
+    out_.push_back(*io);
+  }
+  const struct {
+    const char* name;
+    std::size_t index;
+    std::uint64_t need;
+  } extended[] = {{model::kTaskBufName, num_in - 2, p.flags.task_buf_size},
+                  {model::kWorkBufName, num_in - 1, p.flags.work_buf_size}};
+  for (const auto& x : extended) {
+    const IoBuffer& b = request_.inputs[x.index];
+    SVP_RETURN_IF_ERROR(check_address("input", x.index, b));
+    if (b.size < x.need) {
+      return Error(err::kInvalidParam, "input {} ({}): buffer holds {} bytes, the model needs {}", x.index, x.name,
+                   b.size, x.need);
+    }
+  }
+  in_dense_.resize(in_.size());
+  for (std::size_t i = 0; i < in_.size(); ++i) {
+    if (!in_[i].dense()) in_dense_[i].resize(in_[i].rows * in_[i].row_bytes);
+  }
+  out_dense_.resize(out_.size());
+  for (std::size_t i = 0; i < out_.size(); ++i) {
+    if (!out_[i].dense()) out_dense_[i].resize(out_[i].rows * out_[i].row_bytes);
+  }
+  return Status::Ok();
+}
+
+std::size_t ModelExecution::segment_count() const {
+  return static_cast<std::size_t>(request_.batch) * request_.model->program.segments.size();
+}
+
+bool ModelExecution::on_aicpu(std::size_t index) const {
+  const model::Program& p = request_.model->program;
+  const model::Segment& s = p.segments[index % p.segments.size()];
+  return p.layers[static_cast<std::size_t>(s.begin)].target == model::Target::kAiCpu;
+}
+
+Status ModelExecution::acquire(hal::SegmentContext& ctx) {
+  auto view = [&](const IoBuffer& b, std::uint64_t bytes, bool write) -> Result<std::uint8_t*> {
+    if (ctx.memory == nullptr) return static_cast<std::uint8_t*>(b.data);
+    return write ? ctx.memory->device_write(b.data, bytes) : ctx.memory->device_read(b.data, bytes);
+  };
+  const std::uint64_t batch = request_.batch;
+  for (const IoPlan& io : in_) {
+    auto p = view(io.buffer, io.item_bytes * batch, false);
+    if (!p.ok()) return p.status();
+    in_dev_.push_back(*p);
+  }
+  for (const IoPlan& io : out_) {
+    auto p = view(io.buffer, io.item_bytes * batch, true);
+    if (!p.ok()) return p.status();
+    out_dev_.push_back(*p);
+  }
+  const model::ModelFlags& f = request_.model->program.flags;
+  auto task = view(task_buf(), f.task_buf_size, true);
+  if (!task.ok()) return task.status();
+  task_dev_ = *task;
+  auto work = view(work_buf(), f.work_buf_size, true);
+  if (!work.ok()) return work.status();
+  work_dev_ = *work;
+  if (f.task_buf_size >= sizeof(TaskDescriptor)) {
+    TaskDescriptor d{};
+    std::memcpy(d.magic, kTaskMagic, sizeof d.magic);
+    d.execution = id_;
+    d.model_id = request_.model_id;
+    d.segments = static_cast<std::uint32_t>(segment_count());
+    d.batch = batch;
+    d.next_segment = 0;
+    std::memcpy(task_dev_, &d, sizeof d);
+  }
+  const model::Program& p = request_.model->program;
+  tensor_data_.assign(p.tensors.size(), nullptr);
+  for (std::size_t t = 0; t < p.tensors.size(); ++t) {
+    const model::Tensor& tensor = p.tensors[t];
+    if (tensor.placement == model::Placement::kWorkBuf) tensor_data_[t] = work_dev_ + tensor.offset;
+    if (tensor.placement == model::Placement::kWeights) {
+      tensor_data_[t] = const_cast<std::uint8_t*>(request_.model->weights) + tensor.offset;
+    }
+  }
+  return Status::Ok();
+}
+
+Status ModelExecution::check_task_buf(std::size_t segment) const {
+  if (request_.model->program.flags.task_buf_size < sizeof(TaskDescriptor)) return Status::Ok();
+  TaskDescriptor d;
+  std::memcpy(&d, task_dev_, sizeof d);
+  if (std::memcmp(d.magic, kTaskMagic, sizeof d.magic) != 0 || d.execution != id_) {
+    return Error(err::kInvalidParam,
+                 "model {}: task_buf {} was overwritten by another execution while this one was in flight (segment {}); "
+                 "a task_buf must not be shared by executions that can run at the same time",
+                 request_.model_id, task_buf().data, segment);
+  }
+  std::uint64_t next = segment + 1;
+  std::memcpy(task_dev_ + offsetof(TaskDescriptor, next_segment), &next, sizeof next);
+  return Status::Ok();
+}
+
+void ModelExecution::load_inputs(std::uint64_t item) {
+  for (std::size_t i = 0; i < in_.size(); ++i) {
+    const IoPlan& io = in_[i];
+    std::uint8_t* src = in_dev_[i] + item * io.item_bytes;
+    if (io.dense()) {
+      tensor_data_[static_cast<std::size_t>(io.tensor)] = src;
+      continue;
+    }
+    std::uint8_t* dst = in_dense_[i].data();
+    for (std::uint64_t r = 0; r < io.rows; ++r) std::memcpy(dst + r * io.row_bytes, src + r * io.buffer.stride, io.row_bytes);
+    tensor_data_[static_cast<std::size_t>(io.tensor)] = dst;
+  }
+  for (std::size_t i = 0; i < out_.size(); ++i) {
+    const IoPlan& io = out_[i];
+    tensor_data_[static_cast<std::size_t>(io.tensor)] =
+        io.dense() ? static_cast<void*>(out_dev_[i] + item * io.item_bytes) : out_dense_[i].data();
+  }
+}
+
+void ModelExecution::store_outputs(std::uint64_t item) {
+  for (std::size_t i = 0; i < out_.size(); ++i) {
+    const IoPlan& io = out_[i];
+    if (io.dense()) continue;
+    std::uint8_t* dst = out_dev_[i] + item * io.item_bytes;
+    const std::uint8_t* src = out_dense_[i].data();
+    for (std::uint64_t r = 0; r < io.rows; ++r) {
+      std::memcpy(dst + r * io.buffer.stride, src + r * io.row_bytes, io.row_bytes);
+      // Row padding is left as the application wrote it (the vendor does not define it).
+    }
+  }
+}
+
+Status ModelExecution::run_segment(std::size_t index, hal::SegmentContext& ctx) {
+  const model::Program& p = request_.model->program;
+  const std::size_t nseg = p.segments.size();
+  const std::uint64_t item = index / nseg;
+  const std::size_t seg = index % nseg;
+  if (index == 0) {
+    SVP_RETURN_IF_ERROR(acquire(ctx));
+  }
+  SVP_RETURN_IF_ERROR(check_task_buf(index));
+  if (seg == 0) load_inputs(item);
+  const model::Segment& s = p.segments[seg];
+  for (std::int32_t l = s.begin; l < s.end; ++l) {
+    Status st = request_.model->compiled->run_layer(static_cast<std::size_t>(l), tensor_data_);
+    if (!st.ok()) {
+      return Status(st.code(), fmt::format("model {} batch item {}: {}", request_.model_id, item, st.message()));
+    }
+  }
+  if (seg + 1 == nseg) store_outputs(item);
+  return Status::Ok();
+}
+
+}  // namespace svp::exec

@@ -1,0 +1,165 @@
+// Models with AI-CPU layers: synchronous execution runs them inline; asynchronous
+// execution posts them to the AI-CPU queue served by svp_acl_ext_process_aicpu_task. A
+// busy-wait model keeps the NPU core meanwhile, any other model releases it.
+#include <atomic>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "model/builder.h"
+#include "model_io.h"
+#include "test_support.h"
+
+namespace {
+
+using svp::model::BuiltModel;
+using svp::model::DType;
+using svp::model::LayerOptions;
+using svp::model::ModelBuilder;
+using svp::model::Target;
+using svp::model::TensorId;
+using svp::test::ModelRun;
+using svp::test::reference_outputs;
+
+// x [1,4,8,8] → conv1x1 (NPU) → Softmax over channels (AI-CPU) → Sigmoid (NPU) → y.
+BuiltModel aicpu_net(bool busy_wait) {
+  ModelBuilder b(busy_wait ? "aicpu_busy" : "aicpu_release");
+  const TensorId x = b.add_input("x", DType::kFloat32, {1, 4, 8, 8});
+  std::vector<float> w(16);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 5) * 0.25f - 0.5f;
+  const TensorId wt = b.add_constant("w", {4, 4, 1, 1}, w);
+  LayerOptions conv;
+  conv.attrs.set("kernel_shape", std::vector<std::int64_t>{1, 1});
+  TensorId t = b.add_layer("conv", "Conv", {x, wt}, conv);
+  LayerOptions soft;
+  soft.attrs.set("axis", std::int64_t{1});
+  soft.target = Target::kAiCpu;
+  t = b.add_layer("softmax", "Softmax", {t}, soft);
+  b.add_output(b.add_layer("sigmoid", "Sigmoid", {t}), "y");
+  b.set_aicpu_busy_wait(busy_wait);
+  auto m = b.build();
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return std::move(*m);
+}
+
+std::vector<float> input(unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-2.0f, 2.0f);
+  std::vector<float> v(4 * 64);
+  for (float& f : v) f = d(rng);
+  return v;
+}
+
+class ModelAicpuTest : public svp::test::RuntimeTest {
+ protected:
+  void SetUp() override {
+    RuntimeTest::SetUp();
+    ASSERT_ACL_OK(svp_acl_rt_set_device(0));
+    ASSERT_ACL_OK(svp_acl_rt_create_stream(&a_));
+    ASSERT_ACL_OK(svp_acl_rt_create_stream(&b_));
+  }
+  void TearDown() override {
+    EXPECT_ACL_OK(svp_acl_rt_destroy_stream(a_));
+    EXPECT_ACL_OK(svp_acl_rt_destroy_stream(b_));
+    EXPECT_ACL_OK(svp_acl_rt_reset_device(0));
+    RuntimeTest::TearDown();
+  }
+  bool done(svp_acl_rt_stream s) {
+    svp_acl_rt_event ev = nullptr;
+    svp_acl_rt_event_status st = SVP_ACL_EVENT_STATUS_NOT_READY;
+    if (svp_acl_rt_create_event(&ev) != SVP_ACL_SUCCESS) return false;
+    svp_acl_rt_record_event(ev, s);
+    svp_acl_rt_query_event(ev, &st);
+    svp_acl_rt_destroy_event(ev);
+    return st == SVP_ACL_EVENT_STATUS_COMPLETE;
+  }
+  static svp_acl_error mark(void* d, uint32_t) {
+    static_cast<std::atomic<bool>*>(d)->store(true);
+    return SVP_ACL_SUCCESS;
+  }
+  svp_acl_rt_stream a_ = nullptr;
+  svp_acl_rt_stream b_ = nullptr;
+};
+
+TEST_F(ModelAicpuTest, TheModelReportsItsAicpuLayers) {
+  const BuiltModel m = aicpu_net(false);
+  ModelRun run(m.image);
+  uint32_t n = 0;
+  ASSERT_ACL_OK(svp_acl_ext_get_mdl_aicpu_task_num(run.id(), &n));
+  EXPECT_EQ(n, 1u);
+}
+
+TEST_F(ModelAicpuTest, SyncExecutionRunsAicpuLayersInternally) {
+  const BuiltModel m = aicpu_net(false);
+  ModelRun run(m.image);
+  const auto x = input(1);
+  run.set_input(0, x.data());
+  ASSERT_ACL_OK(run.execute());  // no thread serves the AI-CPU queue: it must not be needed
+  EXPECT_EQ(run.output<float>(0), reference_outputs(m, {x.data()})[0].values<float>());
+}
+
+TEST_F(ModelAicpuTest, AsyncReleaseModelLetsAnotherStreamUseTheCoreWhileItsOperatorWaits) {
+  const BuiltModel m = aicpu_net(false);
+  ModelRun run(m.image);
+  const auto x = input(2);
+  run.set_input(0, x.data());
+  ASSERT_ACL_OK(run.execute_async(a_));
+  std::atomic<bool> other{false};
+  ASSERT_ACL_OK(svp_acl_ext_launch_segmented_task(mark, &other, 1, nullptr, b_));
+  ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(b_));  // nobody served the operator yet
+  EXPECT_TRUE(other.load());
+  EXPECT_FALSE(done(a_));
+  ASSERT_ACL_OK(svp_acl_ext_process_aicpu_task(1000));
+  ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(a_));
+  EXPECT_EQ(run.output<float>(0), reference_outputs(m, {x.data()})[0].values<float>());
+}
+
+TEST_F(ModelAicpuTest, AsyncBusyWaitModelKeepsTheCoreUntilItsOperatorReturns) {
+  const BuiltModel m = aicpu_net(true);
+  ModelRun run(m.image);
+  const auto x = input(3);
+  run.set_input(0, x.data());
+  ASSERT_ACL_OK(run.execute_async(a_));
+  std::atomic<bool> other{false};
+  ASSERT_ACL_OK(svp_acl_ext_launch_segmented_task(mark, &other, 1, nullptr, b_));
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_FALSE(other.load()) << "the core must stay with the busy-wait model while its operator is pending";
+  ASSERT_ACL_OK(svp_acl_ext_process_aicpu_task(1000));
+  ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(a_));
+  ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(b_));
+  EXPECT_TRUE(other.load());
+  EXPECT_EQ(run.output<float>(0), reference_outputs(m, {x.data()})[0].values<float>());
+}
+
+TEST_F(ModelAicpuTest, WorkerThreadsServeManyAsyncExecutionsOnTwoStreams) {
+  // The seed's AI-CPU flow: worker threads loop on process_aicpu_task(1000) while two
+  // streams execute the model asynchronously.
+  const BuiltModel m = aicpu_net(false);
+  std::atomic<bool> exit{false};
+  svp_acl_rt_context ctx = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_get_current_context(&ctx));
+  std::vector<std::thread> workers;
+  for (int i = 0; i < 2; ++i) {
+    workers.emplace_back([&] {
+      svp_acl_rt_set_current_context(ctx);
+      while (!exit.load()) svp_acl_ext_process_aicpu_task(50);
+    });
+  }
+  std::vector<std::unique_ptr<ModelRun>> runs;
+  std::vector<std::vector<float>> xs;
+  for (unsigned i = 0; i < 8; ++i) {
+    runs.push_back(std::make_unique<ModelRun>(m.image));
+    xs.push_back(input(10 + i));
+    runs.back()->set_input(0, xs.back().data());
+    ASSERT_ACL_OK(runs.back()->execute_async(i % 2 ? b_ : a_));
+  }
+  ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(a_));
+  ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(b_));
+  exit.store(true);
+  for (auto& w : workers) w.join();
+  for (unsigned i = 0; i < 8; ++i) {
+    EXPECT_EQ(runs[i]->output<float>(0), reference_outputs(m, {xs[i].data()})[0].values<float>()) << i;
+  }
+}
+
+}  // namespace

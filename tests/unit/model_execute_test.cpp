@@ -1,0 +1,268 @@
+// Model execution through the C API: svp_acl_mdl_execute / execute_async against a direct
+// reference evaluation of the same layers, strided inputs/outputs, batches, dataset
+// validation errors and cached-memory discipline.
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "model/builder.h"
+#include "model_io.h"
+#include "test_support.h"
+
+namespace {
+
+using svp::kernels::OwnedTensor;
+using svp::model::BuiltModel;
+using svp::model::DType;
+using svp::model::Layout;
+using svp::model::LayerOptions;
+using svp::model::ModelBuilder;
+using svp::model::Quant;
+using svp::model::TensorId;
+using svp::test::ModelRun;
+using svp::test::reference_outputs;
+
+BuiltModel must(const ModelBuilder& b) {
+  auto m = b.build();
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return m.ok() ? std::move(*m) : BuiltModel{};
+}
+
+std::vector<float> random_floats(std::size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+LayerOptions conv_opts(std::int64_t k, std::int64_t pad, std::int64_t stride = 1) {
+  LayerOptions o;
+  o.attrs.set("kernel_shape", std::vector<std::int64_t>{k, k});
+  o.attrs.set("pads", std::vector<std::int64_t>{pad, pad, pad, pad});
+  o.attrs.set("strides", std::vector<std::int64_t>{stride, stride});
+  return o;
+}
+
+// x [1,3,12,12] → conv3x3(8) → relu → conv3x3 s2 (6) → relu → maxpool2 → y [1,6,3,3].
+// Last dims 12 and 3 floats (48 / 12 bytes): y rows need padding to 16.
+BuiltModel small_cnn(std::size_t segment_every = 1) {
+  ModelBuilder b("small_cnn");
+  const TensorId x = b.add_input("x", DType::kFloat32, {1, 3, 12, 12});
+  const TensorId w1 = b.add_constant("w1", {8, 3, 3, 3}, random_floats(8 * 27, 1));
+  const TensorId b1 = b.add_constant("b1", {8}, random_floats(8, 2));
+  const TensorId w2 = b.add_constant("w2", {6, 8, 3, 3}, random_floats(6 * 72, 3));
+  TensorId t = b.add_layer("conv1", "Conv", {x, w1, b1}, conv_opts(3, 1));
+  t = b.add_layer("relu1", "Relu", {t});
+  t = b.add_layer("conv2", "Conv", {t, w2}, conv_opts(3, 1, 2));
+  t = b.add_layer("relu2", "Relu", {t});
+  LayerOptions pool;
+  pool.attrs.set("kernel_shape", std::vector<std::int64_t>{2, 2});
+  pool.attrs.set("strides", std::vector<std::int64_t>{2, 2});
+  b.add_output(b.add_layer("pool", "MaxPool", {t}, pool), "y");
+  b.segment_every(segment_every);
+  return must(b);
+}
+
+// Quantized: x u8 [1,4,6,6] → conv1x1 int8 per-channel → y u8 [1,5,6,6], plus a second
+// output: global average pool of the conv result.
+BuiltModel int8_net() {
+  ModelBuilder b("int8_net");
+  const Quant qx{{0.05f}, {128}, -1};
+  const TensorId x = b.add_input("x", DType::kUint8, {1, 4, 6, 6}, Layout::kNCHW, qx);
+  std::vector<std::int8_t> w(5 * 4);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::int8_t>(static_cast<int>(i * 37 % 255) - 127);
+  const TensorId wt = b.add_constant("w", {5, 4, 1, 1}, w, Quant{{0.01f, 0.02f, 0.015f, 0.03f, 0.005f}, {0, 0, 0, 0, 0}, 0});
+  LayerOptions conv = conv_opts(1, 0);
+  conv.output_dtypes = {DType::kUint8};
+  conv.output_quants = {Quant{{0.04f}, {100}, -1}};
+  const TensorId c = b.add_layer("conv", "Conv", {x, wt}, conv);
+  b.add_output(c, "y");
+  b.add_output(b.add_layer("gap", "GlobalAveragePool", {c}), "g");
+  return must(b);
+}
+
+class ModelExecuteTest : public svp::test::RuntimeTest {
+ protected:
+  void SetUp() override {
+    RuntimeTest::SetUp();
+    ASSERT_ACL_OK(svp_acl_rt_set_device(0));
+  }
+  void TearDown() override {
+    EXPECT_ACL_OK(svp_acl_rt_reset_device(0));
+    RuntimeTest::TearDown();
+  }
+};
+
+TEST_F(ModelExecuteTest, SyncExecutionMatchesTheReferenceEvaluation) {
+  const BuiltModel m = small_cnn();
+  ModelRun run(m.image);
+  const std::vector<float> x = random_floats(3 * 12 * 12, 7);
+  run.set_input(0, x.data());
+  ASSERT_ACL_OK(run.execute());
+  const auto want = reference_outputs(m, {x.data()});
+  EXPECT_EQ(run.output<float>(0), want[0].values<float>());
+}
+
+TEST_F(ModelExecuteTest, OutputRowPaddingIsLeftUntouched) {
+  const BuiltModel m = small_cnn();
+  ModelRun run(m.image);
+  ASSERT_EQ(svp_acl_mdl_get_output_default_stride(run.desc(), 0), 16u);  // 3 floats → 16 bytes
+  const size_t size = svp_acl_get_data_buffer_size(run.out_buf(0));
+  std::memset(run.out_ptr(0), 0xAB, size);
+  const std::vector<float> x = random_floats(3 * 12 * 12, 8);
+  run.set_input(0, x.data());
+  ASSERT_ACL_OK(run.execute());
+  for (size_t r = 0; r < size / 16; ++r) {
+    for (size_t b = 12; b < 16; ++b) ASSERT_EQ(run.out_ptr(0)[r * 16 + b], 0xAB) << "row " << r;
+  }
+  EXPECT_EQ(run.output<float>(0), reference_outputs(m, {x.data()})[0].values<float>());
+}
+
+TEST_F(ModelExecuteTest, QuantizedModelIsBitExactWithTheReference) {
+  const BuiltModel m = int8_net();
+  ModelRun run(m.image);
+  std::vector<std::uint8_t> x(4 * 36);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint8_t>(i * 29 % 256);
+  run.set_input(0, x.data());
+  ASSERT_ACL_OK(run.execute());
+  const auto want = reference_outputs(m, {x.data()});
+  EXPECT_EQ(run.output<std::uint8_t>(0), want[0].values<std::uint8_t>());
+  EXPECT_EQ(run.output<std::uint8_t>(1), want[1].values<std::uint8_t>());
+}
+
+TEST_F(ModelExecuteTest, ALargerUserStrideIsHonoured) {
+  const BuiltModel m = small_cnn();
+  ModelRun run(m.image);
+  // Re-point input 0 at a buffer with a 64-byte stride (rows of 48 bytes).
+  void* mem = nullptr;
+  const size_t rows = 3 * 12;
+  ASSERT_ACL_OK(svp_acl_rt_malloc(&mem, rows * 64, SVP_ACL_MEM_MALLOC_NORMAL_ONLY));
+  const std::vector<float> x = random_floats(3 * 12 * 12, 9);
+  for (size_t r = 0; r < rows; ++r) std::memcpy(static_cast<uint8_t*>(mem) + r * 64, x.data() + r * 12, 48);
+  ASSERT_ACL_OK(svp_acl_update_data_buffer(run.in_buf(0), mem, rows * 64, 64));
+  ASSERT_ACL_OK(run.execute());
+  EXPECT_EQ(run.output<float>(0), reference_outputs(m, {x.data()})[0].values<float>());
+  EXPECT_ACL_OK(svp_acl_rt_free(mem));
+}
+
+TEST_F(ModelExecuteTest, BatchItemsRunIndependently) {
+  const BuiltModel m = small_cnn();
+  ModelRun run(m.image, /*batch=*/3);
+  std::vector<std::vector<float>> xs;
+  for (unsigned b = 0; b < 3; ++b) {
+    xs.push_back(random_floats(3 * 12 * 12, 20 + b));
+    run.set_input(0, xs.back().data(), b);
+  }
+  ASSERT_ACL_OK(run.execute());
+  for (unsigned b = 0; b < 3; ++b) {
+    EXPECT_EQ(run.output<float>(0, b), reference_outputs(m, {xs[b].data()})[0].values<float>()) << "item " << b;
+  }
+}
+
+TEST_F(ModelExecuteTest, DynamicBatchSizeIsValidated) {
+  const BuiltModel m = small_cnn();
+  ModelRun run(m.image);
+  const size_t dyn = svp_acl_mdl_get_num_inputs(run.desc());
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_set_dynamic_batch_size(run.id(), run.input(), dyn, 0));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_set_dynamic_batch_size(run.id(), run.input(), 0, 2));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_MODEL_ID, svp_acl_mdl_set_dynamic_batch_size(77, run.input(), dyn, 2));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_set_dynamic_batch_size(run.id(), nullptr, dyn, 2));
+  // Batch 2 with buffers sized for one item: the size check names the input.
+  ASSERT_ACL_OK(svp_acl_mdl_set_dynamic_batch_size(run.id(), run.input(), dyn, 2));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_execute(run.id(), run.input(), run.output()));
+  EXPECT_NE(std::string(svp_acl_get_recent_err_msg()).find("input 0"), std::string::npos);
+}
+
+TEST_F(ModelExecuteTest, BadDatasetsAreRejectedWithTheVendorCodes) {
+  const BuiltModel m = small_cnn();
+  ModelRun run(m.image);
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_execute(run.id(), nullptr, run.output()));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_execute(run.id(), run.output(), run.output()));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_MODEL_ID, svp_acl_mdl_execute(run.id() + 5, run.input(), run.output()));
+  svp_acl_data_buffer* in0 = run.in_buf(0);
+  void* base = svp_acl_get_data_buffer_addr(in0);
+  const size_t size = svp_acl_get_data_buffer_size(in0);
+  const size_t stride = svp_acl_get_data_buffer_stride(in0);
+  // Misaligned address, stride not a multiple of 16, stride below a row, too small.
+  ASSERT_ACL_OK(svp_acl_update_data_buffer(in0, static_cast<uint8_t*>(base) + 8, size - 16, stride));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_MEMORY_ADDRESS_UNALIGNED, svp_acl_mdl_execute(run.id(), run.input(), run.output()));
+  ASSERT_ACL_OK(svp_acl_update_data_buffer(in0, base, size, 52));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_MEMORY_ADDRESS_UNALIGNED, svp_acl_mdl_execute(run.id(), run.input(), run.output()));
+  ASSERT_ACL_OK(svp_acl_update_data_buffer(in0, base, size, 32));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_execute(run.id(), run.input(), run.output()));
+  EXPECT_NE(std::string(svp_acl_get_recent_err_msg()).find("smaller than one row"), std::string::npos);
+  ASSERT_ACL_OK(svp_acl_update_data_buffer(in0, base, size - 1, stride));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_execute(run.id(), run.input(), run.output()));
+  EXPECT_NE(std::string(svp_acl_get_recent_err_msg()).find("input 0"), std::string::npos);
+  ASSERT_ACL_OK(svp_acl_update_data_buffer(in0, base, size, stride));
+  // A work_buf smaller than the model's.
+  svp_acl_data_buffer* work = run.in_buf(2);
+  void* wbase = svp_acl_get_data_buffer_addr(work);
+  const size_t wsize = svp_acl_get_data_buffer_size(work);
+  ASSERT_ACL_OK(svp_acl_update_data_buffer(work, wbase, wsize - 64, wsize - 64));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_execute(run.id(), run.input(), run.output()));
+  EXPECT_NE(std::string(svp_acl_get_recent_err_msg()).find("work_buf"), std::string::npos);
+  ASSERT_ACL_OK(svp_acl_update_data_buffer(work, wbase, wsize, wsize));
+  // Memory the NPU cannot reach (not from svp_acl_rt_malloc*) fails the task.
+  alignas(64) static float host[3 * 12 * 16];
+  ASSERT_ACL_OK(svp_acl_update_data_buffer(in0, host, sizeof host, stride));
+  EXPECT_NE(run.execute(), SVP_ACL_SUCCESS);
+  ASSERT_ACL_OK(svp_acl_update_data_buffer(in0, base, size, stride));
+  EXPECT_ACL_OK(run.execute());
+}
+
+TEST_F(ModelExecuteTest, AsyncExecutionsCompleteInStreamOrderWithCallbacks) {
+  const BuiltModel m = small_cnn(2);
+  svp_acl_rt_stream stream = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_create_stream(&stream));
+  svp::test::ReportThread reporter;
+  ASSERT_ACL_OK(svp_acl_rt_subscribe_report(reporter.id(), stream));
+  std::vector<std::unique_ptr<ModelRun>> runs;
+  std::vector<std::vector<float>> xs;
+  std::atomic<int> done{0};
+  for (unsigned i = 0; i < 4; ++i) {
+    runs.push_back(std::make_unique<ModelRun>(m.image));
+    xs.push_back(random_floats(3 * 12 * 12, 40 + i));
+    runs.back()->set_input(0, xs.back().data());
+    ASSERT_ACL_OK(runs.back()->execute_async(stream));
+    ASSERT_ACL_OK(svp_acl_rt_launch_callback([](void* d) { static_cast<std::atomic<int>*>(d)->fetch_add(1); }, &done,
+                                             SVP_ACL_CALLBACK_BLOCK, stream));
+  }
+  ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(stream));
+  EXPECT_EQ(done.load(), 4);
+  for (unsigned i = 0; i < 4; ++i) {
+    EXPECT_EQ(runs[i]->output<float>(0), reference_outputs(m, {xs[i].data()})[0].values<float>()) << i;
+  }
+  EXPECT_ACL_OK(svp_acl_rt_unsubscribe_report(reporter.id(), stream));
+  reporter.stop();
+  runs.clear();
+  EXPECT_ACL_OK(svp_acl_rt_destroy_stream(stream));
+}
+
+TEST_F(ModelExecuteTest, CachedInputsMustBeFlushedAndOutputsInvalidated) {
+  const BuiltModel m = small_cnn();
+  ModelRun run(m.image, 1, /*cached=*/true);
+  const std::vector<float> x = random_floats(3 * 12 * 12, 11);
+  const auto want = reference_outputs(m, {x.data()})[0].values<float>();
+  const std::vector<float> zeros(x.size(), 0.0f);
+  const auto want_zero = reference_outputs(m, {zeros.data()})[0].values<float>();
+  const size_t in_size = svp_acl_get_data_buffer_size(run.in_buf(0));
+  const size_t out_size = svp_acl_get_data_buffer_size(run.out_buf(0));
+
+  // Forgot the flush: the NPU reads the zeros that are still in DDR.
+  run.set_input(0, x.data());
+  ASSERT_ACL_OK(run.execute());
+  ASSERT_ACL_OK(svp_acl_rt_mem_invalidate(run.out_ptr(0), out_size));
+  EXPECT_EQ(run.output<float>(0), want_zero);
+
+  // Flushed input; output read without invalidate is the CPU's stale copy.
+  ASSERT_ACL_OK(svp_acl_rt_mem_flush(run.in_ptr(0), in_size));
+  ASSERT_ACL_OK(run.execute());
+  EXPECT_EQ(run.output<float>(0), want_zero);
+  ASSERT_ACL_OK(svp_acl_rt_mem_invalidate(run.out_ptr(0), out_size));
+  EXPECT_EQ(run.output<float>(0), want);
+}
+
+}  // namespace
