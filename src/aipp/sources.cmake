@@ -5,4 +5,5 @@ set(SVP_ACL_AIPP_SOURCES
   src/aipp/param_block.cpp
   src/aipp/model_config.cpp
   src/aipp/pipeline.cpp
+  src/aipp/exec_input.cpp
 )
