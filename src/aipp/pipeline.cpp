@@ -105,51 +105,86 @@ class RowConverter {
       ib_[i] = p.in_bias[i];
       ob_[i] = p.out_bias[i];
     }
+    sx_.resize(cols_.size());
+    for (std::size_t k = 0; k < cols_.size(); ++k) sx_[k] = cx_ + cols_[k];
+    g_.resize(3 * cols_.size());
   }
 
   std::size_t columns() const { return cols_.size(); }
 
+  // Asks the CPU to start loading the source bytes of crop row y. Downscaling reads a few
+  // scattered rows of a frame far larger than the caches, so without this every row costs
+  // a series of cache misses (the hardware prefetcher cannot guess the row jumps).
+  void prefetch(std::int32_t y) const {
+    if (cols_.empty()) return;
+    const std::int64_t sy = static_cast<std::int64_t>(cy_) + y;
+    const std::int64_t x0 = cx_ + cols_.front(), x1 = cx_ + cols_.back();
+    auto span = [](const std::uint8_t* p, std::int64_t from, std::int64_t to) {
+      for (std::int64_t i = from; i <= to; i += 64) __builtin_prefetch(p + i);
+      __builtin_prefetch(p + to);
+    };
+    const std::uint8_t* row = src_ + static_cast<std::uint64_t>(sy) * stride_;
+    switch (f_.storage) {
+      case Storage::kYuvSemiPlanar: {
+        span(row, x0, x1);
+        const std::int64_t crow = static_cast<std::int64_t>(p_.src_h) + sy / (f_.chroma_rows_div == 2 ? 2 : 1);
+        span(src_ + static_cast<std::uint64_t>(crow) * stride_, x0 & ~1, x1 | 1);
+        break;
+      }
+      case Storage::kYuv400:
+        span(row, x0, x1);
+        break;
+      case Storage::kPacked:
+        span(row, x0 * f_.bytes_per_pixel, (x1 + 1) * f_.bytes_per_pixel - 1);
+        break;
+      case Storage::kPlanar:
+        for (int k = 0; k < 3; ++k) {
+          span(row + static_cast<std::uint64_t>(p_.src_h) * stride_ * static_cast<std::uint64_t>(pos_[static_cast<std::size_t>(k)]),
+               x0, x1);
+        }
+        break;
+    }
+  }
+
+  // Converts crop row y: out holds `channels` planes of columns() bytes each. Gathering the
+  // canonical channels into int32 planes first keeps the CSC loop branch-free and
+  // vectorizable (pipeline.cpp is built with -O3, src/aipp/sources.cmake).
   void convert(std::int32_t y, std::uint8_t* out) const {
     const std::int64_t sy = static_cast<std::int64_t>(cy_) + y;
     const std::uint8_t* row = src_ + static_cast<std::uint64_t>(sy) * stride_;
     const std::size_t n = cols_.size();
+    const std::int32_t* sx = sx_.data();
     if (f_.channels == 1) {  // YUV400: Y only (no CSC or swap, validate() rejects them)
-      for (std::size_t k = 0; k < n; ++k) out[k] = row[cx_ + cols_[k]];
+      for (std::size_t k = 0; k < n; ++k) out[k] = row[sx[k]];
       return;
     }
-    const bool csc = p_.csc;
-    auto emit = [&](std::uint8_t* o, int c0, int c1, int c2) {
-      if (!csc) {
-        o[0] = static_cast<std::uint8_t>(c0);
-        o[1] = static_cast<std::uint8_t>(c1);
-        o[2] = static_cast<std::uint8_t>(c2);
-        return;
-      }
-      const int a = c0 - ib_[0], b = c1 - ib_[1], c = c2 - ib_[2];
-      for (int i = 0; i < 3; ++i) {
-        const int v = ((m_[3 * i] * a + m_[3 * i + 1] * b + m_[3 * i + 2] * c + (1 << (kCscShift - 1))) >> kCscShift) +
-                      ob_[i];
-        o[i] = static_cast<std::uint8_t>(v < 0 ? 0 : (v > 255 ? 255 : v));
-      }
-    };
+    std::int32_t* c0 = g_.data();
+    std::int32_t* c1 = c0 + n;
+    std::int32_t* c2 = c1 + n;
     switch (f_.storage) {
       case Storage::kYuvSemiPlanar: {
         const std::int64_t crow = static_cast<std::int64_t>(p_.src_h) + sy / (f_.chroma_rows_div == 2 ? 2 : 1);
         const std::uint8_t* uv = src_ + static_cast<std::uint64_t>(crow) * stride_;
-        const int pu = pos_[1], pv = pos_[2];
+        const std::uint8_t* u = uv + pos_[1];
+        const std::uint8_t* v = uv + pos_[2];
         for (std::size_t k = 0; k < n; ++k) {
-          const std::int32_t sx = cx_ + cols_[k];
-          const std::uint8_t* pair = uv + (sx & ~1);
-          emit(out + 3 * k, row[sx], pair[pu], pair[pv]);
+          const std::int32_t pair = sx[k] & ~1;
+          c0[k] = row[sx[k]];
+          c1[k] = u[pair];
+          c2[k] = v[pair];
         }
         break;
       }
       case Storage::kPacked: {
-        const int bpp = f_.bytes_per_pixel;
-        const int p0 = pos_[0], p1 = pos_[1], p2 = pos_[2];
+        const std::uint8_t* r0 = row + pos_[0];
+        const std::uint8_t* r1 = row + pos_[1];
+        const std::uint8_t* r2 = row + pos_[2];
+        const std::int32_t bpp = f_.bytes_per_pixel;
         for (std::size_t k = 0; k < n; ++k) {
-          const std::uint8_t* px = row + static_cast<std::int64_t>(cx_ + cols_[k]) * bpp;
-          emit(out + 3 * k, px[p0], px[p1], px[p2]);
+          const std::int32_t o = sx[k] * bpp;
+          c0[k] = r0[o];
+          c1[k] = r1[o];
+          c2[k] = r2[o];
         }
         break;
       }
@@ -159,13 +194,35 @@ class RowConverter {
         const std::uint8_t* r1 = row + plane * static_cast<std::uint64_t>(pos_[1]);
         const std::uint8_t* r2 = row + plane * static_cast<std::uint64_t>(pos_[2]);
         for (std::size_t k = 0; k < n; ++k) {
-          const std::int32_t sx = cx_ + cols_[k];
-          emit(out + 3 * k, r0[sx], r1[sx], r2[sx]);
+          c0[k] = r0[sx[k]];
+          c1[k] = r1[sx[k]];
+          c2[k] = r2[sx[k]];
         }
         break;
       }
       case Storage::kYuv400:
         break;  // handled above
+    }
+    if (!p_.csc) {
+      for (std::size_t k = 0; k < n; ++k) {
+        out[k] = static_cast<std::uint8_t>(c0[k]);
+        out[n + k] = static_cast<std::uint8_t>(c1[k]);
+        out[2 * n + k] = static_cast<std::uint8_t>(c2[k]);
+      }
+      return;
+    }
+    for (int i = 0; i < 3; ++i) {
+      const std::int32_t m0 = m_[3 * i], m1 = m_[3 * i + 1], m2 = m_[3 * i + 2];
+      // Input biases folded into a constant: sum m_j (c_j - b_j) = sum m_j c_j - sum m_j b_j.
+      const std::int32_t k0 = (1 << (kCscShift - 1)) - (m0 * ib_[0] + m1 * ib_[1] + m2 * ib_[2]);
+      const std::int32_t ob = ob_[i];
+      std::uint8_t* o = out + static_cast<std::size_t>(i) * n;
+      for (std::size_t k = 0; k < n; ++k) {
+        std::int32_t v = ((m0 * c0[k] + m1 * c1[k] + m2 * c2[k] + k0) >> kCscShift) + ob;
+        v = v < 0 ? 0 : v;
+        v = v > 255 ? 255 : v;
+        o[k] = static_cast<std::uint8_t>(v);
+      }
     }
   }
 
@@ -175,6 +232,8 @@ class RowConverter {
   const std::uint8_t* src_;
   std::uint64_t stride_;
   std::vector<std::int32_t> cols_;  // needed crop columns, ascending
+  std::vector<std::int32_t> sx_;    // their source columns
+  mutable std::vector<std::int32_t> g_;  // gathered channels, 3 planes of cols_.size()
   std::int32_t cx_ = 0, cy_ = 0;
   std::array<std::int32_t, 3> pos_{};
   int m_[9] = {};
@@ -211,13 +270,15 @@ Status run_typed(const AippParams& p, const FormatInfo& f, const BatchParams& e,
   std::vector<std::int32_t> k0(static_cast<std::size_t>(rw)), k1(static_cast<std::size_t>(rw));
   for (std::int32_t i = 0; i < rw; ++i) {
     const auto u = static_cast<std::size_t>(i);
-    k0[u] = static_cast<std::int32_t>(std::lower_bound(cols.begin(), cols.end(), mx.i0[u]) - cols.begin()) * C;
-    k1[u] = static_cast<std::int32_t>(std::lower_bound(cols.begin(), cols.end(), mx.i1[u]) - cols.begin()) * C;
+    k0[u] = static_cast<std::int32_t>(std::lower_bound(cols.begin(), cols.end(), mx.i0[u]) - cols.begin());
+    k1[u] = static_cast<std::int32_t>(std::lower_bound(cols.begin(), cols.end(), mx.i1[u]) - cols.begin());
   }
   RowConverter conv(p, f, e, src, stride, std::move(cols));
 
-  // Two converted crop rows, reused while consecutive output rows share them.
-  const std::size_t row_len = conv.columns() * static_cast<std::size_t>(C);
+  // Two converted crop rows (C planes of the needed columns each), reused while
+  // consecutive output rows share them.
+  const std::size_t ncols = conv.columns();
+  const std::size_t row_len = ncols * static_cast<std::size_t>(C);
   std::vector<std::uint8_t> rows_buf(2 * row_len);
   std::int32_t tag[2] = {-1, -1};
   // `keep` is a slot that must survive (the other row of the current pair), or -1.
@@ -251,32 +312,36 @@ Status run_typed(const AippParams& p, const FormatInfo& f, const BatchParams& e,
     const int sb = get_row(my.i1[u], sa);
     const std::uint8_t* a = rows_buf.data() + static_cast<std::size_t>(sa) * row_len;
     const std::uint8_t* b = rows_buf.data() + static_cast<std::size_t>(sb) * row_len;
+    if (u + 1 < my.i0.size()) {  // the next output row's source rows, while this one computes
+      if (my.i0[u + 1] != my.i0[u] && my.i0[u + 1] != my.i1[u]) conv.prefetch(my.i0[u + 1]);
+      if (my.i1[u + 1] != my.i1[u]) conv.prefetch(my.i1[u + 1]);
+    }
     const std::int32_t wy = my.w[u];
     T* l = line.data();
-    if (e.resize == Resize::kBilinear) {
-      const std::int32_t wy0 = kOne - wy;
-      for (std::int32_t x = 0; x < rw; ++x) {
-        const auto ux = static_cast<std::size_t>(x);
-        const std::int32_t wx = mx.w[ux], wx0 = kOne - wx;
-        const std::uint8_t* a0 = a + k0[ux];
-        const std::uint8_t* a1 = a + k1[ux];
-        const std::uint8_t* b0 = b + k0[ux];
-        const std::uint8_t* b1 = b + k1[ux];
-        for (int c = 0; c < C; ++c) {
-          const std::int64_t top_v = static_cast<std::int64_t>(a0[c]) * wx0 + static_cast<std::int64_t>(a1[c]) * wx;
-          const std::int64_t bot_v = static_cast<std::int64_t>(b0[c]) * wx0 + static_cast<std::int64_t>(b1[c]) * wx;
-          const auto v = static_cast<std::uint32_t>((top_v * wy0 + bot_v * wy + (1 << (2 * kWeightBits - 1))) >>
-                                                    (2 * kWeightBits));
-          l[ux * static_cast<std::size_t>(C) + static_cast<std::size_t>(c)] = lut.v[static_cast<std::size_t>(c)][v];
+    const std::int32_t* i0 = k0.data();
+    const std::int32_t* i1 = k1.data();
+    const std::int32_t* wxs = mx.w.data();
+    for (int c = 0; c < C; ++c) {
+      const auto uc = static_cast<std::size_t>(c);
+      const std::uint8_t* ac = a + uc * ncols;
+      const std::uint8_t* bc = b + uc * ncols;
+      const T* lt = lut.v[uc].data();
+      T* lc = l + uc;
+      if (e.resize == Resize::kBilinear) {
+        // Q11 weights: top/bottom sums ≤ 255·2048, the blend ≤ 255·2^22, inside uint32.
+        const auto wy1 = static_cast<std::uint32_t>(wy), wy0 = static_cast<std::uint32_t>(kOne - wy);
+        for (std::int32_t x = 0; x < rw; ++x) {
+          const auto ux = static_cast<std::size_t>(x);
+          const auto wx = static_cast<std::uint32_t>(wxs[ux]), wx0 = static_cast<std::uint32_t>(kOne) - wx;
+          const std::uint32_t t = ac[i0[ux]] * wx0 + ac[i1[ux]] * wx;
+          const std::uint32_t d = bc[i0[ux]] * wx0 + bc[i1[ux]] * wx;
+          const std::uint32_t v = (t * wy0 + d * wy1 + (1u << (2 * kWeightBits - 1))) >> (2 * kWeightBits);
+          lc[ux * static_cast<std::size_t>(C)] = lt[v];
         }
-      }
-    } else {
-      for (std::int32_t x = 0; x < rw; ++x) {
-        const auto ux = static_cast<std::size_t>(x);
-        const std::uint8_t* a0 = a + k0[ux];
-        for (int c = 0; c < C; ++c) {
-          l[ux * static_cast<std::size_t>(C) + static_cast<std::size_t>(c)] =
-              lut.v[static_cast<std::size_t>(c)][a0[c]];
+      } else {
+        for (std::int32_t x = 0; x < rw; ++x) {
+          const auto ux = static_cast<std::size_t>(x);
+          lc[ux * static_cast<std::size_t>(C)] = lt[ac[i0[ux]]];
         }
       }
     }
