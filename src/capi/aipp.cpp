@@ -5,6 +5,7 @@
 // The parameter object is host-only; set_input_aipp validates it against the model input
 // and serializes it into the application's buffer of the parameter input
 // (src/aipp/param_block.h), where execution reads it back. docs/aipp.md is the user guide.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "aipp/param_block.h"
 #include "capi/guard.h"
 #include "capi/live_set.h"
+#include "capi/objects.h"
 #include "model/model_registry.h"
 
 using svp::Error;
@@ -107,17 +109,18 @@ Status write_params(uint32_t model_id, svp_acl_mdl_dataset* dataset, size_t para
   const aipp::Target target = aipp::target_for(t, model.program.flags, model.input_aipp[data_index]);
   SVP_RETURN_IF_ERROR(aipp::validate_for(a->params, target));
 
-  SVP_RETURN_IF_ERROR(require(dataset != nullptr, "dataset is NULL"));
-  const size_t n = svp_acl_mdl_get_dataset_num_buffers(dataset);
+  SVP_RETURN_IF_ERROR(svp::capi::datasets().check(dataset));
+  const size_t n = dataset->buffers.size();
   if (param_index >= n) {
     return Error(err::kInvalidParam,
                  "dataset holds {} buffers, none at the parameter input's index {} (add one buffer per input, "
                  "sized with svp_acl_mdl_get_input_size_by_index)",
                  n, param_index);
   }
-  const svp_acl_data_buffer* buf = svp_acl_mdl_get_dataset_buffer(dataset, param_index);
-  auto* bytes = static_cast<std::uint8_t*>(svp_acl_get_data_buffer_addr(buf));
-  const size_t size = svp_acl_get_data_buffer_size(buf);
+  const svp_acl_data_buffer* buf = dataset->buffers[param_index];
+  SVP_RETURN_IF_ERROR(svp::capi::data_buffers().check(buf));
+  auto* bytes = static_cast<std::uint8_t*>(buf->data);
+  const size_t size = buf->size;
   if (bytes == nullptr) return Error(err::kInvalidParam, "dataset buffer {} has no memory", param_index);
   if (size < aipp::block_size(a->params)) {
     return Error(err::kInvalidParam, "dataset buffer {} holds {} bytes; the AIPP parameters need {} (allocate {})",
@@ -410,7 +413,7 @@ svp_acl_error svp_acl_mdl_set_output_aipp(uint32_t model_id, svp_acl_mdl_dataset
     }
     auto m = loaded_model(model_id);
     if (!m.ok()) return m.status();
-    SVP_RETURN_IF_ERROR(require(dataset != nullptr, "dataset is NULL"));
+    SVP_RETURN_IF_ERROR(svp::capi::datasets().check(dataset));
     if (index >= (*m)->outputs.size()) {
       return Error(err::kInvalidParam, "output index {} out of range (the model has {} outputs)", index,
                    (*m)->outputs.size());

@@ -489,6 +489,39 @@ TEST_F(AippApiTest, DynamicBatchTakesOneParameterSetForEveryImage) {
     }
     ASSERT_ACL_OK(svp_acl_mdl_destroy_aipp(a));
   }
+  // Executing 3 images with the one set: each image is its own 4x4 NV12 frame in the
+  // buffer (96 bytes apart); CSC off, so y = Y + U + V per pixel.
+  size_t dyn = 0;
+  ASSERT_ACL_OK(svp_acl_mdl_get_input_index_by_name(r.desc, SVP_ACL_DYNAMIC_TENSOR_NAME, &dyn));
+  ASSERT_ACL_OK(svp_acl_mdl_set_dynamic_batch_size(r.id, r.input, dyn, 3));
+  ASSERT_EQ(svp_acl_mdl_get_input_size_by_index(r.desc, 0), 96u);  // 6 rows of 16 bytes
+  void* mem = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_malloc(&mem, 3 * 96, SVP_ACL_MEM_MALLOC_NORMAL_ONLY));
+  r.memory.push_back(mem);
+  auto* src = static_cast<std::uint8_t*>(mem);
+  for (int item = 0; item < 3; ++item) {
+    std::memset(src + item * 96, 10 + item, 64);  // Y
+    for (int k = 0; k < 32; k += 2) {
+      src[item * 96 + 64 + k] = 20;      // U
+      src[item * 96 + 64 + k + 1] = 30;  // V
+    }
+  }
+  ASSERT_ACL_OK(svp_acl_update_data_buffer(svp_acl_mdl_get_dataset_buffer(r.input, 0), mem, 3 * 96, 16));
+  // Outputs for 3 items.
+  const size_t out_size = svp_acl_mdl_get_output_size_by_index(r.desc, 0);
+  void* out = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_malloc(&out, 3 * out_size, SVP_ACL_MEM_MALLOC_NORMAL_ONLY));
+  r.memory.push_back(out);
+  ASSERT_ACL_OK(svp_acl_update_data_buffer(svp_acl_mdl_get_dataset_buffer(r.output, 0), out, 3 * out_size,
+                                           svp_acl_mdl_get_output_default_stride(r.desc, 0)));
+  ASSERT_ACL_OK(svp_acl_mdl_execute(r.id, r.input, r.output));
+  const auto* y = static_cast<const float*>(out);
+  for (int item = 0; item < 3; ++item) {
+    for (size_t i = 0; i < out_size / sizeof(float); ++i) {
+      ASSERT_EQ(y[static_cast<size_t>(item) * out_size / sizeof(float) + i], 60.0f + static_cast<float>(item))
+          << "item " << item << " element " << i;
+    }
+  }
 }
 
 TEST(AippModelValidation, RejectsInputsAippCannotFeed) {
