@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <atomic>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "aipp/model_config.h"
@@ -522,6 +524,53 @@ TEST_F(AippApiTest, DynamicBatchTakesOneParameterSetForEveryImage) {
           << "item " << item << " element " << i;
     }
   }
+}
+
+// Several threads configure and execute the same model with their own datasets while
+// others read its description: the model's current-source state is shared (vendor
+// behaviour) and must stay consistent (run under TSan by scripts/test.sh thread).
+TEST_F(AippApiTest, ConcurrentSetInputAippExecuteAndDescriptionQueries) {
+  const BuiltModel m = conv_model(8, 8, svp::aipp::dynamic_aipp_json(16, 16));
+  AippRun a(m);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      if (svp_acl_rt_set_device(0) != SVP_ACL_SUCCESS) ++failures;
+      svp_acl_mdl_dataset* in = svp_acl_mdl_create_dataset();
+      svp_acl_mdl_dataset* out = svp_acl_mdl_create_dataset();
+      std::vector<void*> mem;
+      std::vector<svp_acl_data_buffer*> bufs;
+      auto add = [&](svp_acl_mdl_dataset* d, size_t size, size_t stride) {
+        void* p = nullptr;
+        if (svp_acl_rt_malloc(&p, size, SVP_ACL_MEM_MALLOC_NORMAL_ONLY) != SVP_ACL_SUCCESS) ++failures;
+        std::memset(p, 16 + t, size);
+        mem.push_back(p);
+        bufs.push_back(svp_acl_create_data_buffer(p, size, stride));
+        svp_acl_mdl_add_dataset_buffer(d, bufs.back());
+      };
+      for (size_t i = 0; i < 4; ++i) {
+        add(in, svp_acl_mdl_get_input_size_by_index(a.desc, i), svp_acl_mdl_get_input_default_stride(a.desc, i));
+      }
+      add(out, svp_acl_mdl_get_output_size_by_index(a.desc, 0), svp_acl_mdl_get_output_default_stride(a.desc, 0));
+      svp_acl_mdl_aipp* p = svp_acl_mdl_create_aipp(1);
+      svp_acl_mdl_set_aipp_input_format(p, SVP_ACL_YUV420SP_U8);
+      svp_acl_mdl_set_aipp_src_image_size(p, 8, 8);
+      for (int k = 0; k < 20; ++k) {
+        if (svp_acl_mdl_set_input_aipp(a.id, in, 1, p) != SVP_ACL_SUCCESS) ++failures;
+        if (svp_acl_mdl_execute(a.id, in, out) != SVP_ACL_SUCCESS) ++failures;
+        if (svp_acl_mdl_get_input_size_by_index(a.desc, 0) != 12u * 16u) ++failures;  // 8x8 NV12: 12 rows of 16
+      }
+      svp_acl_mdl_destroy_aipp(p);
+      for (auto* b : bufs) svp_acl_destroy_data_buffer(b);
+      for (void* x : mem) svp_acl_rt_free(x);
+      svp_acl_mdl_destroy_dataset(in);
+      svp_acl_mdl_destroy_dataset(out);
+      if (svp_acl_rt_reset_device(0) != SVP_ACL_SUCCESS) ++failures;
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0) << svp_acl_get_recent_err_msg();
 }
 
 TEST(AippModelValidation, RejectsInputsAippCannotFeed) {
