@@ -7,7 +7,7 @@ namespace svp::aipp {
 
 Result<InputPlan> plan_input(const model::Model& model, std::size_t input, std::uint64_t src_stride,
                              std::uint64_t src_size, std::uint64_t batch, const std::uint8_t* param_data,
-                             std::uint64_t param_size) {
+                             std::uint64_t param_size, std::pair<std::int64_t, std::int64_t> hw) {
   const model::IoDesc& d = model.inputs.at(input);
   const model::Tensor& t = model.program.tensors[static_cast<std::size_t>(d.tensor)];
   InputPlan plan;
@@ -23,6 +23,18 @@ Result<InputPlan> plan_input(const model::Model& model, std::size_t input, std::
     // Checked again: the block may have been written for another model's input.
     const Status s = validate_for(plan.params, target_for(t, model.program.flags, model.input_aipp[input]));
     if (!s.ok()) return Error(err::kInvalidParam, "input {} (\"{}\"): {}", input, t.name, s.message());
+  }
+  if (hw.first > 0) {  // dynamic HW: the post-AIPP size must be the selected gear (seed §8.3.4)
+    for (std::size_t b = 0; b < plan.params.batches.size(); ++b) {
+      const Size out = after_padding(plan.params, b);
+      if (out.h != hw.first || out.w != hw.second) {
+        return Error(err::kInvalidParam,
+                     "input {} (\"{}\"): AIPP output {}x{} (batch entry {}) differs from the selected resolution "
+                     "gear {}x{} (w x h); set AIPP parameters that produce the gear set with "
+                     "svp_acl_mdl_set_dynamic_hw_size",
+                     input, t.name, out.w, out.h, b, hw.second, hw.first);
+      }
+    }
   }
   auto g = source_geometry(plan.params.format, plan.params.src_w, plan.params.src_h, 1);
   if (!g.ok()) return g.status();

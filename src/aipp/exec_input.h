@@ -25,9 +25,11 @@ struct InputPlan {
 // dynamic-AIPP parameter input (ignored for static AIPP). The parameters are taken now,
 // when the execution is created. Errors: err::kInvalidParam naming the input (no or stale
 // parameters, source buffer too small, stride not a multiple of 16 or below a row).
+// `hw` = the (h, w) this execution runs at (the selected dynamic-HW gear; {0, 0} = the
+// tensor's own): every parameter entry must produce exactly that size.
 Result<InputPlan> plan_input(const model::Model& model, std::size_t input, std::uint64_t src_stride,
                              std::uint64_t src_size, std::uint64_t batch, const std::uint8_t* param_data,
-                             std::uint64_t param_size);
+                             std::uint64_t param_size, std::pair<std::int64_t, std::int64_t> hw = {0, 0});
 
 // Converts batch item `item` (its source starts at `src_item`) into the dense tensor `dst`
 // (the input tensor's dense bytes). `hw` = the (h, w) the model runs at (its own, or the

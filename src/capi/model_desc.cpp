@@ -51,7 +51,7 @@ enum class Side { kInput, kOutput };
 Result<const IoDesc*> io_of(const svp_acl_mdl_desc* desc, Side side, size_t index) {
   auto m = model_of(desc);
   if (!m.ok()) return m.status();
-  const std::vector<IoDesc>& v = side == Side::kInput ? (*m)->inputs : (*m)->outputs;
+  const std::vector<IoDesc>& v = side == Side::kInput ? (*m)->current_inputs() : (*m)->current_outputs();
   if (index >= v.size()) {
     return Error(err::kInvalidParam, "{} index {} out of range (the model has {})",
                  side == Side::kInput ? "input" : "output", index, v.size());
@@ -135,7 +135,7 @@ svp_acl_error index_of(const svp_acl_mdl_desc* desc, Side side, const char* name
     if (!m.ok()) return m.status();
     SVP_RETURN_IF_ERROR(require(name != nullptr, "name is NULL"));
     SVP_RETURN_IF_ERROR(require(index != nullptr, "index is NULL"));
-    const std::vector<IoDesc>& v = side == Side::kInput ? (*m)->inputs : (*m)->outputs;
+    const std::vector<IoDesc>& v = side == Side::kInput ? (*m)->current_inputs() : (*m)->current_outputs();
     for (size_t i = 0; i < v.size(); ++i) {
       if (v[i].name == name) {
         *index = i;

@@ -10,6 +10,7 @@
 #include "acl/svp_acl_mdl.h"
 #include "capi/guard.h"
 #include "capi/objects.h"
+#include "common/log.h"
 #include "exec/execution.h"
 #include "runtime/runtime.h"
 
@@ -58,6 +59,7 @@ Result<Prepared> prepare(Runtime& rt, uint32_t model_id, const svp_acl_mdl_datas
   r.inputs = std::move(*in);
   r.outputs = std::move(*out);
   r.batch = input->batch;
+  r.gear = loaded->model->selected_gear.load();
   auto task = exec::ModelExecution::create(std::move(r));
   if (!task.ok()) return task.status();
   Prepared p;
@@ -72,6 +74,24 @@ Result<Prepared> prepare(Runtime& rt, uint32_t model_id, const svp_acl_mdl_datas
   return p;
 }
 
+// Records the execution's work_buf against the stream it runs on; a cross-stream use that
+// can interleave is a warning, or an error in strict mode (WorkBufTracker).
+Status check_work_buf(Runtime& rt, void* stream, uint32_t model_id, const Prepared& p) {
+  auto s = rt.resolve_stream(stream);
+  if (!s.ok()) return s.status();
+  const svp::model::Model& m = p.task->model();
+  svp::exec::WorkBufTracker::Use use;
+  use.stream = (*s)->serial;
+  use.model_id = model_id;
+  use.exposed = m.program.flags.preemptible || (m.aicpu_layers > 0 && !m.program.flags.aicpu_busy_wait) ||
+                rt.config().backend.cores > 1;
+  const std::string conflict = rt.work_bufs().record(p.task->work_buf().data, use);
+  if (conflict.empty()) return Status::Ok();
+  if (rt.config().strict) return Status(err::kInvalidParam, conflict + " (strict mode)");
+  SVP_LOG_WARN("{}", conflict);
+  return Status::Ok();
+}
+
 }  // namespace
 
 svp_acl_error svp_acl_mdl_execute(uint32_t model_id, const svp_acl_mdl_dataset* input,
@@ -81,6 +101,7 @@ svp_acl_error svp_acl_mdl_execute(uint32_t model_id, const svp_acl_mdl_dataset* 
       auto p = prepare(rt, model_id, input, output);
       if (!p.ok()) return p.status();
       p->settings.aicpu_inline = true;  // "AI-CPU operators are handled internally"
+      SVP_RETURN_IF_ERROR(check_work_buf(rt, nullptr, model_id, *p));
       SVP_RETURN_IF_ERROR(rt.submit_task(nullptr, p->task, p->settings));
       return rt.synchronize_stream(nullptr);
     });
@@ -93,6 +114,7 @@ svp_acl_error svp_acl_mdl_execute_async(uint32_t model_id, const svp_acl_mdl_dat
     return with_runtime([&](Runtime& rt) -> Status {
       auto p = prepare(rt, model_id, input, output);
       if (!p.ok()) return p.status();
+      SVP_RETURN_IF_ERROR(check_work_buf(rt, stream, model_id, *p));
       return rt.submit_task(stream, p->task, p->settings);
     });
   });
@@ -139,9 +161,16 @@ svp_acl_error svp_acl_mdl_set_dynamic_hw_size(uint32_t model_id, svp_acl_mdl_dat
         return Error(err::kInvalidParam, "model {} has no resolution gears (it was not compiled with dynamic HW)",
                      model_id);
       }
-      (void)height;
-      (void)width;
-      return Error(err::kFeatureUnsupported, "executing a dynamic-resolution model at another gear is not built yet");
+      for (std::size_t g = 0; g < model.gears.size(); ++g) {
+        if (model.gears[g]->h == height && model.gears[g]->w == width) {
+          model.selected_gear.store(static_cast<std::int32_t>(g));
+          return Status::Ok();
+        }
+      }
+      std::string gears;
+      for (const auto& g : model.gears) gears += fmt::format("{}{}x{}", gears.empty() ? "" : ", ", g->h, g->w);
+      return Error(err::kInvalidParam, "{}x{} is not one of model {}'s resolution gears ({})", height, width, model_id,
+                   gears);
     });
   });
 }

@@ -20,7 +20,7 @@ svp_acl_error svp_acl_mdl_load_from_mem(const void* model, size_t model_size, ui
     SVP_RETURN_IF_ERROR(require(model != nullptr, "model is NULL"));
     SVP_RETURN_IF_ERROR(require(model_id != nullptr, "model_id is NULL"));
     return with_runtime([&](Runtime& rt) -> Status {
-      auto id = rt.models().load(model, model_size, svp::model::Scheduling{});
+      auto id = rt.load_model(model, model_size, svp::model::Scheduling{});
       if (!id.ok()) return id.status();
       *model_id = *id;
       return Status::Ok();
@@ -37,7 +37,7 @@ svp_acl_error svp_acl_mdl_load_with_config(const svp_acl_mdl_config_handle* hand
     svp::model::Scheduling scheduling;
     config.apply_scheduling(&scheduling);
     return with_runtime([&](Runtime& rt) -> Status {
-      auto id = rt.models().load(config.mem, config.mem_size, scheduling);
+      auto id = rt.load_model(config.mem, config.mem_size, scheduling);
       if (!id.ok()) return id.status();
       *model_id = *id;
       return Status::Ok();

@@ -8,7 +8,8 @@
 namespace svp::exec {
 namespace {
 
-// What the first segment writes at the start of task_buf; later segments check it.
+// What the first segment writes at the start of task_buf; later segments check
+// it.
 struct TaskDescriptor {
   char magic[8];
   std::uint64_t execution;
@@ -29,18 +30,22 @@ ModelExecution::ModelExecution(Request r) : request_(std::move(r)), id_(g_next_e
 
 Result<std::shared_ptr<ModelExecution>> ModelExecution::create(Request request) {
   if (!request.model || !request.model->compiled) return Error(err::kInvalidParam, "no model to execute");
+  if (request.gear >= static_cast<std::int32_t>(request.model->gears.size())) {
+    return Error(err::kInvalidParam, "resolution gear {} does not exist", request.gear);
+  }
   std::shared_ptr<ModelExecution> e(new ModelExecution(std::move(request)));
   SVP_RETURN_IF_ERROR(e->validate());
   return e;
 }
 
 Status ModelExecution::validate() {
-  const model::Model& m = *request_.model;
-  const model::Program& p = m.program;
+  const model::Model &m = *request_.model;
+  const model::Program &p = program();
   const std::size_t num_in = m.inputs.size();  // data inputs + task_buf + work_buf
   if (request_.inputs.size() != num_in) {
     return Error(err::kInvalidParam,
-                 "the input dataset holds {} buffers; model {} needs {} ({} data inputs, then task_buf and work_buf)",
+                 "the input dataset holds {} buffers; model {} needs {} ({} "
+                 "data inputs, then task_buf and work_buf)",
                  request_.inputs.size(), request_.model_id, num_in, num_in - 2);
   }
   if (request_.outputs.size() != m.outputs.size()) {
@@ -48,16 +53,16 @@ Status ModelExecution::validate() {
                  request_.outputs.size(), request_.model_id, m.outputs.size());
   }
   const std::uint64_t batch = request_.batch;
-  auto check_address = [](const char* side, std::size_t i, const IoBuffer& b) -> Status {
+  auto check_address = [](const char *side, std::size_t i, const IoBuffer &b) -> Status {
     if (b.data == nullptr) return Error(err::kInvalidParam, "{} {}: the data buffer's address is NULL", side, i);
     if (!aligned16(reinterpret_cast<std::uintptr_t>(b.data))) {
       return Error(err::kMemoryAddressUnaligned, "{} {}: address {} is not 16-byte aligned", side, i, b.data);
     }
     return Status::Ok();
   };
-  auto plan = [&](const char* side, std::size_t i, std::int32_t tensor, const IoBuffer& b) -> Result<IoPlan> {
+  auto plan = [&](const char *side, std::size_t i, std::int32_t tensor, const IoBuffer &b) -> Result<IoPlan> {
     SVP_RETURN_IF_ERROR(check_address(side, i, b));
-    const model::Tensor& t = p.tensors[static_cast<std::size_t>(tensor)];
+    const model::Tensor &t = p.tensors[static_cast<std::size_t>(tensor)];
     IoPlan io;
     io.tensor = tensor;
     io.buffer = b;
@@ -65,18 +70,21 @@ Status ModelExecution::validate() {
     io.rows = 1;
     for (std::size_t d = 0; d + 1 < t.dims.size(); ++d) io.rows *= static_cast<std::uint64_t>(t.dims[d]);
     if (b.stride == 0 || !aligned16(b.stride)) {
-      return Error(err::kMemoryAddressUnaligned, "{} {} (\"{}\"): stride {} is not a non-zero multiple of 16", side,
-                   i, t.name, b.stride);
+      return Error(err::kMemoryAddressUnaligned, "{} {} (\"{}\"): stride {} is not a non-zero multiple of 16", side, i,
+                   t.name, b.stride);
     }
     if (b.stride < io.row_bytes) {
-      return Error(err::kInvalidParam, "{} {} (\"{}\"): stride {} is smaller than one row ({} bytes: {} x {})", side,
-                   i, t.name, b.stride, io.row_bytes, t.dims.back(), model::dtype_name(t.dtype));
+      return Error(err::kInvalidParam,
+                   "{} {} (\"{}\"): stride {} is smaller than one row ({} "
+                   "bytes: {} x {})",
+                   side, i, t.name, b.stride, io.row_bytes, t.dims.back(), model::dtype_name(t.dtype));
     }
     io.item_bytes = io.rows * b.stride;
     const std::uint64_t need = io.item_bytes * batch;
     if (b.size < need) {
       return Error(err::kInvalidParam,
-                   "{} {} (\"{}\"): buffer holds {} bytes, the execution needs {} ({} rows x stride {} x batch {})",
+                   "{} {} (\"{}\"): buffer holds {} bytes, the execution needs "
+                   "{} ({} rows x stride {} x batch {})",
                    side, i, t.name, b.size, need, io.rows, b.stride, batch);
     }
     return io;
@@ -95,7 +103,7 @@ Status ModelExecution::validate() {
         params_size = request_.inputs[k].size;
         SVP_RETURN_IF_ERROR(check_address("input", k, request_.inputs[k]));
       }
-      auto ap = aipp::plan_input(m, i, b.stride, b.size, batch, params, params_size);
+      auto ap = aipp::plan_input(m, i, b.stride, b.size, batch, params, params_size, aipp_hw());
       if (!ap.ok()) return ap.status();
       IoPlan io;
       io.tensor = inputs[i];
@@ -117,19 +125,20 @@ Status ModelExecution::validate() {
     out_.push_back(*io);
   }
   const struct {
-    const char* name;
+    const char *name;
     std::size_t index;
     std::uint64_t need;
   } extended[] = {{model::kTaskBufName, num_in - 2, p.flags.task_buf_size},
                   {model::kWorkBufName, num_in - 1, p.flags.work_buf_size}};
-  for (const auto& x : extended) {
-    const IoBuffer& b = request_.inputs[x.index];
+  for (const auto &x : extended) {
+    const IoBuffer &b = request_.inputs[x.index];
     SVP_RETURN_IF_ERROR(check_address("input", x.index, b));
     if (b.size < x.need) {
       return Error(err::kInvalidParam, "input {} ({}): buffer holds {} bytes, the model needs {}", x.index, x.name,
                    b.size, x.need);
     }
   }
+  SVP_RETURN_IF_ERROR(validate_arena());
   in_dense_.resize(in_.size());
   for (std::size_t i = 0; i < in_.size(); ++i) {
     if (in_[i].aipp) {  // AIPP hook (issue 4): the dense tensor AIPP produces
@@ -145,39 +154,126 @@ Status ModelExecution::validate() {
   return Status::Ok();
 }
 
+// AIPP hook (issue 4): the (h, w) AIPP must produce: the selected gear's, or {0, 0} = the
+// input tensor's own.
+std::pair<std::int64_t, std::int64_t> ModelExecution::aipp_hw() const {
+  if (request_.gear < 0) return {0, 0};
+  const auto &g = *request_.model->gears[static_cast<std::size_t>(request_.gear)];
+  return {static_cast<std::int64_t>(g.h), static_cast<std::int64_t>(g.w)};
+}
+
+std::uint8_t *ModelExecution::part_address(const model::ArenaPart &part) const {
+  switch (part.kind) {
+    case model::ArenaPart::Kind::kInput:
+      return static_cast<std::uint8_t *>(in_[part.io_index].buffer.data);
+    case model::ArenaPart::Kind::kOutput:
+      return static_cast<std::uint8_t *>(out_[part.io_index].buffer.data);
+    case model::ArenaPart::Kind::kWorkBuf:
+      break;
+  }
+  return static_cast<std::uint8_t *>(work_buf().data);
+}
+
+Status ModelExecution::validate_arena() {
+  const model::Program &p = program();
+  auto parts = model::arena_parts(p);
+  if (!parts) return Error(err::kInvalidParam, "model {}: the buffer-reuse arena size overflows", request_.model_id);
+  parts_ = std::move(*parts);
+  if (!model::reuses_io(p.flags.buffer_reuse)) return Status::Ok();
+  // The plan put intermediates into input/output memory at fixed positions: the
+  // buffers must be exactly where the reuse type says, one item at the default
+  // stride.
+  const char *type_name[] = {
+      "", "", "IN_CONT", "OUT_CONT", "IN_OUT_CONT", "INOUT_CONT", "INOUTWORK_CONT", "OUTWORK_CONT"};
+  const char *type = type_name[p.flags.buffer_reuse];
+  if (request_.batch != 1) {
+    return Error(err::kInvalidParam,
+                 "model {} (buffer reuse {}) runs one batch item at a time; "
+                 "batch {} was set",
+                 request_.model_id, type, request_.batch);
+  }
+  auto describe = [](const model::ArenaPart &part) {
+    switch (part.kind) {
+      case model::ArenaPart::Kind::kInput:
+        return fmt::format("input {}", part.io_index);
+      case model::ArenaPart::Kind::kOutput:
+        return fmt::format("output {}", part.io_index);
+      case model::ArenaPart::Kind::kWorkBuf:
+        break;
+    }
+    return std::string("work_buf");
+  };
+  for (std::size_t k = 0; k < parts_.size(); ++k) {
+    const model::ArenaPart &part = parts_[k];
+    if (part.kind != model::ArenaPart::Kind::kWorkBuf) {
+      const IoPlan &io = part.kind == model::ArenaPart::Kind::kInput ? in_[part.io_index] : out_[part.io_index];
+      if (io.item_bytes != part.size) {
+        return Error(err::kInvalidParam,
+                     "model {} (buffer reuse {}): {} must use the default "
+                     "stride (its rows take {} "
+                     "bytes at stride {}, the plan expects {})",
+                     request_.model_id, type, describe(part), io.item_bytes, io.buffer.stride, part.size);
+      }
+    }
+    if (k == 0 || !part.joined) continue;
+    const model::ArenaPart &prev = parts_[k - 1];
+    const std::uint8_t *want = part_address(prev) + prev.size;
+    if (part_address(part) != want) {
+      return Error(err::kInvalidParam,
+                   "model {} (buffer reuse {}) needs {} to start right after "
+                   "{} (at {}), but it is at {}; allocate "
+                   "them as one block",
+                   request_.model_id, type, describe(part), describe(prev), static_cast<const void *>(want),
+                   static_cast<const void *>(part_address(part)));
+    }
+  }
+  return Status::Ok();
+}
+
 std::size_t ModelExecution::segment_count() const {
-  return static_cast<std::size_t>(request_.batch) * request_.model->program.segments.size();
+  return static_cast<std::size_t>(request_.batch) * program().segments.size();
 }
 
 bool ModelExecution::on_aicpu(std::size_t index) const {
-  const model::Program& p = request_.model->program;
-  const model::Segment& s = p.segments[index % p.segments.size()];
+  const model::Program &p = program();
+  const model::Segment &s = p.segments[index % p.segments.size()];
   return p.layers[static_cast<std::size_t>(s.begin)].target == model::Target::kAiCpu;
 }
 
-Status ModelExecution::acquire(hal::SegmentContext& ctx) {
-  auto view = [&](const IoBuffer& b, std::uint64_t bytes, bool write) -> Result<std::uint8_t*> {
-    if (ctx.memory == nullptr) return static_cast<std::uint8_t*>(b.data);
+Status ModelExecution::acquire(hal::SegmentContext &ctx) {
+  auto view = [&](const IoBuffer &b, std::uint64_t bytes, bool write) -> Result<std::uint8_t *> {
+    if (ctx.memory == nullptr) return static_cast<std::uint8_t *>(b.data);
     return write ? ctx.memory->device_write(b.data, bytes) : ctx.memory->device_read(b.data, bytes);
   };
   const std::uint64_t batch = request_.batch;
-  for (const IoPlan& io : in_) {
+  for (const IoPlan &io : in_) {
     auto p = view(io.buffer, io.item_bytes * batch, false);
     if (!p.ok()) return p.status();
     in_dev_.push_back(*p);
   }
-  for (const IoPlan& io : out_) {
+  for (const IoPlan &io : out_) {
     auto p = view(io.buffer, io.item_bytes * batch, true);
     if (!p.ok()) return p.status();
     out_dev_.push_back(*p);
   }
-  const model::ModelFlags& f = request_.model->program.flags;
+  const model::ModelFlags &f = program().flags;
   auto task = view(task_buf(), f.task_buf_size, true);
   if (!task.ok()) return task.status();
   task_dev_ = *task;
-  auto work = view(work_buf(), f.work_buf_size, true);
-  if (!work.ok()) return work.status();
-  work_dev_ = *work;
+  // One device view per run of joined parts, so a tensor that straddles two of
+  // them is contiguous in the device view too (and a run spanning two
+  // allocations is an error).
+  part_dev_.assign(parts_.size(), nullptr);
+  for (std::size_t k = 0; k < parts_.size();) {
+    std::size_t end = k + 1;
+    while (end < parts_.size() && parts_[end].joined) ++end;
+    const std::uint64_t bytes = parts_[end - 1].offset + parts_[end - 1].size - parts_[k].offset;
+    IoBuffer run{part_address(parts_[k]), bytes, bytes};
+    auto dev = view(run, bytes, true);
+    if (!dev.ok()) return dev.status();
+    for (std::size_t j = k; j < end; ++j) part_dev_[j] = *dev + (parts_[j].offset - parts_[k].offset);
+    k = end;
+  }
   if (f.task_buf_size >= sizeof(TaskDescriptor)) {
     TaskDescriptor d{};
     std::memcpy(d.magic, kTaskMagic, sizeof d.magic);
@@ -188,26 +284,32 @@ Status ModelExecution::acquire(hal::SegmentContext& ctx) {
     d.next_segment = 0;
     std::memcpy(task_dev_, &d, sizeof d);
   }
-  const model::Program& p = request_.model->program;
+  const model::Program &p = program();
   tensor_data_.assign(p.tensors.size(), nullptr);
   for (std::size_t t = 0; t < p.tensors.size(); ++t) {
-    const model::Tensor& tensor = p.tensors[t];
-    if (tensor.placement == model::Placement::kWorkBuf) tensor_data_[t] = work_dev_ + tensor.offset;
+    const model::Tensor &tensor = p.tensors[t];
+    if (tensor.placement == model::Placement::kWorkBuf) {
+      std::size_t k = parts_.size() - 1;
+      while (k > 0 && parts_[k].offset > tensor.offset) --k;
+      tensor_data_[t] = part_dev_[k] + (tensor.offset - parts_[k].offset);
+    }
     if (tensor.placement == model::Placement::kWeights) {
-      tensor_data_[t] = const_cast<std::uint8_t*>(request_.model->weights) + tensor.offset;
+      tensor_data_[t] = const_cast<std::uint8_t *>(request_.model->weights) + tensor.offset;
     }
   }
   return Status::Ok();
 }
 
 Status ModelExecution::check_task_buf(std::size_t segment) const {
-  if (request_.model->program.flags.task_buf_size < sizeof(TaskDescriptor)) return Status::Ok();
+  if (program().flags.task_buf_size < sizeof(TaskDescriptor)) return Status::Ok();
   TaskDescriptor d;
   std::memcpy(&d, task_dev_, sizeof d);
   if (std::memcmp(d.magic, kTaskMagic, sizeof d.magic) != 0 || d.execution != id_) {
     return Error(err::kInvalidParam,
-                 "model {}: task_buf {} was overwritten by another execution while this one was in flight (segment {}); "
-                 "a task_buf must not be shared by executions that can run at the same time",
+                 "model {}: task_buf {} was overwritten by another execution "
+                 "while this one was in flight (segment {}); "
+                 "a task_buf must not be shared by executions that can run at "
+                 "the same time",
                  request_.model_id, task_buf().data, segment);
   }
   std::uint64_t next = segment + 1;
@@ -220,7 +322,7 @@ Status ModelExecution::load_inputs(std::uint64_t item) {
     const IoPlan& io = in_[i];
     std::uint8_t* src = in_dev_[i] + item * io.item_bytes;
     if (io.aipp) {  // >>> AIPP hook (issue 4): source image -> dense first-layer tensor
-      SVP_RETURN_IF_ERROR(aipp::convert_input(*request_.model, i, *io.aipp, item, src, in_dense_[i].data()));
+      SVP_RETURN_IF_ERROR(aipp::convert_input(*request_.model, i, *io.aipp, item, src, in_dense_[i].data(), aipp_hw()));
       tensor_data_[static_cast<std::size_t>(io.tensor)] = in_dense_[i].data();
       continue;
     }  // <<< AIPP hook
@@ -228,33 +330,35 @@ Status ModelExecution::load_inputs(std::uint64_t item) {
       tensor_data_[static_cast<std::size_t>(io.tensor)] = src;
       continue;
     }
-    std::uint8_t* dst = in_dense_[i].data();
-    for (std::uint64_t r = 0; r < io.rows; ++r) std::memcpy(dst + r * io.row_bytes, src + r * io.buffer.stride, io.row_bytes);
+    std::uint8_t *dst = in_dense_[i].data();
+    for (std::uint64_t r = 0; r < io.rows; ++r)
+      std::memcpy(dst + r * io.row_bytes, src + r * io.buffer.stride, io.row_bytes);
     tensor_data_[static_cast<std::size_t>(io.tensor)] = dst;
   }
   for (std::size_t i = 0; i < out_.size(); ++i) {
-    const IoPlan& io = out_[i];
+    const IoPlan &io = out_[i];
     tensor_data_[static_cast<std::size_t>(io.tensor)] =
-        io.dense() ? static_cast<void*>(out_dev_[i] + item * io.item_bytes) : out_dense_[i].data();
+        io.dense() ? static_cast<void *>(out_dev_[i] + item * io.item_bytes) : out_dense_[i].data();
   }
   return Status::Ok();
 }
 
 void ModelExecution::store_outputs(std::uint64_t item) {
   for (std::size_t i = 0; i < out_.size(); ++i) {
-    const IoPlan& io = out_[i];
+    const IoPlan &io = out_[i];
     if (io.dense()) continue;
-    std::uint8_t* dst = out_dev_[i] + item * io.item_bytes;
-    const std::uint8_t* src = out_dense_[i].data();
+    std::uint8_t *dst = out_dev_[i] + item * io.item_bytes;
+    const std::uint8_t *src = out_dense_[i].data();
     for (std::uint64_t r = 0; r < io.rows; ++r) {
       std::memcpy(dst + r * io.buffer.stride, src + r * io.row_bytes, io.row_bytes);
-      // Row padding is left as the application wrote it (the vendor does not define it).
+      // Row padding is left as the application wrote it (the vendor does not
+      // define it).
     }
   }
 }
 
-Status ModelExecution::run_segment(std::size_t index, hal::SegmentContext& ctx) {
-  const model::Program& p = request_.model->program;
+Status ModelExecution::run_segment(std::size_t index, hal::SegmentContext &ctx) {
+  const model::Program &p = program();
   const std::size_t nseg = p.segments.size();
   const std::uint64_t item = index / nseg;
   const std::size_t seg = index % nseg;
@@ -263,9 +367,9 @@ Status ModelExecution::run_segment(std::size_t index, hal::SegmentContext& ctx) 
   }
   SVP_RETURN_IF_ERROR(check_task_buf(index));
   if (seg == 0) SVP_RETURN_IF_ERROR(load_inputs(item));
-  const model::Segment& s = p.segments[seg];
+  const model::Segment &s = p.segments[seg];
   for (std::int32_t l = s.begin; l < s.end; ++l) {
-    Status st = request_.model->compiled->run_layer(static_cast<std::size_t>(l), tensor_data_);
+    Status st = request_.model->compiled_at(request_.gear).run_layer(static_cast<std::size_t>(l), tensor_data_);
     if (!st.ok()) {
       return Status(st.code(), fmt::format("model {} batch item {}: {}", request_.model_id, item, st.message()));
     }

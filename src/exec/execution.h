@@ -1,24 +1,29 @@
-// One execution of a loaded model: the dataset checked against the model, and the NPU
-// task that runs it on the software NPU.
+// One execution of a loaded model: the dataset checked against the model, and
+// the NPU task that runs it on the software NPU.
 //
-// create() validates everything that can be known before the task runs (buffer counts,
-// 16-byte alignment of addresses and strides, sizes for the batch) so execute_async can
-// refuse a bad dataset synchronously; the returned task is then submitted to a stream.
-// Running it, segment by segment:
-//   * the first segment resolves device views of every buffer (HAL Memory: a cached
-//     buffer the CPU wrote without mem_flush is read stale, as on a board), writes the
-//     task descriptor into task_buf, and takes the model inputs;
-//   * every segment runs its layers through the model's CompiledProgram; intermediates
-//     live in the application's work_buf, weights are read in place from the model image;
-//   * the last segment of each batch item writes the outputs in the application's stride.
-// Batch items run one after another through the whole program (batch = N means N
-// independent images, as the vendor's batch count does).
+// create() validates everything that can be known before the task runs (buffer
+// counts, 16-byte alignment of addresses and strides, sizes for the batch) so
+// execute_async can refuse a bad dataset synchronously; the returned task is
+// then submitted to a stream. Running it, segment by segment:
+//   * the first segment resolves device views of every buffer (HAL Memory: a
+//   cached
+//     buffer the CPU wrote without mem_flush is read stale, as on a board),
+//     writes the task descriptor into task_buf, and takes the model inputs;
+//   * every segment runs its layers through the model's CompiledProgram;
+//   intermediates
+//     live in the application's work_buf, weights are read in place from the
+//     model image;
+//   * the last segment of each batch item writes the outputs in the
+//   application's stride.
+// Batch items run one after another through the whole program (batch = N means
+// N independent images, as the vendor's batch count does).
 //
-// Between segments the task may be preempted by a higher-priority task and resumed later,
-// possibly on another core: all of its state lives here, in task_buf and in work_buf, so
-// the resumed execution is bit-identical. Each segment checks that task_buf still holds
-// this execution's descriptor, which catches a task_buf shared by two executions in flight
-// (the vendor forbids it; on a board it corrupts both silently).
+// Between segments the task may be preempted by a higher-priority task and
+// resumed later, possibly on another core: all of its state lives here, in
+// task_buf and in work_buf, so the resumed execution is bit-identical. Each
+// segment checks that task_buf still holds this execution's descriptor, which
+// catches a task_buf shared by two executions in flight (the vendor forbids it;
+// on a board it corrupts both silently).
 #pragma once
 
 #include <cstdint>
@@ -34,7 +39,7 @@ namespace svp::exec {
 
 // One application buffer as svp_acl_data_buffer describes it.
 struct IoBuffer {
-  void* data = nullptr;
+  void *data = nullptr;
   std::uint64_t size = 0;
   std::uint64_t stride = 0;
 };
@@ -45,11 +50,12 @@ struct Request {
   std::vector<IoBuffer> inputs;   // get_num_inputs entries: data inputs, task_buf, work_buf
   std::vector<IoBuffer> outputs;  // get_num_outputs entries
   std::uint64_t batch = 1;        // svp_acl_mdl_set_dynamic_batch_size, default 1
+  std::int32_t gear = -1;         // dynamic HW gear (Model::selected_gear at submission)
 };
 
 // Geometry of one model input/output in the application's buffer.
 struct IoPlan {
-  std::int32_t tensor = -1;      // program tensor index
+  std::int32_t tensor = -1;  // program tensor index
   IoBuffer buffer;
   std::uint64_t row_bytes = 0;   // last dim × element size
   std::uint64_t rows = 0;        // rows of one batch item
@@ -63,24 +69,29 @@ struct IoPlan {
 class ModelExecution final : public hal::SegmentedTask {
  public:
   // Errors: err::kInvalidParam (counts, NULL addresses, sizes, batch) and
-  // err::kMemoryAddressUnaligned (addresses or strides not multiples of 16), each naming
-  // the input/output index at fault.
+  // err::kMemoryAddressUnaligned (addresses or strides not multiples of 16),
+  // each naming the input/output index at fault.
   static Result<std::shared_ptr<ModelExecution>> create(Request request);
 
   std::size_t segment_count() const override;
-  Status run_segment(std::size_t index, hal::SegmentContext& ctx) override;
+  Status run_segment(std::size_t index, hal::SegmentContext &ctx) override;
   bool on_aicpu(std::size_t index) const override;
 
-  const model::Model& model() const { return *request_.model; }
-  const IoBuffer& work_buf() const { return request_.inputs.back(); }
-  const IoBuffer& task_buf() const { return request_.inputs[request_.inputs.size() - 2]; }
+  const model::Model &model() const { return *request_.model; }
+  // The program this execution runs (the selected resolution gear's).
+  const model::Program &program() const { return request_.model->program_at(request_.gear); }
+  const IoBuffer &work_buf() const { return request_.inputs.back(); }
+  const IoBuffer &task_buf() const { return request_.inputs[request_.inputs.size() - 2]; }
 
  private:
   explicit ModelExecution(Request r);
   Status validate();
-  Status acquire(hal::SegmentContext& ctx);
+  Status validate_arena();
+  std::uint8_t *part_address(const model::ArenaPart &part) const;
+  Status acquire(hal::SegmentContext &ctx);
   Status check_task_buf(std::size_t segment) const;
   Status load_inputs(std::uint64_t item);
+  std::pair<std::int64_t, std::int64_t> aipp_hw() const;  // AIPP hook (issue 4)
   void store_outputs(std::uint64_t item);
 
   Request request_;
@@ -88,14 +99,19 @@ class ModelExecution final : public hal::SegmentedTask {
   std::vector<IoPlan> in_;
   std::vector<IoPlan> out_;
   // Device views of the application's buffers (set by the first segment).
-  std::vector<std::uint8_t*> in_dev_;
-  std::vector<std::uint8_t*> out_dev_;
-  std::uint8_t* task_dev_ = nullptr;
-  std::uint8_t* work_dev_ = nullptr;
-  // Dense copies of inputs/outputs whose stride has row padding (one batch item each).
+  std::vector<std::uint8_t *> in_dev_;
+  std::vector<std::uint8_t *> out_dev_;
+  std::uint8_t *task_dev_ = nullptr;
+  // The arena of kWorkBuf tensors (model::arena_parts: the work_buf alone, or
+  // with the input/output memory a buffer-reuse type joins) and each part's
+  // device view.
+  std::vector<model::ArenaPart> parts_;
+  std::vector<std::uint8_t *> part_dev_;
+  // Dense copies of inputs/outputs whose stride has row padding (one batch item
+  // each).
   std::vector<std::vector<std::uint8_t>> in_dense_;
   std::vector<std::vector<std::uint8_t>> out_dense_;
-  std::vector<void*> tensor_data_;  // per program tensor, for the current batch item
+  std::vector<void *> tensor_data_;  // per program tensor, for the current batch item
 };
 
 }  // namespace svp::exec

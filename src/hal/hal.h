@@ -215,6 +215,8 @@ class Memory {
   // logs a warning naming the allocation and offset (kStrict: returns an error).
   virtual Result<std::uint8_t*> device_read(const void* ptr, std::size_t size) = 0;
   virtual Result<std::uint8_t*> device_write(const void* ptr, std::size_t size) = 0;
+  // True when [ptr, ptr+size) lies inside one live allocation (memory the NPU can reach).
+  virtual bool contains(const void* ptr, std::size_t size) const = 0;
   virtual CacheMode cache_mode() const = 0;
   // Number of live allocations (diagnostics and leak tests).
   virtual std::size_t live_allocations() const = 0;

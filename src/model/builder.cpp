@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "kernels/kernels.h"
 #include "model/format.h"
@@ -12,7 +13,7 @@ namespace {
 
 std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 
-std::optional<std::uint64_t> dense_bytes(DType dtype, const std::vector<std::int64_t>& dims) {
+std::optional<std::uint64_t> dense_bytes(DType dtype, const std::vector<std::int64_t> &dims) {
   Tensor t;
   t.dims = dims;
   auto n = t.elements();
@@ -35,13 +36,14 @@ TensorId ModelBuilder::fail(Status s) {
 
 TensorId ModelBuilder::add_tensor(Tensor t) {
   if (!status_.ok()) return -1;
-  // Sizes of invalid shapes are left 0; validate() reports them with the tensor's name.
+  // Sizes of invalid shapes are left 0; validate() reports them with the
+  // tensor's name.
   if (auto bytes = dense_bytes(t.dtype, t.dims); bytes && is_valid(t.dtype)) t.size = *bytes;
   program_.tensors.push_back(std::move(t));
   return static_cast<TensorId>(program_.tensors.size() - 1);
 }
 
-TensorId ModelBuilder::add_input(const std::string& name, DType dtype, std::vector<std::int64_t> dims, Layout layout,
+TensorId ModelBuilder::add_input(const std::string &name, DType dtype, std::vector<std::int64_t> dims, Layout layout,
                                  Quant quant) {
   Tensor t;
   t.name = name;
@@ -56,8 +58,8 @@ TensorId ModelBuilder::add_input(const std::string& name, DType dtype, std::vect
   return id;
 }
 
-TensorId ModelBuilder::add_constant(const std::string& name, DType dtype, std::vector<std::int64_t> dims,
-                                    const void* data, std::size_t bytes, Quant quant, Layout layout) {
+TensorId ModelBuilder::add_constant(const std::string &name, DType dtype, std::vector<std::int64_t> dims,
+                                    const void *data, std::size_t bytes, Quant quant, Layout layout) {
   if (!status_.ok()) return -1;
   const auto expected = dense_bytes(dtype, dims);
   if (!is_valid(dtype) || !expected || *expected != bytes || (bytes > 0 && data == nullptr)) {
@@ -73,20 +75,20 @@ TensorId ModelBuilder::add_constant(const std::string& name, DType dtype, std::v
   t.placement = Placement::kWeights;
   t.offset = align_up(weights_.size(), kBufferAlign);
   weights_.resize(static_cast<std::size_t>(t.offset), 0);
-  const auto* p = static_cast<const std::uint8_t*>(data);
+  const auto *p = static_cast<const std::uint8_t *>(data);
   weights_.insert(weights_.end(), p, p + bytes);
   return add_tensor(std::move(t));
 }
 
-LayerRef ModelBuilder::add_layer(const std::string& name, const std::string& op, std::vector<TensorId> inputs,
+LayerRef ModelBuilder::add_layer(const std::string &name, const std::string &op, std::vector<TensorId> inputs,
                                  LayerOptions options) {
   LayerRef ref;
   if (!status_.ok()) return ref;
-  auto layer_error = [&](int code, const std::string& msg) {
+  auto layer_error = [&](int code, const std::string &msg) {
     fail(Status(code, fmt::format("layer \"{}\" ({}): {}", name, op, msg)));
     return ref;
   };
-  const Tensor* first = nullptr;
+  const Tensor *first = nullptr;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const TensorId id = inputs[k];
     if (id == -1) continue;
@@ -99,13 +101,13 @@ LayerRef ModelBuilder::add_layer(const std::string& name, const std::string& op,
   if (shapes.empty()) {
     std::vector<kernels::Shape> in_shapes;
     std::vector<TensorView> views(inputs.size());
-    std::vector<const TensorView*> consts(inputs.size(), nullptr);
+    std::vector<const TensorView *> consts(inputs.size(), nullptr);
     for (std::size_t k = 0; k < inputs.size(); ++k) {
       if (inputs[k] == -1) {
         in_shapes.emplace_back();
         continue;
       }
-      const Tensor& t = program_.tensors[static_cast<std::size_t>(inputs[k])];
+      const Tensor &t = program_.tensors[static_cast<std::size_t>(inputs[k])];
       in_shapes.push_back(t.dims);
       if (t.placement == Placement::kWeights) {
         views[k].dtype = t.dtype;
@@ -124,10 +126,9 @@ LayerRef ModelBuilder::add_layer(const std::string& name, const std::string& op,
   auto size_ok = [n](std::size_t s) { return s == 0 || s == n; };
   if (!size_ok(options.output_dtypes.size()) || !size_ok(options.output_quants.size()) ||
       !size_ok(options.output_layouts.size()) || !size_ok(options.output_names.size())) {
-    return layer_error(err::kInvalidParam,
-                       fmt::format("{} outputs but {} dtypes, {} quants, {} layouts, {} names", n,
-                                   options.output_dtypes.size(), options.output_quants.size(),
-                                   options.output_layouts.size(), options.output_names.size()));
+    return layer_error(err::kInvalidParam, fmt::format("{} outputs but {} dtypes, {} quants, {} layouts, {} names", n,
+                                                       options.output_dtypes.size(), options.output_quants.size(),
+                                                       options.output_layouts.size(), options.output_names.size()));
   }
   if (first == nullptr && options.output_dtypes.empty()) {
     return layer_error(err::kInvalidParam, "no input to take the output data type from; give output_dtypes");
@@ -141,10 +142,8 @@ LayerRef ModelBuilder::add_layer(const std::string& name, const std::string& op,
   layer.target = options.target;
   std::vector<Tensor> outs(n);
   for (std::size_t i = 0; i < n; ++i) {
-    Tensor& t = outs[i];
-    t.name = !options.output_names.empty() ? options.output_names[i]
-             : n == 1                       ? name
-                                            : fmt::format("{}:{}", name, i);
+    Tensor &t = outs[i];
+    t.name = !options.output_names.empty() ? options.output_names[i] : n == 1 ? name : fmt::format("{}:{}", name, i);
     t.dtype = !options.output_dtypes.empty() ? options.output_dtypes[i] : first->dtype;
     t.dims = std::move(shapes[i]);
     if (!options.output_quants.empty()) {
@@ -160,7 +159,7 @@ LayerRef ModelBuilder::add_layer(const std::string& name, const std::string& op,
     t.placement = Placement::kWorkBuf;
   }
   ref.layer = static_cast<std::int32_t>(program_.layers.size());
-  for (Tensor& t : outs) {
+  for (Tensor &t : outs) {
     const TensorId id = add_tensor(std::move(t));
     layer.outputs.push_back(id);
     ref.outputs.push_back(id);
@@ -171,15 +170,15 @@ LayerRef ModelBuilder::add_layer(const std::string& name, const std::string& op,
   return ref;
 }
 
-void ModelBuilder::add_output(TensorId tensor, const std::string& rename) {
+void ModelBuilder::add_output(TensorId tensor, const std::string &rename) {
   if (!status_.ok()) return;
   if (!valid_id(tensor)) {
     fail(Error(err::kInvalidParam, "add_output: {} is not a tensor id", tensor));
     return;
   }
-  Tensor& t = program_.tensors[static_cast<std::size_t>(tensor)];
+  Tensor &t = program_.tensors[static_cast<std::size_t>(tensor)];
   if (t.placement != Placement::kWorkBuf) {
-    const char* what = t.placement == Placement::kModelInput    ? "a model input"
+    const char *what = t.placement == Placement::kModelInput    ? "a model input"
                        : t.placement == Placement::kModelOutput ? "already a model output"
                                                                 : "a constant";
     fail(Error(err::kInvalidParam, "add_output: tensor \"{}\" is {}, not an intermediate layer output", t.name, what));
@@ -201,7 +200,8 @@ void ModelBuilder::begin_segment() {
 
 void ModelBuilder::segment_every(std::size_t n) {
   if (segment_mode_ == SegmentMode::kManual || n == 0) {
-    fail(Error(err::kInvalidParam, n == 0 ? "segment_every(0)" : "begin_segment() and segment_every() cannot be combined"));
+    fail(Error(err::kInvalidParam,
+               n == 0 ? "segment_every(0)" : "begin_segment() and segment_every() cannot be combined"));
     return;
   }
   segment_mode_ = SegmentMode::kEvery;
@@ -233,15 +233,19 @@ void ModelBuilder::set_compiler_info(std::string producer_version, std::string c
 
 std::vector<Segment> ModelBuilder::make_segments() const {
   std::vector<Segment> segs;
-  const auto& layers = program_.layers;
+  const auto &layers = program_.layers;
   for (std::size_t i = 0; i < layers.size(); ++i) {
     bool start = i == 0 || layers[i].target != layers[i - 1].target;
     switch (segment_mode_) {
-      case SegmentMode::kPerLayer: start = true; break;
+      case SegmentMode::kPerLayer:
+        start = true;
+        break;
       case SegmentMode::kEvery:
         start = start || static_cast<std::size_t>(segs.back().end - segs.back().begin) >= segment_every_;
         break;
-      case SegmentMode::kManual: start = start || starts_segment_[i]; break;
+      case SegmentMode::kManual:
+        start = start || starts_segment_[i];
+        break;
     }
     if (start) segs.push_back({static_cast<std::int32_t>(i), static_cast<std::int32_t>(i)});
     segs.back().end = static_cast<std::int32_t>(i + 1);
@@ -265,8 +269,8 @@ Result<BuiltModel> ModelBuilder::build() const {
 // ---------------------------------------------------------------------------------------
 std::uint64_t task_buf_size_for(std::size_t layers) { return 4096 + 256 * static_cast<std::uint64_t>(layers); }
 
-Status plan_work_buf(Program* program) {
-  Program& p = *program;
+Status plan_work_buf(Program *program) {
+  Program &p = *program;
   const std::size_t n = p.tensors.size();
   std::vector<std::int32_t> def(n, -1), last(n, -1);
   for (std::size_t li = 0; li < p.layers.size(); ++li) {
@@ -288,37 +292,97 @@ Status plan_work_buf(Program* program) {
   };
   std::vector<Item> items;
   for (std::size_t i = 0; i < n; ++i) {
-    Tensor& t = p.tensors[i];
+    Tensor &t = p.tensors[i];
     if (t.placement != Placement::kWorkBuf) continue;
     t.offset = 0;
-    // Unproduced or read-before-produced tensors are left at 0 for validate() to report.
+    // Unproduced or read-before-produced tensors are left at 0 for validate()
+    // to report.
     if (def[i] < 0 || last[i] < def[i]) continue;
     items.push_back({i, def[i], last[i], t.size, 0});
   }
-  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+  // With a reuse type that involves inputs/outputs, their memory is part of the
+  // arena: pre-placed, busy from the start to the last reader (inputs) or from
+  // the producer to the end (outputs). Intermediates fill the gaps and never
+  // straddle a non-joined boundary.
+  std::vector<Item> fixed;
+  std::vector<std::uint64_t> hard_boundaries;
+  std::uint64_t work_base = 0;
+  if (reuses_io(p.flags.buffer_reuse)) {
+    const auto parts = arena_parts(p);
+    if (!parts) return Error(err::kParseModel, "the buffer-reuse arena size overflows");
+    for (const ArenaPart &part : *parts) {
+      if (!part.joined && part.offset > 0) hard_boundaries.push_back(part.offset);
+      if (part.kind == ArenaPart::Kind::kWorkBuf) {
+        work_base = part.offset;
+        continue;
+      }
+      const auto ti = static_cast<std::size_t>(part.tensor);
+      const bool in = part.kind == ArenaPart::Kind::kInput;
+      fixed.push_back(
+          {ti, in ? -1 : def[ti], in ? last[ti] : std::numeric_limits<std::int32_t>::max(), part.size, part.offset});
+    }
+  }
+  // Greedy first fit in a given order. Largest-first is best for a plain
+  // work_buf; with pre-placed inputs, placing the latest-born tensors first
+  // lets them take the input memory that is free by then, so both orders are
+  // tried and the smaller plan wins.
+  auto place = [&](std::vector<Item> &order) {
+    std::vector<const Item *> placed, conflicts;
+    for (const Item &f : fixed) placed.push_back(&f);
+    std::uint64_t peak = work_base;
+    for (Item &it : order) {
+      conflicts.clear();
+      for (const Item *q : placed) {
+        if (q->def <= it.last && it.def <= q->last) conflicts.push_back(q);
+      }
+      std::sort(conflicts.begin(), conflicts.end(), [](const Item *a, const Item *b) { return a->offset < b->offset; });
+      // Lowest offset that neither overlaps a conflicting item nor straddles a
+      // boundary.
+      std::uint64_t off = 0;
+      for (bool moved = true; moved;) {
+        moved = false;
+        for (std::uint64_t b : hard_boundaries) {
+          if (off < b && off + it.size > b) {
+            off = align_up(b, kBufferAlign);
+            moved = true;
+          }
+        }
+        for (const Item *q : conflicts) {
+          if (off < q->offset + q->size && q->offset < off + it.size) {
+            off = align_up(q->offset + q->size, kBufferAlign);
+            moved = true;
+          }
+        }
+      }
+      it.offset = off;
+      peak = std::max(peak, off + it.size);
+      placed.push_back(&it);
+    }
+    return peak;
+  };
+  std::vector<Item> by_size = items;
+  std::sort(by_size.begin(), by_size.end(), [](const Item &a, const Item &b) {
     if (a.size != b.size) return a.size > b.size;
     if (a.def != b.def) return a.def < b.def;
     return a.tensor < b.tensor;
   });
-  std::vector<const Item*> placed, conflicts;
-  std::uint64_t peak = 0;
-  for (Item& it : items) {
-    conflicts.clear();
-    for (const Item* q : placed) {
-      if (q->def <= it.last && it.def <= q->last) conflicts.push_back(q);
+  std::uint64_t peak = place(by_size);
+  const std::vector<Item> *best = &by_size;
+  std::vector<Item> by_birth = items;
+  if (!fixed.empty()) {
+    std::sort(by_birth.begin(), by_birth.end(), [](const Item &a, const Item &b) {
+      if (a.def != b.def) return a.def > b.def;
+      if (a.size != b.size) return a.size > b.size;
+      return a.tensor < b.tensor;
+    });
+    const std::uint64_t alt = place(by_birth);
+    if (alt < peak) {
+      peak = alt;
+      best = &by_birth;
     }
-    std::sort(conflicts.begin(), conflicts.end(), [](const Item* a, const Item* b) { return a->offset < b->offset; });
-    std::uint64_t off = 0;
-    for (const Item* q : conflicts) {
-      if (off + it.size <= q->offset) break;
-      off = std::max(off, align_up(q->offset + q->size, kBufferAlign));
-    }
-    it.offset = off;
-    p.tensors[it.tensor].offset = off;
-    peak = std::max(peak, off + it.size);
-    placed.push_back(&it);
   }
-  p.flags.work_buf_size = std::max<std::uint64_t>(kBufferAlign, align_up(peak, kBufferAlign));
+  for (const Item &it : *best) p.tensors[it.tensor].offset = it.offset;
+  p.flags.work_buf_size = std::max<std::uint64_t>(kBufferAlign, align_up(peak - work_base, kBufferAlign));
   return Status::Ok();
 }
 

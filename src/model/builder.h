@@ -163,7 +163,9 @@ std::uint64_t task_buf_size_for(std::size_t layers);
 // that tensors whose lifetimes overlap (from the producing layer to the last consumer) do
 // not share bytes, largest tensors first, each at the lowest offset that fits (greedy).
 // Sets flags.work_buf_size to the aligned peak (at least 64: the vendor requires a non-empty
-// work_buf). Buffer-reuse types are recorded in the flags but do not change the plan.
+// work_buf). With a buffer-reuse type that involves model inputs/outputs (reuses_io), the
+// plan also uses their memory while they are not alive (offsets are then arena positions,
+// see ArenaPart) and work_buf_size shrinks accordingly.
 Status plan_work_buf(Program* program);
 
 }  // namespace svp::model

@@ -6,6 +6,7 @@
 
 #include "aipp/param_block.h"
 #include "model/format.h"
+#include "model/gears.h"
 
 namespace svp::model {
 namespace {
@@ -72,48 +73,68 @@ Result<std::shared_ptr<Model>> Model::create(const void* image, std::size_t size
   m->weights_size = loaded->weights_size;
   const Program& p = m->program;
   const std::uint32_t a = p.flags.internal_stride;
-  std::vector<std::size_t> dynamic_inputs;  // data inputs with dynamic AIPP
-  for (std::int32_t ti : p.input_tensors()) {
-    const Tensor& t = p.tensors[static_cast<std::size_t>(ti)];
-    auto cfg = aipp::parse_model_aipp(t.aipp);  // validated by read_model already
-    if (!cfg.ok()) return cfg.status();
-    Result<IoDesc> d = Status::Ok();
-    if (cfg->mode == aipp::ModelAipp::Mode::kStatic) {
-      d = describe_source(t, cfg->params.format, cfg->params.src_w, cfg->params.src_h, a);
-    } else if (cfg->mode == aipp::ModelAipp::Mode::kDynamic) {
-      d = describe_source(t, cfg->initial_format, cfg->max_src_w, cfg->max_src_h, a);
-    } else {
-      d = describe(t, a);
+  // One description table per program (the stored one and each dynamic-HW gear): data
+  // inputs (an AIPP input is described by its raw source image, the same at every gear),
+  // then one dynamic-AIPP parameter input per data input with dynamic AIPP (spec §2.2),
+  // then task_buf / work_buf, which keep the stored (largest) program's sizes at every gear.
+  auto table = [&](const Program& q, std::vector<IoDesc>* ins, std::vector<IoDesc>* outs) -> Status {
+    std::vector<std::size_t> dynamic_inputs;  // data inputs with dynamic AIPP
+    for (std::int32_t ti : q.input_tensors()) {
+      const Tensor& t = q.tensors[static_cast<std::size_t>(ti)];
+      auto cfg = aipp::parse_model_aipp(t.aipp);  // validated by read_model already
+      if (!cfg.ok()) return cfg.status();
+      Result<IoDesc> d = Status::Ok();
+      if (cfg->mode == aipp::ModelAipp::Mode::kStatic) {
+        d = describe_source(t, cfg->params.format, cfg->params.src_w, cfg->params.src_h, a);
+      } else if (cfg->mode == aipp::ModelAipp::Mode::kDynamic) {
+        d = describe_source(t, cfg->initial_format, cfg->max_src_w, cfg->max_src_h, a);
+      } else {
+        d = describe(t, a);
+      }
+      if (!d.ok()) return d.status();
+      d->tensor = ti;
+      d->aipp = cfg->mode == aipp::ModelAipp::Mode::kStatic    ? AippRole::kStatic
+                : cfg->mode == aipp::ModelAipp::Mode::kDynamic ? AippRole::kDynamic
+                                                               : AippRole::kNone;
+      if (d->aipp == AippRole::kDynamic) dynamic_inputs.push_back(ins->size());
+      ins->push_back(std::move(*d));
+      if (&q == &p) m->input_aipp.push_back(std::move(*cfg));
     }
-    if (!d.ok()) return d.status();
-    d->tensor = ti;
-    d->aipp = cfg->mode == aipp::ModelAipp::Mode::kStatic    ? AippRole::kStatic
-              : cfg->mode == aipp::ModelAipp::Mode::kDynamic ? AippRole::kDynamic
-                                                             : AippRole::kNone;
-    if (d->aipp == AippRole::kDynamic) dynamic_inputs.push_back(m->inputs.size());
-    m->inputs.push_back(std::move(*d));
-    m->input_aipp.push_back(std::move(*cfg));
-  }
-  // Dynamic-AIPP parameter inputs (spec §2.2), after the data inputs.
-  for (std::size_t k = 0; k < dynamic_inputs.size(); ++k) {
-    IoDesc& data = m->inputs[dynamic_inputs[k]];
-    const Tensor& t = p.tensors[static_cast<std::size_t>(data.tensor)];
-    const std::string name = k == 0 ? std::string(kDynamicAippName) : fmt::format("{}_{}", kDynamicAippName, k);
-    IoDesc d = extended(name.c_str(), aipp::block_capacity(static_cast<std::size_t>(t.dims[0])), a);
-    d.kind = IoKind::kAippParams;
-    d.aipp = AippRole::kParamNode;
-    d.aipp_link = static_cast<std::int64_t>(dynamic_inputs[k]);
-    data.aipp_link = static_cast<std::int64_t>(m->inputs.size());
-    m->inputs.push_back(std::move(d));
-  }
-  m->inputs.push_back(extended(kTaskBufName, p.flags.task_buf_size, a));
-  m->inputs.back().kind = IoKind::kTaskBuf;
-  m->inputs.push_back(extended(kWorkBufName, p.flags.work_buf_size, a));
-  m->inputs.back().kind = IoKind::kWorkBuf;
-  for (std::int32_t ti : p.output_tensors()) {
-    auto d = describe(p.tensors[static_cast<std::size_t>(ti)], a);
-    if (!d.ok()) return d.status();
-    m->outputs.push_back(std::move(*d));
+    for (std::size_t k = 0; k < dynamic_inputs.size(); ++k) {
+      IoDesc& data = (*ins)[dynamic_inputs[k]];
+      const Tensor& t = q.tensors[static_cast<std::size_t>(data.tensor)];
+      const std::string name = k == 0 ? std::string(kDynamicAippName) : fmt::format("{}_{}", kDynamicAippName, k);
+      IoDesc d = extended(name.c_str(), aipp::block_capacity(static_cast<std::size_t>(t.dims[0])), a);
+      d.kind = IoKind::kAippParams;
+      d.aipp = AippRole::kParamNode;
+      d.aipp_link = static_cast<std::int64_t>(dynamic_inputs[k]);
+      data.aipp_link = static_cast<std::int64_t>(ins->size());
+      ins->push_back(std::move(d));
+    }
+    ins->push_back(extended(kTaskBufName, p.flags.task_buf_size, a));
+    ins->back().kind = IoKind::kTaskBuf;
+    ins->push_back(extended(kWorkBufName, p.flags.work_buf_size, a));
+    ins->back().kind = IoKind::kWorkBuf;
+    for (std::int32_t ti : q.output_tensors()) {
+      auto d = describe(q.tensors[static_cast<std::size_t>(ti)], a);
+      if (!d.ok()) return d.status();
+      outs->push_back(std::move(*d));
+    }
+    return Status::Ok();
+  };
+  SVP_RETURN_IF_ERROR(table(p, &m->inputs, &m->outputs));
+  for (const auto& [h, w] : p.flags.dynamic_hw) {
+    auto gp = program_at_gear(p, m->weights, m->weights_size, h, w);
+    if (!gp.ok()) return gp.status();
+    auto g = std::make_unique<Model::Gear>();
+    g->h = h;
+    g->w = w;
+    g->program = std::move(*gp);
+    SVP_RETURN_IF_ERROR(table(g->program, &g->inputs, &g->outputs));
+    auto c = kernels::CompiledProgram::compile(g->program, m->weights, m->weights_size, options);
+    if (!c.ok()) return c.status();
+    g->compiled = std::move(*c);
+    m->gears.push_back(std::move(g));
   }
   for (const Layer& l : p.layers) {
     if (l.target == Target::kAiCpu) ++m->aicpu_layers;
@@ -138,9 +159,10 @@ bool AippSourceState::get(std::size_t input, IoDesc* out) const {
 }
 
 IoDesc Model::input_desc(std::size_t index) const {
+  const std::vector<IoDesc>& now = current_inputs();
   IoDesc d;
-  if (inputs[index].aipp == AippRole::kDynamic && aipp_state->get(index, &d)) return d;
-  return inputs[index];
+  if (now[index].aipp == AippRole::kDynamic && aipp_state->get(index, &d)) return d;
+  return now[index];
 }
 
 Status Model::set_aipp_source(std::size_t index, std::int32_t format, std::int32_t w, std::int32_t h) const {

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -86,6 +87,32 @@ struct Model {
   // The program prepared for execution (kernels chosen, weights prepared); references
   // `program` and `weights`.
   std::unique_ptr<kernels::CompiledProgram> compiled;
+
+  // Dynamic resolution: one derived program per gear (flags.dynamic_hw order), and the gear
+  // svp_acl_mdl_set_dynamic_hw_size selected (-1: none yet, the stored = largest program).
+  // The selection is per model, as the vendor's; descriptions and executions submitted
+  // afterwards follow it.
+  struct Gear {
+    std::uint64_t h = 0, w = 0;
+    Program program;
+    std::unique_ptr<kernels::CompiledProgram> compiled;
+    std::vector<IoDesc> inputs, outputs;
+  };
+  std::vector<std::unique_ptr<Gear>> gears;
+  mutable std::atomic<std::int32_t> selected_gear{-1};
+
+  const Program& program_at(std::int32_t gear) const { return gear < 0 ? program : gears[gear]->program; }
+  const kernels::CompiledProgram& compiled_at(std::int32_t gear) const {
+    return gear < 0 ? *compiled : *gears[gear]->compiled;
+  }
+  const std::vector<IoDesc>& current_inputs() const {
+    const std::int32_t g = selected_gear.load();
+    return g < 0 ? inputs : gears[g]->inputs;
+  }
+  const std::vector<IoDesc>& current_outputs() const {
+    const std::int32_t g = selected_gear.load();
+    return g < 0 ? outputs : gears[g]->outputs;
+  }
 
   // Input `index` as the description queries report it now (dynamic AIPP inputs follow
   // the last svp_acl_mdl_set_input_aipp). Precondition: index < inputs.size().

@@ -259,6 +259,8 @@ Status check_tensor(const Tensor& t, std::size_t index, const ModelFlags& flags,
     return Error(err::kParseModel, "tensor \"{}\": {} offset {} is not a multiple of {}", t.name,
                  placement_name(t.placement), t.offset, kBufferAlign);
   }
+  // Intermediates of a reuse program live in the arena; validate() checks them against it.
+  if (t.placement == Placement::kWorkBuf && reuses_io(flags.buffer_reuse)) return Status::Ok();
   const std::uint64_t limit = t.placement == Placement::kWorkBuf ? flags.work_buf_size : weights_size;
   std::uint64_t end = 0;
   if (add_overflow(t.offset, t.size, &end) || end > limit) {
@@ -573,6 +575,35 @@ Status Program::validate(std::uint64_t weights_size) const {
     std::size_t tensor;
   };
   std::vector<Live> live;
+  if (reuses_io(flags.buffer_reuse)) {
+    const auto parts = arena_parts(*this);
+    if (!parts) return Error(err::kParseModel, "the buffer-reuse arena size overflows");
+    const std::uint64_t arena_end = parts->back().offset + parts->back().size;
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+      const Tensor& t = tensors[i];
+      if (t.placement != Placement::kWorkBuf) continue;
+      std::uint64_t end = 0;
+      if (add_overflow(t.offset, t.size, &end) || end > arena_end) {
+        return Error(err::kParseModel, "tensor \"{}\": [{}, {}+{}) lies outside the reuse arena ({} bytes)", t.name,
+                     t.offset, t.offset, t.size, arena_end);
+      }
+      for (const ArenaPart& part : *parts) {
+        if (!part.joined && t.offset < part.offset && end > part.offset) {
+          return Error(err::kParseModel, "tensor \"{}\" straddles the start of a buffer that is not contiguous with "
+                       "the previous one (arena offset {})", t.name, part.offset);
+        }
+      }
+    }
+    // Inputs occupy their memory from the start to their last reader, outputs from their
+    // producer to the end.
+    for (const ArenaPart& part : *parts) {
+      if (part.kind == ArenaPart::Kind::kWorkBuf) continue;
+      const auto ti = static_cast<std::size_t>(part.tensor);
+      const bool in = part.kind == ArenaPart::Kind::kInput;
+      live.push_back({in ? -1 : produced_by[ti], in ? last_use[ti] : std::numeric_limits<std::int32_t>::max(),
+                      part.offset, part.offset + part.size, ti});
+    }
+  }
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     if (t.placement != Placement::kWorkBuf) continue;
@@ -586,7 +617,7 @@ Status Program::validate(std::uint64_t weights_size) const {
     for (const Live* a : active) {
       if (a->begin < cur.end && cur.begin < a->end) {
         return Error(err::kParseModel,
-                     "intermediate tensors \"{}\" and \"{}\" are alive at the same time but overlap in the work_buf",
+                     "tensors \"{}\" and \"{}\" are alive at the same time but overlap in the work_buf (or reuse arena)",
                      tensors[a->tensor].name, tensors[cur.tensor].name);
       }
     }
@@ -596,6 +627,55 @@ Status Program::validate(std::uint64_t weights_size) const {
 }
 
 // ---------------------------------------------------------------------------------------
+bool reuses_io(std::int32_t buffer_reuse) { return buffer_reuse >= 2 && buffer_reuse <= kBufferReuseMax; }
+
+std::optional<std::vector<ArenaPart>> arena_parts(const Program& p) {
+  const std::int32_t type = p.flags.buffer_reuse;
+  std::vector<ArenaPart> parts;
+  if (!reuses_io(type)) {
+    ArenaPart work;
+    work.size = p.flags.work_buf_size;
+    parts.push_back(work);
+    return parts;
+  }
+  // Which parts take part, and which neighbours are joined (svp_acl_buffer_reuse_type).
+  const bool with_inputs = type == 2 || type == 4 || type == 5 || type == 6;
+  const bool with_outputs = type != 2;
+  const bool in_out_joined = type == 5 || type == 6;
+  const bool work_joined = type == 6 || type == 7;
+  std::uint64_t offset = 0;
+  auto add = [&](ArenaPart::Kind kind, std::int32_t io, std::int32_t tensor, std::uint64_t size, bool joined) {
+    ArenaPart part;
+    part.kind = kind;
+    part.io_index = io;
+    part.tensor = tensor;
+    part.offset = offset;
+    part.size = size;
+    part.joined = joined;
+    parts.push_back(part);
+    return !add_overflow(offset, size, &offset);
+  };
+  if (with_inputs) {
+    const auto ins = p.input_tensors();
+    for (std::size_t i = 0; i < ins.size(); ++i) {
+      const auto size = strided_size(p.tensors[static_cast<std::size_t>(ins[i])], p.flags.internal_stride);
+      if (!size || !add(ArenaPart::Kind::kInput, static_cast<std::int32_t>(i), ins[i], *size, i > 0)) return std::nullopt;
+    }
+  }
+  if (with_outputs) {
+    const auto outs = p.output_tensors();
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      const auto size = strided_size(p.tensors[static_cast<std::size_t>(outs[i])], p.flags.internal_stride);
+      const bool joined = i > 0 || (with_inputs && in_out_joined);
+      if (!size || !add(ArenaPart::Kind::kOutput, static_cast<std::int32_t>(i), outs[i], *size, joined)) {
+        return std::nullopt;
+      }
+    }
+  }
+  if (!add(ArenaPart::Kind::kWorkBuf, -1, -1, p.flags.work_buf_size, work_joined)) return std::nullopt;
+  return parts;
+}
+
 bool operator==(const Tensor& a, const Tensor& b) {
   return a.name == b.name && a.dtype == b.dtype && a.dims == b.dims && a.layout == b.layout &&
          a.quant.scale == b.quant.scale && a.quant.zero_point == b.quant.zero_point && a.quant.axis == b.quant.axis &&

@@ -167,6 +167,31 @@ struct Program {
   Status validate(std::uint64_t weights_size) const;
 };
 
+// ---------------------------------------------------------------------------------------
+// Buffer reuse (docs/model_format.md, "Buffer reuse"). A reuse type that joins model inputs
+// and/or outputs into one block lets intermediates (kWorkBuf tensors) also use the memory of
+// inputs after their last reader and of outputs before their producer. Their `offset` is
+// then a position in the arena: the concatenation of the parts the type involves, in the
+// order inputs (by index), outputs (by index), work_buf. Parts are one batch item at the
+// default stride. The application must place a part marked `joined` right after the
+// previous one; a tensor never straddles into a part that is not joined.
+struct ArenaPart {
+  enum class Kind { kInput, kOutput, kWorkBuf };
+  Kind kind = Kind::kWorkBuf;
+  std::int32_t io_index = -1;  // inputs / outputs
+  std::int32_t tensor = -1;    // inputs / outputs: the program tensor
+  std::uint64_t offset = 0;    // in the arena
+  std::uint64_t size = 0;      // default-stride size of one item; work_buf: flags.work_buf_size
+  bool joined = false;         // contiguous with the previous part
+};
+
+// True for the reuse types that let intermediates use input/output memory (IN_CONT ..
+// OUTWORK_CONT, 2..7).
+bool reuses_io(std::int32_t buffer_reuse);
+// The arena of `p` (for other reuse types: the work_buf alone at offset 0); nullopt when a
+// size overflows. Needs valid I/O numbering.
+std::optional<std::vector<ArenaPart>> arena_parts(const Program& p);
+
 // Default row stride in bytes of a model input/output (spec §2.3):
 // round_up(last_dim × dtype_size, internal_stride); nullopt on overflow or rank 0.
 std::optional<std::uint64_t> default_stride(const Tensor& t, std::uint32_t internal_stride);

@@ -5,5 +5,6 @@ set(SVP_ACL_MODEL_SOURCES
   src/model/program.cpp
   src/model/format.cpp
   src/model/builder.cpp
+  src/model/gears.cpp
   src/model/model_registry.cpp
 )

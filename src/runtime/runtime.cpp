@@ -187,4 +187,15 @@ Status Runtime::mem_flush(const void* ptr, std::size_t size) { return backend_->
 
 Status Runtime::mem_invalidate(const void* ptr, std::size_t size) { return backend_->memory().invalidate(ptr, size); }
 
+Result<std::uint32_t> Runtime::load_model(const void* image, std::size_t size, const model::Scheduling& scheduling) {
+  const void* view = image;
+  hal::Memory& memory = backend_->memory();
+  if (image != nullptr && size > 0 && memory.contains(image, size)) {
+    auto dev = memory.device_read(image, size);
+    if (!dev.ok()) return dev.status();  // strict mode: an unflushed cached image
+    view = *dev;
+  }
+  return models_.load(view, size, scheduling);
+}
+
 }  // namespace svp::runtime

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "exec/work_buf_tracker.h"
 #include "hal/hal.h"
 #include "model/model_registry.h"
 #include "runtime/aicpu_queue.h"
@@ -126,6 +127,12 @@ class Runtime {
 
   // Loaded models (svp_acl_mdl_load_*); emptied by finalize.
   model::ModelRegistry& models() { return models_; }
+  // Loads a model image the way the NPU sees it: an image in svp_acl_rt_malloc* memory is
+  // read through the device view (a cached image written without mem_flush is stale, as on
+  // a board; the memory layer warns); other host memory is read directly.
+  Result<std::uint32_t> load_model(const void* image, std::size_t size, const model::Scheduling& scheduling);
+  // Which stream last used each work_buf (model execution's cross-stream check).
+  exec::WorkBufTracker& work_bufs() { return work_bufs_; }
 
   hal::Backend& backend() { return *backend_; }
   const RuntimeConfig& config() const { return config_; }
@@ -159,6 +166,7 @@ class Runtime {
   HandleTable<Stream> streams_;
   HandleTable<Event> events_;
   model::ModelRegistry models_;
+  exec::WorkBufTracker work_bufs_;
   std::atomic<std::uint64_t> next_serial_{1};
   std::atomic<std::uint32_t> op_wait_timeout_s_{120};
 

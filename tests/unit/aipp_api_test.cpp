@@ -526,6 +526,51 @@ TEST_F(AippApiTest, DynamicBatchTakesOneParameterSetForEveryImage) {
   }
 }
 
+// Dynamic HW: the post-AIPP size must equal the selected gear (seed §8.3.4). The source is
+// the same 8x8 NV12 frame at both gears; resize produces the gear.
+TEST_F(AippApiTest, DynamicHwPostAippSizeMustEqualTheSelectedGear) {
+  ModelBuilder b("gears");
+  const TensorId x = b.add_input("img", DType::kFloat32, {1, 3, 8, 8});
+  b.set_dynamic_aipp(x, 16, 16);
+  b.set_dynamic_hw({{8, 8}, {4, 4}});
+  const TensorId wt = b.add_constant("w", {1, 3, 1, 1}, std::vector<float>{1, 1, 1});
+  LayerOptions o;
+  o.attrs.set("kernel_shape", std::vector<std::int64_t>{1, 1});
+  b.add_output(b.add_layer("conv", "Conv", {x, wt}, o), "y");
+  const BuiltModel m = must(b);
+  AippRun r(m);
+  size_t dyn = 0;
+  ASSERT_ACL_OK(svp_acl_mdl_get_input_index_by_name(r.desc, SVP_ACL_DYNAMIC_TENSOR_NAME, &dyn));
+  ASSERT_ACL_OK(svp_acl_mdl_set_dynamic_hw_size(r.id, r.input, dyn, 4, 4));
+  // The data input still describes the AIPP source at every gear.
+  EXPECT_EQ(svp_acl_mdl_get_input_size_by_index(r.desc, 0), 24u * 16u);  // NV12 16x16 maximum
+  svp_acl_mdl_aipp* a = svp_acl_mdl_create_aipp(1);
+  ASSERT_ACL_OK(svp_acl_mdl_set_aipp_input_format(a, SVP_ACL_YUV420SP_U8));
+  ASSERT_ACL_OK(svp_acl_mdl_set_aipp_src_image_size(a, 8, 8));
+  ASSERT_ACL_OK(svp_acl_mdl_set_input_aipp(r.id, r.input, 1, a));  // 8x8: a gear, but not the selected one
+  std::memset(r.in_ptr(0), 100, 8 * 16);                            // Y: 8 rows at stride 16
+  std::memset(r.in_ptr(0) + 8 * 16, 50, 4 * 16);                    // UV: 4 rows
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_execute(r.id, r.input, r.output));
+  EXPECT_NE(std::string(svp_acl_get_recent_err_msg()).find("differs from the selected resolution gear 4x4"),
+            std::string::npos)
+      << svp_acl_get_recent_err_msg();
+  ASSERT_ACL_OK(svp_acl_mdl_set_aipp_scf_params(a, AIPP_RESIZE_SWITCH_BILINEAR, 8, 8, 4, 4, 0));
+  ASSERT_ACL_OK(svp_acl_mdl_set_input_aipp(r.id, r.input, 1, a));
+  ASSERT_ACL_OK(svp_acl_mdl_execute(r.id, r.input, r.output));
+  // The output buffer was allocated at the largest gear (stride 32 = 8 floats per row).
+  const svp_acl_data_buffer* ob = svp_acl_mdl_get_dataset_buffer(r.output, 0);
+  const auto* y = static_cast<const float*>(svp_acl_get_data_buffer_addr(ob));
+  const size_t row = svp_acl_get_data_buffer_stride(ob) / sizeof(float);
+  EXPECT_EQ(svp_acl_mdl_get_output_size_by_index(r.desc, 0), 4u * 16u);  // 4 rows of 4 floats at this gear
+  for (size_t i = 0; i < 16; ++i) EXPECT_EQ(y[(i / 4) * row + i % 4], 200.0f) << i;  // Y + U + V, CSC off
+  // A post-AIPP size that is no gear at all is refused when set.
+  ASSERT_ACL_OK(svp_acl_mdl_set_aipp_scf_params(a, AIPP_RESIZE_SWITCH_BILINEAR, 8, 8, 6, 6, 0));
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_set_input_aipp(r.id, r.input, 1, a));
+  EXPECT_NE(std::string(svp_acl_get_recent_err_msg()).find("(8x8, 8x8, 4x4)"), std::string::npos)
+      << svp_acl_get_recent_err_msg();
+  ASSERT_ACL_OK(svp_acl_mdl_destroy_aipp(a));
+}
+
 // Several threads configure and execute the same model with their own datasets while
 // others read its description: the model's current-source state is shared (vendor
 // behaviour) and must stay consistent (run under TSan by scripts/test.sh thread).

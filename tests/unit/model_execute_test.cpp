@@ -266,3 +266,109 @@ TEST_F(ModelExecuteTest, CachedInputsMustBeFlushedAndOutputsInvalidated) {
 }
 
 }  // namespace
+
+namespace {
+
+// conv3x3(4) + relu + maxpool2 on an H×W image; gears 16×24 (stored) and 8×12.
+BuiltModel gear_net(std::int64_t h, std::int64_t w, bool dynamic) {
+  ModelBuilder b("gears");
+  const TensorId x = b.add_input("x", DType::kFloat32, {1, 3, h, w});
+  const TensorId wt = b.add_constant("w", {4, 3, 3, 3}, random_floats(4 * 27, 5));
+  TensorId t = b.add_layer("conv", "Conv", {x, wt}, conv_opts(3, 1));
+  t = b.add_layer("relu", "Relu", {t});
+  LayerOptions pool;
+  pool.attrs.set("kernel_shape", std::vector<std::int64_t>{2, 2});
+  pool.attrs.set("strides", std::vector<std::int64_t>{2, 2});
+  b.add_output(b.add_layer("pool", "MaxPool", {t}, pool), "y");
+  if (dynamic) b.set_dynamic_hw({{16, 24}, {8, 12}});
+  return must(b);
+}
+
+TEST_F(ModelExecuteTest, DynamicResolutionRunsAtTheSelectedGear) {
+  const BuiltModel m = gear_net(16, 24, true);
+  uint32_t id = 0;
+  ASSERT_ACL_OK(svp_acl_mdl_load_from_mem(m.image.data(), m.image.size(), &id));
+  svp_acl_mdl_desc* d = svp_acl_mdl_create_desc();
+  ASSERT_ACL_OK(svp_acl_mdl_get_desc(d, id));
+  EXPECT_EQ(svp_acl_mdl_get_input_size_by_index(d, 0), 3u * 16 * 96);  // largest gear before selection
+  svp_acl_mdl_dataset* in = svp_acl_mdl_create_dataset();
+  svp_acl_mdl_dataset* out = svp_acl_mdl_create_dataset();
+  const size_t dyn = svp_acl_mdl_get_num_inputs(d);
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_set_dynamic_hw_size(id, in, dyn, 9, 12));
+  ASSERT_ACL_OK(svp_acl_mdl_set_dynamic_hw_size(id, in, dyn, 8, 12));
+  // Afterwards the queries describe the selected gear; task/work_buf keep the largest.
+  svp_acl_mdl_io_dims dims{};
+  ASSERT_ACL_OK(svp_acl_mdl_get_input_dims(d, 0, &dims));
+  EXPECT_EQ(dims.dims[2], 8);
+  EXPECT_EQ(dims.dims[3], 12);
+  EXPECT_EQ(svp_acl_mdl_get_input_size_by_index(d, 0), 3u * 8 * 48);
+  EXPECT_EQ(svp_acl_mdl_get_output_size_by_index(d, 0), 4u * 4 * 32);
+  EXPECT_EQ(svp_acl_mdl_get_input_size_by_index(d, 2), m.program.flags.work_buf_size);
+
+  std::vector<void*> mem;
+  std::vector<svp_acl_data_buffer*> bufs;
+  auto add = [&](svp_acl_mdl_dataset* ds, size_t size, size_t stride) {
+    void* p = nullptr;
+    ASSERT_ACL_OK(svp_acl_rt_malloc(&p, size, SVP_ACL_MEM_MALLOC_NORMAL_ONLY));
+    mem.push_back(p);
+    bufs.push_back(svp_acl_create_data_buffer(p, size, stride));
+    ASSERT_ACL_OK(svp_acl_mdl_add_dataset_buffer(ds, bufs.back()));
+  };
+  for (size_t i = 0; i < dyn; ++i) {
+    add(in, svp_acl_mdl_get_input_size_by_index(d, i), svp_acl_mdl_get_input_default_stride(d, i));
+  }
+  add(out, svp_acl_mdl_get_output_size_by_index(d, 0), svp_acl_mdl_get_output_default_stride(d, 0));
+  const std::vector<float> x = random_floats(3 * 8 * 12, 6);
+  std::memcpy(mem[0], x.data(), x.size() * sizeof(float));  // 12 floats = 48 bytes: dense rows
+  ASSERT_ACL_OK(svp_acl_mdl_execute(id, in, out));
+  // The same layers built directly at 8×12 are the oracle.
+  const auto want = reference_outputs(gear_net(8, 12, false), {x.data()})[0].values<float>();
+  std::vector<float> got(4 * 4 * 6);
+  for (size_t r = 0; r < 16; ++r) std::memcpy(got.data() + r * 6, static_cast<uint8_t*>(mem[3]) + r * 32, 24);
+  EXPECT_EQ(got, want);
+
+  for (void* p : mem) EXPECT_ACL_OK(svp_acl_rt_free(p));
+  for (auto* b : bufs) EXPECT_ACL_OK(svp_acl_destroy_data_buffer(b));
+  EXPECT_ACL_OK(svp_acl_mdl_destroy_dataset(in));
+  EXPECT_ACL_OK(svp_acl_mdl_destroy_dataset(out));
+  EXPECT_ACL_OK(svp_acl_mdl_destroy_desc(d));
+  EXPECT_ACL_OK(svp_acl_mdl_unload(id));
+}
+
+TEST_F(ModelExecuteTest, AGearWhoseTensorsOutgrowThePlanIsRejectedAtLoad) {
+  ModelBuilder b("bad_gears");
+  const TensorId x = b.add_input("x", DType::kFloat32, {1, 3, 8, 8});
+  b.add_output(b.add_layer("relu2", "Relu", {b.add_layer("relu", "Relu", {x})}), "y");
+  b.set_dynamic_hw({{8, 8}, {16, 16}});  // the stored program is not the largest gear
+  const BuiltModel m = must(b);
+  uint32_t id = 0;
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_PARSE_MODEL, svp_acl_mdl_load_from_mem(m.image.data(), m.image.size(), &id));
+  EXPECT_NE(std::string(svp_acl_get_recent_err_msg()).find("16x16"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+TEST_F(ModelExecuteTest, AModelImageInCachedMemoryMustBeFlushedBeforeLoading) {
+  const BuiltModel m = small_cnn();
+  void* image = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_malloc_cached(&image, m.image.size(), SVP_ACL_MEM_MALLOC_NORMAL_ONLY));
+  std::memcpy(image, m.image.data(), m.image.size());
+  uint32_t id = 0;
+  // The NPU reads DDR, which still holds the zeros of the fresh allocation.
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_DESERIALIZE_MODEL, svp_acl_mdl_load_from_mem(image, m.image.size(), &id));
+  ASSERT_ACL_OK(svp_acl_rt_mem_flush(image, m.image.size()));
+  ASSERT_ACL_OK(svp_acl_mdl_load_from_mem(image, m.image.size(), &id));
+  {
+    ModelRun run(m.image);  // same weights, loaded from host memory: the oracle
+    const std::vector<float> x = random_floats(3 * 12 * 12, 12);
+    run.set_input(0, x.data());
+    ASSERT_ACL_OK(svp_acl_mdl_execute(id, run.input(), run.output()));
+    EXPECT_EQ(run.output<float>(0), reference_outputs(m, {x.data()})[0].values<float>());
+  }
+  EXPECT_ACL_OK(svp_acl_mdl_unload(id));
+  EXPECT_ACL_OK(svp_acl_rt_free(image));
+}
+
+}  // namespace

@@ -703,7 +703,7 @@ std::vector<Rule> validation_rules() {
       // Offsets.
       {"unaligned temp", [T](Program& p) { T(p, "relu").offset += 32; }, P, "tensor \"relu\": work_buf offset"},
       {"unaligned const", [T](Program& p) { T(p, "b").offset = 72; }, P, "tensor \"b\": weights offset 72"},
-      {"temp past end", [T](Program& p) { T(p, "relu").offset = p.flags.work_buf_size; }, P, "tensor \"relu\": ["},
+      {"temp past end", [T](Program& p) { T(p, "relu").offset = std::uint64_t{1} << 32; }, P, "tensor \"relu\": ["},
       {"const past end", [T](Program& p) { T(p, "wq").offset = 1024; }, P, "outside the weights"},
       {"offset overflow", [T](Program& p) { T(p, "wq").offset = ~std::uint64_t{63}; }, P, "tensor \"wq\": ["},
       // Layers.

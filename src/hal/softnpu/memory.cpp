@@ -203,6 +203,8 @@ Result<std::uint8_t*> SoftMemory::device_write(const void* ptr, std::size_t size
   return device_access(ptr, size, true);
 }
 
+bool SoftMemory::contains(const void* ptr, std::size_t size) const { return find(ptr, size, "contains").ok(); }
+
 std::size_t SoftMemory::live_allocations() const {
   std::lock_guard<std::mutex> lock(mu_);
   return allocs_.size();
