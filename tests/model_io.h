@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "acl/svp_acl.h"
+#include "kernels/compiled_program.h"
 #include "kernels/invoke.h"
 #include "model/builder.h"
 #include "test_support.h"
@@ -147,32 +148,42 @@ class ModelRun {
   std::vector<svp_acl_data_buffer*> buffers_;
 };
 
-// Evaluates a built model with the reference kernels directly (no runtime, no work_buf
-// plan, no strides): the oracle for the executor's plumbing. `inputs` are dense, one per
-// data input; returns the dense outputs in model order.
+// Evaluates a built model with the model's own compiled kernels directly (no runtime, no
+// strides, no datasets): the oracle for the executor's plumbing. The kernels are those
+// svp_acl_mdl_load_* compiles (CompiledProgram with its default options, fast paths on,
+// one thread); they are checked against the reference kernels in kernels_fast_path_test
+// (float32 fast paths differ from the reference by rounding, so comparing the executor
+// with the reference kernels would test float reassociation, not the plumbing).
+// `inputs` are dense, one per data input; returns the dense outputs in model order.
 inline std::vector<kernels::OwnedTensor> reference_outputs(const model::BuiltModel& m,
                                                            const std::vector<const void*>& inputs) {
   const model::Program& p = m.program;
   std::vector<kernels::OwnedTensor> values(p.tensors.size());
+  std::vector<std::uint8_t> work(p.flags.work_buf_size + 64);
+  std::uint8_t* wb = work.data() + (64 - reinterpret_cast<std::uintptr_t>(work.data()) % 64) % 64;
+  std::vector<void*> data(p.tensors.size());
   for (std::size_t t = 0; t < p.tensors.size(); ++t) {
     const model::Tensor& tensor = p.tensors[t];
+    if (tensor.placement == model::Placement::kWorkBuf) {
+      data[t] = wb + tensor.offset;
+      continue;
+    }
+    values[t].reset(tensor.dtype, tensor.dims);
     if (tensor.placement == model::Placement::kModelInput) {
-      values[t].reset(tensor.dtype, tensor.dims);
       std::memcpy(values[t].view().data, inputs.at(static_cast<std::size_t>(tensor.io_index)), values[t].view().bytes());
     } else if (tensor.placement == model::Placement::kWeights) {
-      values[t].reset(tensor.dtype, tensor.dims);
       std::memcpy(values[t].view().data, m.weights.data() + tensor.offset, tensor.size);
-    } else {
-      values[t].reset(tensor.dtype, tensor.dims);
     }
     if (!tensor.quant.empty()) values[t].set_quant(tensor.quant);
+    data[t] = values[t].view().data;
   }
-  for (const model::Layer& l : p.layers) {
-    std::vector<model::TensorView> in, out;
-    for (std::int32_t t : l.inputs) in.push_back(t < 0 ? model::TensorView{} : values[static_cast<std::size_t>(t)].view());
-    for (std::int32_t t : l.outputs) out.push_back(values[static_cast<std::size_t>(t)].view());
-    const Status s = kernels::run_reference(l.op, l.attrs, in, out);
-    EXPECT_TRUE(s.ok()) << l.name << ": " << s.message();
+  auto compiled = kernels::CompiledProgram::compile(p, m.weights.data(), m.weights.size(), kernels::CompileOptions{});
+  EXPECT_TRUE(compiled.ok()) << compiled.status().message();
+  if (compiled.ok()) {
+    for (std::size_t l = 0; l < p.layers.size(); ++l) {
+      const Status s = compiled.value()->run_layer(l, data);
+      EXPECT_TRUE(s.ok()) << p.layers[l].name << ": " << s.message();
+    }
   }
   std::vector<kernels::OwnedTensor> outs;
   for (std::int32_t t : p.output_tensors()) outs.push_back(std::move(values[static_cast<std::size_t>(t)]));

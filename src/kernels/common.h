@@ -256,10 +256,15 @@ inline float requant_scale(float sx, float sw, float sy) {
   const float t = sx * sw;
   return t / sy;
 }
-// Integer ops: y = saturate(nearbyint((float)acc * scale_c) + zp_y).
-inline std::int64_t requantize_acc(std::int32_t acc, float scale, std::int32_t zp, std::int64_t lo, std::int64_t hi) {
-  const float prod = static_cast<float>(acc) * scale;
-  return round_saturate(prod, zp, lo, hi);
+// Integer ops: y = saturate(nearbyint(v * scale_c + (float)zp_y)) with
+// v = (float)acc32 + (float)bias_q (docs/kernels.md). Every step is one float32 operation
+// in this order, which is what oneDNN's int8 kernels do (the fast paths match bit for
+// bit): the zero point is added before rounding (ties to even are not invariant under
+// adding an odd zero point) and the bias after the int → float conversion.
+inline std::int64_t requantize_acc(float v, float scale, std::int32_t zp, std::int64_t lo, std::int64_t hi) {
+  const float prod = v * scale;
+  const float shifted = prod + static_cast<float>(zp);
+  return round_saturate(shifted, 0, lo, hi);
 }
 inline std::int32_t saturate_i32(std::int64_t v) {
   if (v > std::numeric_limits<std::int32_t>::max()) return std::numeric_limits<std::int32_t>::max();

@@ -1,6 +1,7 @@
 #include "kernels/compiled_program.h"
 
 #include "kernels/kernels.h"
+#include "kernels/onednn/program.h"
 
 namespace svp::kernels {
 namespace {
@@ -44,14 +45,16 @@ class ReferenceProgram final : public CompiledProgram {
 
 }  // namespace
 
-Result<std::unique_ptr<CompiledProgram>> CompiledProgram::compile(const model::Program& program, const std::uint8_t*,
-                                                                  std::size_t, const CompileOptions&) {
+Result<std::unique_ptr<CompiledProgram>> CompiledProgram::compile(const model::Program& program, const std::uint8_t* weights,
+                                                                  std::size_t weights_size,
+                                                                  const CompileOptions& options) {
   const auto& ops = supported_ops();
   for (const model::Layer& l : program.layers) {
     bool known = false;
     for (const std::string& op : ops) known = known || op == l.op;
     if (!known) return Error(err::kParseModel, "layer \"{}\": op \"{}\" has no kernel", l.name, l.op);
   }
+  if (options.fast_paths) return onednn::compile_fast(program, weights, weights_size, options);
   return std::unique_ptr<CompiledProgram>(new ReferenceProgram(program));
 }
 

@@ -15,4 +15,15 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/reference/resize.cpp
   src/kernels/reference/reduce.cpp
   src/kernels/reference/quant.cpp
+  src/kernels/onednn/runtime.cpp
+  src/kernels/onednn/layout.cpp
+  src/kernels/onednn/quant_params.cpp
+  src/kernels/onednn/fast_op.cpp
+  src/kernels/onednn/conv.cpp
+  src/kernels/onednn/pool.cpp
+  src/kernels/onednn/inner_product.cpp
+  src/kernels/onednn/eltwise.cpp
+  src/kernels/onednn/q8_add.cpp
+  src/kernels/onednn/q8_gap.cpp
+  src/kernels/onednn/program.cpp
 )

@@ -98,6 +98,7 @@ Status parse_softnpu(const json& s, const std::string& origin, RuntimeConfig* cf
   SVP_RETURN_IF_ERROR(read_uint<std::uint32_t>(s, "cores", 1, 64, &b.cores, origin));
   SVP_RETURN_IF_ERROR(read_uint<std::uint32_t>(s, "wait_cap_ticks", 1, 1u << 20, &b.wait_cap_ticks, origin));
   SVP_RETURN_IF_ERROR(read_uint<std::uint32_t>(s, "max_streams", 2, 1024, &b.max_sqs, origin));
+  SVP_RETURN_IF_ERROR(read_uint<std::uint32_t>(s, "kernel_threads", 1, 64, &cfg->kernel_threads, origin));
   std::uint64_t tick_us = b.wait_tick / 1000;
   SVP_RETURN_IF_ERROR(read_uint<std::uint64_t>(s, "wait_tick_us", 1, 60'000'000, &tick_us, origin));
   b.wait_tick = tick_us * 1000;
@@ -124,7 +125,7 @@ Status parse_softnpu(const json& s, const std::string& origin, RuntimeConfig* cf
     for (const auto& [k, v] : it->items()) b.options[k] = v.is_string() ? v.get<std::string>() : v.dump();
   }
   static const char* const kKnown[] = {"devices", "cores", "wait_cap_ticks", "max_streams", "wait_tick_us",
-                                       "cache_mode", "strict", "backend", "backend_options"};
+                                       "cache_mode", "strict", "backend", "backend_options", "kernel_threads"};
   for (const auto& [k, v] : s.items()) {
     if (std::find(std::begin(kKnown), std::end(kKnown), k) == std::end(kKnown)) {
       SVP_LOG_WARN("{}: unknown key softnpu.{} ignored", origin, k);

@@ -6,7 +6,8 @@
 //   { "softnpu": { "devices": 1, "cores": 1, "wait_tick_us": 10600, "wait_cap_ticks": 32,
 //                  "max_streams": 128, "cache_mode": "emulated" | "coherent",
 //                  "strict": false, "backend": "softnpu" | "fault" | <registered>,
-//                  "backend_options": { "fail_every_nth_task": "3" } } }
+//                  "backend_options": { "fail_every_nth_task": "3" },
+//                  "kernel_threads": 1 } }
 // Unknown top-level sections are ignored (the vendor library does the same).
 #pragma once
 
@@ -20,6 +21,9 @@ namespace svp::runtime {
 struct RuntimeConfig {
   hal::BackendConfig backend;
   bool strict = false;  // usage errors that a board would corrupt silently become errors
+  // Threads one layer's fast-path kernel may use (kernels::CompileOptions::threads),
+  // fixed when a model is loaded.
+  std::uint32_t kernel_threads = 1;
 };
 
 // Parses the file at `path`; NULL or "" yields the defaults.

@@ -195,7 +195,10 @@ Result<std::uint32_t> Runtime::load_model(const void* image, std::size_t size, c
     if (!dev.ok()) return dev.status();  // strict mode: an unflushed cached image
     view = *dev;
   }
-  return models_.load(view, size, scheduling);
+  // Kernel fast paths with acl.json's softnpu.kernel_threads (fixed for the model's life).
+  kernels::CompileOptions options;
+  options.threads = static_cast<int>(config_.kernel_threads);
+  return models_.load(view, size, scheduling, options);
 }
 
 }  // namespace svp::runtime

@@ -39,13 +39,14 @@ Q ints(std::size_t n, std::int32_t lo, std::int32_t hi, std::uint32_t seed) {
 }
 
 // The documented requantization, written out: scale_c = ((float)s_x * (float)s_w) / (float)s_y
-// in float, y = saturate(nearbyint((float)acc * scale_c) + zp_y), ties to even.
-std::int64_t rule(std::int64_t acc, float sx, float sw, float sy, std::int32_t zp, DType t) {
+// in float, v = (float)acc32 + (float)bias, y = saturate(nearbyint(v * scale_c + (float)zp_y)),
+// ties to even.
+std::int64_t rule(std::int64_t acc, float sx, float sw, float sy, std::int32_t zp, DType t, std::int64_t bias = 0) {
   acc = std::min<std::int64_t>(std::max<std::int64_t>(acc, INT32_MIN), INT32_MAX);
   const float prod = sx * sw;
   const float scale = prod / sy;
-  const float v = static_cast<float>(acc) * scale;
-  const double r = static_cast<double>(std::nearbyint(v)) + zp;
+  const float v = (static_cast<float>(acc) + static_cast<float>(bias)) * scale + static_cast<float>(zp);
+  const double r = static_cast<double>(std::nearbyint(v));
   return static_cast<std::int64_t>(
       std::min<double>(std::max<double>(r, static_cast<double>(lo_of(t))), static_cast<double>(hi_of(t))));
 }
@@ -128,7 +129,7 @@ void check_int8_conv(const ConvCase& c, std::uint32_t seed) {
   for (std::size_t i = 0; i < acc.size(); ++i) {
     const std::int64_t m = (static_cast<std::int64_t>(i) / plane) % M;
     const float sw = c.sw[c.sw.size() == 1 ? 0 : static_cast<std::size_t>(m)];
-    const std::int64_t want = rule(acc[i] + (c.bias ? bv[static_cast<std::size_t>(m)] : 0), c.sx, sw, c.sy, c.zy, c.yt);
+    const std::int64_t want = rule(acc[i], c.sx, sw, c.sy, c.zy, c.yt, c.bias ? bv[static_cast<std::size_t>(m)] : 0);
     ASSERT_EQ(got[i], want) << "element " << i;
     saturated += (want == lo_of(c.yt) || want == hi_of(c.yt)) ? 1 : 0;
   }
@@ -210,6 +211,34 @@ TEST(KernelsInt8MatMul, RequantScaleIsFloatInTheDocumentedOrder) {
     EXPECT_EQ(int_values(r.value()[0]), (Q{c.want})) << "s_w " << c.sw << " s_y " << c.sy;
     EXPECT_EQ(rule(c.a * c.b, 0.1f, c.sw, c.sy, 0, DType::kInt8), c.want);
   }
+}
+
+TEST(KernelsInt8MatMul, ZeroPointIsAddedInFloatBeforeRounding) {
+  // acc 5 · scale 0.5 = 2.5; + zp 1 = 3.5 → 4 (rounding first would give 2 + 1 = 3). This
+  // is oneDNN's order, which the fast paths reproduce.
+  auto a = OwnedTensor::q8(DType::kInt8, {1, 1}, {1}, pt(0.5f, 0));
+  auto b = OwnedTensor::q8(DType::kInt8, {1, 1}, {5}, pt(1.0f, 0));
+  auto r = run_reference_owned("MatMul", {}, {a.view(), b.view()}, {{DType::kInt8, pt(1.0f, 1)}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(int_values(r.value()[0]), (Q{4}));
+  EXPECT_EQ(rule(5, 0.5f, 1.0f, 1.0f, 1, DType::kInt8), 4);
+}
+
+TEST(KernelsInt8Gemm, BiasIsAddedAfterTheFloatConversion) {
+  // acc = 2^24 + 1 (1040 · 127² + 48 · 63 + 33 · 1), bias 1, float output with scale 1:
+  // (float)acc = 2^24, + 1.0f = 2^24 (ties to even), where (float)(acc + bias) = 2^24 + 2.
+  Q av(1040, 127), bv(1040, 127);
+  av.push_back(48);
+  bv.push_back(63);
+  av.push_back(33);
+  bv.push_back(1);
+  const auto k = static_cast<std::int64_t>(av.size());
+  auto a = OwnedTensor::q8(DType::kInt8, {1, k}, av, pt(1.0f, 0));
+  auto b = OwnedTensor::q8(DType::kInt8, {k, 1}, bv, pt(1.0f, 0));
+  auto c = OwnedTensor::from<std::int32_t>(DType::kInt32, {1}, {1});
+  auto r = run_reference_owned("Gemm", {}, {a.view(), b.view(), c.view()}, {{DType::kFloat32, Quant{}}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r.value()[0].view().as<float>()[0], 16777216.0f);
 }
 
 TEST(KernelsInt8Conv, FloatBiasIsQuantizedHalfToEvenAndFloatOutputUsesInputTimesWeightScale) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "runtime/config.h"
 #include "test_support.h"
 
 namespace {
@@ -382,6 +383,15 @@ TEST_F(ConfigTest, ValidSoftnpuSettingsAreAccepted) {
             SVP_ACL_SUCCESS);
 }
 
+TEST(ConfigParse, KernelThreadsDefaultsToOneAndIsRead) {
+  auto d = svp::runtime::parse_config("{}", "test");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->kernel_threads, 1u);
+  auto t = svp::runtime::parse_config(R"({"softnpu": {"kernel_threads": 2}})", "test");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->kernel_threads, 2u);
+}
+
 TEST_F(ConfigTest, OutOfRangeSoftnpuSettingsFailWithFileAttrInvalidNamingTheKey) {
   struct Case {
     const char* json;
@@ -411,6 +421,8 @@ TEST_F(ConfigTest, OutOfRangeSoftnpuSettingsFailWithFileAttrInvalidNamingTheKey)
       {R"({"softnpu": {"backend": "fault", "backend_options": {"fail_every_nth_task": "often"}}})",
        "fail_every_nth_task"},
       {R"({"softnpu": 5})", "softnpu"},
+      {R"({"softnpu": {"kernel_threads": 0}})", "kernel_threads"},
+      {R"({"softnpu": {"kernel_threads": 65}})", "kernel_threads"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.json);

@@ -27,14 +27,24 @@ std::vector<float> randoms(std::size_t n, unsigned seed) {
 
 // `layers` × (conv3x3 16→16 + relu), one segment per layer: tens of milliseconds with the
 // reference kernels.
-BuiltModel long_model(bool preemptible, int layers = 24) {
+// With `aicpu_head` the first layer runs on the AI-CPU: a test that serves it with
+// svp_acl_ext_process_aicpu_task knows the execution has started (its first segment wrote
+// the task_buf descriptor) before it submits anything else.
+BuiltModel long_model(bool preemptible, int layers = 24, bool aicpu_head = false) {
   ModelBuilder b(preemptible ? "long_preemptible" : "long_fixed");
-  TensorId t = b.add_input("x", DType::kFloat32, {1, 16, 24, 24});
+  // Large enough that even the oneDNN fast path takes milliseconds per conv: the tests
+  // below need the long model to be still running when the short one completes.
+  TensorId t = b.add_input("x", DType::kFloat32, {1, 32, 48, 48});
+  if (aicpu_head) {
+    LayerOptions cpu;
+    cpu.target = svp::model::Target::kAiCpu;
+    t = b.add_layer("head", "Relu", {t}, cpu);
+  }
   LayerOptions conv;
   conv.attrs.set("kernel_shape", std::vector<std::int64_t>{3, 3});
   conv.attrs.set("pads", std::vector<std::int64_t>{1, 1, 1, 1});
   for (int i = 0; i < layers; ++i) {
-    const TensorId w = b.add_constant("w" + std::to_string(i), {16, 16, 3, 3}, randoms(16 * 16 * 9, 100 + i));
+    const TensorId w = b.add_constant("w" + std::to_string(i), {32, 32, 3, 3}, randoms(32 * 32 * 9, 100 + i));
     t = b.add_layer("conv" + std::to_string(i), "Conv", {t, w}, conv);
     t = b.add_layer("relu" + std::to_string(i), "Relu", {t});
   }
@@ -81,11 +91,15 @@ class ModelSchedulingTest : public svp::test::RuntimeTest {
     return st;
   }
 
-  // Starts `low` on stream A (the idle core takes it at once), then `high` on stream B and
-  // waits for B. Returns whether A was still running when B finished.
-  bool low_still_running_when_high_finishes(ModelRun& low, ModelRun& high) {
+  // Starts `low` on stream A, then `high` on stream B and waits for B. Returns whether A was
+  // still running when B finished. A `low` built with an AI-CPU head is known to have
+  // started (this thread ran its first segment) before `high` is submitted.
+  bool low_still_running_when_high_finishes(ModelRun& low, ModelRun& high, bool aicpu_head = false) {
     EXPECT_ACL_OK(low.execute_async(a_));
     EXPECT_ACL_OK(svp_acl_rt_record_event(a_done_, a_));
+    if (aicpu_head) {
+      EXPECT_ACL_OK(svp_acl_ext_process_aicpu_task(5000));
+    }
     EXPECT_ACL_OK(high.execute_async(b_));
     EXPECT_ACL_OK(svp_acl_rt_synchronize_stream(b_));
     return a_status() != SVP_ACL_EVENT_STATUS_COMPLETE;
@@ -103,7 +117,7 @@ TEST_F(ModelSchedulingTest, AHighPriorityModelPreemptsAPreemptibleOneAndBothResu
   ModelRun high(sm.image);
   set_priority(low.id(), 6);
   set_priority(high.id(), 1);
-  const auto xl = randoms(16 * 24 * 24, 1);
+  const auto xl = randoms(32 * 48 * 48, 1);
   const auto xh = randoms(4 * 64, 2);
   low.set_input(0, xl.data());
   high.set_input(0, xh.data());
@@ -116,15 +130,15 @@ TEST_F(ModelSchedulingTest, AHighPriorityModelPreemptsAPreemptibleOneAndBothResu
 }
 
 TEST_F(ModelSchedulingTest, ANonPreemptibleModelRunsToCompletionFirst) {
-  const BuiltModel lm = long_model(false);
+  const BuiltModel lm = long_model(false, 24, /*aicpu_head=*/true);
   const BuiltModel sm = short_model();
   ModelRun low(lm.image);
   ModelRun high(sm.image);
   set_priority(low.id(), 6);
   set_priority(high.id(), 1);
-  const auto xl = randoms(16 * 24 * 24, 3);
+  const auto xl = randoms(32 * 48 * 48, 3);
   low.set_input(0, xl.data());
-  EXPECT_FALSE(low_still_running_when_high_finishes(low, high));
+  EXPECT_FALSE(low_still_running_when_high_finishes(low, high, /*aicpu_head=*/true));
   ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(a_));
   EXPECT_EQ(low.output<float>(0), reference_outputs(lm, {xl.data()})[0].values<float>());
 }
@@ -141,7 +155,7 @@ TEST_F(ModelSchedulingTest, ALowerPriorityModelDoesNotPreempt) {
 }
 
 TEST_F(ModelSchedulingTest, ATaskBufSharedByExecutionsInFlightIsDetected) {
-  const BuiltModel lm = long_model(true);
+  const BuiltModel lm = long_model(true, 24, /*aicpu_head=*/true);
   const BuiltModel sm = short_model();
   ModelRun low(lm.image);
   ModelRun high(sm.image);
@@ -154,6 +168,7 @@ TEST_F(ModelSchedulingTest, ATaskBufSharedByExecutionsInFlightIsDetected) {
   // The long model starts first; the short one preempts it at a segment boundary and
   // writes its own descriptor into the shared task_buf; the long one notices on resuming.
   ASSERT_ACL_OK(low.execute_async(a_));
+  ASSERT_ACL_OK(svp_acl_ext_process_aicpu_task(5000));  // the long model has started
   ASSERT_ACL_OK(high.execute_async(b_));
   ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(b_));
   EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_rt_synchronize_stream(a_));

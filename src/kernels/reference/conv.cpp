@@ -249,15 +249,16 @@ Status run_conv_any(const RunCtx& c, bool tr) {
   const std::vector<std::int32_t> xs = shifted_ints(c.in[0]);
   const std::vector<std::int32_t> ws = shifted_ints(c.in[1]);
   std::vector<std::int64_t> acc(static_cast<std::size_t>(c.out[0].elements()));
-  const std::int64_t* bp = bias != nullptr ? bq.data() : nullptr;
+  // The bias joins after the int32 → float conversion (AccWriter), not in the sum.
   if (tr) {
-    conv_transpose_forward<std::int32_t, std::int64_t>(g, xs.data(), ws.data(), bp, acc.data());
+    conv_transpose_forward<std::int32_t, std::int64_t>(g, xs.data(), ws.data(), nullptr, acc.data());
   } else {
-    conv_forward<std::int32_t, std::int64_t>(g, xs.data(), ws.data(), bp, acc.data());
+    conv_forward<std::int32_t, std::int64_t>(g, xs.data(), ws.data(), nullptr, acc.data());
   }
   const std::int64_t osz = g.w.out_size();
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(acc.size()); ++i) {
-    out.put(i, acc[static_cast<std::size_t>(i)], (i / osz) % g.M);
+    const std::int64_t oc = (i / osz) % g.M;
+    out.put(i, acc[static_cast<std::size_t>(i)], oc, bias != nullptr ? bq[static_cast<std::size_t>(oc)] : 0);
   }
   return Status::Ok();
 }

@@ -24,22 +24,23 @@ bool int_path_applies(const TensorView& x, const TensorView& w, std::int64_t w_a
 Result<std::vector<std::int64_t>> bias_to_int(const char* op, const TensorView& b,
                                               const std::function<float(std::int64_t)>& bias_scale);
 
-// Turns int64 accumulators into outputs: acc is saturated to int32, then
-// - quantized y: saturate(nearbyint((float)acc * scale_c) + zp_y),
+// Turns int64 accumulators (without bias) into outputs: acc is saturated to int32,
+// v = (float)acc32 + (float)bias_q[c], then
+// - quantized y: saturate(nearbyint(v * scale_c + (float)zp_y)),
 //   scale_c = requant_scale(s_x, s_w[c], s_y);
-// - float32 y: (float)acc * ((float)s_x * (float)s_w[c]).
+// - float32 y: v * ((float)s_x * (float)s_w[c]).
 class AccWriter {
  public:
   // w_scale(c) for c in [0, channels).
   AccWriter(const TensorView& x, const std::function<float(std::int64_t)>& w_scale, std::int64_t channels,
             const TensorView& y);
   float bias_scale(std::int64_t c) const { return bias_scale_[static_cast<std::size_t>(c)]; }
-  void put(std::int64_t i, std::int64_t acc, std::int64_t c) const {
-    const std::int32_t a = saturate_i32(acc);
+  void put(std::int64_t i, std::int64_t acc, std::int64_t c, std::int64_t bias = 0) const {
+    const float v = static_cast<float>(saturate_i32(acc)) + static_cast<float>(bias);
     if (to_float_) {
-      y_.as<float>()[i] = static_cast<float>(a) * scale_[static_cast<std::size_t>(c)];
+      y_.as<float>()[i] = v * scale_[static_cast<std::size_t>(c)];
     } else {
-      set_int(y_, i, requantize_acc(a, scale_[static_cast<std::size_t>(c)], zp_, lo_, hi_));
+      set_int(y_, i, requantize_acc(v, scale_[static_cast<std::size_t>(c)], zp_, lo_, hi_));
     }
   }
 

@@ -190,7 +190,10 @@ Status run_gemm(const RunCtx& c) {
     if (has_quant(*bias)) cexp.set_quant(*bias->quant);
     KN_ASSIGN(std::vector<std::int64_t> cq,
               bias_to_int(c.op, cexp.view(), [&](std::int64_t i) { return out.bias_scale(i % g.N); }));
-    for (std::size_t i = 0; i < acc.size(); ++i) acc[i] += cq[i];
+    for (std::int64_t i = 0; i < g.M * g.N; ++i) {
+      out.put(i, acc[static_cast<std::size_t>(i)], i % g.N, cq[static_cast<std::size_t>(i)]);
+    }
+    return Status::Ok();
   }
   for (std::int64_t i = 0; i < g.M * g.N; ++i) out.put(i, acc[static_cast<std::size_t>(i)], i % g.N);
   return Status::Ok();

@@ -1,0 +1,68 @@
+#include "kernels/onednn/fast_op.h"
+
+#include <atomic>
+#include <unordered_map>
+
+#include "kernels/onednn/runtime.h"
+
+namespace svp::kernels::onednn {
+namespace {
+
+std::atomic<std::uint64_t> g_next_id{1};
+
+// Per-thread memory objects of one FastOp. Creating dnnl::memory objects costs about a
+// microsecond each, which adds up over a hundred layers; re-pointing existing ones
+// (set_data_handle) costs nanoseconds. Keyed by the FastOp's unique id (never reused, so a
+// later FastOp at the same address cannot pick up stale descriptors); the objects belong
+// to the calling thread only, so concurrent executions share nothing.
+struct Bound {
+  dnnl::memory src, dst, pad;
+};
+
+Bound& bound(std::uint64_t id, const dnnl::memory::desc& src, const dnnl::memory::desc& dst,
+             const dnnl::memory::desc& pad, bool has_pad) {
+  thread_local std::unordered_map<std::uint64_t, Bound> cache;
+  auto it = cache.find(id);
+  if (it != cache.end()) return it->second;
+  // Bounded: models loaded and unloaded for ever must not grow it without limit.
+  if (cache.size() >= 4096) cache.clear();
+  const dnnl::engine& eng = cpu_engine();
+  Bound b;
+  b.src = dnnl::memory(src, eng, DNNL_MEMORY_NONE);
+  b.dst = dnnl::memory(dst, eng, DNNL_MEMORY_NONE);
+  if (has_pad) b.pad = dnnl::memory(pad, eng, DNNL_MEMORY_NONE);
+  return cache.emplace(id, std::move(b)).first->second;
+}
+
+}  // namespace
+
+FastOp::FastOp(dnnl::primitive prim, dnnl::memory::desc src, dnnl::memory::desc dst, dnnl::memory::desc scratchpad)
+    : prim_(std::move(prim)),
+      src_md_(std::move(src)),
+      dst_md_(std::move(dst)),
+      scratch_md_(std::move(scratchpad)),
+      scratch_bytes_(scratch_md_.get_size()),
+      id_(g_next_id.fetch_add(1, std::memory_order_relaxed)) {}
+
+FastOp::~FastOp() = default;
+
+void FastOp::run(const void* src, void* dst, void* scratch) const {
+  Bound& b = bound(id_, src_md_, dst_md_, scratch_md_, scratch_bytes_ > 0);
+  b.src.set_data_handle(const_cast<void*>(src));
+  b.dst.set_data_handle(dst);
+  dnnl_exec_arg_t args[5];
+  int n = 0;
+  args[n++] = {DNNL_ARG_SRC, b.src.get()};
+  args[n++] = {DNNL_ARG_DST, b.dst.get()};
+  if (weights_) args[n++] = {DNNL_ARG_WEIGHTS, weights_.get()};
+  if (bias_) args[n++] = {DNNL_ARG_BIAS, bias_.get()};
+  if (scratch_bytes_ > 0) {
+    b.pad.set_data_handle(scratch);
+    args[n++] = {DNNL_ARG_SCRATCHPAD, b.pad.get()};
+  }
+  dnnl::stream& s = thread_stream();
+  dnnl::error::wrap_c_api(dnnl_primitive_execute(prim_.get(), s.get(), n, args), "could not execute a primitive");
+  s.wait();
+}
+
+}  // namespace svp::kernels::onednn

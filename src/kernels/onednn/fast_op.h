@@ -1,0 +1,98 @@
+// A layer (or a fused group of layers) executed by one oneDNN primitive, created once at
+// model load. Factories return null — with the reason in *why — when the layer is outside
+// what the fast path reproduces exactly enough (the caller then uses the reference
+// kernel); they never fail a model.
+//
+// Data: 4-D activations are NHWC (layout.h), everything else dense row-major. `run` is
+// const and touches no member state: per-call memory (the scratchpad) is passed in, so
+// one FastOp serves concurrent executions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "model/attrs.h"
+#include "model/tensor.h"
+
+namespace svp::kernels::onednn {
+
+using model::TensorView;
+
+// An elementwise op folded into the producer as a oneDNN post-op.
+struct PostEltwise {
+  dnnl::algorithm alg = dnnl::algorithm::eltwise_relu;
+  float alpha = 0.f;
+  float beta = 0.f;
+};
+
+// What is folded into a Conv: `sum` adds the previous content of dst (the residual, the
+// caller pre-fills dst with it) before `eltwise` is applied in order.
+struct Fusion {
+  bool sum = false;
+  std::vector<PostEltwise> eltwise;
+};
+
+class FastOp {
+ public:
+  FastOp(dnnl::primitive prim, dnnl::memory::desc src, dnnl::memory::desc dst, dnnl::memory::desc scratchpad);
+  ~FastOp();
+
+  // Bytes of scratch `run` needs (the oneDNN scratchpad).
+  std::size_t scratch_bytes() const { return scratch_bytes_; }
+  // Runs on `src` writing `dst` (in which a fused sum finds its operand); `scratch` has
+  // scratch_bytes(). Call inside a ThreadScope. Throws dnnl::error.
+  void run(const void* src, void* dst, void* scratch) const;
+  // oneDNN's implementation name, e.g. "brg:avx512_core_vnni".
+  const std::string& impl() const { return impl_; }
+
+  void set_weights(dnnl::memory w) { weights_ = std::move(w); }
+  void set_bias(dnnl::memory b) { bias_ = std::move(b); }
+  void set_impl(std::string s) { impl_ = std::move(s); }
+
+ private:
+  dnnl::primitive prim_;
+  dnnl::memory::desc src_md_, dst_md_, scratch_md_;
+  dnnl::memory weights_, bias_;
+  std::size_t scratch_bytes_ = 0;
+  std::uint64_t id_;  // unique per FastOp (per-thread memory-object cache key)
+  std::string impl_;
+};
+
+// Conv (2-D, any group, stride, pad, dilation, auto_pad) in float32, or quantized
+// int8/uint8 input with int8 weights (zero point 0, per-tensor or per output channel),
+// int8/uint8 or float32 output. `y` is the tensor finally written (after fusion; its type
+// and quantization are the conv's own output's, the caller checks that). Weights and bias
+// views carry their data.
+std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x, const TensorView& w,
+                                  const TensorView* bias, const TensorView& y, const Fusion& fusion, int threads,
+                                  std::string* why);
+
+// Gemm (transA = 0, alpha = 1, C a vector of N or absent, beta = 1) and MatMul with a 2-D
+// constant B, as an inner product; float32 or the integer path.
+std::unique_ptr<FastOp> make_inner_product(const std::string& op, const model::Attrs& attrs, const TensorView& a,
+                                           const TensorView& b, const TensorView* c, const TensorView& y, int threads,
+                                           std::string* why);
+
+// MaxPool (float32, int8, uint8), AveragePool and GlobalAveragePool (float32), 2-D.
+std::unique_ptr<FastOp> make_pool(const std::string& op, const model::Attrs& attrs, const TensorView& x,
+                                  const TensorView& y, int threads, std::string* why);
+
+// The oneDNN algorithm matching an ONNX elementwise op on float32, when one matches:
+// Relu, LeakyRelu, Sigmoid, Tanh, Clip (min ≤ max), HardSigmoid, HardSwish. `clip_min` /
+// `clip_max` are Clip's bounds (the caller reads them from inputs or attributes).
+bool eltwise_of(const std::string& op, const model::Attrs& attrs, float clip_min, float clip_max, PostEltwise* out);
+
+// NCHW ↔ NHWC of a 4-D tensor as a oneDNN reorder (faster than a plain transpose for the
+// few-channel model inputs); `to_nhwc` false = back to NCHW.
+std::unique_ptr<FastOp> make_layout_reorder(const std::vector<std::int64_t>& nchw, model::DType dtype, bool to_nhwc,
+                                            int threads, std::string* why);
+
+// A standalone float32 elementwise op over `elements` values (layout-agnostic).
+std::unique_ptr<FastOp> make_eltwise(const PostEltwise& e, std::int64_t elements, int threads, std::string* why);
+
+}  // namespace svp::kernels::onednn

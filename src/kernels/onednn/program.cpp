@@ -1,0 +1,533 @@
+// Planning and running a program with oneDNN fast paths.
+//
+// At compile time every layer gets one of these kinds:
+//   kFast      a oneDNN primitive (Conv, pools, Gemm/MatMul, float eltwise), possibly with
+//              the following layers folded in (their kind becomes kFused: a no-op);
+//   kNative    our own kernels where oneDNN does not implement the reference rule: int8
+//              Add, optionally with the following Relu (q8_add.h); int8
+//              GlobalAveragePool (q8_gap.h);
+//   kAgnostic  the reference kernel run directly on the stored bytes, because the op is
+//              elementwise over tensors of one shape and so does not care whether they
+//              are NCHW or NHWC (int8 Relu/Clip/Add keep their exact reference rules);
+//   kReference the reference kernel on logical (NCHW) tensors, NHWC inputs converted into
+//              scratch first.
+// Storage: a 4-D kWorkBuf tensor produced by a fast op is kept NHWC (nhwc_[t]); model
+// inputs/outputs and reference outputs are logical. Consumers convert what they need.
+#include "kernels/onednn/program.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "common/log.h"
+#include "kernels/kernels.h"
+#include "kernels/onednn/fast_op.h"
+#include "kernels/onednn/layout.h"
+#include "kernels/onednn/q8_add.h"
+#include "kernels/onednn/q8_gap.h"
+#include "kernels/onednn/runtime.h"
+
+namespace svp::kernels::onednn {
+namespace {
+
+using model::DType;
+using model::Placement;
+
+enum class Kind { kReference, kAgnostic, kFast, kNative, kFused };
+
+struct Plan {
+  Kind kind = Kind::kReference;
+  std::unique_ptr<FastOp> op;
+  std::int32_t src = -1;    // kFast: the activation input
+  std::int32_t dst = -1;    // kFast: the tensor finally written
+  std::int32_t sum = -1;    // kFast: the residual operand of a fused Add
+  bool spatial = false;     // kFast: src/dst are 4-D NHWC (conv, pool) rather than flat
+  bool dst_in_scratch = false;  // kFast: computed in scratch, then copied/converted to dst
+  // kFast: NCHW → NHWC of a logical src, NHWC → NCHW of a model-output dst (oneDNN
+  // reorders; null = not needed or unavailable, then layout.h's converters).
+  std::unique_ptr<FastOp> src_reorder, dst_reorder;
+  std::size_t src_off = 0, dst_off = 0, pad_off = 0, scratch = 0;  // per-call scratch layout
+  std::string fused_into;   // kFused: the layer that does the work
+  bool native_group = false;  // kFused: folded into a kNative layer
+  // kNative (q8_add): operands a = src, b, the output dst, and the encodings.
+  std::int32_t b = -1;     // -1: q8_global_avg_pool of src
+  bool relu = false;
+  Q8Operand qa{}, qb{}, qy{};
+};
+
+bool is_unary_eltwise(const std::string& op) {
+  return op == "Relu" || op == "LeakyRelu" || op == "Sigmoid" || op == "Tanh" || op == "HardSigmoid" ||
+         op == "HardSwish" || op == "Clip";
+}
+bool is_binary(const std::string& op) { return op == "Add" || op == "Sub" || op == "Mul" || op == "Div"; }
+
+class FastProgram final : public CompiledProgram {
+ public:
+  FastProgram(const model::Program& p, const std::uint8_t* weights, int threads)
+      : program_(p), weights_(weights), threads_(threads), nhwc_(p.tensors.size(), false), plans_(p.layers.size()) {}
+
+  void plan();
+
+  std::size_t layer_count() const override { return program_.layers.size(); }
+  Status run_layer(std::size_t index, const std::vector<void*>& tensor_data) const override;
+  std::string layer_impl(std::size_t index) const override {
+    const Plan& p = plans_.at(index);
+    switch (p.kind) {
+      case Kind::kFast:
+        return "onednn";
+      case Kind::kFused:
+        return p.native_group ? "native:fused" : "onednn:fused";
+      case Kind::kNative:
+        return "native";
+      default:
+        return "reference";
+    }
+  }
+
+ private:
+  const model::Tensor& tensor(std::int32_t t) const { return program_.tensors[static_cast<std::size_t>(t)]; }
+  // A view of a tensor; constants carry their data (for weight reordering).
+  TensorView view(std::int32_t t, void* data = nullptr) const {
+    const model::Tensor& x = tensor(t);
+    TensorView v;
+    v.dtype = x.dtype;
+    v.dims = x.dims;
+    v.quant = x.quant.empty() ? nullptr : &x.quant;
+    v.data = data;
+    if (data == nullptr && x.placement == Placement::kWeights) v.data = const_cast<std::uint8_t*>(weights_ + x.offset);
+    return v;
+  }
+  bool is_const(std::int32_t t) const { return t >= 0 && tensor(t).placement == Placement::kWeights; }
+  // t is an intermediate read by exactly one layer (so folding its producer into that
+  // reader loses nothing).
+  bool private_intermediate(std::int32_t t) const {
+    return tensor(t).placement == Placement::kWorkBuf && readers_[static_cast<std::size_t>(t)] == 1;
+  }
+  // work_buf byte ranges of a and b overlap (model I/O never does).
+  bool overlap(std::int32_t a, std::int32_t b) const {
+    const model::Tensor &x = tensor(a), &y = tensor(b);
+    if (x.placement != Placement::kWorkBuf || y.placement != Placement::kWorkBuf) return false;
+    return x.offset < y.offset + y.size && y.offset < x.offset + x.size;
+  }
+  bool same_bytes(std::int32_t a, std::int32_t b) const {
+    return tensor(a).placement == Placement::kWorkBuf && tensor(b).placement == Placement::kWorkBuf &&
+           tensor(a).offset == tensor(b).offset;
+  }
+  bool try_conv(std::size_t i);
+  bool try_other(std::size_t i);
+  bool try_q8_add(std::size_t i);
+  bool agnostic(std::size_t i) const;
+  void finish_fast(std::size_t i);
+  Status run_reference_layer(std::size_t index, const std::vector<void*>& data, bool convert) const;
+
+  const model::Program& program_;
+  const std::uint8_t* weights_;
+  int threads_;
+  std::vector<bool> nhwc_;
+  std::vector<int> readers_;
+  std::vector<Plan> plans_;
+};
+
+// Clip's bounds from constant inputs or opset-6 attributes; absent = unbounded.
+bool clip_bounds(const model::Program& p, const model::Layer& l, const std::uint8_t* weights, float* lo, float* hi) {
+  *lo = std::numeric_limits<float>::lowest();
+  *hi = std::numeric_limits<float>::max();
+  for (std::size_t k = 1; k < 3 && k < l.inputs.size(); ++k) {
+    const std::int32_t t = l.inputs[k];
+    if (t < 0) continue;
+    const model::Tensor& x = p.tensors[static_cast<std::size_t>(t)];
+    if (x.placement != Placement::kWeights || x.dtype != DType::kFloat32 || x.size != sizeof(float)) return false;
+    float v;
+    std::memcpy(&v, weights + x.offset, sizeof v);
+    (k == 1 ? *lo : *hi) = v;
+  }
+  for (const char* name : {"min", "max"}) {
+    if (!l.attrs.has(name)) continue;
+    auto v = l.attrs.get_float(name, 0);
+    if (!v.ok()) return false;
+    (name[1] == 'i' ? *lo : *hi) = static_cast<float>(v.value());
+  }
+  return true;
+}
+
+void FastProgram::finish_fast(std::size_t i) {
+  Plan& p = plans_[i];
+  p.kind = Kind::kFast;
+  const model::Tensor& d = tensor(p.dst);
+  const model::Tensor& s = tensor(p.src);
+  if (p.spatial) {
+    if (d.placement == Placement::kWorkBuf) nhwc_[static_cast<std::size_t>(p.dst)] = layout_matters(d.dims);
+  } else {
+    // Flat ops (eltwise) keep their input's order.
+    nhwc_[static_cast<std::size_t>(p.dst)] = nhwc_[static_cast<std::size_t>(p.src)];
+  }
+  std::size_t off = 0;
+  if (p.spatial && !nhwc_[static_cast<std::size_t>(p.src)] && layout_matters(s.dims)) {
+    p.src_off = off;
+    off += align_up(s.size);
+  }
+  if (p.dst_in_scratch || (p.spatial && d.placement != Placement::kWorkBuf && layout_matters(d.dims))) {
+    p.dst_in_scratch = true;
+    p.dst_off = off;
+    off += align_up(d.size);
+  }
+  p.pad_off = off;
+  std::size_t pad = p.op->scratch_bytes();
+  std::string why;
+  if (p.spatial && !nhwc_[static_cast<std::size_t>(p.src)] && layout_matters(s.dims)) {
+    p.src_reorder = make_layout_reorder(s.dims, s.dtype, true, threads_, &why);
+    if (p.src_reorder) pad = std::max(pad, p.src_reorder->scratch_bytes());
+  }
+  if (p.dst_in_scratch && !nhwc_[static_cast<std::size_t>(p.dst)] && layout_matters(d.dims)) {
+    p.dst_reorder = make_layout_reorder(d.dims, d.dtype, false, threads_, &why);
+    if (p.dst_reorder) pad = std::max(pad, p.dst_reorder->scratch_bytes());
+  }
+  p.scratch = off + align_up(pad);
+}
+
+bool FastProgram::try_conv(std::size_t i) {
+  const model::Layer& l = program_.layers[i];
+  if (l.inputs.size() < 2 || l.outputs.size() != 1 || !is_const(l.inputs[1])) return false;
+  const std::int32_t b = l.inputs.size() > 2 ? l.inputs[2] : -1;
+  if (b >= 0 && !is_const(b)) return false;
+  const std::int32_t x = l.inputs[0], t = l.outputs[0];
+  const bool fp32 = tensor(t).dtype == DType::kFloat32;
+
+  // Fusion candidates: the next layers, each the only reader of the previous one's output.
+  Fusion fusion;
+  std::int32_t dst = t, sum = -1;
+  std::vector<std::size_t> fused;
+  std::size_t j = i + 1;
+  if (j < program_.layers.size() && private_intermediate(t)) {
+    const model::Layer& n = program_.layers[j];
+    if (fp32 && n.op == "Add" && n.inputs.size() == 2 && n.outputs.size() == 1 &&
+        (n.inputs[0] == t) != (n.inputs[1] == t)) {
+      const std::int32_t u = n.inputs[0] == t ? n.inputs[1] : n.inputs[0];
+      if (tensor(u).dtype == DType::kFloat32 && tensor(u).dims == tensor(t).dims &&
+          tensor(n.outputs[0]).dims == tensor(t).dims && tensor(n.outputs[0]).dtype == DType::kFloat32 && !is_const(u)) {
+        fusion.sum = true;
+        sum = u;
+        dst = n.outputs[0];
+        fused.push_back(j);
+        ++j;
+      }
+    }
+    if (j < program_.layers.size() && (fused.empty() || private_intermediate(dst))) {
+      const model::Layer& e = program_.layers[j];
+      PostEltwise pe;
+      float lo = 0, hi = 0;
+      if (e.inputs.size() >= 1 && e.inputs[0] == dst && e.outputs.size() == 1 && is_unary_eltwise(e.op) &&
+          clip_bounds(program_, e, weights_, &lo, &hi) && eltwise_of(e.op, e.attrs, lo, hi, &pe)) {
+        const model::Tensor& eo = tensor(e.outputs[0]);
+        const model::Tensor& ei = tensor(dst);
+        bool ok = eo.dtype == ei.dtype && eo.dims == ei.dims;
+        if (!fp32) {
+          // Integer path: only Relu, and only with unchanged encoding: relu before the
+          // rounding equals max(q, zp) after it (docs/kernels.md).
+          ok = ok && e.op == "Relu" && eo.quant.scale == ei.quant.scale && eo.quant.zero_point == ei.quant.zero_point;
+        }
+        if (ok) {
+          fusion.eltwise.push_back(pe);
+          dst = e.outputs[0];
+          fused.push_back(j);
+        }
+      }
+    }
+  }
+  // Writing dst early (at layer i instead of its own layer) into bytes the group still
+  // reads would corrupt them: then the result goes through scratch. (The residual may be
+  // the very same bytes as dst: the sum is then done in place.)
+  const bool via_scratch = dst != t && (overlap(dst, x) || (sum >= 0 && !same_bytes(dst, sum) && overlap(dst, sum)));
+  std::string why;
+  TensorView bv = b >= 0 ? view(b) : TensorView{};
+  auto op = make_conv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(t), fusion, threads_, &why);
+  if (!op && !fused.empty()) {
+    SVP_LOG_DEBUG("layer \"{}\": conv fusion rejected ({}), trying without", l.name, why);
+    fused.clear();
+    dst = t;
+    sum = -1;
+    op = make_conv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(t), Fusion{}, threads_, &why);
+  }
+  if (!op) {
+    SVP_LOG_DEBUG("layer \"{}\": Conv uses the reference kernel: {}", l.name, why);
+    return false;
+  }
+  Plan& p = plans_[i];
+  p.op = std::move(op);
+  p.src = x;
+  p.dst = dst;
+  p.sum = sum;
+  p.spatial = true;
+  p.dst_in_scratch = via_scratch;
+  finish_fast(i);
+  for (std::size_t f : fused) {
+    plans_[f].kind = Kind::kFused;
+    plans_[f].fused_into = l.name;
+  }
+  return true;
+}
+
+bool FastProgram::try_other(std::size_t i) {
+  const model::Layer& l = program_.layers[i];
+  if (l.outputs.size() != 1 || l.inputs.empty() || l.inputs[0] < 0) return false;
+  const std::int32_t x = l.inputs[0], y = l.outputs[0];
+  std::string why;
+  std::unique_ptr<FastOp> op;
+  bool spatial = false;
+  if (l.op == "MaxPool" || l.op == "AveragePool" || l.op == "GlobalAveragePool") {
+    op = make_pool(l.op, l.attrs, view(x), view(y), threads_, &why);
+    spatial = true;
+  } else if ((l.op == "Gemm" || l.op == "MatMul") && l.inputs.size() >= 2 && is_const(l.inputs[1])) {
+    const std::int32_t c = l.inputs.size() > 2 ? l.inputs[2] : -1;
+    if (c >= 0 && !is_const(c)) return false;
+    // A is read as [M, K] row-major: a 4-D NHWC tensor cannot be A (it never is: Gemm and
+    // MatMul take 2-D tensors, and 2-D tensors are always logical).
+    TensorView cv = c >= 0 ? view(c) : TensorView{};
+    op = make_inner_product(l.op, l.attrs, view(x), view(l.inputs[1]), c >= 0 ? &cv : nullptr, view(y), threads_, &why);
+  } else if (is_unary_eltwise(l.op) && tensor(x).dtype == DType::kFloat32 && tensor(y).dtype == DType::kFloat32 &&
+             tensor(x).dims == tensor(y).dims) {
+    // Flat: keeps its input's layout, so a model output needs a logical input.
+    if (tensor(y).is_io() && nhwc_[static_cast<std::size_t>(x)]) return false;
+    PostEltwise pe;
+    float lo = 0, hi = 0;
+    if (!clip_bounds(program_, l, weights_, &lo, &hi) || !eltwise_of(l.op, l.attrs, lo, hi, &pe)) return false;
+    const auto n = tensor(x).elements();
+    if (!n) return false;
+    op = make_eltwise(pe, static_cast<std::int64_t>(*n), threads_, &why);
+  } else {
+    return false;
+  }
+  if (!op) {
+    SVP_LOG_DEBUG("layer \"{}\": {} uses the reference kernel: {}", l.name, l.op, why);
+    return false;
+  }
+  Plan& p = plans_[i];
+  p.op = std::move(op);
+  p.src = x;
+  p.dst = y;
+  p.spatial = spatial;
+  finish_fast(i);
+  return true;
+}
+
+// Elementwise over tensors of one shape with per-tensor encodings: the reference kernel
+// gives the same bytes in any element order, so NHWC data can be passed as it is.
+bool FastProgram::agnostic(std::size_t i) const {
+  const model::Layer& l = program_.layers[i];
+  if (l.outputs.size() != 1 || l.target != model::Target::kNpu) return false;
+  std::size_t data_inputs = 0;
+  if (is_unary_eltwise(l.op)) {
+    data_inputs = 1;
+  } else if (is_binary(l.op)) {
+    data_inputs = 2;
+  } else {
+    return false;
+  }
+  if (l.inputs.size() < data_inputs) return false;
+  const model::Tensor& y = tensor(l.outputs[0]);
+  if (y.quant.per_channel()) return false;
+  bool any_nhwc = false, all_nhwc = true;
+  for (std::size_t k = 0; k < data_inputs; ++k) {
+    const std::int32_t t = l.inputs[k];
+    if (t < 0 || tensor(t).dims != y.dims || tensor(t).quant.per_channel()) return false;
+    any_nhwc = any_nhwc || nhwc_[static_cast<std::size_t>(t)];
+    all_nhwc = all_nhwc && nhwc_[static_cast<std::size_t>(t)];
+  }
+  // Worth it only for NHWC inputs, all of them, and an output that may stay NHWC.
+  return any_nhwc && all_nhwc && y.placement == Placement::kWorkBuf;
+}
+
+bool FastProgram::try_q8_add(std::size_t i) {
+  const model::Layer& l = program_.layers[i];
+  if (l.op == "GlobalAveragePool" && l.inputs.size() == 1 && l.outputs.size() == 1 && l.inputs[0] >= 0) {
+    const model::Tensor& x = tensor(l.inputs[0]);
+    const model::Tensor& y = tensor(l.outputs[0]);
+    auto q = [](const model::Tensor& t) {
+      return (t.dtype == DType::kInt8 || t.dtype == DType::kUint8) && t.quant.scale.size() == 1;
+    };
+    if (x.dims.size() != 4 || !q(x) || !q(y) || x.dims[2] * x.dims[3] >= kQ8GapMaxSpatial) return false;
+    Plan& p = plans_[i];
+    p.qa = {x.dtype, x.quant.scale[0], x.quant.zero_point.empty() ? 0 : x.quant.zero_point[0]};
+    p.qy = {y.dtype, y.quant.scale[0], y.quant.zero_point.empty() ? 0 : y.quant.zero_point[0]};
+    p.kind = Kind::kNative;
+    p.src = l.inputs[0];
+    p.dst = l.outputs[0];
+    p.b = -1;
+    return true;  // [N, C, 1, 1]: the same bytes in either layout
+  }
+  if (l.op != "Add" || l.inputs.size() != 2 || l.outputs.size() != 1) return false;
+  const std::int32_t a = l.inputs[0], b = l.inputs[1], y = l.outputs[0];
+  if (a < 0 || b < 0) return false;
+  auto q8 = [&](std::int32_t t, Q8Operand* q) {
+    const model::Tensor& x = tensor(t);
+    if ((x.dtype != DType::kInt8 && x.dtype != DType::kUint8) || x.quant.scale.size() != 1) return false;
+    *q = {x.dtype, x.quant.scale[0], x.quant.zero_point.empty() ? 0 : x.quant.zero_point[0]};
+    return true;
+  };
+  Plan& p = plans_[i];
+  if (!q8(a, &p.qa) || !q8(b, &p.qb) || !q8(y, &p.qy)) return false;
+  if (tensor(a).dims != tensor(y).dims || tensor(b).dims != tensor(y).dims) return false;
+  // Elementwise: any order works as long as both operands share it; the output takes it.
+  const bool nhwc = nhwc_[static_cast<std::size_t>(a)];
+  if (nhwc_[static_cast<std::size_t>(b)] != nhwc || (nhwc && tensor(y).placement != Placement::kWorkBuf)) return false;
+  std::int32_t dst = y;
+  if (i + 1 < program_.layers.size() && private_intermediate(y)) {
+    const model::Layer& r = program_.layers[i + 1];
+    const model::Tensor& ro = tensor(r.outputs[0]);
+    // Relu keeps the encoding (max(q, zp)); its output is written now, so it must not
+    // partly overlap the operands (the very same bytes are fine: element i is read
+    // before it is written).
+    auto clash = [&](std::int32_t t) { return overlap(r.outputs[0], t) && !same_bytes(r.outputs[0], t); };
+    if (r.op == "Relu" && r.inputs.size() == 1 && r.inputs[0] == y && r.outputs.size() == 1 &&
+        ro.dtype == tensor(y).dtype && ro.quant.scale == tensor(y).quant.scale &&
+        ro.quant.zero_point == tensor(y).quant.zero_point && !clash(a) && !clash(b) &&
+        !(nhwc && ro.placement != Placement::kWorkBuf)) {
+      dst = r.outputs[0];
+      p.relu = true;
+      plans_[i + 1].kind = Kind::kFused;
+      plans_[i + 1].fused_into = l.name;
+      plans_[i + 1].native_group = true;
+    }
+  }
+  p.kind = Kind::kNative;
+  p.src = a;
+  p.b = b;
+  p.dst = dst;
+  nhwc_[static_cast<std::size_t>(dst)] = nhwc;
+  return true;
+}
+
+void FastProgram::plan() {
+  readers_.assign(program_.tensors.size(), 0);
+  for (const model::Layer& l : program_.layers)
+    for (std::int32_t t : l.inputs)
+      if (t >= 0) ++readers_[static_cast<std::size_t>(t)];
+  for (std::size_t i = 0; i < program_.layers.size(); ++i) {
+    if (plans_[i].kind == Kind::kFused) continue;
+    const model::Layer& l = program_.layers[i];
+    if (l.target != model::Target::kNpu) continue;
+    if (l.op == "Conv" && try_conv(i)) continue;
+    if (try_other(i)) continue;
+    if (try_q8_add(i)) continue;
+    if (agnostic(i)) {
+      plans_[i].kind = Kind::kAgnostic;
+      nhwc_[static_cast<std::size_t>(l.outputs[0])] = true;
+    }
+  }
+  // Model outputs stay logical (a fast op writing one converts from scratch).
+  for (std::size_t t = 0; t < program_.tensors.size(); ++t)
+    if (program_.tensors[t].placement != Placement::kWorkBuf) nhwc_[t] = false;
+}
+
+Status FastProgram::run_reference_layer(std::size_t index, const std::vector<void*>& data, bool convert) const {
+  const model::Layer& layer = program_.layers[index];
+  std::vector<TensorView> in, out;
+  in.reserve(layer.inputs.size());
+  // NHWC inputs go to scratch in logical order (agnostic layers read them as they are).
+  std::size_t need = 0;
+  if (convert)
+    for (std::int32_t t : layer.inputs)
+      if (t >= 0 && nhwc_[static_cast<std::size_t>(t)]) need += align_up(tensor(t).size);
+  std::uint8_t* scratch = need > 0 ? thread_scratch(need) : nullptr;
+  for (std::int32_t t : layer.inputs) {
+    if (t < 0) {
+      in.emplace_back();
+      continue;
+    }
+    void* p = data[static_cast<std::size_t>(t)];
+    if (convert && nhwc_[static_cast<std::size_t>(t)]) {
+      nhwc_to_nchw(p, scratch, tensor(t).dims, model::dtype_size(tensor(t).dtype));
+      p = scratch;
+      scratch += align_up(tensor(t).size);
+    }
+    in.push_back(view(t, p));
+  }
+  for (std::int32_t t : layer.outputs) out.push_back(view(t, data[static_cast<std::size_t>(t)]));
+  Status s = run_reference(layer.op, layer.attrs, in, out);
+  if (!s.ok()) return Status(s.code(), "layer \"" + layer.name + "\": " + s.message());
+  return s;
+}
+
+Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data) const {
+  const Plan& p = plans_.at(index);
+  switch (p.kind) {
+    case Kind::kFused:
+      return Status::Ok();
+    case Kind::kReference:
+      return run_reference_layer(index, data, true);
+    case Kind::kAgnostic:
+      return run_reference_layer(index, data, false);
+    case Kind::kNative: {
+      if (p.b < 0) {
+        const auto& d = tensor(p.src).dims;
+        q8_global_avg_pool(data[static_cast<std::size_t>(p.src)], p.qa, data[static_cast<std::size_t>(p.dst)], p.qy,
+                           d[0], d[1], d[2] * d[3], nhwc_[static_cast<std::size_t>(p.src)]);
+        return Status::Ok();
+      }
+      const auto n = tensor(p.dst).elements();
+      q8_add(data[static_cast<std::size_t>(p.src)], p.qa, data[static_cast<std::size_t>(p.b)], p.qb,
+             data[static_cast<std::size_t>(p.dst)], p.qy, p.relu, static_cast<std::int64_t>(n.value_or(0)));
+      return Status::Ok();
+    }
+    case Kind::kFast:
+      break;
+  }
+  const model::Tensor& s = tensor(p.src);
+  const model::Tensor& d = tensor(p.dst);
+  std::uint8_t* scratch = thread_scratch(p.scratch);
+  const void* src = data[static_cast<std::size_t>(p.src)];
+  // Runs oneDNN work of this layer (conversions and the op) with the program's threads.
+  ThreadScope threads(threads_);
+  if (p.spatial && !nhwc_[static_cast<std::size_t>(p.src)] && layout_matters(s.dims)) {
+    if (p.src_reorder) {
+      try {
+        p.src_reorder->run(src, scratch + p.src_off, scratch + p.pad_off);
+      } catch (const dnnl::error& e) {
+        return Status(err::kInternalError, "layer \"" + program_.layers[index].name + "\": oneDNN: " + e.what());
+      }
+    } else {
+      nchw_to_nhwc(src, scratch + p.src_off, s.dims, model::dtype_size(s.dtype));
+    }
+    src = scratch + p.src_off;
+  }
+  void* dst = data[static_cast<std::size_t>(p.dst)];
+  if (p.dst_in_scratch) dst = scratch + p.dst_off;
+  if (p.sum >= 0) {
+    // The fused Add's other operand, in dst's (NHWC) order, is what the sum post-op adds.
+    const model::Tensor& u = tensor(p.sum);
+    const void* up = data[static_cast<std::size_t>(p.sum)];
+    if (nhwc_[static_cast<std::size_t>(p.sum)] || !layout_matters(u.dims)) {
+      if (up != dst) std::memcpy(dst, up, u.size);
+    } else {
+      nchw_to_nhwc(up, dst, u.dims, model::dtype_size(u.dtype));
+    }
+  }
+  try {
+    p.op->run(src, dst, scratch + p.pad_off);
+    if (p.dst_in_scratch) {
+      void* out = data[static_cast<std::size_t>(p.dst)];
+      if (nhwc_[static_cast<std::size_t>(p.dst)] || !layout_matters(d.dims)) {
+        std::memcpy(out, dst, d.size);
+      } else if (p.dst_reorder) {
+        p.dst_reorder->run(dst, out, scratch + p.pad_off);
+      } else {
+        nhwc_to_nchw(dst, out, d.dims, model::dtype_size(d.dtype));
+      }
+    }
+  } catch (const dnnl::error& e) {
+    return Status(err::kInternalError,
+                  "layer \"" + program_.layers[index].name + "\": oneDNN execution failed: " + e.what());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<CompiledProgram>> compile_fast(const model::Program& program, const std::uint8_t* weights,
+                                                      std::size_t, const CompileOptions& options) {
+  auto fp = std::make_unique<FastProgram>(program, weights, options.threads < 1 ? 1 : options.threads);
+  fp->plan();
+  return std::unique_ptr<CompiledProgram>(std::move(fp));
+}
+
+}  // namespace svp::kernels::onednn

@@ -1,0 +1,47 @@
+#include "kernels/onednn/runtime.h"
+
+#include <omp.h>
+
+#include <cstdlib>
+#include <memory>
+
+namespace svp::kernels::onednn {
+
+const dnnl::engine& cpu_engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::stream& thread_stream() {
+  thread_local dnnl::stream stream(cpu_engine());
+  return stream;
+}
+
+ThreadScope::ThreadScope(int threads) : saved_(omp_get_max_threads()), changed_(threads > 0 && threads != saved_) {
+  if (changed_) omp_set_num_threads(threads);
+}
+
+ThreadScope::~ThreadScope() {
+  if (changed_) omp_set_num_threads(saved_);
+}
+
+namespace {
+struct FreeDeleter {
+  void operator()(std::uint8_t* p) const { std::free(p); }
+};
+}  // namespace
+
+std::uint8_t* thread_scratch(std::size_t bytes) {
+  thread_local std::unique_ptr<std::uint8_t, FreeDeleter> buf;
+  thread_local std::size_t cap = 0;
+  if (bytes > cap) {
+    // 64-byte aligned (oneDNN scratchpads and AVX-512 loads prefer it); grow by half
+    // again so a sequence of slightly larger requests does not reallocate every time.
+    const std::size_t want = align_up(bytes + bytes / 2);
+    buf.reset(static_cast<std::uint8_t*>(std::aligned_alloc(64, want)));
+    cap = buf ? want : 0;
+  }
+  return buf.get();
+}
+
+}  // namespace svp::kernels::onednn

@@ -1,0 +1,47 @@
+// What every oneDNN fast path shares: the CPU engine, the per-thread stream and scratch
+// memory, and the thread-count scope.
+//
+// Threads: Debian's libdnnl is built with the OpenMP (libgomp) CPU runtime, where a
+// primitive runs on as many threads as the *calling* thread's OpenMP ICV says
+// (omp_get_max_threads), read both when a primitive is created (kernel blocking and the
+// scratchpad size depend on it) and when it runs. ThreadScope sets that ICV to the
+// program's CompileOptions::threads around creation and execution and restores the
+// caller's value afterwards, so the count is fixed at load and other OpenMP users of the
+// executing thread are not affected. The ICV is per thread, so concurrent executions on
+// different threads do not interfere.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+namespace svp::kernels::onednn {
+
+// The process-wide CPU engine (thread-safe in oneDNN).
+const dnnl::engine& cpu_engine();
+// A stream for the calling thread (oneDNN streams must not be shared between threads
+// executing concurrently).
+dnnl::stream& thread_stream();
+
+class ThreadScope {
+ public:
+  explicit ThreadScope(int threads);
+  ~ThreadScope();
+  ThreadScope(const ThreadScope&) = delete;
+  ThreadScope& operator=(const ThreadScope&) = delete;
+
+ private:
+  int saved_;
+  bool changed_;
+};
+
+// Per-thread scratch memory for one run_layer call: layout-conversion buffers and the
+// primitives' scratchpads (scratchpad_mode::user), so no primitive holds mutable state.
+// The buffer only grows; it lives as long as the thread.
+std::uint8_t* thread_scratch(std::size_t bytes);
+
+inline std::size_t align_up(std::size_t v, std::size_t a = 64) { return (v + a - 1) / a * a; }
+
+}  // namespace svp::kernels::onednn

@@ -1,0 +1,597 @@
+// oneDNN fast paths (src/kernels/onednn) against the reference kernels: every covered op
+// per element type, NHWC chains, fusion, a whole network, concurrent run_layer calls.
+// Integer paths must be bit-exact; float32 within kF32Tol (relative to the output's
+// largest magnitude): oneDNN reorders float sums (blocked/vectorised accumulation, and
+// pools average in float where the reference sums in double).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kernel_runner.h"
+#include "model/builder.h"
+#include "netzoo/networks.h"
+
+namespace svp {
+namespace {
+
+using model::DType;
+using model::LayerOptions;
+using model::ModelBuilder;
+using model::Quant;
+using testing::Bytes;
+using testing::Execution;
+using I = std::vector<std::int64_t>;
+
+constexpr float kF32Tol = 1e-5f;
+
+Quant pt(float s, std::int32_t zp) { return Quant{{s}, {zp}, -1}; }
+
+// Runs `m` with the reference kernels and with fast paths on the same inputs; returns the
+// outputs of both (per model output) and checks which layers the fast build accelerated.
+struct Compared {
+  std::vector<Bytes> ref, fast;
+  std::vector<std::string> impls;
+};
+
+Compared compare(const model::BuiltModel& m, std::uint32_t seed, int threads = 1, float lo = -1.f, float hi = 1.f) {
+  Compared c;
+  auto ref = testing::compile(m, false);
+  auto fast = testing::compile(m, true, threads);
+  for (std::size_t i = 0; i < fast->layer_count(); ++i) c.impls.push_back(fast->layer_impl(i));
+  Execution er(m), ef(m);
+  for (std::int32_t t : m.program.input_tensors()) {
+    testing::fill_random(er.io(t), m.program.tensors[static_cast<std::size_t>(t)].dtype, seed++, lo, hi);
+    ef.io(t) = er.io(t);
+  }
+  EXPECT_TRUE(er.run(*ref).ok());
+  Status s = ef.run(*fast);
+  EXPECT_TRUE(s.ok()) << s.message();
+  for (std::int32_t t : m.program.output_tensors()) {
+    c.ref.push_back(er.io(t));
+    c.fast.push_back(ef.io(t));
+  }
+  return c;
+}
+
+void expect_f32_close(const Bytes& a, const Bytes& b) {
+  ASSERT_EQ(a.size(), b.size());
+  const std::size_t n = a.size() / 4;
+  std::vector<float> x(n), y(n);
+  std::memcpy(x.data(), a.data(), a.size());
+  std::memcpy(y.data(), b.data(), b.size());
+  float mag = 0;
+  for (float v : x) mag = std::max(mag, std::fabs(v));
+  ASSERT_GT(mag, 0.f) << "degenerate test: all-zero output";
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(std::fabs(x[i] - y[i]) <= kF32Tol * mag)) ++bad;
+  EXPECT_EQ(bad, 0u) << "of " << n << " values, max magnitude " << mag;
+}
+
+void expect_exact(const Bytes& a, const Bytes& b, long min_distinct = 8) {
+  ASSERT_EQ(a.size(), b.size());
+  std::size_t bad = 0, first = a.size();
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) {
+      if (first == a.size()) first = i;
+      ++bad;
+    }
+  EXPECT_EQ(bad, 0u) << "first mismatch at byte " << first << ": ref " << int(static_cast<std::int8_t>(a[first]))
+                     << " fast " << int(static_cast<std::int8_t>(b[first]));
+  // The comparison means little if the outputs are constant (e.g. all saturated).
+  std::vector<std::uint8_t> distinct(a.begin(), a.end());
+  std::sort(distinct.begin(), distinct.end());
+  EXPECT_GT(std::unique(distinct.begin(), distinct.end()) - distinct.begin(), min_distinct);
+}
+
+std::vector<std::int8_t> random_i8(std::size_t n, std::uint32_t seed, int lo = -127, int hi = 127) {
+  std::vector<std::int8_t> v(n);
+  for (auto& x : v) x = static_cast<std::int8_t>(lo + static_cast<int>(testing::lcg(seed) % (hi - lo + 1)));
+  return v;
+}
+std::vector<float> random_f(std::size_t n, std::uint32_t seed, float scale = 0.2f) {
+  std::vector<float> v(n);
+  for (auto& x : v) x = scale * (static_cast<float>(testing::lcg(seed) % 2001) / 1000.f - 1.f);
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------
+struct ConvCase {
+  const char* name;
+  std::int64_t c, m, h, w, k, stride, pad, dil, group;
+  DType x = DType::kInt8;
+  std::int32_t zp_x = 0;
+  DType y = DType::kInt8;
+  std::int32_t zp_y = 0;
+  bool per_channel = true, bias = true;
+  int x_range = 127;  // |x - zp| bound of the random inputs (small values make ties likely)
+  float sy_mul = 1.f;
+  // Non-zero: per-tensor weights and s_y chosen so that the requant scale is exactly
+  // this power of two (then acc · scale lands on .5 for a fixed share of accumulators).
+  float exact_scale = 0.f;
+  // Accumulators beyond 2^24 (float conversion rounds): inputs near x_center + zp,
+  // weights near 127.
+  bool huge_acc = false;
+  int x_center = 0;
+};
+
+model::BuiltModel conv_model(const ConvCase& cc, bool fp32, const char* post = nullptr) {
+  ModelBuilder b("conv");
+  const I wd{cc.m, cc.c / cc.group, cc.k, cc.k};
+  const std::size_t wn = static_cast<std::size_t>(wd[0] * wd[1] * wd[2] * wd[3]);
+  LayerOptions o;
+  o.attrs.set("strides", I{cc.stride, cc.stride});
+  o.attrs.set("pads", I{cc.pad, cc.pad, cc.pad, cc.pad});
+  o.attrs.set("dilations", I{cc.dil, cc.dil});
+  o.attrs.set("group", cc.group);
+  model::TensorId x, w, bias = -1;
+  if (fp32) {
+    x = b.add_input("x", DType::kFloat32, {1, cc.c, cc.h, cc.w});
+    w = b.add_constant("w", wd, random_f(wn, 7));
+    if (cc.bias) bias = b.add_constant("b", {cc.m}, random_f(static_cast<std::size_t>(cc.m), 8));
+  } else {
+    const float sx = 0.02f;
+    x = b.add_input("x", cc.x, {1, cc.c, cc.h, cc.w}, model::Layout::kNCHW, pt(sx, cc.zp_x));
+    Quant wq = cc.per_channel ? Quant{{}, {}, 0} : pt(0.004f, 0);
+    if (cc.per_channel) {
+      for (std::int64_t i = 0; i < cc.m; ++i) {
+        wq.scale.push_back(0.002f + 0.0005f * static_cast<float>(i % 7));
+        wq.zero_point.push_back(0);
+      }
+    }
+    w = b.add_constant("w", wd, cc.huge_acc ? random_i8(wn, 7, 120, 127) : random_i8(wn, 7), wq);
+    if (cc.bias) {
+      std::vector<std::int32_t> bv(static_cast<std::size_t>(cc.m));
+      std::uint32_t s = 9;
+      const std::uint32_t br = cc.exact_scale > 0 && !cc.huge_acc ? 500 : 10000;
+      for (auto& v : bv) v = static_cast<std::int32_t>(testing::lcg(s) % (2 * br + 1)) - static_cast<std::int32_t>(br);
+      bias = b.add_constant("b", {cc.m}, bv);
+    }
+    // Output scale so that outputs spread over the int8 range with some saturation.
+    const float k = static_cast<float>(cc.k * cc.k * cc.c / cc.group);
+    const float sy = sx * 0.003f * 40.f * static_cast<float>(cc.x_range) * std::sqrt(k) / 60.f * cc.sy_mul;
+    o.output_dtypes = {cc.y};
+    if (cc.y != DType::kFloat32) o.output_quants = {pt(cc.exact_scale > 0 ? (sx * 0.004f) / cc.exact_scale : sy, cc.zp_y)};
+  }
+  model::TensorId y = b.add_layer("conv", "Conv", cc.bias ? std::vector<model::TensorId>{x, w, bias}
+                                                          : std::vector<model::TensorId>{x, w},
+                                  o);
+  if (post != nullptr) y = b.add_layer("post", post, {y});
+  b.add_output(y);
+  auto r = b.build();
+  if (!r.ok()) throw std::runtime_error(r.status().message());
+  return std::move(r.value());
+}
+
+const ConvCase kConvCases[] = {
+    {"3x3_s1_p1", 16, 32, 14, 14, 3, 1, 1, 1, 1},
+    {"3x3_s2_p1", 24, 16, 15, 15, 3, 2, 1, 1, 1},
+    {"1x1", 64, 48, 7, 7, 1, 1, 0, 1, 1},
+    {"7x7_s2_p3_c3", 3, 16, 32, 32, 7, 2, 3, 1, 1},
+    {"dilation2", 16, 16, 12, 12, 3, 1, 2, 2, 1},
+    {"groups4", 32, 32, 10, 10, 3, 1, 1, 1, 4},
+    {"depthwise", 32, 32, 12, 12, 3, 1, 1, 1, 32},
+    {"depthwise_s2", 48, 48, 13, 13, 3, 2, 1, 1, 48},
+    {"uint8_in_zp", 16, 16, 9, 9, 3, 1, 1, 1, 1, DType::kUint8, 128},
+    {"int8_in_zp_out_zp", 16, 16, 9, 9, 3, 1, 1, 1, 1, DType::kInt8, -5, DType::kInt8, 7},
+    {"uint8_out_zp", 16, 16, 9, 9, 3, 1, 1, 1, 1, DType::kInt8, 0, DType::kUint8, 100},
+    {"per_tensor_no_bias", 16, 16, 9, 9, 3, 1, 1, 1, 1, DType::kInt8, 0, DType::kInt8, 0, false, false},
+    {"float_out", 16, 16, 9, 9, 3, 1, 1, 1, 1, DType::kInt8, 0, DType::kFloat32, 0},
+    // Small inputs: many products land exactly on .5 after scaling (ties).
+    {"ties_odd_zp", 8, 16, 9, 9, 1, 1, 0, 1, 1, DType::kInt8, 0, DType::kInt8, 3, false, false, 3, 1.f, 1.f / 16},
+    {"huge_acc", 512, 16, 5, 5, 3, 1, 1, 1, 1, DType::kUint8, 0, DType::kInt8, 1, true, true, 3, 1.f,
+     1.f / (1 << 21), true, 250},
+    {"huge_acc_float_out", 512, 16, 5, 5, 3, 1, 1, 1, 1, DType::kUint8, 0, DType::kFloat32, 0, true, true, 3, 1.f,
+     1.f / (1 << 21), true, 250},
+    {"ties_even_zp_bias", 8, 16, 9, 9, 1, 1, 0, 1, 1, DType::kInt8, 0, DType::kInt8, -4, false, true, 3, 1.f, 1.f / 16},
+};
+
+class FastConv : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(FastConv, Int8BitExact) {
+  const ConvCase& cc = GetParam();
+  auto m = conv_model(cc, false);
+  // Inputs as raw bytes; restrict their range around the zero point for the ties case.
+  auto ref = testing::compile(m, false);
+  auto fast = testing::compile(m, true);
+  ASSERT_EQ(fast->layer_impl(0), "onednn");
+  Execution er(m), ef(m);
+  const std::int32_t xt = m.program.input_tensors()[0];
+  std::uint32_t s = 11;
+  for (auto& v : er.io(xt)) {
+    const int r = static_cast<int>(testing::lcg(s) % static_cast<std::uint32_t>(2 * cc.x_range + 1)) - cc.x_range;
+    const int q = std::min(cc.x == DType::kInt8 ? 127 : 255,
+                           std::max(cc.x == DType::kInt8 ? -128 : 0, cc.zp_x + cc.x_center + r));
+    v = static_cast<std::uint8_t>(q);
+  }
+  ef.io(xt) = er.io(xt);
+  ASSERT_TRUE(er.run(*ref).ok());
+  Status st = ef.run(*fast);
+  ASSERT_TRUE(st.ok()) << st.message();
+  const std::int32_t yt = m.program.output_tensors()[0];
+  // The integer path is exact for float32 outputs too (y = acc · s_x · s_w).
+  expect_exact(er.io(yt), ef.io(yt));
+}
+
+TEST_P(FastConv, Float32WithinTolerance) {
+  ConvCase cc = GetParam();
+  auto m = conv_model(cc, true);
+  auto c = compare(m, 3);
+  EXPECT_EQ(c.impls[0], "onednn");
+  expect_f32_close(c.ref[0], c.fast[0]);
+}
+
+TEST(FastConvGuard, PossibleInt32OverflowUsesTheReference) {
+  // K = 8192 · 3 · 3 taps of |w| = 127 with |x − zp| up to 255: 255 · Σ|w| > 2^31, so
+  // oneDNN's int32 accumulators could wrap where the reference saturates: reference.
+  ModelBuilder b("overflow");
+  const std::int64_t c = 8192;
+  model::TensorId x = b.add_input("x", DType::kUint8, {1, c, 3, 3}, model::Layout::kNCHW, pt(0.02f, 0));
+  model::TensorId w = b.add_constant("w", {1, c, 3, 3}, std::vector<std::int8_t>(static_cast<std::size_t>(c * 9), 127),
+                                     pt(0.004f, 0));
+  LayerOptions o;
+  o.output_quants = {pt(2000.f, 0)};
+  b.add_output(b.add_layer("conv", "Conv", {x, w}, o));
+  auto m = b.build();
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto r = compare(m.value(), 1);
+  EXPECT_EQ(r.impls[0], "reference");
+  EXPECT_EQ(r.ref[0], r.fast[0]);
+  // The same with a smaller K is within bounds and fast.
+  ModelBuilder b2("no_overflow");
+  model::TensorId x2 = b2.add_input("x", DType::kUint8, {1, 64, 3, 3}, model::Layout::kNCHW, pt(0.02f, 0));
+  model::TensorId w2 = b2.add_constant("w", {1, 64, 3, 3}, std::vector<std::int8_t>(64 * 9, 127), pt(0.004f, 0));
+  b2.add_output(b2.add_layer("conv", "Conv", {x2, w2}, o));
+  auto m2 = b2.build();
+  ASSERT_TRUE(m2.ok());
+  EXPECT_EQ(compare(m2.value(), 1).impls[0], "onednn");
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, FastConv, ::testing::ValuesIn(kConvCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// ---------------------------------------------------------------------------------------
+// A Conv in front makes the op under test read NHWC data (the chain case); the model input
+// goes straight in for the NCHW-input case.
+model::BuiltModel single_op(const std::string& op, model::Attrs attrs, DType dt, bool after_conv, I xdims,
+                            std::vector<model::TensorId> (*extra)(ModelBuilder&) = nullptr) {
+  ModelBuilder b("op");
+  const Quant q = dt == DType::kFloat32 ? Quant{} : pt(0.05f, dt == DType::kUint8 ? 120 : -3);
+  model::TensorId x = b.add_input("x", dt, xdims, model::Layout::kNCHW, q);
+  if (after_conv) {
+    const std::int64_t c = xdims[1];
+    LayerOptions o;
+    o.attrs.set("pads", I{1, 1, 1, 1});
+    model::TensorId w;
+    if (dt == DType::kFloat32) {
+      w = b.add_constant("w", {c, c, 3, 3}, random_f(static_cast<std::size_t>(c * c * 9), 5));
+    } else {
+      w = b.add_constant("w", {c, c, 3, 3}, random_i8(static_cast<std::size_t>(c * c * 9), 5), pt(0.004f, 0));
+      o.output_quants = {pt(0.05f * 0.004f * 73.f * std::sqrt(9.f * static_cast<float>(c)) * 3.f / 127.f * 40.f,
+                            dt == DType::kUint8 ? 120 : -3)};
+    }
+    x = b.add_layer("conv", "Conv", {x, w}, o);
+  }
+  std::vector<model::TensorId> in{x};
+  if (extra != nullptr)
+    for (model::TensorId t : extra(b)) in.push_back(t);
+  LayerOptions o;
+  o.attrs = std::move(attrs);
+  b.add_output(b.add_layer("op", op, in, o));
+  auto r = b.build();
+  if (!r.ok()) throw std::runtime_error(r.status().message());
+  return std::move(r.value());
+}
+
+model::Attrs pool_attrs(I k, I s, I p, bool ceil = false, bool include_pad = false, I dil = {1, 1}) {
+  model::Attrs a;
+  a.set("kernel_shape", k);
+  a.set("strides", s);
+  a.set("pads", p);
+  a.set("dilations", dil);
+  if (ceil) a.set("ceil_mode", std::int64_t{1});
+  if (include_pad) a.set("count_include_pad", std::int64_t{1});
+  return a;
+}
+
+void check(const model::BuiltModel& m, std::size_t layer, const char* impl, bool exact) {
+  auto c = compare(m, 21);
+  EXPECT_EQ(c.impls[layer], impl);
+  if (exact) {
+    expect_exact(c.ref[0], c.fast[0]);
+  } else {
+    expect_f32_close(c.ref[0], c.fast[0]);
+  }
+}
+
+TEST(FastPool, MaxPoolInt8ExactNchwAndNhwc) {
+  for (bool chain : {false, true}) {
+    for (DType dt : {DType::kInt8, DType::kUint8}) {
+      SCOPED_TRACE(std::to_string(chain) + " " + model::dtype_name(dt));
+      check(single_op("MaxPool", pool_attrs({3, 3}, {2, 2}, {1, 1, 1, 1}), dt, chain, {1, 16, 15, 15}), chain ? 1 : 0,
+            "onednn", true);
+      check(single_op("MaxPool", pool_attrs({3, 3}, {2, 2}, {0, 0, 0, 0}, true), dt, chain, {1, 16, 16, 16}),
+            chain ? 1 : 0, "onednn", true);
+      // oneDNN 2.6 has no optimised dilated pooling (only ref:any): reference.
+      check(single_op("MaxPool", pool_attrs({2, 2}, {1, 1}, {0, 0, 0, 0}, false, false, {2, 2}), dt, chain,
+                      {1, 8, 9, 9}),
+            chain ? 1 : 0, "reference", true);
+    }
+  }
+}
+
+TEST(FastPool, Float32Pools) {
+  for (bool chain : {false, true}) {
+    SCOPED_TRACE(chain);
+    const std::size_t l = chain ? 1 : 0;
+    // A max is exact in float too, unless a (fast) conv in front rounded differently.
+    check(single_op("MaxPool", pool_attrs({3, 3}, {2, 2}, {1, 1, 1, 1}), DType::kFloat32, chain, {1, 16, 15, 15}), l,
+          "onednn", !chain);
+    check(single_op("AveragePool", pool_attrs({3, 3}, {2, 2}, {1, 1, 1, 1}), DType::kFloat32, chain, {1, 16, 15, 15}),
+          l, "onednn", false);
+    check(single_op("AveragePool", pool_attrs({3, 3}, {2, 2}, {1, 1, 1, 1}, false, true), DType::kFloat32, chain,
+                    {1, 16, 15, 15}),
+          l, "onednn", false);
+    check(single_op("AveragePool", pool_attrs({3, 3}, {2, 2}, {0, 0, 0, 0}, true), DType::kFloat32, chain,
+                    {1, 16, 16, 16}),
+          l, "onednn", false);
+    check(single_op("GlobalAveragePool", {}, DType::kFloat32, chain, {1, 32, 7, 7}), l, "onednn", false);
+  }
+}
+
+TEST(FastPool, IntegerAverages) {
+  // oneDNN's integer averaging is not the dequantizing reference rule: AveragePool stays
+  // on the reference (through NHWC → NCHW conversion after a conv); GlobalAveragePool has
+  // a native kernel (NCHW and NHWC input).
+  check(single_op("AveragePool", pool_attrs({3, 3}, {2, 2}, {1, 1, 1, 1}), DType::kInt8, true, {1, 16, 15, 15}), 1,
+        "reference", true);
+  for (DType dt : {DType::kInt8, DType::kUint8}) {
+    check(single_op("GlobalAveragePool", {}, dt, true, {1, 64, 7, 7}), 1, "native", true);
+    check(single_op("GlobalAveragePool", {}, dt, false, {1, 64, 5, 9}), 0, "native", true);
+  }
+}
+
+// Two int8 operands with different encodings (the output takes the first one's), with and
+// without the Relu that follows, over lengths with a vector tail.
+TEST(FastQ8Add, ExactWithMixedEncodingsAndRelu) {
+  for (bool relu : {false, true}) {
+    for (DType dt : {DType::kInt8, DType::kUint8}) {
+      SCOPED_TRACE(std::string(model::dtype_name(dt)) + (relu ? " relu" : ""));
+      ModelBuilder b("add");
+      const I d{1, 12, 5, 7};  // 420 elements: 52 vectors of 8 and a tail of 4
+      const std::int32_t zp = dt == DType::kUint8 ? 128 : -3;
+      model::TensorId x = b.add_input("x", dt, d, model::Layout::kNCHW, pt(0.05f, zp));
+      model::TensorId w1 = b.add_constant("w1", {12, 12, 1, 1}, random_i8(144, 1), pt(0.01f, 0));
+      model::TensorId w2 = b.add_constant("w2", {12, 12, 3, 3}, random_i8(12 * 12 * 9, 2), pt(0.004f, 0));
+      LayerOptions o1, o2;
+      o1.output_quants = {pt(0.3f, dt == DType::kUint8 ? 121 : 5)};
+      o2.attrs.set("pads", I{1, 1, 1, 1});
+      o2.output_quants = {pt(0.17f, dt == DType::kUint8 ? 130 : -7)};
+      model::TensorId a = b.add_layer("c1", "Conv", {x, w1}, o1);
+      model::TensorId c = b.add_layer("c2", "Conv", {x, w2}, o2);
+      model::TensorId y = b.add_layer("add", "Add", {a, c});
+      if (relu) y = b.add_layer("relu", "Relu", {y});
+      // y stays an NHWC intermediate (a model output would have to be NCHW: reference).
+      LayerOptions o3;
+      o3.output_quants = {pt(0.2f, 0)};
+      b.add_output(b.add_layer("c3", "Conv", {y, w1}, o3));
+      auto m = b.build();
+      ASSERT_TRUE(m.ok()) << m.status().message();
+      auto r = compare(m.value(), 9);
+      EXPECT_EQ(r.impls[2], "native");
+      if (relu) {
+        EXPECT_EQ(r.impls[3], "native:fused");
+      }
+      expect_exact(r.ref[0], r.fast[0]);
+    }
+  }
+}
+
+TEST(FastEltwise, Float32ActivationsNchwAndNhwc) {
+  const char* ops[] = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSwish", "Clip"};
+  for (bool chain : {false, true}) {
+    for (const char* op : ops) {
+      SCOPED_TRACE(std::string(op) + (chain ? " after conv" : ""));
+      model::Attrs a;
+      if (std::string(op) == "Clip") {
+        a.set("min", -0.25);
+        a.set("max", 0.5);
+      }
+      if (std::string(op) == "LeakyRelu") a.set("alpha", 0.2);
+      // After a conv a following Relu/Clip/LeakyRelu is fused (the conv's implementation),
+      // so the model output must not be the conv's output: check the op's own layer then.
+      auto m = single_op(op, a, DType::kFloat32, chain, {1, 8, 6, 6});
+      auto c = compare(m, 4, 1, -4.f, 4.f);
+      const std::string want = chain ? "onednn:fused" : "onednn";
+      const bool fusable = std::string(op) != "Sigmoid" && std::string(op) != "Tanh" && std::string(op) != "HardSwish";
+      EXPECT_EQ(c.impls[chain ? 1 : 0], chain ? (fusable ? want : std::string("onednn:fused")) : "onednn");
+      expect_f32_close(c.ref[0], c.fast[0]);
+    }
+  }
+}
+
+TEST(FastEltwise, IntegerActivationsRunTheReferenceOnNhwcData) {
+  for (const char* op : {"Relu", "Clip", "Sigmoid"}) {
+    SCOPED_TRACE(op);
+    model::Attrs a;
+    if (std::string(op) == "Clip") {
+      a.set("min", -0.5);
+      a.set("max", 1.0);
+    }
+    // The op reads the conv's NHWC output; its output is a model output, which must be
+    // NCHW, so it runs on the reference path (after conversion).
+    auto m = single_op(op, a, DType::kInt8, true, {1, 16, 6, 6});
+    auto c = compare(m, 4);
+    expect_exact(c.ref[0], c.fast[0], 4);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+model::BuiltModel gemm_model(DType dt, bool trans_b, bool bias, const char* op = "Gemm", std::int32_t zp = 0) {
+  ModelBuilder b("gemm");
+  const std::int64_t M = 3, K = 96, N = 40;
+  const Quant q = dt == DType::kFloat32 ? Quant{} : pt(0.05f, zp);
+  model::TensorId a = b.add_input("a", dt, {M, K}, model::Layout::kND, q);
+  const I bd = trans_b ? I{N, K} : I{K, N};
+  model::TensorId w, c = -1;
+  LayerOptions o;
+  if (trans_b) o.attrs.set("transB", std::int64_t{1});
+  if (dt == DType::kFloat32) {
+    w = b.add_constant("w", bd, random_f(static_cast<std::size_t>(N * K), 31));
+    if (bias) c = b.add_constant("c", {N}, random_f(static_cast<std::size_t>(N), 32));
+  } else {
+    Quant wq{{}, {}, trans_b ? 0 : 1};
+    for (std::int64_t n = 0; n < N; ++n) {
+      wq.scale.push_back(0.003f + 0.0002f * static_cast<float>(n % 5));
+      wq.zero_point.push_back(0);
+    }
+    w = b.add_constant("w", bd, random_i8(static_cast<std::size_t>(N * K), 31), wq);
+    if (bias) {
+      std::vector<std::int32_t> cv(static_cast<std::size_t>(N));
+      std::uint32_t s = 33;
+      for (auto& v : cv) v = static_cast<std::int32_t>(testing::lcg(s) % 4001) - 2000;
+      c = b.add_constant("c", {N}, cv);
+    }
+    o.output_quants = {pt(0.05f * 0.003f * 73.f * 10.f * 3.f / 127.f * 8.f, 0)};  // IP: no dst zero point in 2.6
+  }
+  std::vector<model::TensorId> in{a, w};
+  if (bias) in.push_back(c);
+  b.add_output(b.add_layer("gemm", op, in, o));
+  auto r = b.build();
+  if (!r.ok()) throw std::runtime_error(r.status().message());
+  return std::move(r.value());
+}
+
+TEST(FastInnerProduct, GemmAndMatMul) {
+  for (DType dt : {DType::kFloat32, DType::kInt8, DType::kUint8}) {
+    for (bool tb : {false, true}) {
+      for (bool bias : {false, true}) {
+        SCOPED_TRACE(std::string(model::dtype_name(dt)) + (tb ? " transB" : "") + (bias ? " bias" : ""));
+        check(gemm_model(dt, tb, bias), 0, "onednn", dt != DType::kFloat32);
+      }
+    }
+    SCOPED_TRACE(std::string("MatMul ") + model::dtype_name(dt));
+    check(gemm_model(dt, false, false, "MatMul"), 0, "onednn", dt != DType::kFloat32);
+  }
+}
+
+TEST(FastInnerProduct, InputZeroPointUsesTheReference) {
+  // oneDNN 2.6's int8 inner product has no source zero point.
+  check(gemm_model(DType::kInt8, true, true, "Gemm", 3), 0, "reference", true);
+}
+
+// ---------------------------------------------------------------------------------------
+netzoo::NetOptions small(DType dt) {
+  netzoo::NetOptions o;
+  o.dtype = dt;
+  o.height = o.width = 64;  // the reference runs it too; 224 would take seconds
+  o.classes = 100;
+  return o;
+}
+
+std::size_t count(const std::vector<std::string>& v, const std::string& s) {
+  return static_cast<std::size_t>(std::count(v.begin(), v.end(), s));
+}
+
+TEST(FastNetwork, ResNet18Int8IdenticalToReference) {
+  auto m = netzoo::build_resnet18(small(DType::kInt8));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto c = compare(m.value(), 1, 1, -1.f, 1.f);
+  // Every conv on oneDNN (20), each conv1 Relu fused (9 incl. the stem), the pool and the
+  // classifier; the 8 residual Adds with their Relus and the int8 GAP natively; Flatten on
+  // the reference.
+  EXPECT_EQ(count(c.impls, "onednn"), 20u + 2u);
+  EXPECT_EQ(count(c.impls, "onednn:fused"), 9u);
+  EXPECT_EQ(count(c.impls, "native"), 8u + 1u);
+  EXPECT_EQ(count(c.impls, "native:fused"), 8u);
+  EXPECT_EQ(count(c.impls, "reference"), 1u);
+  // The float32 logits of the integer Gemm are exact too.
+  EXPECT_EQ(c.ref[0], c.fast[0]);
+}
+
+TEST(FastNetwork, MobileNetV2Int8IdenticalToReference) {
+  auto m = netzoo::build_mobilenet_v2(small(DType::kInt8));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto c = compare(m.value(), 2);
+  EXPECT_EQ(c.ref[0], c.fast[0]);
+  EXPECT_GT(count(c.impls, "onednn"), 50u);
+}
+
+TEST(FastNetwork, Float32NetworksWithinTolerance) {
+  for (auto* build : {&netzoo::build_resnet18, &netzoo::build_mobilenet_v2}) {
+    auto m = build(small(DType::kFloat32));
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    auto c = compare(m.value(), 3);
+    // Residual Adds and their Relus fold into the conv before them (sum post-op).
+    EXPECT_GT(count(c.impls, "onednn:fused"), 10u);
+    std::vector<float> r(c.ref[0].size() / 4), f(r.size());
+    std::memcpy(r.data(), c.ref[0].data(), c.ref[0].size());
+    std::memcpy(f.data(), c.fast[0].data(), c.fast[0].size());
+    float mag = 0, err = 0;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      mag = std::max(mag, std::fabs(r[i]));
+      err = std::max(err, std::fabs(r[i] - f[i]));
+    }
+    // Through ~50 layers the float reorderings add up; 1e-4 of the logits' range.
+    EXPECT_LE(err, 1e-4f * mag) << "max error " << err << " of " << mag;
+    EXPECT_GT(mag, 0.f);
+  }
+}
+
+TEST(FastFusion, NotFusedWhenTheIntermediateIsReadElsewhere) {
+  // conv → relu, and the conv output is also a model output: no fusion.
+  ModelBuilder b("nofuse");
+  model::TensorId x = b.add_input("x", DType::kFloat32, {1, 8, 6, 6});
+  model::TensorId w = b.add_constant("w", {8, 8, 1, 1}, random_f(64, 3));
+  model::TensorId y = b.add_layer("conv", "Conv", {x, w});
+  b.add_output(b.add_layer("relu", "Relu", {y}));
+  b.add_output(y);
+  auto m = b.build();
+  ASSERT_TRUE(m.ok());
+  auto c = compare(m.value(), 5);
+  EXPECT_EQ(c.impls[0], "onednn");
+  EXPECT_EQ(c.impls[1], "onednn");  // a standalone float eltwise
+  expect_f32_close(c.ref[0], c.fast[0]);
+  expect_f32_close(c.ref[1], c.fast[1]);
+}
+
+TEST(FastConcurrency, RunLayerFromTwoThreads) {
+  auto m = netzoo::build_resnet18(small(DType::kInt8));
+  ASSERT_TRUE(m.ok());
+  auto fast = testing::compile(m.value(), true);
+  const std::int32_t in = m.value().program.input_tensors()[0];
+  const std::int32_t out = m.value().program.output_tensors()[0];
+  // Reference results for two different inputs, computed one at a time.
+  std::vector<Bytes> want;
+  for (std::uint32_t seed : {100u, 200u}) {
+    Execution e(m.value());
+    testing::fill_random(e.io(in), DType::kInt8, seed);
+    ASSERT_TRUE(e.run(*fast).ok());
+    want.push_back(e.io(out));
+  }
+  ASSERT_NE(want[0], want[1]);
+  // Both at once, repeatedly, on the same CompiledProgram.
+  std::vector<Bytes> got(2);
+  auto worker = [&](int k) {
+    for (int rep = 0; rep < 5; ++rep) {
+      Execution e(m.value());
+      testing::fill_random(e.io(in), DType::kInt8, k == 0 ? 100u : 200u);
+      if (!e.run(*fast).ok()) return;
+      if (e.io(out) != want[static_cast<std::size_t>(k)]) return;
+    }
+    got[static_cast<std::size_t>(k)] = want[static_cast<std::size_t>(k)];
+  };
+  std::thread t0(worker, 0), t1(worker, 1);
+  t0.join();
+  t1.join();
+  EXPECT_EQ(got[0], want[0]);
+  EXPECT_EQ(got[1], want[1]);
+}
+
+}  // namespace
+}  // namespace svp

@@ -1,0 +1,42 @@
+// svp_acl_netzoo: ImageNet-style networks with random weights (fixed seed), built with
+// model::ModelBuilder, for benchmarks and tests.
+//
+//   NetOptions o;                      // 224×224, batch 1, float32
+//   o.dtype = model::DType::kInt8;     // quantized variant
+//   Result<model::BuiltModel> m = netzoo::build_resnet18(o);
+//
+// Shapes follow the torchvision models with batch norm folded into the convolutions
+// (every Conv has a bias). One model input "data" [N, 3, H, W] (NCHW), one model output
+// "logits" [N, classes] in float32.
+//
+// int8 variant: int8 activations quantized per tensor (zero point 0, one scale for all
+// activations), int8 weights per output channel, int32 biases; ReLU6 (MobileNetV2) is
+// expressed as Relu with an activation scale that saturates at 6 — the usual way
+// quantized MobileNetV2 models fold it into the quantization range; the classifier
+// (Gemm) writes float32 logits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/status.h"
+#include "model/builder.h"
+
+namespace svp::netzoo {
+
+struct NetOptions {
+  model::DType dtype = model::DType::kFloat32;  // kFloat32 or kInt8
+  std::int64_t batch = 1;
+  std::int64_t height = 224;
+  std::int64_t width = 224;
+  std::int64_t classes = 1000;
+  std::uint32_t seed = 1;
+  // Segments (the preemption unit): 0 = one per layer (the builder's default); n > 0 =
+  // consecutive groups of n layers.
+  std::size_t segment_every = 0;
+};
+
+Result<model::BuiltModel> build_resnet18(const NetOptions& options);
+Result<model::BuiltModel> build_mobilenet_v2(const NetOptions& options);
+
+}  // namespace svp::netzoo
