@@ -217,10 +217,11 @@ typedef enum {
  * The layout depends on SVP_ACL_API_LEVEL (see svp_acl_base.h): level 1 (A)
  * only carries the source format as `input_format`; level >= 2 carries the
  * full configuration and names the format `aipp_format`.
- * Caution: the level changes only what the application sees; the library
- * exports one svp_acl_mdl_get_first/last_aipp_info() symbol and fills the
- * full (level >= 2) layout, so level-1 code must provide storage of at least
- * the full size (or avoid these two calls). */
+ * At level 1 the two getters are routed (by macro) to the library's
+ * svp_acl_mdl_get_first/last_aipp_info_v1 symbols, which fill only
+ * `input_format`, so the old one-member struct is never overrun. Binaries
+ * compiled against the vendor's level-A header call the full-layout symbol
+ * and must provide storage of the full size. */
 #if SVP_ACL_API_LEVEL >= 2
 typedef struct {
     svp_acl_aipp_format aipp_format;
@@ -604,8 +605,10 @@ SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_mdl_destroy_aipp(svp_acl_mdl_aipp 
 SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_mdl_set_aipp_input_format(svp_acl_mdl_aipp *aipp_set,
     svp_acl_aipp_input_format input_format);
 
-/* Colour-space conversion: a 3x3 fixed-point matrix (256 = 1.0), output bias
- * (applied for RGB->YUV) and input bias (subtracted for YUV->RGB). */
+/* Colour-space conversion: a 3x3 fixed-point matrix (Q10: 1024 = 1.0, as the
+ * vendor sample's YUV->BGR matrix {1192, 2166, 0, ...} shows), output bias
+ * (added, for RGB->YUV) and input bias (subtracted, for YUV->RGB). Row r of
+ * the matrix produces output channel r. */
 SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_mdl_set_aipp_csc_params(svp_acl_mdl_aipp *aipp_set, int8_t csc_switch,
     int16_t matrix_r0c0, int16_t matrix_r0c1, int16_t matrix_r0c2,
     int16_t matrix_r1c0, int16_t matrix_r1c1, int16_t matrix_r1c2,
@@ -689,6 +692,10 @@ SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_mdl_get_output_aipp_type(uint32_t 
  * SVP_ACL_API_LEVEL caution at svp_acl_aipp_info.
  * Errors: SVP_ACL_ERROR_NOT_STATIC_AIPP if the input has no static AIPP,
  * SVP_ACL_ERROR_INVALID_PARAM, SVP_ACL_ERROR_INVALID_MODEL_ID. */
+#if SVP_ACL_API_LEVEL < 2
+#define svp_acl_mdl_get_first_aipp_info svp_acl_mdl_get_first_aipp_info_v1
+#define svp_acl_mdl_get_last_aipp_info svp_acl_mdl_get_last_aipp_info_v1
+#endif
 SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_mdl_get_first_aipp_info(uint32_t model_id, size_t index,
     svp_acl_aipp_info *aipp_info);
 

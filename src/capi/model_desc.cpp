@@ -59,6 +59,15 @@ Result<const IoDesc*> io_of(const svp_acl_mdl_desc* desc, Side side, size_t inde
   return &v[index];
 }
 
+// Input/output `index` as reported now, by value: a dynamic-AIPP input's source image
+// follows svp_acl_mdl_set_input_aipp (spec §2.4), so its size/stride/dims can change.
+Result<IoDesc> current_io(const svp_acl_mdl_desc* desc, Side side, size_t index) {
+  auto io = io_of(desc, side, index);
+  if (!io.ok()) return io.status();
+  if (side == Side::kInput) return desc->model->input_desc(index);
+  return **io;
+}
+
 // One field of input/output `index`, or `fallback` with the recent error recorded.
 template <typename T, typename Project>
 T field_of(const svp_acl_mdl_desc* desc, Side side, size_t index, const char* fn, T fallback, Project project) {
@@ -70,20 +79,28 @@ T field_of(const svp_acl_mdl_desc* desc, Side side, size_t index, const char* fn
 }
 
 size_t size_of(const svp_acl_mdl_desc* desc, Side side, size_t index, const char* fn) {
-  return field_of<size_t>(desc, side, index, fn, 0, [](const IoDesc& d) { return static_cast<size_t>(d.size); });
+  return guard_value<size_t>(fn, 0, [&]() -> Result<size_t> {
+    auto io = current_io(desc, side, index);
+    if (!io.ok()) return io.status();
+    return static_cast<size_t>(io->size);
+  });
 }
 
 size_t stride_of(const svp_acl_mdl_desc* desc, Side side, size_t index, const char* fn) {
-  return field_of<size_t>(desc, side, index, fn, 0, [](const IoDesc& d) { return static_cast<size_t>(d.stride); });
+  return guard_value<size_t>(fn, 0, [&]() -> Result<size_t> {
+    auto io = current_io(desc, side, index);
+    if (!io.ok()) return io.status();
+    return static_cast<size_t>(io->stride);
+  });
 }
 
 svp_acl_error dims_of(const svp_acl_mdl_desc* desc, Side side, size_t index, svp_acl_mdl_io_dims* dims,
                       const char* fn) {
   return guard(fn, [&]() -> Status {
-    auto io = io_of(desc, side, index);
+    auto io = current_io(desc, side, index);
     if (!io.ok()) return io.status();
     SVP_RETURN_IF_ERROR(require(dims != nullptr, "dims is NULL"));
-    const IoDesc& d = **io;
+    const IoDesc& d = *io;
     if (d.dims.size() > SVP_ACL_MAX_DIM_CNT) {
       return Error(err::kInternalError, "tensor \"{}\" has {} dims (more than {})", d.name, d.dims.size(),
                    SVP_ACL_MAX_DIM_CNT);

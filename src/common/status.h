@@ -49,6 +49,7 @@ inline constexpr int kStreamNotSubscribe = 100034;
 inline constexpr int kThreadNotSubscribe = 100035;
 inline constexpr int kWaitCallbackTimeout = 100036;
 inline constexpr int kRepeatFinalize = 100037;
+inline constexpr int kNotStaticAipp = 100038;
 inline constexpr int kBadAlloc = 200000;
 inline constexpr int kApiNotSupport = 200001;
 inline constexpr int kInvalidDevice = 200002;

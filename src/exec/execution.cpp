@@ -91,6 +91,29 @@ Status ModelExecution::validate() {
   };
   const auto inputs = p.input_tensors();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
+    // >>> AIPP hook (issue 4): a data input with AIPP holds a source image (src/aipp/exec_input.h).
+    if (m.inputs[i].aipp != model::AippRole::kNone) {
+      SVP_RETURN_IF_ERROR(check_address("input", i, request_.inputs[i]));
+      const IoBuffer& b = request_.inputs[i];
+      const std::uint8_t* params = nullptr;
+      std::uint64_t params_size = 0;
+      if (m.inputs[i].aipp == model::AippRole::kDynamic) {
+        const auto k = static_cast<std::size_t>(m.inputs[i].aipp_link);
+        params = static_cast<const std::uint8_t*>(request_.inputs[k].data);
+        params_size = request_.inputs[k].size;
+        SVP_RETURN_IF_ERROR(check_address("input", k, request_.inputs[k]));
+      }
+      auto ap = aipp::plan_input(m, i, b.stride, b.size, batch, params, params_size, aipp_hw());
+      if (!ap.ok()) return ap.status();
+      IoPlan io;
+      io.tensor = inputs[i];
+      io.buffer = b;
+      io.item_bytes = ap->image_bytes * static_cast<std::uint64_t>(ap->images);
+      io.aipp = std::make_shared<const aipp::InputPlan>(std::move(*ap));
+      in_.push_back(std::move(io));
+      continue;
+    }
+    // <<< AIPP hook
     auto io = plan("input", i, inputs[i], request_.inputs[i]);
     if (!io.ok()) return io.status();
     in_.push_back(*io);
@@ -118,6 +141,10 @@ Status ModelExecution::validate() {
   SVP_RETURN_IF_ERROR(validate_arena());
   in_dense_.resize(in_.size());
   for (std::size_t i = 0; i < in_.size(); ++i) {
+    if (in_[i].aipp) {  // AIPP hook (issue 4): the dense tensor AIPP produces
+      in_dense_[i].resize(p.tensors[static_cast<std::size_t>(in_[i].tensor)].size);
+      continue;
+    }
     if (!in_[i].dense()) in_dense_[i].resize(in_[i].rows * in_[i].row_bytes);
   }
   out_dense_.resize(out_.size());
@@ -125,6 +152,14 @@ Status ModelExecution::validate() {
     if (!out_[i].dense()) out_dense_[i].resize(out_[i].rows * out_[i].row_bytes);
   }
   return Status::Ok();
+}
+
+// AIPP hook (issue 4): the (h, w) AIPP must produce: the selected gear's, or {0, 0} = the
+// input tensor's own.
+std::pair<std::int64_t, std::int64_t> ModelExecution::aipp_hw() const {
+  if (request_.gear < 0) return {0, 0};
+  const auto &g = *request_.model->gears[static_cast<std::size_t>(request_.gear)];
+  return {static_cast<std::int64_t>(g.h), static_cast<std::int64_t>(g.w)};
 }
 
 std::uint8_t *ModelExecution::part_address(const model::ArenaPart &part) const {
@@ -282,10 +317,15 @@ Status ModelExecution::check_task_buf(std::size_t segment) const {
   return Status::Ok();
 }
 
-void ModelExecution::load_inputs(std::uint64_t item) {
+Status ModelExecution::load_inputs(std::uint64_t item) {
   for (std::size_t i = 0; i < in_.size(); ++i) {
-    const IoPlan &io = in_[i];
-    std::uint8_t *src = in_dev_[i] + item * io.item_bytes;
+    const IoPlan& io = in_[i];
+    std::uint8_t* src = in_dev_[i] + item * io.item_bytes;
+    if (io.aipp) {  // >>> AIPP hook (issue 4): source image -> dense first-layer tensor
+      SVP_RETURN_IF_ERROR(aipp::convert_input(*request_.model, i, *io.aipp, item, src, in_dense_[i].data(), aipp_hw()));
+      tensor_data_[static_cast<std::size_t>(io.tensor)] = in_dense_[i].data();
+      continue;
+    }  // <<< AIPP hook
     if (io.dense()) {
       tensor_data_[static_cast<std::size_t>(io.tensor)] = src;
       continue;
@@ -300,6 +340,7 @@ void ModelExecution::load_inputs(std::uint64_t item) {
     tensor_data_[static_cast<std::size_t>(io.tensor)] =
         io.dense() ? static_cast<void *>(out_dev_[i] + item * io.item_bytes) : out_dense_[i].data();
   }
+  return Status::Ok();
 }
 
 void ModelExecution::store_outputs(std::uint64_t item) {
@@ -325,7 +366,7 @@ Status ModelExecution::run_segment(std::size_t index, hal::SegmentContext &ctx) 
     SVP_RETURN_IF_ERROR(acquire(ctx));
   }
   SVP_RETURN_IF_ERROR(check_task_buf(index));
-  if (seg == 0) load_inputs(item);
+  if (seg == 0) SVP_RETURN_IF_ERROR(load_inputs(item));
   const model::Segment &s = p.segments[seg];
   for (std::int32_t l = s.begin; l < s.end; ++l) {
     Status st = request_.model->compiled_at(request_.gear).run_layer(static_cast<std::size_t>(l), tensor_data_);

@@ -30,6 +30,7 @@
 #include <memory>
 #include <vector>
 
+#include "aipp/exec_input.h"  // AIPP hook (issue 4)
 #include "common/status.h"
 #include "hal/hal.h"
 #include "model/model_registry.h"
@@ -59,7 +60,10 @@ struct IoPlan {
   std::uint64_t row_bytes = 0;   // last dim × element size
   std::uint64_t rows = 0;        // rows of one batch item
   std::uint64_t item_bytes = 0;  // rows × stride
-  bool dense() const { return buffer.stride == row_bytes; }
+  bool dense() const { return aipp == nullptr && buffer.stride == row_bytes; }
+  // AIPP hook (issue 4): set for a data input with AIPP; the buffer holds the raw source
+  // image, converted into the dense tensor when the item's first segment runs.
+  std::shared_ptr<const aipp::InputPlan> aipp;
 };
 
 class ModelExecution final : public hal::SegmentedTask {
@@ -86,7 +90,8 @@ class ModelExecution final : public hal::SegmentedTask {
   std::uint8_t *part_address(const model::ArenaPart &part) const;
   Status acquire(hal::SegmentContext &ctx);
   Status check_task_buf(std::size_t segment) const;
-  void load_inputs(std::uint64_t item);
+  Status load_inputs(std::uint64_t item);
+  std::pair<std::int64_t, std::int64_t> aipp_hw() const;  // AIPP hook (issue 4)
   void store_outputs(std::uint64_t item);
 
   Request request_;

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "aipp/model_config.h"
 #include "common/status.h"
 #include "model/program.h"
 
@@ -104,6 +105,14 @@ class ModelBuilder {
   void set_inout_reuse(TensorId io_tensor, std::int32_t type);
   // AIPP configuration (JSON object text, kept verbatim) of a model input.
   void set_aipp(TensorId input, std::string json);
+  // Static AIPP: `p` compiled into the input (one parameter entry, for every batch image).
+  void set_static_aipp(TensorId input, const aipp::AippParams& p) { set_aipp(input, aipp::static_aipp_json(p)); }
+  // Dynamic AIPP: the application sets parameters through the extra parameter input; the
+  // source is at most max_w x max_h, described as `initial_format` until then.
+  void set_dynamic_aipp(TensorId input, std::int32_t max_w, std::int32_t max_h,
+                        std::int32_t initial_format = aipp::fmt_id::kYuv420Sp) {
+    set_aipp(input, aipp::dynamic_aipp_json(max_w, max_h, initial_format));
+  }
   void set_compiler_info(std::string producer_version, std::string command_line);
 
   const Status& status() const { return status_; }

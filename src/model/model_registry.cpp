@@ -2,6 +2,9 @@
 
 #include <utility>
 
+#include <fmt/format.h>
+
+#include "aipp/param_block.h"
 #include "model/format.h"
 #include "model/gears.h"
 
@@ -21,6 +24,23 @@ Result<IoDesc> describe(const Tensor& t, std::uint32_t internal_stride) {
   d.dims = t.dims;
   d.stride = *stride;
   d.size = *size;
+  d.reuse = t.inout_reuse;
+  return d;
+}
+
+// A data input with AIPP: the raw source image of `format` and w x h, d0 = the batch.
+Result<IoDesc> describe_source(const Tensor& t, std::int32_t format, std::int32_t w, std::int32_t h,
+                               std::uint32_t internal_stride) {
+  auto g = aipp::source_geometry(format, w, h, internal_stride);
+  if (!g.ok()) return Error(err::kParseModel, "model input \"{}\": {}", t.name, g.status().message());
+  IoDesc d;
+  d.name = t.name;
+  d.dtype = DType::kUint8;
+  d.layout = Layout::kNCHW;
+  d.dims = g->dims;
+  d.dims[0] = t.dims[0];
+  d.stride = g->stride;
+  d.size = g->size * static_cast<std::uint64_t>(t.dims[0]);
   d.reuse = t.inout_reuse;
   return d;
 }
@@ -53,15 +73,48 @@ Result<std::shared_ptr<Model>> Model::create(const void* image, std::size_t size
   m->weights_size = loaded->weights_size;
   const Program& p = m->program;
   const std::uint32_t a = p.flags.internal_stride;
+  // One description table per program (the stored one and each dynamic-HW gear): data
+  // inputs (an AIPP input is described by its raw source image, the same at every gear),
+  // then one dynamic-AIPP parameter input per data input with dynamic AIPP (spec §2.2),
+  // then task_buf / work_buf, which keep the stored (largest) program's sizes at every gear.
   auto table = [&](const Program& q, std::vector<IoDesc>* ins, std::vector<IoDesc>* outs) -> Status {
+    std::vector<std::size_t> dynamic_inputs;  // data inputs with dynamic AIPP
     for (std::int32_t ti : q.input_tensors()) {
-      auto d = describe(q.tensors[static_cast<std::size_t>(ti)], a);
+      const Tensor& t = q.tensors[static_cast<std::size_t>(ti)];
+      auto cfg = aipp::parse_model_aipp(t.aipp);  // validated by read_model already
+      if (!cfg.ok()) return cfg.status();
+      Result<IoDesc> d = Status::Ok();
+      if (cfg->mode == aipp::ModelAipp::Mode::kStatic) {
+        d = describe_source(t, cfg->params.format, cfg->params.src_w, cfg->params.src_h, a);
+      } else if (cfg->mode == aipp::ModelAipp::Mode::kDynamic) {
+        d = describe_source(t, cfg->initial_format, cfg->max_src_w, cfg->max_src_h, a);
+      } else {
+        d = describe(t, a);
+      }
       if (!d.ok()) return d.status();
+      d->tensor = ti;
+      d->aipp = cfg->mode == aipp::ModelAipp::Mode::kStatic    ? AippRole::kStatic
+                : cfg->mode == aipp::ModelAipp::Mode::kDynamic ? AippRole::kDynamic
+                                                               : AippRole::kNone;
+      if (d->aipp == AippRole::kDynamic) dynamic_inputs.push_back(ins->size());
       ins->push_back(std::move(*d));
+      if (&q == &p) m->input_aipp.push_back(std::move(*cfg));
     }
-    // task_buf / work_buf keep the stored (largest) program's sizes at every gear.
+    for (std::size_t k = 0; k < dynamic_inputs.size(); ++k) {
+      IoDesc& data = (*ins)[dynamic_inputs[k]];
+      const Tensor& t = q.tensors[static_cast<std::size_t>(data.tensor)];
+      const std::string name = k == 0 ? std::string(kDynamicAippName) : fmt::format("{}_{}", kDynamicAippName, k);
+      IoDesc d = extended(name.c_str(), aipp::block_capacity(static_cast<std::size_t>(t.dims[0])), a);
+      d.kind = IoKind::kAippParams;
+      d.aipp = AippRole::kParamNode;
+      d.aipp_link = static_cast<std::int64_t>(dynamic_inputs[k]);
+      data.aipp_link = static_cast<std::int64_t>(ins->size());
+      ins->push_back(std::move(d));
+    }
     ins->push_back(extended(kTaskBufName, p.flags.task_buf_size, a));
+    ins->back().kind = IoKind::kTaskBuf;
     ins->push_back(extended(kWorkBufName, p.flags.work_buf_size, a));
+    ins->back().kind = IoKind::kWorkBuf;
     for (std::int32_t ti : q.output_tensors()) {
       auto d = describe(q.tensors[static_cast<std::size_t>(ti)], a);
       if (!d.ok()) return d.status();
@@ -90,6 +143,39 @@ Result<std::shared_ptr<Model>> Model::create(const void* image, std::size_t size
   if (!compiled.ok()) return compiled.status();
   m->compiled = std::move(*compiled);
   return m;
+}
+
+void AippSourceState::set(std::size_t input, IoDesc d) {
+  std::lock_guard<std::mutex> lock(mu_);
+  current_[input] = std::move(d);
+}
+
+bool AippSourceState::get(std::size_t input, IoDesc* out) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = current_.find(input);
+  if (it == current_.end()) return false;
+  *out = it->second;
+  return true;
+}
+
+IoDesc Model::input_desc(std::size_t index) const {
+  const std::vector<IoDesc>& now = current_inputs();
+  IoDesc d;
+  if (now[index].aipp == AippRole::kDynamic && aipp_state->get(index, &d)) return d;
+  return now[index];
+}
+
+Status Model::set_aipp_source(std::size_t index, std::int32_t format, std::int32_t w, std::int32_t h) const {
+  const IoDesc& d = inputs.at(index);
+  auto src = describe_source(program.tensors[static_cast<std::size_t>(d.tensor)], format, w, h,
+                             program.flags.internal_stride);
+  if (!src.ok()) return Status(err::kInvalidParam, src.status().message());
+  IoDesc now = d;  // same identity and links; new source geometry
+  now.dims = src->dims;
+  now.stride = src->stride;
+  now.size = src->size;
+  aipp_state->set(index, std::move(now));
+  return Status::Ok();
 }
 
 Result<std::uint32_t> ModelRegistry::load(const void* image, std::size_t size, const Scheduling& s,

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "aipp/model_config.h"
 #include "common/status.h"
 #include "kernels/compiled_program.h"
 #include "model/load_config.h"
@@ -29,8 +30,20 @@ namespace svp::model {
 
 inline constexpr std::size_t kMaxLoadedModels = 128;
 
-// One entry of a model's description: a data input/output, or task_buf / work_buf.
+// What an entry of the input table is (spec §2.2).
+enum class IoKind { kData, kAippParams, kTaskBuf, kWorkBuf };
+
+// AIPP role of an input (svp_acl_mdl_aipp_type values).
+enum class AippRole : std::int32_t { kNone = 0, kStatic = 1, kDynamic = 2, kParamNode = 3 };
+
+// One entry of a model's description: a data input/output, a dynamic-AIPP parameter input,
+// or task_buf / work_buf.
 struct IoDesc {
+  IoKind kind = IoKind::kData;
+  AippRole aipp = AippRole::kNone;
+  // kDynamic: index of the attached parameter input; kParamNode: index of its data input.
+  std::int64_t aipp_link = -1;
+  std::int32_t tensor = -1;  // kData: the Program tensor index
   std::string name;
   DType dtype = DType::kUint8;
   Layout layout = Layout::kND;
@@ -40,16 +53,35 @@ struct IoDesc {
   std::int32_t reuse = kInoutReuseNone;  // svp_acl_inout_reuse_type
 };
 
+// The source image a dynamic-AIPP input currently expects, per input index: set by
+// svp_acl_mdl_set_input_aipp, read by the description queries (spec §2.4: size and stride
+// follow the configuration). Shared by every user of the model, as the vendor's are.
+class AippSourceState {
+ public:
+  void set(std::size_t input, IoDesc d);
+  bool get(std::size_t input, IoDesc* out) const;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::size_t, IoDesc> current_;
+};
+
 struct Model {
   Program program;
   const std::uint8_t* image = nullptr;  // the caller's image (not copied)
   std::size_t image_size = 0;
   const std::uint8_t* weights = nullptr;  // inside the image; nullptr when no weights
   std::size_t weights_size = 0;
-  // Data inputs in model order, then task_buf (size()-2) and work_buf (size()-1):
-  // task_buf/work_buf are 1-D uint8 [flag size], ND, stride = size = the flag size
-  // rounded up to the internal stride.
+  // Data inputs in model order, then one dynamic-AIPP parameter input per data input with
+  // dynamic AIPP (in data-input order; 1-D uint8, stride = size = the parameter block
+  // capacity rounded up to the internal stride), then task_buf (size()-2) and work_buf
+  // (size()-1): task_buf/work_buf are 1-D uint8 [flag size], ND, stride = size = the flag
+  // size rounded up to the internal stride. A data input with AIPP is described by its
+  // raw source image (initial: the maximum / static source size).
   std::vector<IoDesc> inputs;
+  // Per data input (io_index order): its AIPP configuration (Mode::kNone without).
+  std::vector<aipp::ModelAipp> input_aipp;
+  std::shared_ptr<AippSourceState> aipp_state = std::make_shared<AippSourceState>();
   std::vector<IoDesc> outputs;
   std::uint32_t aicpu_layers = 0;  // layers with Target::kAiCpu
   // The program prepared for execution (kernels chosen, weights prepared); references
@@ -81,6 +113,13 @@ struct Model {
     const std::int32_t g = selected_gear.load();
     return g < 0 ? outputs : gears[g]->outputs;
   }
+
+  // Input `index` as the description queries report it now (dynamic AIPP inputs follow
+  // the last svp_acl_mdl_set_input_aipp). Precondition: index < inputs.size().
+  IoDesc input_desc(std::size_t index) const;
+  // Data input `index` (dynamic AIPP) now expects a `format` source of w x h
+  // (svp_acl_mdl_set_input_aipp); the description follows it. Errors: kInvalidParam.
+  Status set_aipp_source(std::size_t index, std::int32_t format, std::int32_t w, std::int32_t h) const;
 
   // Parses `image` (read_model), builds the description table and compiles the program.
   static Result<std::shared_ptr<Model>> create(const void* image, std::size_t size,

@@ -1,5 +1,7 @@
 #include "model/program.h"
 
+#include "aipp/model_config.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -224,7 +226,8 @@ Status check_tensor(const Tensor& t, std::size_t index, const ModelFlags& flags,
       return Error(err::kParseModel, "model {} \"{}\": stride or one-batch size exceeds 4294967295 bytes", what,
                    t.name);
     }
-    if (t.name == kTaskBufName || t.name == kWorkBufName || t.name == kDynamicTensorName) {
+    if (t.name == kTaskBufName || t.name == kWorkBufName || t.name == kDynamicTensorName ||
+        t.name.rfind(kDynamicAippName, 0) == 0) {
       return Error(err::kParseModel, "model {} \"{}\" uses a name reserved for the extended inputs", what, t.name);
     }
     if (!t.aipp.empty()) {
@@ -235,10 +238,10 @@ Status check_tensor(const Tensor& t, std::size_t index, const ModelFlags& flags,
         return Error(err::kParseModel, "model input \"{}\": AIPP configuration longer than {} bytes", t.name,
                      kMaxAippJsonLen);
       }
-      const auto aipp = nlohmann::json::parse(t.aipp, nullptr, /*allow_exceptions=*/false);
-      if (!aipp.is_object()) {
-        return Error(err::kParseModel, "model input \"{}\": AIPP configuration is not a JSON object", t.name);
-      }
+      // The AIPP schema and its model-side rules live with the AIPP feature (docs/aipp.md §3).
+      auto aipp = aipp::parse_model_aipp(t.aipp);
+      if (!aipp.ok()) return Error(err::kParseModel, "model input \"{}\": {}", t.name, aipp.status().message());
+      SVP_RETURN_IF_ERROR(aipp::check_model_input(t, flags, *aipp));
     }
     return Status::Ok();
   }

@@ -50,6 +50,8 @@ inline constexpr std::uint32_t kDefaultInternalStride = 16;
 inline constexpr const char* kTaskBufName = "task_buf";
 inline constexpr const char* kWorkBufName = "work_buf";
 inline constexpr const char* kDynamicTensorName = "svp_acl_mbatch_shape_data";
+// Dynamic-AIPP parameter inputs: the first is named exactly this, later ones get "_<k>".
+inline constexpr const char* kDynamicAippName = "svp_acl_dynamic_aipp_data";
 
 // ---------------------------------------------------------------------------------------
 enum class Placement : std::int32_t {

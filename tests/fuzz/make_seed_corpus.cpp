@@ -57,7 +57,7 @@ BuiltModel rich() {
   b.set_dynamic_batch({4});
   b.set_dynamic_hw({{4, 4}, {2, 8}});
   b.set_inout_reuse(x, 2);
-  b.set_aipp(x, R"({"aipp_format":"YUV420SP_U8"})");
+  b.set_aipp(x, R"({"aipp_mode":"dynamic","max_src_image_size_w":8,"max_src_image_size_h":8})");
   b.segment_every(2);
   b.set_compiler_info("seed", "make_seed_corpus");
   return *b.build();

@@ -68,7 +68,7 @@ BuiltModel rich_model() {
   b.set_dynamic_hw({{4, 4}, {8, 8}});
   b.set_inout_reuse(x, 2);
   b.set_inout_reuse(y, 1);
-  b.set_aipp(x, R"({"aipp_format": "YUV420SP_U8", "csc_switch": 1})");
+  b.set_aipp(x, R"({"aipp_mode": "dynamic", "max_src_image_size_w": 8, "max_src_image_size_h": 8, "input_format": "YUV420SP_U8"})");
   b.set_compiler_info("svp-acl test 1.0", "svp_atc --model=rich.onnx --output=rich \u00e9\u4e2d");
   auto m = b.build();
   EXPECT_TRUE(m.ok()) << m.status().message();
@@ -204,7 +204,7 @@ TEST(ModelFormat, RoundTripKeepsTheProgramAndTheWeightsExactly) {
   const Tensor& wq = p.tensors[3];
   EXPECT_EQ(wq.quant.zero_point, (std::vector<std::int32_t>{0, -3}));
   EXPECT_EQ(wq.quant.scale, (std::vector<float>{0.5f, 0.25f}));
-  EXPECT_EQ(p.tensors[0].aipp, R"({"aipp_format": "YUV420SP_U8", "csc_switch": 1})");
+  EXPECT_EQ(p.tensors[0].aipp, R"({"aipp_mode": "dynamic", "max_src_image_size_w": 8, "max_src_image_size_h": 8, "input_format": "YUV420SP_U8"})");
   EXPECT_EQ(p.input_tensors(), (std::vector<std::int32_t>{0}));
   EXPECT_EQ(p.output_tensors().size(), 2u);
   // Writing the loaded program again gives the same bytes.

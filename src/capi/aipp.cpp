@@ -1,0 +1,526 @@
+// svp_acl_mdl.h AIPP: the svp_acl_mdl_aipp parameter object and its setters, writing
+// dynamic-AIPP parameters into a dataset (set_input_aipp / set_aipp_by_input_index /
+// set_output_aipp), and the AIPP queries (aipp types, static AIPP info).
+//
+// The parameter object is host-only; set_input_aipp validates it against the model input
+// and serializes it into the application's buffer of the parameter input
+// (src/aipp/param_block.h), where execution reads it back. docs/aipp.md is the user guide.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include "acl/svp_acl_mdl.h"
+#include "aipp/param_block.h"
+#include "capi/guard.h"
+#include "capi/live_set.h"
+#include "capi/objects.h"
+#include "model/model_registry.h"
+
+using svp::Error;
+using svp::Result;
+using svp::Status;
+using svp::capi::enum_bits;
+using svp::capi::guard;
+using svp::capi::guard_value;
+using svp::capi::require;
+using svp::capi::with_runtime;
+using svp::model::AippRole;
+using svp::model::IoDesc;
+using svp::model::IoKind;
+using svp::model::Model;
+using svp::runtime::Runtime;
+namespace aipp = svp::aipp;
+namespace err = svp::err;
+
+struct svp_acl_mdl_aipp {
+  aipp::AippParams params;
+};
+
+namespace {
+
+// Large enough for any batch the model format allows (model::kMaxBatchSize).
+constexpr std::uint64_t kMaxAippBatch = 5000;
+
+svp::capi::LiveSet<svp_acl_mdl_aipp>& aipps() {
+  static svp::capi::LiveSet<svp_acl_mdl_aipp> set("AIPP parameter object");
+  return set;
+}
+
+Status check_switch(int v, int max, const char* what) {
+  if (v < 0 || v > max) return Error(err::kInvalidParam, "{} {} out of range (0..{})", what, v, max);
+  return Status::Ok();
+}
+
+// Runs `body(BatchParams&)` on entry `batch_index` of a live object.
+template <typename F>
+svp_acl_error batch_setter(const char* fn, svp_acl_mdl_aipp* a, uint64_t batch_index, F&& body) {
+  return guard(fn, [&]() -> Status {
+    SVP_RETURN_IF_ERROR(aipps().check(a));
+    if (batch_index >= a->params.batches.size()) {
+      return Error(err::kInvalidParam, "batch_index {} out of range (the object was created for {} batch images)",
+                   batch_index, a->params.batches.size());
+    }
+    return body(a->params.batches[batch_index]);
+  });
+}
+
+Status finite4(float a, float b, float c, float d, const char* what) {
+  if (!std::isfinite(a) || !std::isfinite(b) || !std::isfinite(c) || !std::isfinite(d)) {
+    return Error(err::kInvalidParam, "{} values must be finite", what);
+  }
+  return Status::Ok();
+}
+
+Result<std::shared_ptr<const Model>> loaded_model(uint32_t model_id) {
+  return with_runtime([&](Runtime& rt) -> Result<std::shared_ptr<const Model>> { return rt.models().get(model_id); });
+}
+
+const char* role_name(AippRole r) {
+  switch (r) {
+    case AippRole::kStatic: return "a data input with static AIPP";
+    case AippRole::kDynamic: return "a data input with dynamic AIPP";
+    case AippRole::kParamNode: return "a dynamic-AIPP parameter input";
+    default: return "an input without AIPP";
+  }
+}
+
+// Validates `a` for the data input of parameter input `param_index` and writes it into the
+// dataset buffer at `param_index`; then the data input's description follows the new source.
+Status write_params(uint32_t model_id, svp_acl_mdl_dataset* dataset, size_t param_index, const svp_acl_mdl_aipp* a) {
+  SVP_RETURN_IF_ERROR(aipps().check(a));
+  auto m = loaded_model(model_id);
+  if (!m.ok()) return m.status();
+  const Model& model = **m;
+  if (param_index >= model.inputs.size()) {
+    return Error(err::kInvalidParam, "input index {} out of range (the model has {} inputs)", param_index,
+                 model.inputs.size());
+  }
+  const IoDesc& node = model.inputs[param_index];
+  if (node.kind != IoKind::kAippParams) {
+    return Error(err::kInvalidParam,
+                 "input {} (\"{}\") is {}, not a dynamic-AIPP parameter input (use the attached_index from "
+                 "svp_acl_mdl_get_input_aipp_type)",
+                 param_index, node.name, role_name(node.aipp));
+  }
+  const auto data_index = static_cast<size_t>(node.aipp_link);
+  const IoDesc& data = model.inputs[data_index];
+  const svp::model::Tensor& t = model.program.tensors[static_cast<size_t>(data.tensor)];
+  const aipp::Target target = aipp::target_for(t, model.program.flags, model.input_aipp[data_index]);
+  SVP_RETURN_IF_ERROR(aipp::validate_for(a->params, target));
+
+  SVP_RETURN_IF_ERROR(svp::capi::datasets().check(dataset));
+  const size_t n = dataset->buffers.size();
+  if (param_index >= n) {
+    return Error(err::kInvalidParam,
+                 "dataset holds {} buffers, none at the parameter input's index {} (add one buffer per input, "
+                 "sized with svp_acl_mdl_get_input_size_by_index)",
+                 n, param_index);
+  }
+  const svp_acl_data_buffer* buf = dataset->buffers[param_index];
+  SVP_RETURN_IF_ERROR(svp::capi::data_buffers().check(buf));
+  auto* bytes = static_cast<std::uint8_t*>(buf->data);
+  const size_t size = buf->size;
+  if (bytes == nullptr) return Error(err::kInvalidParam, "dataset buffer {} has no memory", param_index);
+  if (size < aipp::block_size(a->params)) {
+    return Error(err::kInvalidParam, "dataset buffer {} holds {} bytes; the AIPP parameters need {} (allocate {})",
+                 param_index, size, aipp::block_size(a->params), node.size);
+  }
+  SVP_RETURN_IF_ERROR(aipp::serialize(a->params, bytes, size));
+  return model.set_aipp_source(data_index, a->params.format, a->params.src_w, a->params.src_h);
+}
+
+// svp_acl_aipp_info (level >= 2) from a static configuration.
+void fill_info(const Model& model, size_t index, const aipp::AippParams& p, svp_acl_aipp_info* info) {
+  std::memset(info, 0, sizeof *info);
+  const aipp::BatchParams& e = p.batches[0];
+  info->aipp_format = static_cast<svp_acl_aipp_format>(p.format);
+  info->src_image_width = p.src_w;
+  info->src_image_height = p.src_h;
+  info->crop_switch = e.crop ? 1 : 0;
+  info->crop_start_width = e.crop_x;
+  info->crop_start_height = e.crop_y;
+  info->crop_width = e.crop_w;
+  info->crop_height = e.crop_h;
+  info->resize_switch = static_cast<int8_t>(e.resize);
+  info->resize_output_width = e.resize_out_w;
+  info->resize_output_height = e.resize_out_h;
+  info->padding_switch = static_cast<int8_t>(e.padding);
+  info->left_padding_size = e.pad_left;
+  info->right_padding_size = e.pad_right;
+  info->top_padding_size = e.pad_top;
+  info->bottom_padding_size = e.pad_bottom;
+  info->csc_switch = p.csc ? 1 : 0;
+  info->rbuv_swap_switch = p.rbuv_swap ? 1 : 0;
+  info->ax_swap_switch = p.ax_swap ? 1 : 0;
+  int32_t* m[9] = {&info->matrix_r0c0, &info->matrix_r0c1, &info->matrix_r0c2, &info->matrix_r1c0, &info->matrix_r1c1,
+                   &info->matrix_r1c2, &info->matrix_r2c0, &info->matrix_r2c1, &info->matrix_r2c2};
+  for (size_t i = 0; i < 9; ++i) *m[i] = p.matrix[i];
+  info->output_bias0 = p.out_bias[0];
+  info->output_bias1 = p.out_bias[1];
+  info->output_bias2 = p.out_bias[2];
+  info->input_bias0 = p.in_bias[0];
+  info->input_bias1 = p.in_bias[1];
+  info->input_bias2 = p.in_bias[2];
+  float* dtc[12] = {&info->mean_chn0, &info->mean_chn1, &info->mean_chn2, &info->mean_chn3,
+                    &info->min_chn0,  &info->min_chn1,  &info->min_chn2,  &info->min_chn3,
+                    &info->var_reci_chn0, &info->var_reci_chn1, &info->var_reci_chn2, &info->var_reci_chn3};
+  for (size_t c = 0; c < 4; ++c) {
+    *dtc[c] = e.mean[c];
+    *dtc[4 + c] = e.min[c];
+    *dtc[8 + c] = e.var_reci[c];
+  }
+  const IoDesc src = model.input_desc(index);
+  const svp::model::Tensor& t = model.program.tensors[static_cast<size_t>(src.tensor)];
+  info->src_format = static_cast<svp_acl_format>(t.layout);
+  info->src_data_type = SVP_ACL_UINT8;
+  info->src_dim_num = src.dims.size();
+  info->shape_count = 1;
+  auto put_dims = [](svp_acl_mdl_io_dims* d, const std::string& name, const std::vector<std::int64_t>& dims) {
+    std::memcpy(d->name, name.data(), std::min(name.size(), sizeof d->name - 1));
+    d->dim_count = dims.size();
+    for (size_t i = 0; i < dims.size() && i < SVP_ACL_MAX_DIM_CNT; ++i) d->dims[i] = dims[i];
+  };
+  put_dims(&info->out_dims[0].src_dims, src.name, src.dims);
+  info->out_dims[0].src_size = static_cast<size_t>(src.size);
+  put_dims(&info->out_dims[0].aipp_out_dims, t.name, t.dims);
+  info->out_dims[0].aipp_out_size = static_cast<size_t>(t.size);
+  info->aipp_extend = nullptr;
+}
+
+// The static AIPP parameters of input `index`, or the vendor's NOT_STATIC_AIPP.
+Result<const aipp::AippParams*> static_params(const Model& model, size_t index) {
+  if (index >= model.inputs.size()) {
+    return Error(err::kInvalidParam, "input index {} out of range (the model has {} inputs)", index,
+                 model.inputs.size());
+  }
+  const IoDesc& d = model.inputs[index];
+  if (d.kind == IoKind::kTaskBuf || d.kind == IoKind::kWorkBuf) {
+    return Error(err::kInvalidParam, "input {} is {}: AIPP information is not defined for it", index, d.name);
+  }
+  if (d.aipp != AippRole::kStatic) {
+    return Error(err::kNotStaticAipp, "input {} (\"{}\") is {}, it has no static AIPP", index, d.name,
+                 role_name(d.aipp));
+  }
+  return &model.input_aipp[index].params;
+}
+
+}  // namespace
+
+svp_acl_mdl_aipp* svp_acl_mdl_create_aipp(uint64_t batch_size) {
+  return guard_value<svp_acl_mdl_aipp*>(__func__, nullptr, [&]() -> Result<svp_acl_mdl_aipp*> {
+    if (batch_size == 0 || batch_size > kMaxAippBatch) {
+      return Error(err::kInvalidParam, "batch_size {} out of range (1..{})", batch_size, kMaxAippBatch);
+    }
+    auto a = std::make_unique<svp_acl_mdl_aipp>();
+    a->params.batches.assign(static_cast<size_t>(batch_size), aipp::BatchParams{});
+    aipps().add(a.get());
+    return a.release();
+  });
+}
+
+svp_acl_error svp_acl_mdl_destroy_aipp(svp_acl_mdl_aipp* aipp_set) {
+  return guard(__func__, [&]() -> Status {
+    SVP_RETURN_IF_ERROR(aipps().remove(aipp_set));
+    delete aipp_set;
+    return Status::Ok();
+  });
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_input_format(svp_acl_mdl_aipp* aipp_set, svp_acl_aipp_input_format input_format) {
+  return guard(__func__, [&]() -> Status {
+    SVP_RETURN_IF_ERROR(aipps().check(aipp_set));
+    const int f = enum_bits(input_format);
+    if (aipp::format_info(f) == nullptr) {
+      return Error(err::kInvalidParam, "AIPP input format {} is not supported by svp-acl (docs/aipp.md lists them)",
+                   aipp::format_name(f));
+    }
+    aipp_set->params.format = f;
+    aipp_set->params.format_set = true;
+    return Status::Ok();
+  });
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_csc_params(svp_acl_mdl_aipp* aipp_set, int8_t csc_switch, int16_t matrix_r0c0,
+                                              int16_t matrix_r0c1, int16_t matrix_r0c2, int16_t matrix_r1c0,
+                                              int16_t matrix_r1c1, int16_t matrix_r1c2, int16_t matrix_r2c0,
+                                              int16_t matrix_r2c1, int16_t matrix_r2c2, uint8_t output_bias_r0,
+                                              uint8_t output_bias_r1, uint8_t output_bias_r2, uint8_t input_bias_r0,
+                                              uint8_t input_bias_r1, uint8_t input_bias_r2) {
+  return guard(__func__, [&]() -> Status {
+    SVP_RETURN_IF_ERROR(aipps().check(aipp_set));
+    SVP_RETURN_IF_ERROR(check_switch(csc_switch, 1, "csc_switch"));
+    aipp::AippParams& p = aipp_set->params;
+    p.csc = csc_switch == 1;
+    p.matrix = {matrix_r0c0, matrix_r0c1, matrix_r0c2, matrix_r1c0, matrix_r1c1,
+                matrix_r1c2, matrix_r2c0, matrix_r2c1, matrix_r2c2};
+    p.out_bias = {output_bias_r0, output_bias_r1, output_bias_r2};
+    p.in_bias = {input_bias_r0, input_bias_r1, input_bias_r2};
+    return Status::Ok();
+  });
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_rbuv_swap_switch(svp_acl_mdl_aipp* aipp_set, int8_t rbuv_swap_switch) {
+  return guard(__func__, [&]() -> Status {
+    SVP_RETURN_IF_ERROR(aipps().check(aipp_set));
+    SVP_RETURN_IF_ERROR(check_switch(rbuv_swap_switch, 1, "rbuv_swap_switch"));
+    aipp_set->params.rbuv_swap = rbuv_swap_switch == 1;
+    return Status::Ok();
+  });
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_ax_swap_switch(svp_acl_mdl_aipp* aipp_set, int8_t ax_swap_switch) {
+  return guard(__func__, [&]() -> Status {
+    SVP_RETURN_IF_ERROR(aipps().check(aipp_set));
+    SVP_RETURN_IF_ERROR(check_switch(ax_swap_switch, 1, "ax_swap_switch"));
+    aipp_set->params.ax_swap = ax_swap_switch == 1;
+    return Status::Ok();
+  });
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_src_image_size(svp_acl_mdl_aipp* aipp_set, int32_t image_width,
+                                                  int32_t image_height) {
+  return guard(__func__, [&]() -> Status {
+    SVP_RETURN_IF_ERROR(aipps().check(aipp_set));
+    if (image_width <= 0 || image_height <= 0) {
+      return Error(err::kInvalidParam, "source image size {}x{} must be positive", image_width, image_height);
+    }
+    aipp_set->params.src_w = image_width;
+    aipp_set->params.src_h = image_height;
+    aipp_set->params.src_size_set = true;
+    return Status::Ok();
+  });
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_scf_params(svp_acl_mdl_aipp* aipp_set, int8_t scf_switch, int32_t input_width,
+                                              int32_t input_height, int32_t output_width, int32_t output_height,
+                                              uint64_t batch_index) {
+  return batch_setter(__func__, aipp_set, batch_index, [&](aipp::BatchParams& e) -> Status {
+    SVP_RETURN_IF_ERROR(check_switch(scf_switch, 2, "scf_switch (svp_acl_aipp_resize_switch)"));
+    if (scf_switch != 0 && (input_width <= 0 || input_height <= 0 || output_width <= 0 || output_height <= 0)) {
+      return Error(err::kInvalidParam, "resize sizes {}x{} -> {}x{} must be positive", input_width, input_height,
+                   output_width, output_height);
+    }
+    e.resize = static_cast<aipp::Resize>(scf_switch);
+    e.resize_in_w = input_width;
+    e.resize_in_h = input_height;
+    e.resize_out_w = output_width;
+    e.resize_out_h = output_height;
+    return Status::Ok();
+  });
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_crop_params(svp_acl_mdl_aipp* aipp_set, int8_t crop_switch,
+                                               int32_t width_start_pos, int32_t height_start_pos, int32_t width,
+                                               int32_t height, uint64_t batch_index) {
+  return batch_setter(__func__, aipp_set, batch_index, [&](aipp::BatchParams& e) -> Status {
+    SVP_RETURN_IF_ERROR(check_switch(crop_switch, 1, "crop_switch"));
+    if (crop_switch != 0 && (width_start_pos < 0 || height_start_pos < 0 || width <= 0 || height <= 0)) {
+      return Error(err::kInvalidParam, "crop window at ({}, {}) of {}x{}: start must be >= 0 and size > 0",
+                   width_start_pos, height_start_pos, width, height);
+    }
+    e.crop = crop_switch == 1;
+    e.crop_x = width_start_pos;
+    e.crop_y = height_start_pos;
+    e.crop_w = width;
+    e.crop_h = height;
+    return Status::Ok();
+  });
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_padding_params(svp_acl_mdl_aipp* aipp_set, int8_t padding_switch, int32_t top,
+                                                  int32_t bottom, int32_t left, int32_t right, uint64_t batch_index) {
+  return batch_setter(__func__, aipp_set, batch_index, [&](aipp::BatchParams& e) -> Status {
+    SVP_RETURN_IF_ERROR(check_switch(padding_switch, 4, "padding_switch (svp_acl_aipp_padding_switch)"));
+    if (padding_switch != 0 && (top < 0 || bottom < 0 || left < 0 || right < 0)) {
+      return Error(err::kInvalidParam, "padding sizes (top {}, bottom {}, left {}, right {}) must be >= 0", top,
+                   bottom, left, right);
+    }
+    e.padding = static_cast<aipp::Padding>(padding_switch);
+    e.pad_top = top;
+    e.pad_bottom = bottom;
+    e.pad_left = left;
+    e.pad_right = right;
+    return Status::Ok();
+  });
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_dtc_pixel_mean(svp_acl_mdl_aipp* aipp_set, float mean_chn0, float mean_chn1,
+                                                  float mean_chn2, float mean_chn3, uint64_t batch_index) {
+  return batch_setter(__func__, aipp_set, batch_index, [&](aipp::BatchParams& e) -> Status {
+    SVP_RETURN_IF_ERROR(finite4(mean_chn0, mean_chn1, mean_chn2, mean_chn3, "pixel mean"));
+    e.mean = {mean_chn0, mean_chn1, mean_chn2, mean_chn3};
+    return Status::Ok();
+  });
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_dtc_pixel_min(svp_acl_mdl_aipp* aipp_set, float min_chn0, float min_chn1,
+                                                 float min_chn2, float min_chn3, uint64_t batch_index) {
+  return batch_setter(__func__, aipp_set, batch_index, [&](aipp::BatchParams& e) -> Status {
+    SVP_RETURN_IF_ERROR(finite4(min_chn0, min_chn1, min_chn2, min_chn3, "pixel min"));
+    e.min = {min_chn0, min_chn1, min_chn2, min_chn3};
+    return Status::Ok();
+  });
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_pixel_var_reci(svp_acl_mdl_aipp* aipp_set, float reci_chn0, float reci_chn1,
+                                                  float reci_chn2, float reci_chn3, uint64_t batch_index) {
+  return batch_setter(__func__, aipp_set, batch_index, [&](aipp::BatchParams& e) -> Status {
+    SVP_RETURN_IF_ERROR(finite4(reci_chn0, reci_chn1, reci_chn2, reci_chn3, "var_reci"));
+    e.var_reci = {reci_chn0, reci_chn1, reci_chn2, reci_chn3};
+    return Status::Ok();
+  });
+}
+
+svp_acl_error svp_acl_mdl_set_input_aipp(uint32_t model_id, svp_acl_mdl_dataset* dataset, size_t index,
+                                         const svp_acl_mdl_aipp* aipp_set) {
+  return guard(__func__, [&]() -> Status { return write_params(model_id, dataset, index, aipp_set); });
+}
+
+svp_acl_error svp_acl_mdl_set_aipp_by_input_index(uint32_t model_id, svp_acl_mdl_dataset* dataset, size_t index,
+                                                  const svp_acl_mdl_aipp* aipp_set) {
+  return guard(__func__, [&]() -> Status {
+    SVP_RETURN_IF_ERROR(aipps().check(aipp_set));
+    auto m = loaded_model(model_id);
+    if (!m.ok()) return m.status();
+    if (index >= (*m)->inputs.size()) {
+      return Error(err::kInvalidParam, "input index {} out of range (the model has {} inputs)", index,
+                   (*m)->inputs.size());
+    }
+    const IoDesc& d = (*m)->inputs[index];
+    if (d.aipp != AippRole::kDynamic) {
+      return Error(err::kInvalidParam, "input {} (\"{}\") is {}, not a data input with dynamic AIPP", index, d.name,
+                   role_name(d.aipp));
+    }
+    return write_params(model_id, dataset, static_cast<size_t>(d.aipp_link), aipp_set);
+  });
+}
+
+svp_acl_error svp_acl_mdl_set_output_aipp(uint32_t model_id, svp_acl_mdl_dataset* dataset, size_t index,
+                                          const svp_acl_mdl_aipp* aipp_set) {
+  return guard(__func__, [&]() -> Status {
+    SVP_RETURN_IF_ERROR(aipps().check(aipp_set));
+    // Output-side AIPP only crops (seed §8.3.4); say so before looking at the model.
+    const aipp::AippParams& p = aipp_set->params;
+    if (p.csc || p.rbuv_swap || p.ax_swap) {
+      return Error(err::kInvalidParam, "output AIPP supports crop only: CSC or a channel swap is set");
+    }
+    for (size_t b = 0; b < p.batches.size(); ++b) {
+      const aipp::BatchParams& e = p.batches[b];
+      if (e.resize != aipp::Resize::kOff || e.padding != aipp::Padding::kOff) {
+        return Error(err::kInvalidParam, "output AIPP supports crop only: batch {} sets resize or padding", b);
+      }
+    }
+    auto m = loaded_model(model_id);
+    if (!m.ok()) return m.status();
+    SVP_RETURN_IF_ERROR(svp::capi::datasets().check(dataset));
+    if (index >= (*m)->outputs.size()) {
+      return Error(err::kInvalidParam, "output index {} out of range (the model has {} outputs)", index,
+                   (*m)->outputs.size());
+    }
+    return Error(err::kInvalidParam,
+                 "output {} (\"{}\") has no dynamic AIPP (svp-acl models have no output-side AIPP nodes)", index,
+                 (*m)->outputs[index].name);
+  });
+}
+
+svp_acl_error svp_acl_mdl_get_input_aipp_type(uint32_t model_id, size_t index, svp_acl_mdl_aipp_type* type,
+                                              size_t* attached_index) {
+  return guard(__func__, [&]() -> Status {
+    SVP_RETURN_IF_ERROR(require(type != nullptr, "type is NULL"));
+    SVP_RETURN_IF_ERROR(require(attached_index != nullptr, "attached_index is NULL"));
+    auto m = loaded_model(model_id);
+    if (!m.ok()) return m.status();
+    if (index >= (*m)->inputs.size()) {
+      return Error(err::kInvalidParam, "input index {} out of range (the model has {} inputs)", index,
+                   (*m)->inputs.size());
+    }
+    const IoDesc& d = (*m)->inputs[index];
+    *type = static_cast<svp_acl_mdl_aipp_type>(d.aipp);
+    *attached_index = d.aipp == AippRole::kDynamic ? static_cast<size_t>(d.aipp_link) : SVP_ACL_INVALID_NODE_INDEX;
+    return Status::Ok();
+  });
+}
+
+svp_acl_error svp_acl_mdl_get_output_aipp_type(uint32_t model_id, size_t index, svp_acl_mdl_aipp_type* type,
+                                               size_t* attached_index) {
+  return guard(__func__, [&]() -> Status {
+    SVP_RETURN_IF_ERROR(require(type != nullptr, "type is NULL"));
+    SVP_RETURN_IF_ERROR(require(attached_index != nullptr, "attached_index is NULL"));
+    auto m = loaded_model(model_id);
+    if (!m.ok()) return m.status();
+    if (index >= (*m)->outputs.size()) {
+      return Error(err::kInvalidParam, "output index {} out of range (the model has {} outputs)", index,
+                   (*m)->outputs.size());
+    }
+    *type = SVP_ACL_DATA_WITHOUT_AIPP;  // the model format has no output-side AIPP
+    *attached_index = SVP_ACL_INVALID_NODE_INDEX;
+    return Status::Ok();
+  });
+}
+
+svp_acl_error svp_acl_mdl_get_first_aipp_info(uint32_t model_id, size_t index, svp_acl_aipp_info* aipp_info) {
+  return guard(__func__, [&]() -> Status {
+    SVP_RETURN_IF_ERROR(require(aipp_info != nullptr, "aipp_info is NULL"));
+    auto m = loaded_model(model_id);
+    if (!m.ok()) return m.status();
+    auto p = static_params(**m, index);
+    if (!p.ok()) return p.status();
+    fill_info(**m, index, **p, aipp_info);
+    return Status::Ok();
+  });
+}
+
+svp_acl_error svp_acl_mdl_get_last_aipp_info(uint32_t model_id, size_t index, svp_acl_aipp_info* aipp_info) {
+  return guard(__func__, [&]() -> Status {
+    SVP_RETURN_IF_ERROR(require(aipp_info != nullptr, "aipp_info is NULL"));
+    auto m = loaded_model(model_id);
+    if (!m.ok()) return m.status();
+    if (index >= (*m)->outputs.size()) {
+      return Error(err::kInvalidParam, "output index {} out of range (the model has {} outputs)", index,
+                   (*m)->outputs.size());
+    }
+    return Error(err::kNotStaticAipp, "output {} (\"{}\") has no static AIPP (svp-acl models have no output AIPP)",
+                 index, (*m)->outputs[index].name);
+  });
+}
+
+// Level-1 (SVP_ACL_API_LEVEL 1, SS928-class) callers pass the old one-member struct; the
+// header routes their calls here so the library never writes past it (svp_acl_mdl.h).
+namespace {
+struct AippInfoV1 {
+  svp_acl_aipp_input_format input_format;
+};
+}  // namespace
+
+extern "C" {
+SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_mdl_get_first_aipp_info_v1(uint32_t model_id, size_t index,
+                                                                         AippInfoV1* aipp_info);
+SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_mdl_get_last_aipp_info_v1(uint32_t model_id, size_t index,
+                                                                        AippInfoV1* aipp_info);
+}
+
+svp_acl_error svp_acl_mdl_get_first_aipp_info_v1(uint32_t model_id, size_t index, AippInfoV1* aipp_info) {
+  return guard("svp_acl_mdl_get_first_aipp_info", [&]() -> Status {
+    SVP_RETURN_IF_ERROR(require(aipp_info != nullptr, "aipp_info is NULL"));
+    auto m = loaded_model(model_id);
+    if (!m.ok()) return m.status();
+    auto p = static_params(**m, index);
+    if (!p.ok()) return p.status();
+    aipp_info->input_format = static_cast<svp_acl_aipp_input_format>((*p)->format);
+    return Status::Ok();
+  });
+}
+
+svp_acl_error svp_acl_mdl_get_last_aipp_info_v1(uint32_t model_id, size_t index, AippInfoV1* aipp_info) {
+  return guard("svp_acl_mdl_get_last_aipp_info", [&]() -> Status {
+    SVP_RETURN_IF_ERROR(require(aipp_info != nullptr, "aipp_info is NULL"));
+    auto m = loaded_model(model_id);
+    if (!m.ok()) return m.status();
+    if (index >= (*m)->outputs.size()) {
+      return Error(err::kInvalidParam, "output index {} out of range (the model has {} outputs)", index,
+                   (*m)->outputs.size());
+    }
+    return Error(err::kNotStaticAipp, "output {} has no static AIPP", index);
+  });
+}
