@@ -576,6 +576,18 @@ Status Program::validate(std::uint64_t weights_size) const {
   };
   std::vector<Live> live;
   if (reuses_io(flags.buffer_reuse)) {
+    // An AIPP input's buffer holds the source image, not the tensor the arena plan sized.
+    const std::int32_t type = flags.buffer_reuse;
+    if (type == 2 || type == 4 || type == 5 || type == 6) {
+      for (const Tensor& t : tensors) {
+        if (t.placement == Placement::kModelInput && !t.aipp.empty()) {
+          return Error(err::kParseModel,
+                       "buffer reuse type {} puts intermediates into input memory, which AIPP input \"{}\" does "
+                       "not allow",
+                       type, t.name);
+        }
+      }
+    }
     const auto parts = arena_parts(*this);
     if (!parts) return Error(err::kParseModel, "the buffer-reuse arena size overflows");
     const std::uint64_t arena_end = parts->back().offset + parts->back().size;

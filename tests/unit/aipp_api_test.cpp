@@ -650,3 +650,26 @@ TEST(AippModelValidation, RejectsInputsAippCannotFeed) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(AippReuseTest, ReuseTypesThatPutIntermediatesIntoInputMemoryRejectAippInputs) {
+  for (int type : {2, 4, 5, 6}) {
+    ModelBuilder b("aipp_reuse");
+    const TensorId x = b.add_input("img", DType::kFloat32, {1, 3, 8, 8});
+    b.set_aipp(x, svp::aipp::dynamic_aipp_json(8, 8));
+    b.add_output(b.add_layer("relu", "Relu", {x}), "y");
+    b.set_buffer_reuse(type);
+    auto m = b.build();
+    ASSERT_FALSE(m.ok()) << "type " << type;
+    EXPECT_NE(m.status().message().find("AIPP input \"img\""), std::string::npos) << m.status().message();
+  }
+  ModelBuilder b("aipp_out_reuse");  // outputs only: fine
+  const TensorId x = b.add_input("img", DType::kFloat32, {1, 3, 8, 8});
+  b.set_aipp(x, svp::aipp::dynamic_aipp_json(8, 8));
+  b.add_output(b.add_layer("relu", "Relu", {x}), "y");
+  b.set_buffer_reuse(SVP_ACL_BUFFER_REUSE_OUTWORK_CONT);
+  EXPECT_TRUE(b.build().ok());
+}
+
+}  // namespace
