@@ -63,7 +63,7 @@ BuiltModel rich_model() {
   b.add_output(z, "z");
   b.set_preemptible(true);
   b.set_aicpu_busy_wait(true);
-  b.set_buffer_reuse(5);
+  b.set_buffer_reuse(7);
   b.set_internal_stride(32);
   b.set_dynamic_hw({{4, 4}, {8, 8}});
   b.set_inout_reuse(x, 2);
@@ -189,7 +189,7 @@ TEST(ModelFormat, RoundTripKeepsTheProgramAndTheWeightsExactly) {
   const Program& p = loaded->program;
   EXPECT_EQ(p.name, "rich-model");
   EXPECT_EQ(p.compiler.command_line, "svp_atc --model=rich.onnx --output=rich \u00e9\u4e2d");
-  EXPECT_EQ(p.flags.buffer_reuse, 5);
+  EXPECT_EQ(p.flags.buffer_reuse, 7);
   EXPECT_EQ(p.flags.internal_stride, 32u);
   EXPECT_TRUE(p.flags.preemptible);
   EXPECT_TRUE(p.flags.aicpu_busy_wait);
