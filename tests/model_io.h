@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <random>
 #include <vector>
 
 #include "acl/svp_acl.h"
@@ -16,6 +17,15 @@
 #include "test_support.h"
 
 namespace svp::test {
+
+// `n` floats uniform in [lo, hi), reproducible from `seed`.
+inline std::vector<float> random_floats(std::size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (float& f : v) f = d(rng);
+  return v;
+}
 
 // A loaded model with its description and the vendor-style datasets.
 class ModelRun {

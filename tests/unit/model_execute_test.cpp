@@ -21,20 +21,13 @@ using svp::model::ModelBuilder;
 using svp::model::Quant;
 using svp::model::TensorId;
 using svp::test::ModelRun;
+using svp::test::random_floats;
 using svp::test::reference_outputs;
 
 BuiltModel must(const ModelBuilder& b) {
   auto m = b.build();
   EXPECT_TRUE(m.ok()) << m.status().message();
   return m.ok() ? std::move(*m) : BuiltModel{};
-}
-
-std::vector<float> random_floats(std::size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(rng);
-  return v;
 }
 
 LayerOptions conv_opts(std::int64_t k, std::int64_t pad, std::int64_t stride = 1) {

@@ -18,15 +18,8 @@ using svp::model::LayerOptions;
 using svp::model::ModelBuilder;
 using svp::model::Placement;
 using svp::model::TensorId;
+using svp::test::random_floats;
 using svp::test::reference_outputs;
-
-std::vector<float> randoms(std::size_t n, unsigned seed, float scale = 0.3f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-scale, scale);
-  std::vector<float> v(n);
-  for (float &f : v) f = d(rng);
-  return v;
-}
 
 // A small ResNet: stem conv, two basic blocks with identity shortcuts, a
 // strided block with a projection shortcut, global pooling and a classifier;
@@ -41,8 +34,8 @@ BuiltModel resnet_like(std::int32_t reuse) {
     o.attrs.set("pads", std::vector<std::int64_t>(4, k / 2));
     o.attrs.set("strides", std::vector<std::int64_t>{stride, stride});
     const TensorId w =
-        b.add_constant(name + "_w", {cout, cin, k, k}, randoms(static_cast<std::size_t>(cout * cin * k * k), seed++));
-    const TensorId bias = b.add_constant(name + "_b", {cout}, randoms(static_cast<std::size_t>(cout), seed++));
+        b.add_constant(name + "_w", {cout, cin, k, k}, random_floats(static_cast<std::size_t>(cout * cin * k * k), seed++, -0.3f, 0.3f));
+    const TensorId bias = b.add_constant(name + "_b", {cout}, random_floats(static_cast<std::size_t>(cout), seed++, -0.3f, 0.3f));
     return b.add_layer(name, "Conv", {x, w, bias}, o).out();
   };
   auto relu = [&](const std::string &name, TensorId x) { return b.add_layer(name, "Relu", {x}).out(); };
@@ -62,7 +55,7 @@ BuiltModel resnet_like(std::int32_t reuse) {
   LayerOptions flat;
   flat.attrs.set("axis", std::int64_t{1});
   t = b.add_layer("flatten", "Flatten", {t}, flat);
-  const TensorId fc_w = b.add_constant("fc_w", {10, 32}, randoms(320, seed++));
+  const TensorId fc_w = b.add_constant("fc_w", {10, 32}, random_floats(320, seed++, -0.3f, 0.3f));
   LayerOptions gemm;
   gemm.attrs.set("transB", std::int64_t{1});
   b.add_output(b.add_layer("fc", "Gemm", {t, fc_w}, gemm), "logits");
@@ -181,7 +174,7 @@ TEST_F(ModelReuseTest, ReuseShrinksTheWorkBufOfAResNetLikeModel) {
 }
 
 TEST_F(ModelReuseTest, EveryReuseTypeExecutesCorrectlyInOneBlock) {
-  const auto x = randoms(3 * 32 * 32, 99, 1.0f);
+  const auto x = random_floats(3 * 32 * 32, 99, -1.0f, 1.0f);
   const auto want = reference_outputs(resnet_like(SVP_ACL_BUFFER_REUSE_NONE), {x.data()})[0].values<float>();
   for (int type = SVP_ACL_BUFFER_REUSE_NONE; type <= SVP_ACL_BUFFER_REUSE_OUTWORK_CONT; ++type) {
     SCOPED_TRACE("reuse type " + std::to_string(type));

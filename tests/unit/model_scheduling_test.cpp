@@ -15,15 +15,8 @@ using svp::model::LayerOptions;
 using svp::model::ModelBuilder;
 using svp::model::TensorId;
 using svp::test::ModelRun;
+using svp::test::random_floats;
 using svp::test::reference_outputs;
-
-std::vector<float> randoms(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-0.3f, 0.3f);
-  std::vector<float> v(n);
-  for (float& f : v) f = d(rng);
-  return v;
-}
 
 // `layers` × (conv3x3 16→16 + relu), one segment per layer: tens of milliseconds with the
 // reference kernels.
@@ -44,7 +37,7 @@ BuiltModel long_model(bool preemptible, int layers = 24, bool aicpu_head = false
   conv.attrs.set("kernel_shape", std::vector<std::int64_t>{3, 3});
   conv.attrs.set("pads", std::vector<std::int64_t>{1, 1, 1, 1});
   for (int i = 0; i < layers; ++i) {
-    const TensorId w = b.add_constant("w" + std::to_string(i), {32, 32, 3, 3}, randoms(32 * 32 * 9, 100 + i));
+    const TensorId w = b.add_constant("w" + std::to_string(i), {32, 32, 3, 3}, random_floats(32 * 32 * 9, 100 + i, -0.3f, 0.3f));
     t = b.add_layer("conv" + std::to_string(i), "Conv", {t, w}, conv);
     t = b.add_layer("relu" + std::to_string(i), "Relu", {t});
   }
@@ -117,8 +110,8 @@ TEST_F(ModelSchedulingTest, AHighPriorityModelPreemptsAPreemptibleOneAndBothResu
   ModelRun high(sm.image);
   set_priority(low.id(), 6);
   set_priority(high.id(), 1);
-  const auto xl = randoms(32 * 48 * 48, 1);
-  const auto xh = randoms(4 * 64, 2);
+  const auto xl = random_floats(32 * 48 * 48, 1, -0.3f, 0.3f);
+  const auto xh = random_floats(4 * 64, 2, -0.3f, 0.3f);
   low.set_input(0, xl.data());
   high.set_input(0, xh.data());
   EXPECT_TRUE(low_still_running_when_high_finishes(low, high))
@@ -136,7 +129,7 @@ TEST_F(ModelSchedulingTest, ANonPreemptibleModelRunsToCompletionFirst) {
   ModelRun high(sm.image);
   set_priority(low.id(), 6);
   set_priority(high.id(), 1);
-  const auto xl = randoms(32 * 48 * 48, 3);
+  const auto xl = random_floats(32 * 48 * 48, 3, -0.3f, 0.3f);
   low.set_input(0, xl.data());
   EXPECT_FALSE(low_still_running_when_high_finishes(low, high, /*aicpu_head=*/true));
   ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(a_));

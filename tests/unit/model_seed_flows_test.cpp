@@ -21,15 +21,8 @@ using svp::model::LayerOptions;
 using svp::model::ModelBuilder;
 using svp::model::TensorId;
 using svp::test::ModelRun;
+using svp::test::random_floats;
 using svp::test::reference_outputs;
-
-std::vector<float> randoms(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& f : v) f = d(rng);
-  return v;
-}
 
 // A classifier-shaped model: conv → relu → global pool → flatten → gemm → softmax.
 BuiltModel classifier(const std::string& name, unsigned seed, std::int64_t classes) {
@@ -38,7 +31,7 @@ BuiltModel classifier(const std::string& name, unsigned seed, std::int64_t class
   LayerOptions conv;
   conv.attrs.set("kernel_shape", std::vector<std::int64_t>{3, 3});
   conv.attrs.set("pads", std::vector<std::int64_t>{1, 1, 1, 1});
-  TensorId t = b.add_layer("conv", "Conv", {x, b.add_constant("w", {8, 3, 3, 3}, randoms(216, seed))}, conv);
+  TensorId t = b.add_layer("conv", "Conv", {x, b.add_constant("w", {8, 3, 3, 3}, random_floats(216, seed))}, conv);
   t = b.add_layer("relu", "Relu", {t});
   t = b.add_layer("gap", "GlobalAveragePool", {t});
   LayerOptions flat;
@@ -46,7 +39,7 @@ BuiltModel classifier(const std::string& name, unsigned seed, std::int64_t class
   t = b.add_layer("flat", "Flatten", {t}, flat);
   LayerOptions gemm;
   gemm.attrs.set("transB", std::int64_t{1});
-  t = b.add_layer("fc", "Gemm", {t, b.add_constant("fc_w", {classes, 8}, randoms(8 * classes, seed + 1))}, gemm);
+  t = b.add_layer("fc", "Gemm", {t, b.add_constant("fc_w", {classes, 8}, random_floats(8 * classes, seed + 1))}, gemm);
   LayerOptions soft;
   soft.attrs.set("axis", std::int64_t{1});
   b.add_output(b.add_layer("prob", "Softmax", {t}, soft), "prob");
@@ -75,7 +68,7 @@ TEST_F(SeedFlowTest, AsyncExecutionWithCallbacksAndAMemoryPool) {
   std::vector<std::vector<float>> inputs;
   std::vector<std::vector<float>> expected;
   for (int i = 0; i < kExecuteTimes; ++i) {
-    inputs.push_back(randoms(3 * 16 * 16, 100 + i));
+    inputs.push_back(random_floats(3 * 16 * 16, 100 + i));
     expected.push_back(reference_outputs(m, {inputs.back().data()})[0].values<float>());
   }
 
@@ -155,8 +148,8 @@ TEST_F(SeedFlowTest, TwoModelsOnOneStreamShareTheLargestWorkBuf) {
   ASSERT_ACL_OK(svp_acl_rt_mem_flush(work, size));
   for (ModelRun* r : {&ra, &rb}) ASSERT_ACL_OK(svp_acl_update_data_buffer(r->in_buf(2), work, size, size));
   for (unsigned i = 0; i < 3; ++i) {
-    const auto xa = randoms(3 * 256, 30 + i);
-    const auto xb = randoms(3 * 256, 40 + i);
+    const auto xa = random_floats(3 * 256, 30 + i);
+    const auto xb = random_floats(3 * 256, 40 + i);
     ra.set_input(0, xa.data());
     rb.set_input(0, xb.data());
     ASSERT_ACL_OK(ra.execute());
@@ -181,7 +174,7 @@ TEST_F(SeedFlowTest, SeveralThreadsEachDriveTheirOwnStream) {
       {
         ModelRun run(m.image);
         for (unsigned i = 0; i < 6; ++i) {
-          const auto x = randoms(3 * 256, 1000 * t + i);
+          const auto x = random_floats(3 * 256, 1000 * t + i);
           run.set_input(0, x.data());
           if (run.execute_async(s) != SVP_ACL_SUCCESS || svp_acl_rt_synchronize_stream(s) != SVP_ACL_SUCCESS) {
             failed++;
