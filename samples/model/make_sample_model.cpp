@@ -3,13 +3,16 @@
 //   make_sample_model <dir>   →  <dir>/classifier.om             the model (svp-acl .om)
 //                                <dir>/classifier.input.bin      N images, dense float32 NCHW
 //                                <dir>/classifier.expected.bin   N × 10 probabilities
+//                                <dir>/classifier.layers.txt     one line per layer, in execution
+//                                                                order: "<name> <type> npu|aicpu"
 //
 // The model is a small image classifier (3×64×64 → 10 classes): a ResNet-style stem,
 // two residual blocks, global pooling, a fully connected layer and a softmax that runs on
 // the AI-CPU; compiled preemptible, with fused-layer segments of two layers. Weights are
 // random (fixed seed). The expected outputs come from evaluating the same layers directly
 // with the reference kernels, independently of the runtime, so the C sample can check what
-// the software NPU computes.
+// the software NPU computes. The layer list lets the profiling samples check the operator
+// records they receive against what the model really contains, without trusting the runtime.
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -110,6 +113,14 @@ bool write(const std::string& path, const void* data, std::size_t size) {
   return std::fclose(f) == 0 && ok;
 }
 
+std::string layer_list(const BuiltModel& m) {
+  std::string s;
+  for (const auto& l : m.program.layers) {
+    s += l.name + " " + l.op + (l.target == svp::model::Target::kAiCpu ? " aicpu\n" : " npu\n");
+  }
+  return s;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -131,9 +142,11 @@ int main(int argc, char** argv) {
     images.insert(images.end(), img.begin(), img.end());
     expected.insert(expected.end(), prob.begin(), prob.end());
   }
+  const std::string layers = layer_list(*m);
   if (!write(dir + "/classifier.om", m->image.data(), m->image.size()) ||
       !write(dir + "/classifier.input.bin", images.data(), images.size() * sizeof(float)) ||
-      !write(dir + "/classifier.expected.bin", expected.data(), expected.size() * sizeof(float))) {
+      !write(dir + "/classifier.expected.bin", expected.data(), expected.size() * sizeof(float)) ||
+      !write(dir + "/classifier.layers.txt", layers.data(), layers.size())) {
     std::fprintf(stderr, "cannot write into %s\n", dir.c_str());
     return 1;
   }
