@@ -26,7 +26,7 @@ struct HtmlOptions {
   // earliest `max_ops` operators and says so (trace.json and op_summary.csv have all).
   std::size_t max_ops = 500000;
   // Rows of the task table in the page (task_summary.csv has all).
-  std::size_t max_task_rows = 5000;
+  std::size_t max_task_rows = 2000;
 };
 
 struct HtmlCounts {
