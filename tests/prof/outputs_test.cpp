@@ -179,6 +179,30 @@ TEST_F(SvpProfOutputs, OverlappingItemsGoToExtraLanes) {
   EXPECT_THAT(names, ::testing::Contains("AI-CPU (host) (overlap 1)"));
 }
 
+TEST_F(SvpProfOutputs, ManyOverlappingItemsShareABoundedNumberOfLanes) {
+  // Broken data: 100000 operators at the same time on one core. Quick, and not 100000 rows.
+  OpRecord o = job_.ops[0];
+  o.core = 0;
+  for (int i = 0; i < 100000; ++i) job_.ops.push_back(o);
+  Layout layout = build_layout(job_, timeline_);
+  std::size_t core0_lanes = 0;
+  std::size_t items = 0;
+  for (std::size_t i = 0; i < layout.tracks.size(); ++i) {
+    if (layout.tracks[i].kind == TrackKind::kCore && layout.tracks[i].id == 0) {
+      ++core0_lanes;
+      items += layout.items[i].size();
+    }
+  }
+  EXPECT_EQ(core0_lanes, 16u);
+  EXPECT_EQ(items, 100000u + 5u);  // core 0's five operators from the scenario, too
+}
+
+TEST_F(SvpProfOutputs, AHeaderClaimingMillionsOfCoresDoesNotMakeMillionsOfRows) {
+  job_.info.devices[0].cores = 1000000000;
+  Layout layout = build_layout(job_, timeline_);
+  EXPECT_LT(layout.tracks.size(), 100u);
+}
+
 json load_trace(const fs::path& p) {
   json trace = json::parse(read_text(p));  // throws, failing the test, if not valid JSON
   return trace;

@@ -192,6 +192,22 @@ TEST(SvpProfTimeline, ContradictorySequencesAreAnomaliesNotCrashes) {
   EXPECT_TRUE(warned);
 }
 
+TEST(SvpProfTimeline, TaskMayEndInItsFinalAicpuSegmentWithoutAResume) {
+  // The last segment is an AI-CPU one, run with the core released: nothing to resume for.
+  JobWriter w;
+  w.add(DataFile::kTask, ev("start", 1, 1, 100, {{"core", 0}, {"prio", 1}}));
+  w.add(DataFile::kTask, ev("aicpu_post", 1, 1, 300, {{"seg", 2}, {"core", -1}}));
+  w.add(DataFile::kTask, ev("aicpu_start", 1, 1, 350, {{"seg", 2}, {"tid", 9}}));
+  w.add(DataFile::kTask, ev("aicpu_end", 1, 1, 600, {{"seg", 2}, {"tid", 9}}));
+  w.add(DataFile::kTask, ev("end", 1, 1, 650, {{"core", -1}, {"status", 0}}));
+  Assembled a = assemble(w);
+  const Task& t = a.task(1);
+  EXPECT_TRUE(t.anomalies.empty()) << t.anomalies.front();
+  EXPECT_EQ(t.state, TaskState::kOk);
+  EXPECT_EQ(t.run_ns, 200);
+  EXPECT_EQ(t.aicpu_wait_ns, 350);
+}
+
 TEST(SvpProfTimeline, CutShortJobEndsAtTheLastRecord) {
   JobWriter w;
   add_reference_scenario(w);

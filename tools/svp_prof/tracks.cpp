@@ -1,8 +1,10 @@
 #include "svp_prof/tracks.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
+#include <queue>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -13,6 +15,9 @@ namespace {
 // Logical track before lanes: (device, kind, id) orders devices, then streams before
 // cores before the AI-CPU host track, then ids.
 using TrackKey = std::tuple<std::int64_t, TrackKind, std::int64_t>;
+
+constexpr std::int64_t kMaxIdleCoreRows = 64;
+constexpr std::size_t kMaxLanes = 16;
 
 std::string track_name(TrackKind kind, std::int64_t id, int lane) {
   std::string name;
@@ -41,8 +46,9 @@ Layout build_layout(const Job& job, const Timeline& timeline) {
   std::set<std::int64_t> devices;
   for (const DeviceInfo& d : job.info.devices) {
     devices.insert(d.id);
-    // Every core gets a row, idle or not: an idle core is worth seeing.
-    for (std::int64_t c = 0; c < d.cores; ++c) logical[{d.id, TrackKind::kCore, c}];
+    // Every core gets a row, idle or not: an idle core is worth seeing. (A header
+    // claiming millions of cores gets rows only for the first ones and those with data.)
+    for (std::int64_t c = 0; c < std::min(d.cores, kMaxIdleCoreRows); ++c) logical[{d.id, TrackKind::kCore, c}];
   }
 
   for (std::size_t i = 0; i < timeline.tasks.size(); ++i) {
@@ -78,17 +84,33 @@ Layout build_layout(const Job& job, const Timeline& timeline) {
     std::stable_sort(items.begin(), items.end(), [](const TrackItem& a, const TrackItem& b) {
       return std::tie(a.begin_ns, a.end_ns) < std::tie(b.begin_ns, b.end_ns);
     });
-    // Greedy lane assignment: each item goes to the first lane that is free by its begin.
-    std::vector<std::int64_t> lane_end;
+    // Greedy lane assignment: each item goes to the lowest lane free by its begin, or a
+    // new lane. Beyond kMaxLanes, items share the lane that frees first, overlapping:
+    // data that broken cannot be drawn usefully anyway, and a million rows would be worse.
+    using LaneEnd = std::pair<std::int64_t, std::size_t>;  // (end of its last item, lane)
+    std::priority_queue<LaneEnd, std::vector<LaneEnd>, std::greater<LaneEnd>> busy;
+    std::set<std::size_t> free_lanes;
     std::vector<std::vector<TrackItem>> lanes;
+    std::vector<std::int64_t> lane_end;
     for (const TrackItem& item : items) {
-      std::size_t lane = 0;
-      while (lane < lane_end.size() && lane_end[lane] > item.begin_ns) ++lane;
-      if (lane == lane_end.size()) {
-        lane_end.push_back(item.end_ns);
-        lanes.emplace_back();
+      while (!busy.empty() && busy.top().first <= item.begin_ns) {
+        free_lanes.insert(busy.top().second);
+        busy.pop();
       }
-      lane_end[lane] = item.end_ns;
+      std::size_t lane;
+      if (!free_lanes.empty()) {
+        lane = *free_lanes.begin();
+        free_lanes.erase(free_lanes.begin());
+      } else if (lanes.size() < kMaxLanes) {
+        lane = lanes.size();
+        lanes.emplace_back();
+        lane_end.push_back(item.end_ns);
+      } else {
+        lane = busy.top().second;
+        busy.pop();
+      }
+      lane_end[lane] = std::max(lane_end[lane], item.end_ns);
+      busy.push({lane_end[lane], lane});
       lanes[lane].push_back(item);
     }
     if (lanes.empty()) lanes.emplace_back();  // an idle core still gets its row
