@@ -20,7 +20,8 @@ struct AppOptions {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 1;     // not a JOB directory, malformed or truncated data
-inline constexpr int kExitCannotWrite = 2;  // an output could not be written
+inline constexpr int kExitUsage = 2;        // bad command line (main)
+inline constexpr int kExitCannotWrite = 3;  // an output could not be written
 
 // Progress, warnings and errors go to `err`, the final one-line summary to `out`.
 int run(const AppOptions& options, std::ostream& out, std::ostream& err);

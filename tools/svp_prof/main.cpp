@@ -20,7 +20,12 @@ int main(int argc, char** argv) {
   app.add_option("--html-max-ops", options.html.max_ops,
                  "operators drawn in report.html at most (the earliest; the CSVs and trace.json have all)")
       ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help is a ParseError too (exit 0); other codes are CLI11's own, so map them.
+    return app.exit(e) == 0 ? svp::prof::kExitOk : svp::prof::kExitUsage;
+  }
   options.job_dir = job_dir;
   options.out_dir = out_dir;
   return svp::prof::run(options, std::cout, std::cerr);
