@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "acl/svp_acl.h"
 #include "acl/svp_acl_mdl.h"
+#include "acl/svp_acl_rt.h"
 
 namespace bench {
 
@@ -56,6 +58,38 @@ class ModelBuffers {
   }
   std::vector<void*> mem_;
   std::vector<svp_acl_data_buffer*> bufs_;
+};
+
+// svp_acl_init, device 0, one stream and a model loaded from `image` with its datasets;
+// the destructor undoes it all and finalizes.
+class BenchModel {
+ public:
+  explicit BenchModel(const std::vector<std::uint8_t>& image) {
+    BENCH_CHECK(svp_acl_init(nullptr));
+    BENCH_CHECK(svp_acl_rt_set_device(0));
+    BENCH_CHECK(svp_acl_rt_create_stream(&stream));
+    BENCH_CHECK(svp_acl_mdl_load_from_mem(image.data(), image.size(), &id));
+    desc_ = svp_acl_mdl_create_desc();
+    BENCH_CHECK(svp_acl_mdl_get_desc(desc_, id));
+    io = std::make_unique<ModelBuffers>(desc_);
+  }
+  ~BenchModel() {
+    io.reset();
+    BENCH_CHECK(svp_acl_mdl_destroy_desc(desc_));
+    BENCH_CHECK(svp_acl_mdl_unload(id));
+    BENCH_CHECK(svp_acl_rt_destroy_stream(stream));
+    BENCH_CHECK(svp_acl_rt_reset_device(0));
+    BENCH_CHECK(svp_acl_finalize());
+  }
+  BenchModel(const BenchModel&) = delete;
+  BenchModel& operator=(const BenchModel&) = delete;
+
+  svp_acl_rt_stream stream = nullptr;
+  std::uint32_t id = 0;
+  std::unique_ptr<ModelBuffers> io;
+
+ private:
+  svp_acl_mdl_desc* desc_ = nullptr;
 };
 
 }  // namespace bench

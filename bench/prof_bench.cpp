@@ -35,16 +35,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "build: %s\n", built.status().message().c_str());
     return 1;
   }
-  BENCH_CHECK(svp_acl_init(nullptr));
-  BENCH_CHECK(svp_acl_rt_set_device(0));
-  svp_acl_rt_stream stream = nullptr;
-  BENCH_CHECK(svp_acl_rt_create_stream(&stream));
-  uint32_t id = 0;
-  BENCH_CHECK(svp_acl_mdl_load_from_mem(built->image.data(), built->image.size(), &id));
-  svp_acl_mdl_desc* d = svp_acl_mdl_create_desc();
-  BENCH_CHECK(svp_acl_mdl_get_desc(d, id));
-  auto io_owner = std::make_unique<bench::ModelBuffers>(d);
-  bench::ModelBuffers& io = *io_owner;
+  auto session = std::make_unique<bench::BenchModel>(built->image);
+  const uint32_t id = session->id;
+  svp_acl_rt_stream stream = session->stream;
+  bench::ModelBuffers& io = *session->io;
 
   char tmpl[] = "/tmp/svp_prof_bench_XXXXXX";
   const std::string dir = mkdtemp(tmpl) != nullptr ? tmpl : "/tmp";
@@ -113,11 +107,6 @@ int main(int argc, char** argv) {
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 
-  io_owner.reset();
-  BENCH_CHECK(svp_acl_mdl_destroy_desc(d));
-  BENCH_CHECK(svp_acl_mdl_unload(id));
-  BENCH_CHECK(svp_acl_rt_destroy_stream(stream));
-  BENCH_CHECK(svp_acl_rt_reset_device(0));
-  BENCH_CHECK(svp_acl_finalize());
+  session.reset();
   return 0;
 }
