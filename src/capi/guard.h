@@ -12,6 +12,7 @@
 
 #include "acl/svp_acl_base.h"
 #include "common/status.h"
+#include "profiling/api_scope.h"
 #include "runtime/runtime.h"
 
 namespace svp::capi {
@@ -21,6 +22,7 @@ void record_error(const char* fn, const Status& status);
 
 template <typename F>
 svp_acl_error guard(const char* fn, F&& body) noexcept {
+  profiling::ApiScope scope(fn);
   Status st;
   try {
     st = body();
@@ -32,6 +34,7 @@ svp_acl_error guard(const char* fn, F&& body) noexcept {
     st = Status(err::kInternalError, "internal error: unknown exception");
   }
   if (!st.ok()) record_error(fn, st);
+  scope.done(st.code());
   return st.code();
 }
 

@@ -12,6 +12,7 @@
 #include "capi/objects.h"
 #include "common/log.h"
 #include "exec/execution.h"
+#include "profiling/profiler.h"
 #include "runtime/runtime.h"
 
 using svp::Error;
@@ -60,6 +61,8 @@ Result<Prepared> prepare(Runtime& rt, uint32_t model_id, const svp_acl_mdl_datas
   r.outputs = std::move(*out);
   r.batch = input->batch;
   r.gear = loaded->model->selected_gear.load();
+  r.trace = svp::profiling::Profiler::instance().begin_execution(model_id);
+  const bool traced = r.trace.tasks;
   auto task = exec::ModelExecution::create(std::move(r));
   if (!task.ok()) return task.status();
   Prepared p;
@@ -71,6 +74,8 @@ Result<Prepared> prepare(Runtime& rt, uint32_t model_id, const svp_acl_mdl_datas
   p.settings.top_timeout_ms = s.top_timeout_ms;
   p.settings.preemptible = loaded->model->program.flags.preemptible;
   p.settings.aicpu_busy_wait = loaded->model->program.flags.aicpu_busy_wait;
+  p.settings.traced = traced;
+  p.settings.trace_tag = p.task->trace().tag();
   return p;
 }
 

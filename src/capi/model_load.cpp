@@ -6,6 +6,7 @@
 #include "capi/guard.h"
 #include "capi/model_config.h"
 #include "model/model_registry.h"
+#include "profiling/profiler.h"
 
 using svp::Result;
 using svp::Status;
@@ -54,7 +55,12 @@ svp_acl_error svp_acl_mdl_set_model_config(uint32_t model_id, const svp_acl_mdl_
 
 svp_acl_error svp_acl_mdl_unload(uint32_t model_id) {
   return guard(__func__, [&]() -> Status {
-    return with_runtime([&](Runtime& rt) { return rt.models().unload(model_id); });
+    return with_runtime([&](Runtime& rt) -> Status {
+      // The subscription ends first: the id may be reused by the next load.
+      SVP_RETURN_IF_ERROR(rt.models().lookup(model_id).status());
+      svp::profiling::Profiler::instance().model_unloaded(model_id);
+      return rt.models().unload(model_id);
+    });
   });
 }
 

@@ -9,7 +9,6 @@ namespace svp::capi {
 inline constexpr const char* kModels = "offline model loading and execution";
 inline constexpr const char* kAipp = "AIPP image preprocessing";
 inline constexpr const char* kDump = "model dump";
-inline constexpr const char* kProfiling = "profiling";
 inline constexpr const char* kAicpu = "AI-CPU operators";
 inline constexpr const char* kStatus = "NPU status query";
 inline constexpr const char* kRecurrent = "recurrent networks (the model IR has none)";

@@ -50,6 +50,10 @@ inline constexpr int kThreadNotSubscribe = 100035;
 inline constexpr int kWaitCallbackTimeout = 100036;
 inline constexpr int kRepeatFinalize = 100037;
 inline constexpr int kNotStaticAipp = 100038;
+inline constexpr int kProfAlreadyRun = 100042;
+inline constexpr int kProfNotRun = 100043;
+inline constexpr int kProfRepeatSubscribe = 148046;
+inline constexpr int kProfApiConflict = 148047;
 inline constexpr int kBadAlloc = 200000;
 inline constexpr int kApiNotSupport = 200001;
 inline constexpr int kInvalidDevice = 200002;
@@ -63,6 +67,7 @@ inline constexpr int kGeFailure = 500002;
 inline constexpr int kFailure = 500001;
 inline constexpr int kRtFailure = 500003;
 inline constexpr int kDrvFailure = 500004;
+inline constexpr int kProfilingFailure = 500005;
 inline constexpr int kRtReportTimeout = 507012;
 }  // namespace err
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/log.h"
+#include "profiling/profiler.h"
 
 namespace svp::exec {
 namespace {
@@ -357,6 +358,32 @@ void ModelExecution::store_outputs(std::uint64_t item) {
   }
 }
 
+void ModelExecution::record_op(std::int32_t layer, std::size_t seg, std::uint64_t item, const hal::SegmentContext &ctx,
+                               profiling::Nanos start, profiling::Nanos end) const {
+  const model::Layer &L = program().layers[static_cast<std::size_t>(layer)];
+  profiling::OpRecord r;
+  r.aicpu = L.target == model::Target::kAiCpu;
+  r.to_file = r.aicpu ? request_.trace.aicpu_ops_file : request_.trace.npu_ops_file;
+  r.to_pipe = request_.trace.pipe;
+  if (!r.to_file && !r.to_pipe) return;
+  r.model = request_.model_id;
+  r.device = ctx.device;
+  r.sq = ctx.sq_id;
+  r.task = ctx.task;
+  r.core = ctx.core;
+  r.priority = ctx.priority;
+  r.layer = static_cast<std::uint32_t>(layer);
+  r.segment = static_cast<std::uint32_t>(seg);
+  r.batch = item;
+  r.pipe_times = request_.trace.pipe_times;
+  r.session = request_.trace.session;
+  r.start = start;
+  r.end = end;
+  r.name = L.name;
+  r.type = L.op;
+  profiling::Profiler::instance().record(std::move(r));
+}
+
 Status ModelExecution::run_segment(std::size_t index, hal::SegmentContext &ctx) {
   const model::Program &p = program();
   const std::size_t nseg = p.segments.size();
@@ -368,11 +395,14 @@ Status ModelExecution::run_segment(std::size_t index, hal::SegmentContext &ctx) 
   SVP_RETURN_IF_ERROR(check_task_buf(index));
   if (seg == 0) SVP_RETURN_IF_ERROR(load_inputs(item));
   const model::Segment &s = p.segments[seg];
+  const bool timed = profiling::kHooksBuilt && request_.trace.any_ops();
   for (std::int32_t l = s.begin; l < s.end; ++l) {
+    const profiling::Nanos start = timed ? profiling::now() : 0;
     Status st = request_.model->compiled_at(request_.gear).run_layer(static_cast<std::size_t>(l), tensor_data_);
     if (!st.ok()) {
       return Status(st.code(), fmt::format("model {} batch item {}: {}", request_.model_id, item, st.message()));
     }
+    if (timed) record_op(l, seg, item, ctx, start, profiling::now());
   }
   if (seg + 1 == nseg) store_outputs(item);
   return Status::Ok();

@@ -34,6 +34,7 @@
 #include "common/status.h"
 #include "hal/hal.h"
 #include "model/model_registry.h"
+#include "profiling/records.h"
 
 namespace svp::exec {
 
@@ -51,6 +52,7 @@ struct Request {
   std::vector<IoBuffer> outputs;  // get_num_outputs entries
   std::uint64_t batch = 1;        // svp_acl_mdl_set_dynamic_batch_size, default 1
   std::int32_t gear = -1;         // dynamic HW gear (Model::selected_gear at submission)
+  profiling::ExecTrace trace;     // what this execution records (decided at submission)
 };
 
 // Geometry of one model input/output in the application's buffer.
@@ -80,6 +82,7 @@ class ModelExecution final : public hal::SegmentedTask {
   const model::Model &model() const { return *request_.model; }
   // The program this execution runs (the selected resolution gear's).
   const model::Program &program() const { return request_.model->program_at(request_.gear); }
+  const profiling::ExecTrace &trace() const { return request_.trace; }
   const IoBuffer &work_buf() const { return request_.inputs.back(); }
   const IoBuffer &task_buf() const { return request_.inputs[request_.inputs.size() - 2]; }
 
@@ -93,6 +96,8 @@ class ModelExecution final : public hal::SegmentedTask {
   Status load_inputs(std::uint64_t item);
   std::pair<std::int64_t, std::int64_t> aipp_hw() const;  // AIPP hook (issue 4)
   void store_outputs(std::uint64_t item);
+  void record_op(std::int32_t layer, std::size_t seg, std::uint64_t item, const hal::SegmentContext &ctx,
+                 profiling::Nanos start, profiling::Nanos end) const;
 
   Request request_;
   std::uint64_t id_ = 0;  // process-unique, written into task_buf

@@ -63,14 +63,24 @@ struct TaskSettings {
   // model flag) or serves other queues meanwhile.
   bool aicpu_inline = false;
   bool aicpu_busy_wait = false;
+  // Profiling: report this task's lifecycle to the device's TaskObserver. `trace_tag` is
+  // opaque to the HAL and handed back in every TaskEvent (profiling::ExecTrace::tag).
+  bool traced = false;
+  std::uint64_t trace_tag = 0;
 };
 
 // Handed to a segment while it runs on a core.
 struct SegmentContext {
-  std::uint32_t core = 0;      // emulated core executing the segment
+  std::uint32_t core = 0;      // emulated core executing the segment; kHostCore = a host thread
   std::uint32_t sq_id = 0;     // queue the task came from
   class Memory* memory = nullptr;  // device-view access to application memory
+  std::uint32_t device = 0;
+  std::uint64_t task = 0;      // the device's number for this task (TaskEvent::task)
+  int priority = 3;            // effective priority the task runs at (after promotion)
 };
+
+// SegmentContext::core of an AI-CPU segment run by an application thread.
+inline constexpr std::uint32_t kHostCore = 0xffffffffu;
 
 // An NPU task: segments run in order on one core; between two segments the task may be
 // preempted and later resumed (possibly on another core). Implementations keep their
@@ -141,6 +151,42 @@ class ReportSink {
   virtual void discard(SqId sq, ReportId id) = 0;
 };
 
+// Task lifecycle, reported for profiling. Times come from the device's Clock.
+enum class TaskEventKind : std::uint8_t {
+  kSubmit,      // queued by the application
+  kStart,       // first segment got a core
+  kPreempt,     // left its core at a segment boundary for `by_sq`/`by_task`
+  kResume,      // got a core again (after a preemption or a released AI-CPU segment)
+  kAiCpuPost,   // an AI-CPU segment was handed to the AI-CPU sink (core = held core or kHostCore)
+  kAiCpuStart,  // a host thread started running it
+  kAiCpuEnd,    // ... and finished
+  kEnd,         // retired; `status` = 0 or the error code
+};
+
+struct TaskEvent {
+  TaskEventKind kind = TaskEventKind::kSubmit;
+  std::uint32_t device = 0;
+  SqId sq = 0;
+  std::uint64_t task = 0;
+  std::uint64_t tag = 0;          // TaskSettings::trace_tag
+  std::uint32_t core = kHostCore;
+  std::uint32_t segment = 0;      // the segment concerned (next to run for kPreempt/kResume)
+  std::uint32_t segments = 0;     // kSubmit: segment count
+  int priority = 0;               // kSubmit: requested; kStart/kResume: effective
+  SqId by_sq = 0;                 // kPreempt
+  std::uint64_t by_task = 0;      // kPreempt
+  std::int32_t status = 0;        // kEnd
+  Nanos time = 0;
+};
+
+// Receives the lifecycle of traced tasks (TaskSettings::traced). Called with the device's
+// scheduler lock held, like ReportSink: implementations must only enqueue.
+class TaskObserver {
+ public:
+  virtual ~TaskObserver() = default;
+  virtual void on_task_event(const TaskEvent& event) = 0;
+};
+
 enum class EventState : std::uint8_t { kNeverRecorded, kPending, kComplete };
 
 struct EventInfo {
@@ -189,6 +235,8 @@ class Device {
 
   virtual void set_report_sink(ReportSink* sink) = 0;
   virtual void set_aicpu_sink(AiCpuSink* sink) = 0;
+  // Null = no observer. Only tasks submitted with TaskSettings::traced are reported.
+  virtual void set_task_observer(TaskObserver* observer) = 0;
   virtual std::uint32_t core_count() const = 0;
 };
 

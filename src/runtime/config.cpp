@@ -52,29 +52,38 @@ Status check_on_off(const json& section, const char* key, const std::string& ori
   return Status::Ok();
 }
 
-Status parse_profiler(const json& p, const std::string& origin) {
+Status parse_profiler(const json& p, const std::string& origin, profiling::JsonSettings* out) {
   const int code = err::kInvalidProfilingConfig;
   if (!p.is_object()) return Error(code, "{}: \"profiler\" must be an object", origin);
-  bool on = false;
-  bool unused = false;
-  SVP_RETURN_IF_ERROR(check_on_off(p, "switch", origin, code, true, &on));
-  SVP_RETURN_IF_ERROR(check_on_off(p, "aicpu", origin, code, false, &unused));
-  SVP_RETURN_IF_ERROR(check_on_off(p, "acl_api", origin, code, false, &unused));
+  // The contract (spec §2.7) makes the switch mandatory in a "profiler" section, and a
+  // value other than "on"/"off" is an error rather than a silent "off" (a typo would
+  // otherwise disable profiling without a word).
+  SVP_RETURN_IF_ERROR(check_on_off(p, "switch", origin, code, true, &out->on));
+  SVP_RETURN_IF_ERROR(check_on_off(p, "aicpu", origin, code, false, &out->aicpu));
+  SVP_RETURN_IF_ERROR(check_on_off(p, "acl_api", origin, code, false, &out->acl_api));
   if (auto it = p.find("interval"); it != p.end()) {
     const bool ok = it->is_string() && !it->get<std::string>().empty() &&
                     it->get<std::string>().find_first_not_of("0123456789") == std::string::npos &&
                     it->get<std::string>().size() <= 9;
     if (!ok) return Error(code, "{}: profiler.interval must be a decimal string, got {}", origin, it->dump());
+    out->interval = static_cast<std::uint32_t>(std::stoul(it->get<std::string>()));
   }
-  if (auto it = p.find("aic_metrics"); it != p.end() && *it != "ArithmeticUtilization") {
-    return Error(code, "{}: profiler.aic_metrics supports only \"ArithmeticUtilization\", got {}", origin, it->dump());
+  if (auto it = p.find("aic_metrics"); it != p.end()) {
+    if (*it != "ArithmeticUtilization") {
+      return Error(code, "{}: profiler.aic_metrics supports only \"ArithmeticUtilization\", got {}", origin,
+                   it->dump());
+    }
+    out->aic_metrics = true;
   }
-  if (auto it = p.find("output"); it != p.end() && !it->is_string()) {
-    return Error(code, "{}: profiler.output must be a string path", origin);
+  if (auto it = p.find("output"); it != p.end()) {
+    if (!it->is_string()) return Error(code, "{}: profiler.output must be a string path", origin);
+    out->output = it->get<std::string>();
   }
-  if (on) {
-    return Error(err::kFeatureUnsupported,
-                 "{}: profiler.switch is \"on\" but profiling is not implemented in this build yet", origin);
+  static const char* const kKnown[] = {"switch", "output", "interval", "aic_metrics", "aicpu", "acl_api"};
+  for (const auto& [k, v] : p.items()) {
+    if (std::find(std::begin(kKnown), std::end(kKnown), k) == std::end(kKnown)) {
+      SVP_LOG_WARN("{}: unknown key profiler.{} ignored", origin, k);
+    }
   }
   return Status::Ok();
 }
@@ -149,7 +158,7 @@ Result<RuntimeConfig> parse_config(const std::string& text, const std::string& o
     return Error(err::kParseFile, "{}: JSON nesting is deeper than {} levels", origin, kMaxDepth);
   }
   RuntimeConfig cfg;
-  if (auto it = j.find("profiler"); it != j.end()) SVP_RETURN_IF_ERROR(parse_profiler(*it, origin));
+  if (auto it = j.find("profiler"); it != j.end()) SVP_RETURN_IF_ERROR(parse_profiler(*it, origin, &cfg.profiler));
   if (auto it = j.find("dump"); it != j.end()) {
     if (!it->is_object()) return Error(err::kInvalidDumpConfig, "{}: \"dump\" must be an object", origin);
     if (!it->empty()) {

@@ -1,7 +1,7 @@
 // acl.json: the process configuration read by svp_acl_init.
 //
-// Vendor sections: "profiler" and "dump" (validated; collecting data belongs to later
-// work and is refused honestly rather than silently ignored). Project section
+// Vendor sections: "profiler" (docs/profiling.md) and "dump" (validated; an enabled dump
+// is refused honestly, model dump is not built). Project section
 // "softnpu" configures the emulated hardware:
 //   { "softnpu": { "devices": 1, "cores": 1, "wait_tick_us": 10600, "wait_cap_ticks": 32,
 //                  "max_streams": 128, "cache_mode": "emulated" | "coherent",
@@ -15,6 +15,7 @@
 
 #include "common/status.h"
 #include "hal/hal.h"
+#include "profiling/profiler.h"
 
 namespace svp::runtime {
 
@@ -24,6 +25,7 @@ struct RuntimeConfig {
   // Threads one layer's fast-path kernel may use (kernels::CompileOptions::threads),
   // fixed when a model is loaded.
   std::uint32_t kernel_threads = 1;
+  profiling::JsonSettings profiler;  // acl.json "profiler"
 };
 
 // Parses the file at `path`; NULL or "" yields the defaults.

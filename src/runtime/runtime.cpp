@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include "common/log.h"
+#include "profiling/profiler.h"
 
 namespace svp::runtime {
 namespace {
@@ -31,6 +32,9 @@ Status Runtime::init(const char* config_path) {
   ++g_epoch;
   if (g_epoch == 0) g_epoch = 1;
   auto rt = std::make_shared<Runtime>(std::move(*config), std::move(*backend), g_epoch);
+  std::vector<profiling::DeviceInfo> devices;
+  for (std::uint32_t i = 0; i < rt->device_count(); ++i) devices.push_back({i, rt->backend().device(i).core_count()});
+  SVP_RETURN_IF_ERROR(profiling::Profiler::instance().attach(std::move(devices), rt->config().profiler));
   std::atomic_store(&g_runtime, std::move(rt));
   g_phase = Phase::kLive;
   SVP_LOG_INFO("initialised ({} device(s), {} core(s) each)", g_runtime->device_count(),
@@ -57,6 +61,8 @@ Status Runtime::finalize() {
     if (rt->events_.take(ev->handle).ok()) (void)rt->backend_->device(ev->device).destroy_event(ev->id);
   }
   rt->aicpu_.shutdown();
+  // After the streams are gone: every task has retired, so the session's files are complete.
+  profiling::Profiler::instance().detach();
   rt->models_.clear();
   t_current_context = nullptr;
   return Status::Ok();
@@ -81,6 +87,7 @@ Runtime::Runtime(RuntimeConfig config, std::unique_ptr<hal::Backend> backend, st
   for (std::uint32_t i = 0; i < backend_->device_count(); ++i) {
     backend_->device(i).set_report_sink(&reporter_);
     backend_->device(i).set_aicpu_sink(&aicpu_);
+    backend_->device(i).set_task_observer(&profiling::Profiler::instance());
   }
 }
 
@@ -90,6 +97,7 @@ Runtime::~Runtime() {
   for (std::uint32_t i = 0; i < backend_->device_count(); ++i) {
     backend_->device(i).set_report_sink(nullptr);
     backend_->device(i).set_aicpu_sink(nullptr);
+    backend_->device(i).set_task_observer(nullptr);
   }
   backend_.reset();
 }

@@ -432,13 +432,7 @@ TEST_F(ConfigTest, OutOfRangeSoftnpuSettingsFailWithFileAttrInvalidNamingTheKey)
   }
 }
 
-TEST_F(ConfigTest, ProfilerSwitchOnIsRefusedAsNotBuiltYet) {
-  std::string msg;
-  EXPECT_EQ(init_with(R"({"profiler": {"switch": "on", "output": "/tmp", "aicpu": "on", "acl_api": "on",
-                                        "interval": "0", "aic_metrics": "ArithmeticUtilization"}})",
-                      &msg),
-            SVP_ACL_ERROR_FEATURE_UNSUPPORTED);
-  EXPECT_NE(msg.find("profil"), std::string::npos) << msg;
+TEST_F(ConfigTest, ProfilerSwitchOffAcceptsEveryValidItem) {
   EXPECT_EQ(init_with(R"({"profiler": {"switch": "off"}})"), SVP_ACL_SUCCESS);
   EXPECT_EQ(init_with(R"({"profiler": {"switch": "off", "aicpu": "off", "acl_api": "on", "interval": "25",
                                         "output": "/tmp/prof", "aic_metrics": "ArithmeticUtilization"}})"),

@@ -9,7 +9,6 @@
 #include "capi/not_built.h"
 #include "test_support.h"
 
-#include "acl/svp_acl_prof.h"
 
 namespace {
 

@@ -49,6 +49,7 @@ class FaultDevice final : public Device {
   Status run_aicpu(const AiCpuJob& job) override { return inner_->run_aicpu(job); }
   void set_report_sink(ReportSink* sink) override { inner_->set_report_sink(sink); }
   void set_aicpu_sink(AiCpuSink* sink) override { inner_->set_aicpu_sink(sink); }
+  void set_task_observer(TaskObserver* observer) override { inner_->set_task_observer(observer); }
   std::uint32_t core_count() const override { return inner_->core_count(); }
 
  private:

@@ -13,7 +13,7 @@ namespace svp::hal::softnpu {
 namespace {
 
 constexpr std::uint32_t kMaxEvents = 1u << 16;
-constexpr std::uint32_t kAiCpuCore = 0xffffffffu;  // SegmentContext::core of host-run segments
+constexpr std::uint32_t kAiCpuCore = kHostCore;  // SegmentContext::core of host-run segments
 
 std::uint32_t event_slot(EventId id) { return static_cast<std::uint32_t>(id & 0xffffffffu) - 1; }
 std::uint32_t event_gen(EventId id) { return static_cast<std::uint32_t>(id >> 32); }
@@ -23,6 +23,9 @@ std::uint32_t event_gen(EventId id) { return static_cast<std::uint32_t>(id >> 32
 // An issued NPU task: the head of its queue, waiting in the arbiter or on a core.
 struct SoftNpuDevice::Run : Contender {
   std::shared_ptr<SegmentedTask> task;
+  std::uint64_t id = 0;   // the device's task number (profiling)
+  bool started = false;   // has had a core once (kStart vs kResume)
+  std::uint32_t core = kAiCpuCore;  // core it last ran on (kAiCpuCore while released to the host)
   std::size_t segments = 0;
   std::size_t next = 0;   // next segment to run; preemption resumes here
   int run_level = 3;      // effective priority when it last got a core
@@ -40,6 +43,7 @@ struct SoftNpuDevice::Run : Contender {
 struct SoftNpuDevice::Item {
   Entry entry;
   std::uint64_t target = 0;  // record/wait/reset: the event's record count it refers to
+  std::uint64_t task_id = 0;  // kTask: the device's task number
 };
 
 struct SoftNpuDevice::Sq {
@@ -238,6 +242,19 @@ Status SoftNpuDevice::submit(SqId id, Entry entry) {
         if (item.entry.settings.priority < 0 || item.entry.settings.priority > 7) {
           return Error(err::kInvalidParam, "task priority {} is outside 0..7", item.entry.settings.priority);
         }
+        item.task_id = ++next_task_id_;
+        if (item.entry.settings.traced && observer_ != nullptr) {
+          TaskEvent ev;
+          ev.kind = TaskEventKind::kSubmit;
+          ev.device = index_;
+          ev.sq = id;
+          ev.task = item.task_id;
+          ev.tag = item.entry.settings.trace_tag;
+          ev.priority = item.entry.settings.priority;
+          ev.segments = static_cast<std::uint32_t>(item.entry.task->segment_count());
+          ev.time = clock_->now();
+          observer_->on_task_event(ev);
+        }
         break;
       case EntryKind::kEventRecord:
       case EntryKind::kEventWait:
@@ -387,6 +404,7 @@ void SoftNpuDevice::advance(Sq& sq, Actions& a) {
         run->sq = sq.id;
         run->settings = item.entry.settings;
         run->task = std::move(item.entry.task);
+        run->id = item.task_id;
         run->segments = run->task->segment_count();
         arbiter_.add(run.get(), run->settings.priority, clock_->now());
         sq.run = std::move(run);
@@ -462,7 +480,15 @@ void SoftNpuDevice::dispatch(Actions& a) {
     Run* run = static_cast<Run*>(c);
     run->run_level = run->level_at(now);
     run->on_core = true;
+    run->core = core->index;
     core->run = run;
+    if (traced(*run)) {
+      TaskEvent ev = event_of(*run, run->started ? TaskEventKind::kResume : TaskEventKind::kStart, now);
+      ev.core = core->index;
+      ev.priority = run->run_level;
+      observer_->on_task_event(ev);
+    }
+    run->started = true;
     a.cores.push_back(core.get());
   }
 }
@@ -471,11 +497,23 @@ void SoftNpuDevice::post_aicpu(Run& run, Core* holder) {
   run.token = ++next_token_;
   run.aicpu_waiting = true;
   run.holder = holder;
+  if (holder == nullptr) run.core = kAiCpuCore;
+  if (traced(run)) {
+    TaskEvent ev = event_of(run, TaskEventKind::kAiCpuPost, clock_->now());
+    ev.core = holder != nullptr ? holder->index : kAiCpuCore;
+    observer_->on_task_event(ev);
+  }
   aicpu_sink_->post(AiCpuJob{index_, run.sq, run.token});
 }
 
 void SoftNpuDevice::finish_run(Run& run, Status status, Actions& a) {
   run.on_core = false;
+  if (traced(run)) {
+    TaskEvent ev = event_of(run, TaskEventKind::kEnd, clock_->now());
+    ev.core = run.core;
+    ev.status = run.cancel ? err::kRtFailure : status.code();
+    observer_->on_task_event(ev);
+  }
   Sq* sq = find_sq(run.sq);
   if (run.cancel || sq == nullptr) {
     a.released = true;  // destroy_sq owns the rest
@@ -532,7 +570,7 @@ void SoftNpuDevice::core_main(Core& core) {
         run.aicpu_done = false;
         st = std::move(run.aicpu_status);
       } else {
-        SegmentContext ctx{core.index, run.sq, memory_};
+        SegmentContext ctx{core.index, run.sq, memory_, index_, run.id, run.run_level};
         lock.unlock();
         try {
           st = run.task->run_segment(index, ctx);
@@ -549,11 +587,18 @@ void SoftNpuDevice::core_main(Core& core) {
       }
       if (run.next < run.segments && !run.cancel && !stopping_) {
         const Nanos now = clock_->now();
-        if (arbiter_.preemptor(run, run.run_level, now) != nullptr) {
+        if (Contender* by = arbiter_.preemptor(run, run.run_level, now); by != nullptr) {
           // Interrupted at a segment boundary: context (next segment) is kept, the task
           // starts a new wait at the level it ran at, and the core goes to the best waiter.
           run.on_core = false;
           ++preemptions_;
+          if (traced(run)) {
+            TaskEvent ev = event_of(run, TaskEventKind::kPreempt, now);
+            ev.core = core.index;
+            ev.by_sq = static_cast<Run*>(by)->sq;
+            ev.by_task = static_cast<Run*>(by)->id;
+            observer_->on_task_event(ev);
+          }
           arbiter_.add(&run, run.run_level, now);
           released = true;
           break;
@@ -581,7 +626,8 @@ Status SoftNpuDevice::run_aicpu(const AiCpuJob& job) {
   run->aicpu_waiting = false;
   run->aicpu_running = true;
   const std::size_t index = run->next;
-  SegmentContext ctx{kAiCpuCore, run->sq, memory_};
+  SegmentContext ctx{kAiCpuCore, run->sq, memory_, index_, run->id, run->run_level};
+  if (traced(*run)) observer_->on_task_event(event_of(*run, TaskEventKind::kAiCpuStart, clock_->now()));
   lock.unlock();
   Status st;
   try {
@@ -591,6 +637,7 @@ Status SoftNpuDevice::run_aicpu(const AiCpuJob& job) {
   }
   lock.lock();
   run->aicpu_running = false;
+  if (traced(*run)) observer_->on_task_event(event_of(*run, TaskEventKind::kAiCpuEnd, clock_->now()));
   Actions a;
   if (run->cancel || stopping_) {
     a.released = true;  // destroy_sq (or shutdown) owns the task now
@@ -731,6 +778,27 @@ void SoftNpuDevice::set_report_sink(ReportSink* sink) {
 void SoftNpuDevice::set_aicpu_sink(AiCpuSink* sink) {
   std::lock_guard<std::mutex> lock(mu_);
   aicpu_sink_ = sink;
+}
+
+void SoftNpuDevice::set_task_observer(TaskObserver* observer) {
+  std::lock_guard<std::mutex> lock(mu_);
+  observer_ = observer;
+}
+
+bool SoftNpuDevice::traced(const Run& run) const { return observer_ != nullptr && run.settings.traced; }
+
+TaskEvent SoftNpuDevice::event_of(const Run& run, TaskEventKind kind, Nanos now) const {
+  TaskEvent ev;
+  ev.kind = kind;
+  ev.device = index_;
+  ev.sq = run.sq;
+  ev.task = run.id;
+  ev.tag = run.settings.trace_tag;
+  ev.core = run.core;
+  ev.segment = static_cast<std::uint32_t>(run.next);
+  ev.priority = run.run_level;
+  ev.time = now;
+  return ev;
 }
 
 std::uint64_t SoftNpuDevice::preemptions() const {

@@ -44,6 +44,7 @@ class SoftNpuDevice final : public Device {
   Status run_aicpu(const AiCpuJob& job) override;
   void set_report_sink(ReportSink* sink) override;
   void set_aicpu_sink(AiCpuSink* sink) override;
+  void set_task_observer(TaskObserver* observer) override;
   std::uint32_t core_count() const override { return static_cast<std::uint32_t>(cores_.size()); }
 
   // Diagnostics for tests and profiling.
@@ -72,6 +73,9 @@ class SoftNpuDevice final : public Device {
   void post_aicpu(Run& run, Core* holder);
   void cancel_item(Sq& sq, Item& item, Actions& actions);
   void run_actions(Actions& actions);
+  // Profiling (require mu_): whether `run` reports to the observer, and an event about it.
+  bool traced(const Run& run) const;
+  TaskEvent event_of(const Run& run, TaskEventKind kind, Nanos now) const;
 
   void core_main(Core& core);
 
@@ -89,6 +93,8 @@ class SoftNpuDevice final : public Device {
   std::vector<std::uint32_t> event_gens_;
   ReportSink* sink_ = nullptr;
   AiCpuSink* aicpu_sink_ = nullptr;
+  TaskObserver* observer_ = nullptr;
+  std::uint64_t next_task_id_ = 0;
   std::uint64_t next_token_ = 0;
   std::uint64_t preemptions_ = 0;
   std::condition_variable released_cv_;  // a core or AI-CPU thread let go of a task (destroy_sq waits)
