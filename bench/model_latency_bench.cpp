@@ -7,43 +7,18 @@
 //   model_latency_bench [--quick]
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "acl/svp_acl.h"
 #include "acl/svp_acl_ext.h"
 #include "acl/svp_acl_mdl.h"
 #include "harness.h"
+#include "model_io_bench.h"
 #include "model/builder.h"
 
 namespace {
-
-[[noreturn]] void fail(const char* what, svp_acl_error e) {
-  std::fprintf(stderr, "%s failed: %d %s\n", what, e, svp_acl_get_recent_err_msg());
-  std::exit(1);
-}
-#define CHECK(call)                            \
-  do {                                         \
-    const svp_acl_error e_ = (call);           \
-    if (e_ != SVP_ACL_SUCCESS) fail(#call, e_); \
-  } while (0)
-
 svp_acl_error seg_nothing(void*, uint32_t) { return SVP_ACL_SUCCESS; }
-
-struct Buffers {
-  std::vector<void*> mem;
-  std::vector<svp_acl_data_buffer*> bufs;
-  svp_acl_mdl_dataset* in = svp_acl_mdl_create_dataset();
-  svp_acl_mdl_dataset* out = svp_acl_mdl_create_dataset();
-  void add(svp_acl_mdl_dataset* ds, size_t size, size_t stride) {
-    void* p = nullptr;
-    CHECK(svp_acl_rt_malloc(&p, size, SVP_ACL_MEM_MALLOC_NORMAL_ONLY));
-    std::memset(p, 0, size);
-    mem.push_back(p);
-    bufs.push_back(svp_acl_create_data_buffer(p, size, stride));
-    CHECK(svp_acl_mdl_add_dataset_buffer(ds, bufs.back()));
-  }
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,31 +31,22 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "build: %s\n", built.status().message().c_str());
     return 1;
   }
-  CHECK(svp_acl_init(nullptr));
-  CHECK(svp_acl_rt_set_device(0));
-  svp_acl_rt_stream stream = nullptr;
-  CHECK(svp_acl_rt_create_stream(&stream));
-  uint32_t id = 0;
-  CHECK(svp_acl_mdl_load_from_mem(built->image.data(), built->image.size(), &id));
-  svp_acl_mdl_desc* d = svp_acl_mdl_create_desc();
-  CHECK(svp_acl_mdl_get_desc(d, id));
-  Buffers io;
-  for (size_t i = 0; i < svp_acl_mdl_get_num_inputs(d); ++i) {
-    io.add(io.in, svp_acl_mdl_get_input_size_by_index(d, i), svp_acl_mdl_get_input_default_stride(d, i));
-  }
-  io.add(io.out, svp_acl_mdl_get_output_size_by_index(d, 0), svp_acl_mdl_get_output_default_stride(d, 0));
+  auto session = std::make_unique<bench::BenchModel>(built->image);
+  const uint32_t id = session->id;
+  svp_acl_rt_stream stream = session->stream;
+  bench::ModelBuffers& io = *session->io;
 
   const std::size_t rounds = quick ? 4 : 20, per_round = quick ? 200 : 1000, warmup = 500;
   auto empty_task = [&] {
     const std::int64_t t0 = bench::now_ns();
-    CHECK(svp_acl_ext_launch_segmented_task(seg_nothing, nullptr, 1, nullptr, stream));
-    CHECK(svp_acl_rt_synchronize_stream(stream));
+    BENCH_CHECK(svp_acl_ext_launch_segmented_task(seg_nothing, nullptr, 1, nullptr, stream));
+    BENCH_CHECK(svp_acl_rt_synchronize_stream(stream));
     return bench::now_ns() - t0;
   };
   auto model = [&] {
     const std::int64_t t0 = bench::now_ns();
-    CHECK(svp_acl_mdl_execute_async(id, io.in, io.out, stream));
-    CHECK(svp_acl_rt_synchronize_stream(stream));
+    BENCH_CHECK(svp_acl_mdl_execute_async(id, io.in, io.out, stream));
+    BENCH_CHECK(svp_acl_rt_synchronize_stream(stream));
     return bench::now_ns() - t0;
   };
   for (std::size_t i = 0; i < warmup; ++i) {
@@ -101,14 +67,6 @@ int main(int argc, char** argv) {
   std::printf("RESULT id=model1 empty_p50_ns=%.0f empty_p99_ns=%.0f model_p50_ns=%.0f model_p99_ns=%.0f\n", se.p50,
               se.p99, sm.p50, sm.p99);
 
-  for (void* p : io.mem) CHECK(svp_acl_rt_free(p));
-  for (auto* bf : io.bufs) CHECK(svp_acl_destroy_data_buffer(bf));
-  CHECK(svp_acl_mdl_destroy_dataset(io.in));
-  CHECK(svp_acl_mdl_destroy_dataset(io.out));
-  CHECK(svp_acl_mdl_destroy_desc(d));
-  CHECK(svp_acl_mdl_unload(id));
-  CHECK(svp_acl_rt_destroy_stream(stream));
-  CHECK(svp_acl_rt_reset_device(0));
-  CHECK(svp_acl_finalize());
+  session.reset();
   return 0;
 }

@@ -5,7 +5,9 @@ packages=(cmake ninja-build g++ pkg-config python3
           libgtest-dev libgmock-dev libspdlog-dev libfmt-dev nlohmann-json3-dev zlib1g-dev
           libdnnl-dev libbenchmark-dev  # oneDNN: kernel fast paths; Google Benchmark: bench/model_bench
           clang libclang-rt-14-dev  # clang: the model-loader fuzz test (libFuzzer)
-          libopencv-dev)  # OpenCV: the AIPP oracle in tests and the AIPP benchmark (not the library)
+          libopencv-dev  # OpenCV: the AIPP oracle in tests and the AIPP benchmark (not the library)
+          libcli11-dev  # CLI11: command line of tools/svp_prof (the profile reader)
+          chromium)  # only for the svp_prof HTML report test (headless); the tool does not need it
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

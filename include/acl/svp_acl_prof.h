@@ -56,14 +56,17 @@ typedef struct svp_acl_prof_subscribe_config svp_acl_prof_subscribe_config;
 
 /* ======================= file mode ======================= */
 
-/* Sets the absolute output directory `result_path` (`length` = strlen,
- * at most 4096). Call after svp_acl_init() and before loading models.
+/* Sets the output directory `result_path` (`length` = strlen, at most 4096;
+ * an existing writable directory, absolute or relative to the working
+ * directory). Call after svp_acl_init(). The first svp_acl_prof_start()
+ * creates a JOB... directory in it (docs/profiling.md).
  * Errors: SVP_ACL_ERROR_INVALID_PARAM, SVP_ACL_ERROR_PROF_ALREADY_RUN,
  * SVP_ACL_ERROR_PROF_API_CONFLICT (profiling configured via JSON or subscribe
  * mode active). */
 SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_prof_init(const char *result_path, size_t length);
 
-/* Ends file-mode profiling started by svp_acl_prof_init() and flushes data.
+/* Ends file-mode profiling started by svp_acl_prof_init() and flushes data
+ * (configs still started are stopped, with a warning).
  * Errors: SVP_ACL_ERROR_PROF_NOT_RUN. */
 SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_prof_finalize(void);
 
@@ -82,7 +85,8 @@ SVP_ACL_FUNC_VISIBILITY svp_acl_prof_config *svp_acl_prof_create_config(const ui
     uint32_t device_nums, svp_acl_prof_aicore_metrics aicore_metrics,
     const svp_acl_prof_aicore_events *aicore_events, uint64_t data_type_config);
 
-/* Releases a configuration (not while it is started). */
+/* Releases a configuration. Errors: SVP_ACL_ERROR_INVALID_PARAM (started:
+ * stop it first; stale handle). */
 SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_prof_destroy_config(const svp_acl_prof_config *profiler_config);
 
 /* Stops collection; pass the configuration given to svp_acl_prof_start().
@@ -91,16 +95,22 @@ SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_prof_stop(const svp_acl_prof_confi
 
 /* ======================= subscribe mode ======================= */
 
-/* Subscribes loaded model `model_id` (before executing it): its operator
- * records are written to the pipe of `subscribe_config`. All models on one
- * device must use the same configuration.
+/* Subscribes loaded model `model_id` (before executing it): one record per
+ * operator execution is written to the pipe of `subscribe_config` (the vendor
+ * requires one configuration for all models of a device; this library also
+ * accepts a pipe per model). Threading: any thread; the records are written
+ * by a library thread and never block execution (a full pipe drops and
+ * counts records).
  * Errors: SVP_ACL_ERROR_PROF_REPEAT_SUBSCRIBE, SVP_ACL_ERROR_INVALID_MODEL_ID,
  * SVP_ACL_ERROR_PROF_API_CONFLICT (file mode active). */
 SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_prof_model_subscribe(uint32_t model_id,
     const svp_acl_prof_subscribe_config *subscribe_config);
 
-/* Ends the subscription of `model_id`; pending records are flushed to the
- * pipe. Errors: SVP_ACL_ERROR_INVALID_MODEL_ID (not subscribed). */
+/* Ends the subscription of `model_id`: records of work finished before the
+ * call are written to the pipe first (while the reader keeps reading), then
+ * the library lets go of the pipe, so the reader sees end-of-file once the
+ * application closes its write end. Synchronize executions before calling.
+ * Errors: SVP_ACL_ERROR_INVALID_MODEL_ID (not subscribed). */
 SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_prof_model_unsubscribe(uint32_t model_id);
 
 /* Builds a subscription configuration: `time_info_switch` 1 = record operator

@@ -76,22 +76,22 @@ static void get_model_info(void *data, size_t len) {
         return;
     }
     for (i = 0; i < op_number; i++) {
-        const sample_layer_t *want = &g_model->layers[g_reader.records % g_model->num_layers];
-        size_t layer = (size_t)(g_reader.records % g_model->num_layers);
+        const unsigned long long rec = g_reader.records++; /* number in the whole stream */
+        const size_t layer = (size_t)(rec % g_model->num_layers);
+        const sample_layer_t *want = &g_model->layers[layer];
         size_t model_id = svp_acl_prof_get_model_id(data, len, i);
         size_t op_type_len = 0, op_name_len = 0;
         uint64_t op_start, op_end, op_duration;
-        g_reader.records++;
-        if (model_id != g_model->id) reader_error("record %u: model id %zu, expected %u", i, model_id, g_model->id);
+        if (model_id != g_model->id) reader_error("record %llu: model id %zu, expected %u", rec, model_id, g_model->id);
 
         rc = svp_acl_prof_get_op_type_len(data, len, i, &op_type_len);
         if (rc != SVP_ACL_SUCCESS || op_type_len < 2 || op_type_len > SVP_ACL_PROF_MAX_OP_TYPE_LEN) {
-            reader_error("record %u: svp_acl_prof_get_op_type_len -> %d, length %zu", i, rc, op_type_len);
+            reader_error("record %llu: svp_acl_prof_get_op_type_len -> %d, length %zu", rec, rc, op_type_len);
             continue;
         }
         rc = svp_acl_prof_get_op_name_len(data, len, i, &op_name_len);
         if (rc != SVP_ACL_SUCCESS || op_name_len < 2 || op_name_len > SVP_ACL_PROF_MAX_OP_NAME_LEN) {
-            reader_error("record %u: svp_acl_prof_get_op_name_len -> %d, length %zu", i, rc, op_name_len);
+            reader_error("record %llu: svp_acl_prof_get_op_name_len -> %d, length %zu", rec, rc, op_name_len);
             continue;
         }
         {
@@ -101,20 +101,20 @@ static void get_model_info(void *data, size_t len) {
             char op_name[op_name_len];
             rc = svp_acl_prof_get_op_type(data, len, i, op_type, op_type_len);
             if (rc != SVP_ACL_SUCCESS) {
-                reader_error("record %u: svp_acl_prof_get_op_type -> %d: %s", i, rc, svp_acl_get_recent_err_msg());
+                reader_error("record %llu: svp_acl_prof_get_op_type -> %d: %s", rec, rc, svp_acl_get_recent_err_msg());
                 continue;
             }
             rc = svp_acl_prof_get_op_name(data, len, i, op_name, op_name_len);
             if (rc != SVP_ACL_SUCCESS) {
-                reader_error("record %u: svp_acl_prof_get_op_name -> %d: %s", i, rc, svp_acl_get_recent_err_msg());
+                reader_error("record %llu: svp_acl_prof_get_op_name -> %d: %s", rec, rc, svp_acl_get_recent_err_msg());
                 continue;
             }
             if (strlen(op_type) + 1 != op_type_len || strlen(op_name) + 1 != op_name_len) {
-                reader_error("record %u: lengths %zu/%zu do not match \"%s\"/\"%s\"", i, op_type_len, op_name_len,
+                reader_error("record %llu: lengths %zu/%zu do not match \"%s\"/\"%s\"", rec, op_type_len, op_name_len,
                              op_type, op_name);
             }
             if (strcmp(op_name, want->name) != 0 || strcmp(op_type, want->type) != 0) {
-                reader_error("record %llu: %s (%s), expected layer %zu %s (%s)", g_reader.records - 1, op_name,
+                reader_error("record %llu: %s (%s), expected layer %zu %s (%s)", rec, op_name,
                              op_type, layer, want->name, want->type);
                 continue;
             }

@@ -75,7 +75,7 @@ Result<Prepared> prepare(Runtime& rt, uint32_t model_id, const svp_acl_mdl_datas
   p.settings.preemptible = loaded->model->program.flags.preemptible;
   p.settings.aicpu_busy_wait = loaded->model->program.flags.aicpu_busy_wait;
   p.settings.traced = traced;
-  p.settings.trace_tag = std::uint64_t{model_id} + 1;
+  p.settings.trace_tag = p.task->trace().tag();
   return p;
 }
 

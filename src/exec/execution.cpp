@@ -376,6 +376,7 @@ void ModelExecution::record_op(std::int32_t layer, std::size_t seg, std::uint64_
   r.segment = static_cast<std::uint32_t>(seg);
   r.batch = item;
   r.pipe_times = request_.trace.pipe_times;
+  r.session = request_.trace.session;
   r.start = start;
   r.end = end;
   r.name = L.name;
@@ -394,7 +395,7 @@ Status ModelExecution::run_segment(std::size_t index, hal::SegmentContext &ctx) 
   SVP_RETURN_IF_ERROR(check_task_buf(index));
   if (seg == 0) SVP_RETURN_IF_ERROR(load_inputs(item));
   const model::Segment &s = p.segments[seg];
-  const bool timed = request_.trace.any_ops();
+  const bool timed = profiling::kHooksBuilt && request_.trace.any_ops();
   for (std::int32_t l = s.begin; l < s.end; ++l) {
     const profiling::Nanos start = timed ? profiling::now() : 0;
     Status st = request_.model->compiled_at(request_.gear).run_layer(static_cast<std::size_t>(l), tensor_data_);

@@ -82,6 +82,7 @@ class ModelExecution final : public hal::SegmentedTask {
   const model::Model &model() const { return *request_.model; }
   // The program this execution runs (the selected resolution gear's).
   const model::Program &program() const { return request_.model->program_at(request_.gear); }
+  const profiling::ExecTrace &trace() const { return request_.trace; }
   const IoBuffer &work_buf() const { return request_.inputs.back(); }
   const IoBuffer &task_buf() const { return request_.inputs[request_.inputs.size() - 2]; }
 

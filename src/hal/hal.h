@@ -64,7 +64,7 @@ struct TaskSettings {
   bool aicpu_inline = false;
   bool aicpu_busy_wait = false;
   // Profiling: report this task's lifecycle to the device's TaskObserver. `trace_tag` is
-  // opaque to the HAL and handed back in every TaskEvent (the runtime stores model id + 1).
+  // opaque to the HAL and handed back in every TaskEvent (profiling::ExecTrace::tag).
   bool traced = false;
   std::uint64_t trace_tag = 0;
 };

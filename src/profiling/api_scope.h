@@ -9,7 +9,7 @@ namespace svp::profiling {
 
 class ApiScope {
  public:
-  explicit ApiScope(const char* fn) : fn_(fn), start_(Profiler::api_enabled() ? now() : 0) {}
+  explicit ApiScope(const char* fn) : fn_(fn), start_(kHooksBuilt && Profiler::api_enabled() ? now() : 0) {}
   void done(int ret) {
     if (start_ != 0) Profiler::instance().record(ApiRecord{fn_, thread_id(), start_, now(), ret});
   }

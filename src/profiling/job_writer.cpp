@@ -198,7 +198,7 @@ void JobWriter::write(const TaskRecord& r) {
                                  e.device, e.sq, e.task, e.time);
   switch (e.kind) {
     case hal::TaskEventKind::kSubmit:
-      if (e.tag != 0) line += fmt::format(",\"model\":{}", e.tag - 1);
+      if ((e.tag & 0xffffffffu) != 0) line += fmt::format(",\"model\":{}", (e.tag & 0xffffffffu) - 1);
       line += fmt::format(",\"prio\":{},\"segments\":{}", e.priority, e.segments);
       break;
     case hal::TaskEventKind::kStart:

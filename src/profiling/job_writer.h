@@ -54,6 +54,7 @@ class JobWriter {
   // and closes the files.
   Status finish(const JobCounts& dropped);
   const std::string& dir() const { return dir_; }
+  Nanos start_ns() const { return start_ns_; }
 
  private:
   JobWriter(std::string dir, JobInfo info, Nanos start);

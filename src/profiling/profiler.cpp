@@ -22,6 +22,12 @@ constexpr auto kPipePollPeriod = std::chrono::milliseconds(2);
 // up after this long without any.
 constexpr auto kDrainStall = std::chrono::milliseconds(1000);
 
+Status hooks_built() {
+  if (kHooksBuilt) return Status::Ok();
+  return Error(err::kFeatureUnsupported,
+               "this library was built with SVP_ACL_PROFILING_HOOKS=OFF: profiling is compiled out");
+}
+
 bool writable_dir(const std::string& dir) {
   std::error_code ec;
   return !dir.empty() && fs::is_directory(dir, ec) && ::access(dir.c_str(), W_OK | X_OK) == 0;
@@ -60,8 +66,10 @@ Profiler& Profiler::instance() {
 
 ExecTrace Profiler::begin_execution(std::uint32_t model) {
   ExecTrace t;
-  if ((flags_.load(std::memory_order_relaxed) & kFlagExec) == 0) return t;
+  if (!kHooksBuilt || (flags_.load(std::memory_order_relaxed) & kFlagExec) == 0) return t;
+  t.model = model;
   std::lock_guard<std::mutex> lock(cfg_mu_);
+  t.session = session_;
   if (file_types_ & (kTaskTime | kAicoreMetrics | kAicpuTrace)) {
     const std::uint64_t n = executions_[model]++;
     if (interval_ <= 1 || n % interval_ == 0) {
@@ -172,11 +180,11 @@ void Profiler::process(std::vector<Record>& batch) {
   auto device_kept = [&](std::uint32_t d) { return d < job_devices_.size() && job_devices_[d]; };
   for (Record& rec : batch) {
     if (auto* api = std::get_if<ApiRecord>(&rec)) {
-      if (job_ && (job_->data_types() & kAclApi)) job_->write(*api);
+      if (job_ && (job_->data_types() & kAclApi) && api->start >= job_->start_ns()) job_->write(*api);
     } else if (auto* task = std::get_if<TaskRecord>(&rec)) {
-      if (job_ && device_kept(task->event.device)) job_->write(*task);
+      if (job_ && (task->event.tag >> 32) == job_session_ && device_kept(task->event.device)) job_->write(*task);
     } else if (auto* op = std::get_if<OpRecord>(&rec)) {
-      if (op->to_file && job_ && device_kept(op->device)) job_->write(*op);
+      if (op->to_file && job_ && op->session == job_session_ && device_kept(op->device)) job_->write(*op);
       if (op->to_pipe) {
         // Executions submitted before an unsubscribe may still finish afterwards; their
         // operators have no pipe any more and are not written anywhere.
@@ -214,9 +222,15 @@ Status Profiler::open_session(const std::string& root, JobInfo info) {
     std::lock_guard<std::mutex> lock(buf_mu_);
     dropped_ = {};
   }
+  std::uint32_t session = 0;
+  {
+    std::lock_guard<std::mutex> cfg(cfg_mu_);
+    session = ++session_;
+  }
   std::lock_guard<std::mutex> io(io_mu_);
   last_job_dir_ = (*job)->dir();
   job_ = std::move(*job);
+  job_session_ = session;
   SVP_LOG_INFO("profiling: collecting{} into {}", describe_types(info.data_types), last_job_dir_);
   return Status::Ok();
 }
@@ -255,6 +269,7 @@ Status Profiler::attach(std::vector<DeviceInfo> devices, const JsonSettings& jso
   devices_ = std::move(devices);
   mode_ = Mode::kNone;
   if (!json.on) return Status::Ok();
+  SVP_RETURN_IF_ERROR(hooks_built());
   // The seed: a relative output is relative to the working directory; a directory that
   // does not exist falls back to the application's executable directory.
   std::vector<std::pair<std::string, const char*>> candidates;
@@ -332,6 +347,7 @@ Status Profiler::init(const std::string& path) {
     return Error(err::kProfApiConflict, "models are subscribed (subscribe mode); file-mode profiling cannot start");
   }
   if (mode_ == Mode::kApi) return Error(err::kProfAlreadyRun, "svp_acl_prof_init was already called");
+  SVP_RETURN_IF_ERROR(hooks_built());
   if (!writable_dir(path)) {
     return Error(err::kInvalidParam, "result path \"{}\" is not an existing writable directory", path);
   }
@@ -438,6 +454,7 @@ Status Profiler::subscribe(std::uint32_t model, const SubscribeConfig& config) {
     return Error(err::kProfApiConflict, "file-mode profiling ({}) is active; subscribe mode cannot be used with it",
                  mode_ == Mode::kJson ? "acl.json" : "svp_acl_prof_init");
   }
+  SVP_RETURN_IF_ERROR(hooks_built());
   if (subscribed_.count(model) != 0) {
     return Error(err::kProfRepeatSubscribe, "model {} is already subscribed", model);
   }

@@ -147,12 +147,14 @@ class Profiler final : public hal::TaskObserver {
   std::mutex cfg_mu_;
   std::uint32_t file_types_ = 0;  // data types of the running file session(s)
   std::uint32_t interval_ = 1;
+  std::uint32_t session_ = 0;  // number of the current (or last) file session
   std::map<std::uint32_t, std::uint64_t> executions_;  // per model, for `interval`
   std::map<std::uint32_t, PipeRef> pipes_cfg_;
 
   // The writer's outputs.
   mutable std::mutex io_mu_;
   std::unique_ptr<JobWriter> job_;
+  std::uint32_t job_session_ = 0;
   std::vector<bool> job_devices_;  // devices whose task/operator records the session keeps
   std::map<std::uint32_t, std::unique_ptr<PipeSubscription>> pipes_;
   std::string last_job_dir_;

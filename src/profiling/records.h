@@ -17,6 +17,14 @@ namespace svp::profiling {
 
 using Nanos = std::uint64_t;
 
+// CMake option SVP_ACL_PROFILING_HOOKS=OFF compiles the hooks out (the baseline of the
+// "profiling off costs nothing" benchmark); profiling requests then fail as unsupported.
+#ifdef SVP_ACL_NO_PROFILING_HOOKS
+inline constexpr bool kHooksBuilt = false;
+#else
+inline constexpr bool kHooksBuilt = true;
+#endif
+
 inline Nanos now() {
   return static_cast<Nanos>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
@@ -39,6 +47,12 @@ struct ExecTrace {
   bool aicpu_ops_file = false;  // AI-CPU operators -> data/aicpu.jsonl
   bool pipe = false;            // operators -> the model's subscription pipe
   bool pipe_times = true;       // the subscription's time_info_switch
+  // The file session these records belong to: a record that outlives its session (an
+  // execution still in flight at svp_acl_prof_finalize) must not land in the next one.
+  std::uint32_t session = 0;
+  // hal::TaskSettings::trace_tag of the execution's task: session << 32 | (model + 1).
+  std::uint64_t tag() const { return std::uint64_t{session} << 32 | (std::uint64_t{model} + 1); }
+  std::uint32_t model = 0;
   bool any_ops() const { return npu_ops_file || aicpu_ops_file || pipe; }
 };
 
@@ -69,6 +83,7 @@ struct OpRecord {
   bool to_file = false;
   bool to_pipe = false;
   bool pipe_times = true;
+  std::uint32_t session = 0;  // ExecTrace::session
   Nanos start = 0;
   Nanos end = 0;
   std::string name;

@@ -244,6 +244,29 @@ TEST_F(ProfFileModeTest, NothingIsRecordedOutsideStartAndStop) {
   EXPECT_EQ(read_jsonl(job / "data" / "aicore.jsonl").size(), 2u);
 }
 
+TEST_F(ProfFileModeTest, AFullBufferDropsRecordsAndEndInfoCountsEveryOne) {
+  const BuiltModel m = chain_model("drops", 6);
+  ModelRun run(m.image);
+  svp::profiling::Profiler::instance().set_capacities(8, 8192);
+  ASSERT_ACL_OK(init_prof());
+  svp_acl_prof_config* config = make_config(SVP_ACL_PROF_TASK_TIME);
+  ASSERT_ACL_OK(svp_acl_prof_start(config));
+  for (int i = 0; i < 200; ++i) ASSERT_ACL_OK(run.execute());
+  ASSERT_ACL_OK(svp_acl_prof_stop(config));
+  ASSERT_ACL_OK(svp_acl_prof_finalize());
+  ASSERT_ACL_OK(svp_acl_prof_destroy_config(config));
+  svp::profiling::Profiler::instance().set_capacities(65536, 8192);
+  const auto jobs = job_dirs(dir_.path());
+  ASSERT_EQ(jobs.size(), 1u);
+  const json end = read_json(jobs[0] / "end_info.json");
+  const auto ops = read_jsonl(jobs[0] / "data" / "aicore.jsonl");
+  EXPECT_EQ(ops.size(), end["records"]["aicore"].get<std::size_t>());
+  EXPECT_GT(end["dropped"]["aicore"].get<std::size_t>(), 0u) << "an 8-record buffer cannot hold 1200 operators";
+  EXPECT_EQ(ops.size() + end["dropped"]["aicore"].get<std::size_t>(), 200u * 6u) << "every operator written or counted";
+  // task.jsonl: 3 events per task (submit, start, end), written or counted.
+  EXPECT_EQ(read_jsonl(jobs[0] / "data" / "task.jsonl").size() + end["dropped"]["task"].get<std::size_t>(), 600u);
+}
+
 class ProfPreemptionTest : public ProfFileModeTest {
  protected:
   std::string config_json() const override { return R"({"softnpu": {"cores": 1}})"; }
