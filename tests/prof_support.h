@@ -82,27 +82,24 @@ inline svp::model::BuiltModel chain_model(const std::string& name, int n, int ai
   return std::move(*b.build());
 }
 
-// `layers` 3×3 convolutions of 32 channels on 48×48 (milliseconds each), one segment per
-// layer, compiled preemptible; the first layer runs on the AI-CPU so a test that serves it
-// knows the execution is on its core before it submits anything else.
-inline svp::model::BuiltModel slow_model(const std::string& name, int layers) {
+// Four one-layer segments, AI-CPU / NPU / AI-CPU / NPU, compiled preemptible with busy-wait
+// AI-CPU layers: a test that serves the first AI-CPU layer knows the execution holds the
+// core; a higher-priority task submitted then preempts it at a later segment boundary,
+// whatever the timing (the second AI-CPU layer, which the test also serves, guarantees
+// the execution is still there to be preempted).
+inline svp::model::BuiltModel preemptible_aicpu_model(const std::string& name) {
   using namespace svp::model;  // NOLINT(google-build-using-namespace)
   ModelBuilder b(name);
-  TensorId t = b.add_input("x", DType::kFloat32, {1, 32, 48, 48});
-  LayerOptions cpu;
-  cpu.target = Target::kAiCpu;
-  t = b.add_layer(name + "_head", "Relu", {t}, cpu);
-  LayerOptions conv;
-  conv.attrs.set("kernel_shape", std::vector<std::int64_t>{3, 3});
-  conv.attrs.set("pads", std::vector<std::int64_t>{1, 1, 1, 1});
-  for (int i = 0; i < layers; ++i) {
-    const TensorId w = b.add_constant(name + "_w" + std::to_string(i), {32, 32, 3, 3},
-                                      random_floats(32 * 32 * 9, 100 + i, -0.3f, 0.3f));
-    t = b.add_layer(name + "_conv" + std::to_string(i), "Conv", {t, w}, conv);
+  TensorId t = b.add_input("x", DType::kFloat32, {1, 4, 8, 8});
+  for (int i = 0; i < 4; ++i) {
+    LayerOptions o;
+    if (i % 2 == 0) o.target = Target::kAiCpu;
+    t = b.add_layer(name + "_l" + std::to_string(i), "Relu", {t}, o);
   }
   b.add_output(t, "y");
   b.segment_every(1);
   b.set_preemptible(true);
+  b.set_aicpu_busy_wait(true);
   return std::move(*b.build());
 }
 

@@ -189,11 +189,12 @@ int main(int argc, char **argv) {
     uint32_t aicpu_tasks = 0;
     svp_acl_mdl_io_dims dims;
 
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s <dir with classifier.om>\n", argv[0]);
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: %s <dir with classifier.om> [acl.json]\n", argv[0]);
         return 2;
     }
-    CHECK(svp_acl_init(NULL));
+    /* An acl.json (e.g. with a "profiler" section) is passed to svp_acl_init as is. */
+    CHECK(svp_acl_init(argc == 3 ? argv[2] : NULL));
     CHECK(svp_acl_rt_set_device(0));
     CHECK(svp_acl_rt_get_current_context(&ctx));
 

@@ -146,7 +146,7 @@ void JobWriter::enable(std::uint32_t data_types) {
   info_.data_types |= data_types;
   const std::uint32_t files = job_files_of(info_.data_types);
   for (std::size_t f = 0; f < kJobFileCount; ++f) {
-    if ((files >> f & 1u) == 0 || files_[f] != nullptr) continue;
+    if ((files >> f & 1u) == 0 || files_[f] != nullptr || broken_[f]) continue;
     const std::string path = fmt::format("{}/data/{}.jsonl", dir_, job_file_name(JobFile(f)));
     files_[f] = std::fopen(path.c_str(), "wb");
     if (files_[f] == nullptr) {
@@ -173,15 +173,22 @@ Status JobWriter::write_info() {
 }
 
 void JobWriter::emit(JobFile f, const std::string& line) {
-  std::FILE* file = files_[f];
-  if (file == nullptr) return;  // type not enabled (records filtered upstream) or file failed
-  if (std::fwrite(line.data(), 1, line.size(), file) != line.size()) {
+  if (broken_[f]) {
     ++failed_[f];
-    if (!failure_logged_) {
-      failure_logged_ = true;
-      SVP_LOG_ERROR("profiling: writing {}/data/{}.jsonl failed ({}); further records are counted as dropped", dir_,
-                    job_file_name(f), std::strerror(errno));
-    }
+    return;
+  }
+  std::FILE* file = files_[f];
+  if (file == nullptr) return;  // type not enabled (records are filtered upstream)
+  if (std::fwrite(line.data(), 1, line.size(), file) != line.size()) {
+    // The file may now end in part of a line: stop writing it at all, so a reader sees one
+    // torn last line (and a record count in end_info.json that does not match), never a
+    // record glued onto half of another.
+    ++failed_[f];
+    broken_[f] = true;
+    SVP_LOG_ERROR("profiling: writing {}/data/{}.jsonl failed ({}); its further records are counted as dropped", dir_,
+                  job_file_name(f), std::strerror(errno));
+    std::fclose(file);
+    files_[f] = nullptr;
     return;
   }
   ++written_[f];

@@ -68,7 +68,7 @@ class JobWriter {
   std::array<std::FILE*, kJobFileCount> files_{};
   JobCounts written_{};
   JobCounts failed_{};
-  bool failure_logged_ = false;
+  std::array<bool, kJobFileCount> broken_{};  // a write failed: the file is closed
 };
 
 }  // namespace svp::profiling

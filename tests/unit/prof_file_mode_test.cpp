@@ -273,7 +273,7 @@ class ProfPreemptionTest : public ProfFileModeTest {
 };
 
 TEST_F(ProfPreemptionTest, APreemptedExecutionKeepsWellFormedTaskAndOperatorRecords) {
-  const BuiltModel lm = svp::test::slow_model("low", 8);
+  const BuiltModel lm = svp::test::preemptible_aicpu_model("low");
   const BuiltModel hm = chain_model("high", 2);
   ModelRun low(lm.image);
   ModelRun high(hm.image);
@@ -287,8 +287,9 @@ TEST_F(ProfPreemptionTest, APreemptedExecutionKeepsWellFormedTaskAndOperatorReco
   svp_acl_prof_config* config = make_config(SVP_ACL_PROF_TASK_TIME | SVP_ACL_PROF_AICPU_TRACE);
   ASSERT_ACL_OK(svp_acl_prof_start(config));
   ASSERT_ACL_OK(low.execute_async(a));
-  ASSERT_ACL_OK(svp_acl_ext_process_aicpu_task(5000));  // low is back on the core after this
+  ASSERT_ACL_OK(svp_acl_ext_process_aicpu_task(5000));  // low holds the core (busy-wait)
   ASSERT_ACL_OK(high.execute_async(b));
+  ASSERT_ACL_OK(svp_acl_ext_process_aicpu_task(5000));  // low's second AI-CPU layer
   ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(b));
   ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(a));
   ASSERT_ACL_OK(svp_acl_prof_stop(config));
@@ -317,10 +318,11 @@ TEST_F(ProfPreemptionTest, APreemptedExecutionKeepsWellFormedTaskAndOperatorReco
     return std::find_if(evs.begin(), evs.end(), [&](const json& e) { return e["ev"] == kind; });
   };
   auto pre = find(le, "preempt");
-  ASSERT_NE(pre, le.cend()) << "the low-priority task was preempted";
+  ASSERT_NE(pre, le.cend()) << "the low-priority task was preempted; events: " << json(le).dump() << " high: "
+                            << json(he).dump();
   EXPECT_EQ((*pre)["by_task"], high_task);
-  EXPECT_GE((*pre)["seg"].get<int>(), 2) << "preempted after its AI-CPU head and at least one conv";
-  EXPECT_LT((*pre)["seg"].get<int>(), 9);
+  EXPECT_GE((*pre)["seg"].get<int>(), 1) << "preempted at a boundary after its first AI-CPU layer";
+  EXPECT_LE((*pre)["seg"].get<int>(), 3);
   const auto resume = std::find_if(pre, le.cend(), [](const json& e) { return e["ev"] == "resume"; });
   ASSERT_NE(resume, le.cend());
   EXPECT_EQ((*resume)["seg"], (*pre)["seg"]) << "resumed where it stopped";
@@ -333,7 +335,12 @@ TEST_F(ProfPreemptionTest, APreemptedExecutionKeepsWellFormedTaskAndOperatorReco
   EXPECT_EQ((*find(he, "start"))["prio"], 1);
 
   // Operators: low's never overlap the preemption window; high's run inside it.
-  for (const json& op : read_jsonl(job / "data" / "aicore.jsonl")) {
+  std::vector<json> ops = read_jsonl(job / "data" / "aicore.jsonl");
+  const std::vector<json> cpu_ops = read_jsonl(job / "data" / "aicpu.jsonl");
+  EXPECT_EQ(cpu_ops.size(), 2u);
+  ops.insert(ops.end(), cpu_ops.begin(), cpu_ops.end());
+  EXPECT_EQ(ops.size(), 6u);
+  for (const json& op : ops) {
     const uint64_t s = op["start_ns"];
     const uint64_t e = op["end_ns"];
     if (op["task"] == low_task) {
@@ -346,7 +353,6 @@ TEST_F(ProfPreemptionTest, APreemptedExecutionKeepsWellFormedTaskAndOperatorReco
       EXPECT_LE(e, resume_t);
     }
   }
-  EXPECT_EQ(read_jsonl(job / "data" / "aicpu.jsonl").size(), 1u);
 }
 
 // ---- acl.json ------------------------------------------------------------------------------
