@@ -320,6 +320,7 @@ void Profiler::detach() {
   }
   if (mode_ != Mode::kNone) close_session("svp_acl_finalize");
   started_.clear();
+  ended_by_unload_.clear();
   mode_ = Mode::kNone;
   stop_writer();
   std::lock_guard<std::mutex> buf(buf_mu_);
@@ -330,10 +331,11 @@ void Profiler::detach() {
 void Profiler::model_unloaded(std::uint32_t model) {
   std::lock_guard<std::mutex> lock(state_mu_);
   if (subscribed_.count(model) == 0) return;
-  SVP_LOG_WARN("profiling: model {} was unloaded while subscribed; its subscription ends (call "
-               "svp_acl_prof_model_unsubscribe before unloading)",
-               model);
+  // The seed's example unloads first and unsubscribes afterwards: the pipe is let go now
+  // (the id may be reused by the next load), and that later unsubscribe still succeeds.
+  SVP_LOG_INFO("profiling: model {} was unloaded while subscribed; its subscription ends", model);
   end_subscription(model, "model unloaded");
+  ended_by_unload_.insert(model);
 }
 
 // ---- file mode API --------------------------------------------------------------------------
@@ -455,6 +457,7 @@ Status Profiler::subscribe(std::uint32_t model, const SubscribeConfig& config) {
                  mode_ == Mode::kJson ? "acl.json" : "svp_acl_prof_init");
   }
   SVP_RETURN_IF_ERROR(hooks_built());
+  ended_by_unload_.erase(model);  // a new model under a reused id
   if (subscribed_.count(model) != 0) {
     return Error(err::kProfRepeatSubscribe, "model {} is already subscribed", model);
   }
@@ -479,6 +482,7 @@ Status Profiler::subscribe(std::uint32_t model, const SubscribeConfig& config) {
 
 Status Profiler::unsubscribe(std::uint32_t model) {
   std::lock_guard<std::mutex> lock(state_mu_);
+  if (ended_by_unload_.erase(model) != 0) return Status::Ok();
   if (subscribed_.count(model) == 0) return Error(err::kInvalidModelId, "model {} is not subscribed", model);
   end_subscription(model, "unsubscribed");
   return Status::Ok();

@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -142,6 +143,7 @@ class Profiler final : public hal::TaskObserver {
   std::vector<FileConfig> started_;
   std::vector<DeviceInfo> devices_;
   std::map<std::uint32_t, SubscribeConfig> subscribed_;
+  std::set<std::uint32_t> ended_by_unload_;  // unsubscribe of these succeeds once
 
   // What executions record (read by begin_execution on application threads).
   std::mutex cfg_mu_;

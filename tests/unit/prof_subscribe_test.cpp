@@ -261,7 +261,7 @@ TEST_F(ProfSubscribeTest, ASlowReaderNeverBlocksExecutionAndDropsAreBounded) {
   EXPECT_LT(exec_time, std::chrono::seconds(20));
 }
 
-TEST_F(ProfSubscribeTest, UnloadingASubscribedModelEndsItsSubscription) {
+TEST_F(ProfSubscribeTest, UnloadingBeforeUnsubscribingAsTheSeedDoesEndsTheSubscriptionCleanly) {
   const BuiltModel m = chain_model("unl", 2);
   auto run = std::make_unique<ModelRun>(m.image);
   svp_acl_prof_subscribe_config* config = svp_acl_prof_create_subscribe_config(1, SVP_ACL_AICORE_ARITHMETIC_UTILIZATION, &fd_[1]);
@@ -273,7 +273,8 @@ TEST_F(ProfSubscribeTest, UnloadingASubscribedModelEndsItsSubscription) {
   close_write();
   reader.join();  // EOF: the library let go of the pipe
   EXPECT_EQ(reader.ops().size(), 2u);
-  EXPECT_EQ(svp_acl_prof_model_unsubscribe(id), SVP_ACL_ERROR_INVALID_MODEL_ID);
+  EXPECT_ACL_OK(svp_acl_prof_model_unsubscribe(id)) << "seed 003 §8.7 example 1 unsubscribes after unloading";
+  EXPECT_EQ(svp_acl_prof_model_unsubscribe(id), SVP_ACL_ERROR_INVALID_MODEL_ID) << "but only once";
   ASSERT_ACL_OK(svp_acl_prof_destroy_subscribe_config(config));
 }
 
