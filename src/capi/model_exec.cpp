@@ -61,7 +61,7 @@ Result<Prepared> prepare(Runtime& rt, uint32_t model_id, const svp_acl_mdl_datas
   r.outputs = std::move(*out);
   r.batch = input->batch;
   r.gear = loaded->model->selected_gear.load();
-  r.trace = svp::profiling::Profiler::instance().begin_execution(model_id);
+  r.trace = svp::profiling::Profiler::begin_execution(model_id);
   const bool traced = r.trace.tasks;
   auto task = exec::ModelExecution::create(std::move(r));
   if (!task.ok()) return task.status();

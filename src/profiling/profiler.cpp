@@ -64,9 +64,8 @@ Profiler& Profiler::instance() {
 
 // ---- hooks -------------------------------------------------------------------------------
 
-ExecTrace Profiler::begin_execution(std::uint32_t model) {
+ExecTrace Profiler::trace_for(std::uint32_t model) {
   ExecTrace t;
-  if (!kHooksBuilt || (flags_.load(std::memory_order_relaxed) & kFlagExec) == 0) return t;
   t.model = model;
   std::lock_guard<std::mutex> lock(cfg_mu_);
   t.session = session_;
