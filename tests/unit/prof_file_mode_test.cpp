@@ -267,6 +267,34 @@ TEST_F(ProfFileModeTest, AFullBufferDropsRecordsAndEndInfoCountsEveryOne) {
   EXPECT_EQ(read_jsonl(jobs[0] / "data" / "task.jsonl").size() + end["dropped"]["task"].get<std::size_t>(), 600u);
 }
 
+TEST_F(ProfFileModeTest, AnExecutionInFlightAtFinalizeStaysOutOfTheNextSession) {
+  const BuiltModel m = chain_model("straddle", 3, 1);  // waits for its AI-CPU layer
+  ModelRun run(m.image);
+  svp_acl_rt_stream s = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_create_stream(&s));
+  svp_acl_prof_config* config = make_config(SVP_ACL_PROF_TASK_TIME | SVP_ACL_PROF_AICPU_TRACE);
+  ASSERT_ACL_OK(init_prof());
+  ASSERT_ACL_OK(svp_acl_prof_start(config));
+  ASSERT_ACL_OK(run.execute_async(s));  // blocks at layer 1 until this thread serves it
+  ASSERT_ACL_OK(svp_acl_prof_stop(config));
+  ASSERT_ACL_OK(svp_acl_prof_finalize());
+  TempDir second;
+  ASSERT_ACL_OK(svp_acl_prof_init(second.path().c_str(), second.path().size()));
+  ASSERT_ACL_OK(svp_acl_prof_start(config));
+  ASSERT_ACL_OK(svp_acl_ext_process_aicpu_task(5000));
+  ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(s));
+  ASSERT_ACL_OK(svp_acl_prof_stop(config));
+  ASSERT_ACL_OK(svp_acl_prof_finalize());
+  ASSERT_ACL_OK(svp_acl_prof_destroy_config(config));
+  ASSERT_ACL_OK(svp_acl_rt_destroy_stream(s));
+  const fs::path job2 = complete_job(second.path());
+  EXPECT_EQ(read_jsonl(job2 / "data" / "task.jsonl").size(), 0u) << "the task belongs to the first session";
+  EXPECT_EQ(read_jsonl(job2 / "data" / "aicore.jsonl").size(), 0u);
+  EXPECT_EQ(read_jsonl(job2 / "data" / "aicpu.jsonl").size(), 0u);
+  const fs::path job1 = complete_job(dir_.path());
+  EXPECT_GE(read_jsonl(job1 / "data" / "task.jsonl").size(), 2u) << "submitted and started in the first";
+}
+
 class ProfPreemptionTest : public ProfFileModeTest {
  protected:
   std::string config_json() const override { return R"({"softnpu": {"cores": 1}})"; }
