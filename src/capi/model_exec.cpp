@@ -62,7 +62,6 @@ Result<Prepared> prepare(Runtime& rt, uint32_t model_id, const svp_acl_mdl_datas
   r.batch = input->batch;
   r.gear = loaded->model->selected_gear.load();
   r.trace = svp::profiling::Profiler::begin_execution(model_id);
-  const bool traced = r.trace.tasks;
   auto task = exec::ModelExecution::create(std::move(r));
   if (!task.ok()) return task.status();
   Prepared p;
@@ -74,7 +73,7 @@ Result<Prepared> prepare(Runtime& rt, uint32_t model_id, const svp_acl_mdl_datas
   p.settings.top_timeout_ms = s.top_timeout_ms;
   p.settings.preemptible = loaded->model->program.flags.preemptible;
   p.settings.aicpu_busy_wait = loaded->model->program.flags.aicpu_busy_wait;
-  p.settings.traced = traced;
+  p.settings.traced = p.task->trace().tasks;
   p.settings.trace_tag = p.task->trace().tag();
   return p;
 }

@@ -57,10 +57,7 @@ long long core_field(std::uint32_t core) { return core == hal::kHostCore ? -1 : 
 
 std::string data_type_list(std::uint32_t t) {
   std::string out = "[";
-  const std::pair<std::uint32_t, const char*> names[] = {
-      {kAclApi, "acl_api"}, {kTaskTime, "task_time"}, {kAicoreMetrics, "aicore_metrics"}, {kAicpuTrace, "aicpu_trace"}};
-  for (const auto& [bit, name] : names) {
-    if ((t & bit) == 0) continue;
+  for (const char* name : data_type_names(t)) {
     if (out.size() > 1) out += ", ";
     out += fmt::format("\"{}\"", name);
   }
@@ -82,6 +79,16 @@ Status write_text(const std::string& path, const std::string& text) {
 }
 
 }  // namespace
+
+std::vector<const char*> data_type_names(std::uint32_t t) {
+  const std::pair<std::uint32_t, const char*> names[] = {
+      {kAclApi, "acl_api"}, {kTaskTime, "task_time"}, {kAicoreMetrics, "aicore_metrics"}, {kAicpuTrace, "aicpu_trace"}};
+  std::vector<const char*> out;
+  for (const auto& [bit, name] : names) {
+    if (t & bit) out.push_back(name);
+  }
+  return out;
+}
 
 const char* job_file_name(JobFile f) {
   switch (f) {

@@ -20,6 +20,9 @@ namespace svp::profiling {
 
 enum JobFile : std::size_t { kFileApi, kFileTask, kFileAicore, kFileAicpu, kJobFileCount };
 const char* job_file_name(JobFile f);  // "acl_api", "task", "aicore", "aicpu"
+// The names of the data types in `data_types` ("acl_api", "task_time", ...), as info.json
+// lists them.
+std::vector<const char*> data_type_names(std::uint32_t data_types);
 // The files a set of data types writes.
 std::uint32_t job_files_of(std::uint32_t data_types);  // bit i = JobFile i
 

@@ -39,12 +39,9 @@ std::string executable_dir() {
   return ec ? std::string() : exe.parent_path().string();
 }
 
-std::string describe_types(std::uint64_t t) {
+std::string describe_types(std::uint32_t t) {
   std::string s;
-  if (t & kAclApi) s += " ACL_API";
-  if (t & kTaskTime) s += " TASK_TIME";
-  if (t & kAicoreMetrics) s += " AICORE_METRICS";
-  if (t & kAicpuTrace) s += " AICPU_TRACE";
+  for (const char* name : data_type_names(t)) s = s + " " + name;
   return s.empty() ? " (none)" : s;
 }
 
