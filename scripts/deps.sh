@@ -1,13 +1,39 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages the build needs, if any is missing.
+# The one list of Debian 12 packages this project needs, and their installer.
+#   scripts/deps.sh          install whatever of the list is missing (as root, or through sudo)
+#   scripts/deps.sh --list   print the list on one line, space-separated (for deps_audit, CI)
+# Every other script and CI take the list from here; nothing is to be installed by hand.
 set -euo pipefail
-packages=(cmake ninja-build g++ pkg-config python3
-          libgtest-dev libgmock-dev libspdlog-dev libfmt-dev nlohmann-json3-dev zlib1g-dev
-          libdnnl-dev libbenchmark-dev  # oneDNN: kernel fast paths; Google Benchmark: bench/model_bench
-          clang libclang-rt-14-dev  # clang: the model-loader fuzz test (libFuzzer)
-          libopencv-dev  # OpenCV: the AIPP oracle in tests and the AIPP benchmark (not the library)
-          libcli11-dev  # CLI11: command line of tools/svp_prof (the profile reader)
-          chromium)  # only for the svp_prof HTML report test (headless); the tool does not need it
+
+# Build: compiler, build tools and the libraries the library, tools and tests compile against.
+build=(cmake ninja-build g++ pkg-config
+       libspdlog-dev libfmt-dev nlohmann-json3-dev zlib1g-dev
+       libdnnl-dev            # oneDNN: the kernels' fast paths
+       ocl-icd-opencl-dev     # oneDNN's CMake package looks for OpenCL; libdnnl-dev only Recommends it
+       libonnx-dev libprotobuf-dev protobuf-compiler  # the ONNX importer of svp_atc; text-format configs
+       libboost-dev           # Boost.Asio: the C++ API's completions (include/svp/acl.hpp)
+       libcli11-dev)          # command lines of the tools (svp_prof, svp_atc, svp_run)
+# Tests, benchmarks and tools only (the library itself needs none of these).
+tests=(libgtest-dev libgmock-dev  # GoogleTest
+       libbenchmark-dev           # Google Benchmark: bench/
+       clang libclang-rt-14-dev   # libFuzzer: the fuzz targets (model loader, ONNX importer)
+       libopencv-dev              # OpenCV: the AIPP oracle in tests and the AIPP benchmark
+       python3                    # bench/summarize_runs.py and test helpers
+       libonnx-testdata           # ONNX node conformance tests of the compiler
+       chromium                   # headless: the HTML report tests (svp_prof)
+       ccache)                    # developers' rebuild cache; used only when asked for
+                                  # (-DCMAKE_CXX_COMPILER_LAUNCHER=ccache), never required
+packages=("${build[@]}" "${tests[@]}")
+
+if [ "${1:-}" = "--list" ]; then
+  echo "${packages[*]}"
+  exit 0
+fi
+if [ $# -gt 0 ]; then
+  echo "usage: $0 [--list]" >&2
+  exit 2
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
