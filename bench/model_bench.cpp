@@ -59,7 +59,7 @@ void fail(const std::string& what) {
 // The floor: the network as a plain list of oneDNN primitives.
 class DirectNet {
  public:
-  DirectNet(const model::BuiltModel& m, int threads) : m_(m), eng_(dnnl::engine::kind::cpu, 0), stream_(eng_) {
+  DirectNet(const compiler::BuiltModel& m, int threads) : m_(m), eng_(dnnl::engine::kind::cpu, 0), stream_(eng_) {
     omp_set_num_threads(threads);
     const model::Program& p = m.program;
     readers_.assign(p.tensors.size(), {});
@@ -280,7 +280,7 @@ class DirectNet {
                       {{DNNL_ARG_SRC, memory(a)}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_BIAS, bm}, {DNNL_ARG_DST, memory(y)}}});
   }
 
-  const model::BuiltModel& m_;
+  const compiler::BuiltModel& m_;
   dnnl::engine eng_;
   dnnl::stream stream_;
   std::map<std::int32_t, dnnl::memory> mem_;
@@ -359,7 +359,7 @@ class ApiModel {
 struct NetCase {
   const char* id;
   const char* name;
-  Result<model::BuiltModel> (*build)(const netzoo::NetOptions&);
+  Result<compiler::BuiltModel> (*build)(const netzoo::NetOptions&);
   DType dtype;
 };
 
@@ -372,7 +372,7 @@ void bench_net(const bench::Options& opt, Report& report, const NetCase& nc, int
   const std::int64_t t0 = bench::now_ns();
   auto built = nc.build(no);
   if (!built.ok()) return fail(built.status().message());
-  const model::BuiltModel& m = built.value();
+  const compiler::BuiltModel& m = built.value();
   std::printf("%s: built in %.0f ms (%zu layers, weights %.1f MB)\n", id.c_str(), (bench::now_ns() - t0) / 1e6,
               m.program.layers.size(), static_cast<double>(m.weights.size()) / 1e6);
 

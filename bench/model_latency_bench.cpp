@@ -15,7 +15,7 @@
 #include "acl/svp_acl_mdl.h"
 #include "harness.h"
 #include "model_io_bench.h"
-#include "model/builder.h"
+#include "compiler/builder.h"
 
 namespace {
 svp_acl_error seg_nothing(void*, uint32_t) { return SVP_ACL_SUCCESS; }
@@ -23,7 +23,7 @@ svp_acl_error seg_nothing(void*, uint32_t) { return SVP_ACL_SUCCESS; }
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  svp::model::ModelBuilder b("one_layer");
+  svp::compiler::ModelBuilder b("one_layer");
   const auto x = b.add_input("x", svp::model::DType::kFloat32, {1, 16, 16, 16});
   b.add_output(b.add_layer("relu", "Relu", {x}), "y");
   auto built = b.build();

@@ -20,12 +20,12 @@
 #include "acl/svp_acl_prof.h"
 #include "harness.h"
 #include "model_io_bench.h"
-#include "model/builder.h"
+#include "compiler/builder.h"
 #include "profiling/profiler.h"
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  svp::model::ModelBuilder b("eight_layers");
+  svp::compiler::ModelBuilder b("eight_layers");
   auto t = b.add_input("x", svp::model::DType::kFloat32, {1, 16, 16, 16});
   for (int i = 0; i < 8; ++i) t = b.add_layer("l" + std::to_string(i), i % 2 ? "Sigmoid" : "Relu", {t});
   b.add_output(t, "y");

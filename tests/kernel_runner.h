@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kernels/compiled_program.h"
-#include "model/builder.h"
+#include "compiler/builder.h"
 
 namespace svp::testing {
 
@@ -18,7 +18,7 @@ using Bytes = std::vector<std::uint8_t>;
 // One execution's buffers for a compiled model.
 class Execution {
  public:
-  explicit Execution(const model::BuiltModel& m) : m_(m), work_(m.program.flags.work_buf_size + 64, 0xCD) {
+  explicit Execution(const compiler::BuiltModel& m) : m_(m), work_(m.program.flags.work_buf_size + 64, 0xCD) {
     for (const model::Tensor& t : m.program.tensors)
       if (t.is_io()) io_.emplace_back(t.size, 0);
     data_.resize(m.program.tensors.size());
@@ -55,13 +55,13 @@ class Execution {
   }
 
  private:
-  const model::BuiltModel& m_;
+  const compiler::BuiltModel& m_;
   Bytes work_;
   std::vector<Bytes> io_;
   std::vector<void*> data_;
 };
 
-inline std::unique_ptr<kernels::CompiledProgram> compile(const model::BuiltModel& m, bool fast, int threads = 1) {
+inline std::unique_ptr<kernels::CompiledProgram> compile(const compiler::BuiltModel& m, bool fast, int threads = 1) {
   kernels::CompileOptions o;
   o.fast_paths = fast;
   o.threads = threads;

@@ -13,7 +13,7 @@
 #include "acl/svp_acl.h"
 #include "kernels/compiled_program.h"
 #include "kernels/invoke.h"
-#include "model/builder.h"
+#include "compiler/builder.h"
 #include "test_support.h"
 
 namespace svp::test {
@@ -165,7 +165,7 @@ class ModelRun {
 // (float32 fast paths differ from the reference by rounding, so comparing the executor
 // with the reference kernels would test float reassociation, not the plumbing).
 // `inputs` are dense, one per data input; returns the dense outputs in model order.
-inline std::vector<kernels::OwnedTensor> reference_outputs(const model::BuiltModel& m,
+inline std::vector<kernels::OwnedTensor> reference_outputs(const compiler::BuiltModel& m,
                                                            const std::vector<const void*>& inputs) {
   const model::Program& p = m.program;
   std::vector<kernels::OwnedTensor> values(p.tensors.size());

@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "acl/svp_acl_prof.h"
-#include "model/builder.h"
+#include "compiler/builder.h"
 #include "model_io.h"
 
 namespace svp::test {
@@ -68,8 +68,9 @@ inline std::vector<json> read_jsonl(const fs::path& p) {
 
 // `n` layers alternating Relu and Sigmoid on a 1×4×8×8 input, one segment per layer;
 // with `aicpu_at` >= 0 that layer runs on the AI-CPU.
-inline svp::model::BuiltModel chain_model(const std::string& name, int n, int aicpu_at = -1) {
+inline svp::compiler::BuiltModel chain_model(const std::string& name, int n, int aicpu_at = -1) {
   using namespace svp::model;  // NOLINT(google-build-using-namespace)
+  using namespace svp::compiler;  // NOLINT(google-build-using-namespace)
   ModelBuilder b(name);
   TensorId t = b.add_input("x", DType::kFloat32, {1, 4, 8, 8});
   for (int i = 0; i < n; ++i) {
@@ -87,8 +88,9 @@ inline svp::model::BuiltModel chain_model(const std::string& name, int n, int ai
 // core; a higher-priority task submitted then preempts it at a later segment boundary,
 // whatever the timing (the second AI-CPU layer, which the test also serves, guarantees
 // the execution is still there to be preempted).
-inline svp::model::BuiltModel preemptible_aicpu_model(const std::string& name) {
+inline svp::compiler::BuiltModel preemptible_aicpu_model(const std::string& name) {
   using namespace svp::model;  // NOLINT(google-build-using-namespace)
+  using namespace svp::compiler;  // NOLINT(google-build-using-namespace)
   ModelBuilder b(name);
   TensorId t = b.add_input("x", DType::kFloat32, {1, 4, 8, 8});
   for (int i = 0; i < 4; ++i) {

@@ -21,13 +21,13 @@
 
 #include "kernels/kernels.h"
 #include "kernels/tensor_buffer.h"
-#include "model/builder.h"
+#include "compiler/builder.h"
 
-using svp::model::BuiltModel;
+using svp::compiler::BuiltModel;
 using svp::model::DType;
-using svp::model::LayerOptions;
-using svp::model::ModelBuilder;
-using svp::model::TensorId;
+using svp::compiler::LayerOptions;
+using svp::compiler::ModelBuilder;
+using svp::compiler::TensorId;
 
 namespace {
 

@@ -6,9 +6,9 @@
 
 #include <cstdint>
 
-#include "aipp/params.h"
+#include "model/aipp/params.h"
 #include "common/status.h"
-#include "model/model_registry.h"
+#include "exec/model_registry.h"
 
 namespace svp::aipp {
 

@@ -26,7 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "aipp/params.h"
+#include "model/aipp/params.h"
 #include "common/status.h"
 
 namespace svp::aipp {

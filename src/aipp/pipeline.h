@@ -23,7 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "aipp/params.h"
+#include "model/aipp/params.h"
 #include "common/status.h"
 #include "model/tensor.h"
 

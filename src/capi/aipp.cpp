@@ -15,7 +15,7 @@
 #include "capi/guard.h"
 #include "capi/live_set.h"
 #include "capi/objects.h"
-#include "model/model_registry.h"
+#include "exec/model_registry.h"
 
 using svp::Error;
 using svp::Result;

@@ -13,7 +13,7 @@
 #include "acl/svp_acl_mdl.h"
 #include "capi/guard.h"
 #include "capi/live_set.h"
-#include "model/model_registry.h"
+#include "exec/model_registry.h"
 
 using svp::Error;
 using svp::Result;

@@ -5,7 +5,7 @@
 #include "acl/svp_acl_mdl.h"
 #include "capi/guard.h"
 #include "capi/model_config.h"
-#include "model/model_registry.h"
+#include "exec/model_registry.h"
 #include "profiling/profiler.h"
 
 using svp::Result;

@@ -33,7 +33,7 @@
 #include "aipp/exec_input.h"  // AIPP hook (issue 4)
 #include "common/status.h"
 #include "hal/hal.h"
-#include "model/model_registry.h"
+#include "exec/model_registry.h"
 #include "profiling/records.h"
 
 namespace svp::exec {

@@ -1,6 +1,6 @@
 #include "model/program.h"
 
-#include "aipp/model_config.h"
+#include "model/aipp/model_config.h"
 
 #include <algorithm>
 #include <cmath>

@@ -27,7 +27,7 @@
 #include "common/status.h"
 #include "exec/work_buf_tracker.h"
 #include "hal/hal.h"
-#include "model/model_registry.h"
+#include "exec/model_registry.h"
 #include "runtime/aicpu_queue.h"
 #include "runtime/config.h"
 #include "runtime/handle_table.h"

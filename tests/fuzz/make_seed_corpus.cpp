@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "model/builder.h"
+#include "compiler/builder.h"
 #include "model/format.h"
 
 using namespace svp::model;  // NOLINT(google-build-using-namespace)
+
+using namespace svp::compiler;  // NOLINT(google-build-using-namespace)
 
 namespace {
 

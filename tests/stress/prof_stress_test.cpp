@@ -13,7 +13,7 @@
 
 namespace {
 
-using svp::model::BuiltModel;
+using svp::compiler::BuiltModel;
 using svp::test::chain_model;
 using svp::test::job_dirs;
 using svp::test::json;

@@ -12,10 +12,10 @@
 #include <thread>
 #include <vector>
 
-#include "aipp/model_config.h"
-#include "aipp/params.h"
+#include "model/aipp/model_config.h"
+#include "model/aipp/params.h"
 #include "aipp/pipeline.h"
-#include "model/builder.h"
+#include "compiler/builder.h"
 #include "model_io.h"
 #include "test_support.h"
 
@@ -24,12 +24,12 @@ extern "C" svp_acl_error svp_acl_mdl_get_first_aipp_info_v1(uint32_t, size_t, vo
 namespace {
 
 using svp::aipp::AippParams;
-using svp::model::BuiltModel;
+using svp::compiler::BuiltModel;
 using svp::model::DType;
 using svp::model::Layout;
-using svp::model::LayerOptions;
-using svp::model::ModelBuilder;
-using svp::model::TensorId;
+using svp::compiler::LayerOptions;
+using svp::compiler::ModelBuilder;
+using svp::compiler::TensorId;
 
 BuiltModel must(const ModelBuilder& b) {
   auto m = b.build();

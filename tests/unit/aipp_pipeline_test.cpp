@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "aipp/model_config.h"
+#include "model/aipp/model_config.h"
 #include "aipp/param_block.h"
 #include "aipp/pipeline.h"
 

@@ -13,15 +13,15 @@
 #include <vector>
 
 #include "kernel_runner.h"
-#include "model/builder.h"
+#include "compiler/builder.h"
 #include "netzoo/networks.h"
 
 namespace svp {
 namespace {
 
 using model::DType;
-using model::LayerOptions;
-using model::ModelBuilder;
+using compiler::LayerOptions;
+using compiler::ModelBuilder;
 using model::Quant;
 using testing::Bytes;
 using testing::Execution;
@@ -38,7 +38,7 @@ struct Compared {
   std::vector<std::string> impls;
 };
 
-Compared compare(const model::BuiltModel& m, std::uint32_t seed, int threads = 1, float lo = -1.f, float hi = 1.f) {
+Compared compare(const compiler::BuiltModel& m, std::uint32_t seed, int threads = 1, float lo = -1.f, float hi = 1.f) {
   Compared c;
   auto ref = testing::compile(m, false);
   auto fast = testing::compile(m, true, threads);
@@ -120,7 +120,7 @@ struct ConvCase {
   int x_center = 0;
 };
 
-model::BuiltModel conv_model(const ConvCase& cc, bool fp32, const char* post = nullptr) {
+compiler::BuiltModel conv_model(const ConvCase& cc, bool fp32, const char* post = nullptr) {
   ModelBuilder b("conv");
   const I wd{cc.m, cc.c / cc.group, cc.k, cc.k};
   const std::size_t wn = static_cast<std::size_t>(wd[0] * wd[1] * wd[2] * wd[3]);
@@ -129,7 +129,7 @@ model::BuiltModel conv_model(const ConvCase& cc, bool fp32, const char* post = n
   o.attrs.set("pads", I{cc.pad, cc.pad, cc.pad, cc.pad});
   o.attrs.set("dilations", I{cc.dil, cc.dil});
   o.attrs.set("group", cc.group);
-  model::TensorId x, w, bias = -1;
+  compiler::TensorId x, w, bias = -1;
   if (fp32) {
     x = b.add_input("x", DType::kFloat32, {1, cc.c, cc.h, cc.w});
     w = b.add_constant("w", wd, random_f(wn, 7));
@@ -158,8 +158,8 @@ model::BuiltModel conv_model(const ConvCase& cc, bool fp32, const char* post = n
     o.output_dtypes = {cc.y};
     if (cc.y != DType::kFloat32) o.output_quants = {pt(cc.exact_scale > 0 ? (sx * 0.004f) / cc.exact_scale : sy, cc.zp_y)};
   }
-  model::TensorId y = b.add_layer("conv", "Conv", cc.bias ? std::vector<model::TensorId>{x, w, bias}
-                                                          : std::vector<model::TensorId>{x, w},
+  compiler::TensorId y = b.add_layer("conv", "Conv", cc.bias ? std::vector<compiler::TensorId>{x, w, bias}
+                                                          : std::vector<compiler::TensorId>{x, w},
                                   o);
   if (post != nullptr) y = b.add_layer("post", post, {y});
   b.add_output(y);
@@ -231,8 +231,8 @@ TEST(FastConvGuard, PossibleInt32OverflowUsesTheReference) {
   // oneDNN's int32 accumulators could wrap where the reference saturates: reference.
   ModelBuilder b("overflow");
   const std::int64_t c = 8192;
-  model::TensorId x = b.add_input("x", DType::kUint8, {1, c, 3, 3}, model::Layout::kNCHW, pt(0.02f, 0));
-  model::TensorId w = b.add_constant("w", {1, c, 3, 3}, std::vector<std::int8_t>(static_cast<std::size_t>(c * 9), 127),
+  compiler::TensorId x = b.add_input("x", DType::kUint8, {1, c, 3, 3}, model::Layout::kNCHW, pt(0.02f, 0));
+  compiler::TensorId w = b.add_constant("w", {1, c, 3, 3}, std::vector<std::int8_t>(static_cast<std::size_t>(c * 9), 127),
                                      pt(0.004f, 0));
   LayerOptions o;
   o.output_quants = {pt(2000.f, 0)};
@@ -244,8 +244,8 @@ TEST(FastConvGuard, PossibleInt32OverflowUsesTheReference) {
   EXPECT_EQ(r.ref[0], r.fast[0]);
   // The same with a smaller K is within bounds and fast.
   ModelBuilder b2("no_overflow");
-  model::TensorId x2 = b2.add_input("x", DType::kUint8, {1, 64, 3, 3}, model::Layout::kNCHW, pt(0.02f, 0));
-  model::TensorId w2 = b2.add_constant("w", {1, 64, 3, 3}, std::vector<std::int8_t>(64 * 9, 127), pt(0.004f, 0));
+  compiler::TensorId x2 = b2.add_input("x", DType::kUint8, {1, 64, 3, 3}, model::Layout::kNCHW, pt(0.02f, 0));
+  compiler::TensorId w2 = b2.add_constant("w", {1, 64, 3, 3}, std::vector<std::int8_t>(64 * 9, 127), pt(0.004f, 0));
   b2.add_output(b2.add_layer("conv", "Conv", {x2, w2}, o));
   auto m2 = b2.build();
   ASSERT_TRUE(m2.ok());
@@ -258,16 +258,16 @@ INSTANTIATE_TEST_SUITE_P(Cases, FastConv, ::testing::ValuesIn(kConvCases),
 // ---------------------------------------------------------------------------------------
 // A Conv in front makes the op under test read NHWC data (the chain case); the model input
 // goes straight in for the NCHW-input case.
-model::BuiltModel single_op(const std::string& op, model::Attrs attrs, DType dt, bool after_conv, I xdims,
-                            std::vector<model::TensorId> (*extra)(ModelBuilder&) = nullptr) {
+compiler::BuiltModel single_op(const std::string& op, model::Attrs attrs, DType dt, bool after_conv, I xdims,
+                            std::vector<compiler::TensorId> (*extra)(ModelBuilder&) = nullptr) {
   ModelBuilder b("op");
   const Quant q = dt == DType::kFloat32 ? Quant{} : pt(0.05f, dt == DType::kUint8 ? 120 : -3);
-  model::TensorId x = b.add_input("x", dt, xdims, model::Layout::kNCHW, q);
+  compiler::TensorId x = b.add_input("x", dt, xdims, model::Layout::kNCHW, q);
   if (after_conv) {
     const std::int64_t c = xdims[1];
     LayerOptions o;
     o.attrs.set("pads", I{1, 1, 1, 1});
-    model::TensorId w;
+    compiler::TensorId w;
     if (dt == DType::kFloat32) {
       w = b.add_constant("w", {c, c, 3, 3}, random_f(static_cast<std::size_t>(c * c * 9), 5));
     } else {
@@ -277,9 +277,9 @@ model::BuiltModel single_op(const std::string& op, model::Attrs attrs, DType dt,
     }
     x = b.add_layer("conv", "Conv", {x, w}, o);
   }
-  std::vector<model::TensorId> in{x};
+  std::vector<compiler::TensorId> in{x};
   if (extra != nullptr)
-    for (model::TensorId t : extra(b)) in.push_back(t);
+    for (compiler::TensorId t : extra(b)) in.push_back(t);
   LayerOptions o;
   o.attrs = std::move(attrs);
   b.add_output(b.add_layer("op", op, in, o));
@@ -299,7 +299,7 @@ model::Attrs pool_attrs(I k, I s, I p, bool ceil = false, bool include_pad = fal
   return a;
 }
 
-void check(const model::BuiltModel& m, std::size_t layer, const char* impl, bool exact) {
+void check(const compiler::BuiltModel& m, std::size_t layer, const char* impl, bool exact) {
   auto c = compare(m, 21);
   EXPECT_EQ(c.impls[layer], impl);
   if (exact) {
@@ -365,16 +365,16 @@ TEST(FastQ8Add, ExactWithMixedEncodingsAndRelu) {
       ModelBuilder b("add");
       const I d{1, 12, 5, 7};  // 420 elements: 52 vectors of 8 and a tail of 4
       const std::int32_t zp = dt == DType::kUint8 ? 128 : -3;
-      model::TensorId x = b.add_input("x", dt, d, model::Layout::kNCHW, pt(0.05f, zp));
-      model::TensorId w1 = b.add_constant("w1", {12, 12, 1, 1}, random_i8(144, 1), pt(0.01f, 0));
-      model::TensorId w2 = b.add_constant("w2", {12, 12, 3, 3}, random_i8(12 * 12 * 9, 2), pt(0.004f, 0));
+      compiler::TensorId x = b.add_input("x", dt, d, model::Layout::kNCHW, pt(0.05f, zp));
+      compiler::TensorId w1 = b.add_constant("w1", {12, 12, 1, 1}, random_i8(144, 1), pt(0.01f, 0));
+      compiler::TensorId w2 = b.add_constant("w2", {12, 12, 3, 3}, random_i8(12 * 12 * 9, 2), pt(0.004f, 0));
       LayerOptions o1, o2;
       o1.output_quants = {pt(0.3f, dt == DType::kUint8 ? 121 : 5)};
       o2.attrs.set("pads", I{1, 1, 1, 1});
       o2.output_quants = {pt(0.17f, dt == DType::kUint8 ? 130 : -7)};
-      model::TensorId a = b.add_layer("c1", "Conv", {x, w1}, o1);
-      model::TensorId c = b.add_layer("c2", "Conv", {x, w2}, o2);
-      model::TensorId y = b.add_layer("add", "Add", {a, c});
+      compiler::TensorId a = b.add_layer("c1", "Conv", {x, w1}, o1);
+      compiler::TensorId c = b.add_layer("c2", "Conv", {x, w2}, o2);
+      compiler::TensorId y = b.add_layer("add", "Add", {a, c});
       if (relu) y = b.add_layer("relu", "Relu", {y});
       // y stays an NHWC intermediate (a model output would have to be NCHW: reference).
       LayerOptions o3;
@@ -432,13 +432,13 @@ TEST(FastEltwise, IntegerActivationsRunTheReferenceOnNhwcData) {
 }
 
 // ---------------------------------------------------------------------------------------
-model::BuiltModel gemm_model(DType dt, bool trans_b, bool bias, const char* op = "Gemm", std::int32_t zp = 0) {
+compiler::BuiltModel gemm_model(DType dt, bool trans_b, bool bias, const char* op = "Gemm", std::int32_t zp = 0) {
   ModelBuilder b("gemm");
   const std::int64_t M = 3, K = 96, N = 40;
   const Quant q = dt == DType::kFloat32 ? Quant{} : pt(0.05f, zp);
-  model::TensorId a = b.add_input("a", dt, {M, K}, model::Layout::kND, q);
+  compiler::TensorId a = b.add_input("a", dt, {M, K}, model::Layout::kND, q);
   const I bd = trans_b ? I{N, K} : I{K, N};
-  model::TensorId w, c = -1;
+  compiler::TensorId w, c = -1;
   LayerOptions o;
   if (trans_b) o.attrs.set("transB", std::int64_t{1});
   if (dt == DType::kFloat32) {
@@ -459,7 +459,7 @@ model::BuiltModel gemm_model(DType dt, bool trans_b, bool bias, const char* op =
     }
     o.output_quants = {pt(0.05f * 0.003f * 73.f * 10.f * 3.f / 127.f * 8.f, 0)};  // IP: no dst zero point in 2.6
   }
-  std::vector<model::TensorId> in{a, w};
+  std::vector<compiler::TensorId> in{a, w};
   if (bias) in.push_back(c);
   b.add_output(b.add_layer("gemm", op, in, o));
   auto r = b.build();
@@ -546,9 +546,9 @@ TEST(FastNetwork, Float32NetworksWithinTolerance) {
 TEST(FastFusion, NotFusedWhenTheIntermediateIsReadElsewhere) {
   // conv → relu, and the conv output is also a model output: no fusion.
   ModelBuilder b("nofuse");
-  model::TensorId x = b.add_input("x", DType::kFloat32, {1, 8, 6, 6});
-  model::TensorId w = b.add_constant("w", {8, 8, 1, 1}, random_f(64, 3));
-  model::TensorId y = b.add_layer("conv", "Conv", {x, w});
+  compiler::TensorId x = b.add_input("x", DType::kFloat32, {1, 8, 6, 6});
+  compiler::TensorId w = b.add_constant("w", {8, 8, 1, 1}, random_f(64, 3));
+  compiler::TensorId y = b.add_layer("conv", "Conv", {x, w});
   b.add_output(b.add_layer("relu", "Relu", {y}));
   b.add_output(y);
   auto m = b.build();

@@ -6,18 +6,18 @@
 #include <thread>
 #include <vector>
 
-#include "model/builder.h"
+#include "compiler/builder.h"
 #include "model_io.h"
 #include "test_support.h"
 
 namespace {
 
-using svp::model::BuiltModel;
+using svp::compiler::BuiltModel;
 using svp::model::DType;
-using svp::model::LayerOptions;
-using svp::model::ModelBuilder;
+using svp::compiler::LayerOptions;
+using svp::compiler::ModelBuilder;
 using svp::model::Target;
-using svp::model::TensorId;
+using svp::compiler::TensorId;
 using svp::test::ModelRun;
 using svp::test::reference_outputs;
 

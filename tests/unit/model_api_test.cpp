@@ -9,20 +9,20 @@
 #include <thread>
 #include <vector>
 
-#include "model/builder.h"
+#include "compiler/builder.h"
 #include "model/format.h"
-#include "model/model_registry.h"
+#include "exec/model_registry.h"
 #include "test_support.h"
 
 namespace {
 
-using svp::model::BuiltModel;
+using svp::compiler::BuiltModel;
 using svp::model::DType;
 using svp::model::Layout;
-using svp::model::LayerOptions;
-using svp::model::ModelBuilder;
+using svp::compiler::LayerOptions;
+using svp::compiler::ModelBuilder;
 using svp::model::Target;
-using svp::model::TensorId;
+using svp::compiler::TensorId;
 
 LayerOptions shaped(std::vector<std::int64_t> shape, Target target = Target::kNpu) {
   LayerOptions o;

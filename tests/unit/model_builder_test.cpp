@@ -9,12 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "model/builder.h"
+#include "compiler/builder.h"
 #include "model/format.h"
 #include "model/program.h"
 
 namespace svp::model {
 namespace {
+
+using namespace svp::compiler;  // NOLINT(google-build-using-namespace): the builder under test
 
 LayerOptions shaped(std::vector<std::int64_t> shape) {
   LayerOptions o;

@@ -16,13 +16,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/builder.h"
+#include "compiler/builder.h"
 #include "model/crc32.h"
 #include "model/format.h"
 #include "model/program.h"
 
 namespace svp::model {
 namespace {
+
+using namespace svp::compiler;  // NOLINT(google-build-using-namespace): the builder under test
 
 using nlohmann::json;
 

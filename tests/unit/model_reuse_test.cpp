@@ -5,19 +5,19 @@
 #include <random>
 #include <vector>
 
-#include "model/builder.h"
+#include "compiler/builder.h"
 #include "model_io.h"
 #include "test_support.h"
 
 namespace {
 
 using svp::model::ArenaPart;
-using svp::model::BuiltModel;
+using svp::compiler::BuiltModel;
 using svp::model::DType;
-using svp::model::LayerOptions;
-using svp::model::ModelBuilder;
+using svp::compiler::LayerOptions;
+using svp::compiler::ModelBuilder;
 using svp::model::Placement;
-using svp::model::TensorId;
+using svp::compiler::TensorId;
 using svp::test::random_floats;
 using svp::test::reference_outputs;
 

@@ -15,7 +15,7 @@
 
 namespace {
 
-using svp::model::BuiltModel;
+using svp::compiler::BuiltModel;
 using svp::test::chain_model;
 using svp::test::ModelRun;
 using svp::test::OpSeen;

@@ -9,9 +9,9 @@ namespace svp::netzoo {
 namespace {
 
 using model::DType;
-using model::LayerOptions;
+using compiler::LayerOptions;
 using model::Quant;
-using model::TensorId;
+using compiler::TensorId;
 using I = std::vector<std::int64_t>;
 
 // Activation scale of the int8 variant: ±127 covers about ±4 (the networks keep
@@ -94,7 +94,7 @@ class Net {
   }
 
   // GlobalAveragePool → Flatten → Gemm (float32 logits).
-  Result<model::BuiltModel> head(TensorId x, std::int64_t c) {
+  Result<compiler::BuiltModel> head(TensorId x, std::int64_t c) {
     TensorId g = b_.add_layer("gap", "GlobalAveragePool", {x});
     LayerOptions fl;
     fl.attrs.set("axis", std::int64_t{1});
@@ -132,13 +132,13 @@ class Net {
   }
 
   NetOptions o_;
-  model::ModelBuilder b_;
+  compiler::ModelBuilder b_;
   std::uint32_t seed_;
 };
 
 }  // namespace
 
-Result<model::BuiltModel> build_resnet18(const NetOptions& options) {
+Result<compiler::BuiltModel> build_resnet18(const NetOptions& options) {
   Net n(options, "resnet18");
   TensorId x = n.input(3);
   x = n.conv("conv1", x, 3, 64, 7, 2, 1, "relu");
@@ -162,7 +162,7 @@ Result<model::BuiltModel> build_resnet18(const NetOptions& options) {
   return n.head(x, 512);
 }
 
-Result<model::BuiltModel> build_mobilenet_v2(const NetOptions& options) {
+Result<compiler::BuiltModel> build_mobilenet_v2(const NetOptions& options) {
   Net n(options, "mobilenet_v2");
   TensorId x = n.input(3);
   x = n.conv("features.0", x, 3, 32, 3, 2, 1, "relu6");

@@ -1,9 +1,9 @@
 // svp_acl_netzoo: ImageNet-style networks with random weights (fixed seed), built with
-// model::ModelBuilder, for benchmarks and tests.
+// compiler::ModelBuilder, for benchmarks and tests.
 //
 //   NetOptions o;                      // 224×224, batch 1, float32
 //   o.dtype = model::DType::kInt8;     // quantized variant
-//   Result<model::BuiltModel> m = netzoo::build_resnet18(o);
+//   Result<compiler::BuiltModel> m = netzoo::build_resnet18(o);
 //
 // Shapes follow the torchvision models with batch norm folded into the convolutions
 // (every Conv has a bias). One model input "data" [N, 3, H, W] (NCHW), one model output
@@ -20,7 +20,7 @@
 #include <cstdint>
 
 #include "common/status.h"
-#include "model/builder.h"
+#include "compiler/builder.h"
 
 namespace svp::netzoo {
 
@@ -36,7 +36,7 @@ struct NetOptions {
   std::size_t segment_every = 0;
 };
 
-Result<model::BuiltModel> build_resnet18(const NetOptions& options);
-Result<model::BuiltModel> build_mobilenet_v2(const NetOptions& options);
+Result<compiler::BuiltModel> build_resnet18(const NetOptions& options);
+Result<compiler::BuiltModel> build_mobilenet_v2(const NetOptions& options);
 
 }  // namespace svp::netzoo

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "aipp/model_config.h"
+#include "model/aipp/model_config.h"
 #include "common/status.h"
 #include "kernels/compiled_program.h"
 #include "model/load_config.h"

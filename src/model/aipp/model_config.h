@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string>
 
-#include "aipp/params.h"
+#include "model/aipp/params.h"
 #include "common/status.h"
 #include "model/program.h"
 

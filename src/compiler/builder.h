@@ -1,5 +1,6 @@
 // ModelBuilder: builds a Program plus its weights in C++ and serialises it into an
-// offline model image. Used by tests, samples and benchmarks, and by the ONNX compiler.
+// offline model image. Part of the compiler library (the ONNX compiler emits through it);
+// tests, samples and benchmarks use it to make models.
 //
 //   ModelBuilder b("tiny");
 //   TensorId x = b.add_input("x", DType::kFloat32, {1, 3, 8, 8});
@@ -22,11 +23,21 @@
 #include <utility>
 #include <vector>
 
-#include "aipp/model_config.h"
+#include "model/aipp/model_config.h"
 #include "common/status.h"
 #include "model/program.h"
 
-namespace svp::model {
+namespace svp::compiler {
+
+// The builder speaks the IR's vocabulary.
+using model::Attrs;
+using model::DType;
+using model::Layout;
+using model::Program;
+using model::Quant;
+using model::Segment;
+using model::Target;
+using model::Tensor;
 
 using TensorId = std::int32_t;
 
@@ -168,4 +179,4 @@ std::uint64_t task_buf_size_for(std::size_t layers);
 // see ArenaPart) and work_buf_size shrinks accordingly.
 Status plan_work_buf(Program* program);
 
-}  // namespace svp::model
+}  // namespace svp::compiler

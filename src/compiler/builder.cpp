@@ -1,4 +1,4 @@
-#include "model/builder.h"
+#include "compiler/builder.h"
 
 #include <algorithm>
 #include <cstring>
@@ -7,7 +7,9 @@
 #include "kernels/kernels.h"
 #include "model/format.h"
 
-namespace svp::model {
+namespace svp::compiler {
+
+using namespace model;  // NOLINT(google-build-using-namespace): the builder fills in the IR
 
 namespace {
 
@@ -386,4 +388,4 @@ Status plan_work_buf(Program *program) {
   return Status::Ok();
 }
 
-}  // namespace svp::model
+}  // namespace svp::compiler

@@ -1,4 +1,4 @@
-#include "model/gears.h"
+#include "exec/gears.h"
 
 #include "kernels/kernels.h"
 

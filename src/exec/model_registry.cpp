@@ -1,4 +1,4 @@
-#include "model/model_registry.h"
+#include "exec/model_registry.h"
 
 #include <utility>
 
@@ -6,7 +6,7 @@
 
 #include "aipp/param_block.h"
 #include "model/format.h"
-#include "model/gears.h"
+#include "exec/gears.h"
 
 namespace svp::model {
 namespace {

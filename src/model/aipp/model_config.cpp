@@ -1,4 +1,4 @@
-#include "aipp/model_config.h"
+#include "model/aipp/model_config.h"
 
 #include <nlohmann/json.hpp>
 

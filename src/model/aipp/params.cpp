@@ -1,4 +1,4 @@
-#include "aipp/params.h"
+#include "model/aipp/params.h"
 
 #include <cmath>
 

@@ -1,0 +1,54 @@
+// What a compilation is asked to do: the vendor ATC's options after parsing (the parser
+// lives in atc_options.{h,cpp}; this struct is what the library consumes). Field names
+// follow the flags (`--input_shape` → input_shape). Defaults are the vendor's.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/tensor.h"
+
+namespace svp::compiler {
+
+enum class SocVersion { kSS928V100, kSS626V100, kHi3519DV500, kHi3516CV610 };
+
+struct CompileOptions {
+  std::string model;                 // --model: ONNX file
+  std::int32_t framework = 5;        // --framework: 5 = ONNX (the only one supported)
+  std::string output;                // --output: path without ".om"
+  SocVersion soc_version = SocVersion::kSS928V100;
+  std::string soc_version_name = "SS928V100";
+  // --input_shape="name:1,3,224,224;name2:..."; -1 marks a gear dim.
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> input_shape;
+  std::string input_format = "NCHW";
+  // --input_type="name:UINT8;..." (feature-map inputs).
+  std::map<std::string, model::DType> input_type;
+  // --output_type: a global type (key "") or "op:idx" → type.
+  std::map<std::string, model::DType> output_type;
+  // --out_nodes="node:idx;...": extra/replacement outputs.
+  std::vector<std::pair<std::string, std::int32_t>> out_nodes;
+  std::string insert_op_conf;        // --insert_op_conf: AIPP config file
+  // --dynamic_image_size="h1,w1;h2,w2" (first gear the largest).
+  std::vector<std::pair<std::int64_t, std::int64_t>> dynamic_image_size;
+  std::vector<std::int64_t> dynamic_batch_size;  // --dynamic_batch_size="1,2,4,8"
+  std::vector<std::string> force_to_cpu;         // --force_to_cpu="a;b"
+  std::int32_t online_model_type = 2;
+  bool save_original_model = false;
+  std::int32_t log_level = 3;        // 0 debug .. 3 error
+  std::int32_t mode = 0;             // 0 compile, 1 model → json, 3 pre-check
+  std::string om;                    // --om (mode 1)
+  std::string json;                  // --json (mode 1)
+  std::string compile_mode = "0";    // "float" = no quantization (our extension)
+  std::string dump_graph;            // --dump_graph=DIR: Graphviz after each stage
+  std::int32_t buffer_reuse = 0;     // svp_acl_buffer_reuse_type of the compiled model
+  // Segments (the preemption unit): the longest segment's estimated cost stays within
+  // this many MACs where single layers allow.
+  std::uint64_t max_segment_macs = 50'000'000;
+  std::string command_line;          // recorded in the model (CompilerInfo)
+};
+
+}  // namespace svp::compiler
