@@ -7,7 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# The same configuration as scripts/test.sh's normal build, so the tests reuse this build.
+read -r -a cfg <<<"$(scripts/test.sh --print-config normal)"
+cmake -S . -B "${cfg[0]}" "${cfg[@]:1}" >/dev/null
 cmake --build build -j2 --target npu_pipeline_demo make_sample_model model_sample svp_prof
 mkdir -p build/samples/models
 ./build/samples/make_sample_model build/samples/models

@@ -21,6 +21,7 @@ tests=(libgtest-dev libgmock-dev  # GoogleTest
        python3                    # bench/summarize_runs.py and test helpers
        libonnx-testdata           # ONNX node conformance tests of the compiler
        chromium                   # headless: the HTML report tests (svp_prof)
+       strace                     # CI's dependency audit (deps_audit traces the build)
        ccache)                    # developers' rebuild cache; used only when asked for
                                   # (-DCMAKE_CXX_COMPILER_LAUNCHER=ccache), never required
 packages=("${build[@]}" "${tests[@]}")
