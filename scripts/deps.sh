@@ -2,6 +2,9 @@
 # The one list of Debian 12 packages this project needs, and their installer.
 #   scripts/deps.sh          install whatever of the list is missing (as root, or through sudo)
 #   scripts/deps.sh --list   print the list on one line, space-separated (for deps_audit, CI)
+#   scripts/deps.sh --model-tools   also install what the model scripts need (scripts/models:
+#                            training and exporting ONNX models with PyTorch); neither the
+#                            build, the tests nor CI need these
 # Every other script and CI take the list from here; nothing is to be installed by hand.
 set -euo pipefail
 
@@ -20,20 +23,22 @@ tests=(libgtest-dev libgmock-dev  # GoogleTest
        libopencv-dev              # OpenCV: the AIPP oracle in tests and the AIPP benchmark
        python3                    # bench/summarize_runs.py and test helpers
        libonnx-testdata           # ONNX node conformance tests of the compiler
+       dataset-fashion-mnist      # labelled data: accuracy tests and the main job (Fashion-MNIST)
        chromium                   # headless: the HTML report tests (svp_prof)
        strace                     # CI's dependency audit (deps_audit traces the build)
        ccache)                    # developers' rebuild cache; used only when asked for
                                   # (-DCMAKE_CXX_COMPILER_LAUNCHER=ccache), never required
+# Model scripts only (scripts/models/*.py, run with Debian's /usr/bin/python3): the
+# committed ONNX files were made with these; regenerating them is optional.
+model_tools=(python3-torch python3-torchvision python3-numpy)
 packages=("${build[@]}" "${tests[@]}")
 
-if [ "${1:-}" = "--list" ]; then
-  echo "${packages[*]}"
-  exit 0
-fi
-if [ $# -gt 0 ]; then
-  echo "usage: $0 [--list]" >&2
-  exit 2
-fi
+case "${1:-}" in
+  --list) echo "${packages[*]}"; exit 0 ;;
+  --model-tools) packages+=("${model_tools[@]}") ;;
+  "") ;;
+  *) echo "usage: $0 [--list | --model-tools]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
