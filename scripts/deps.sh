@@ -32,6 +32,11 @@ tests=(libgtest-dev libgmock-dev  # GoogleTest
 # committed ONNX files were made with these; regenerating them is optional.
 model_tools=(python3-torch python3-torchvision python3-numpy)
 packages=("${build[@]}" "${tests[@]}")
+# Node.js and npm: the test-only npm packages (scripts/npm_deps.sh). The project's machines
+# ship Node.js 20 with its own npm; on a plain Debian 12 the distribution's packages do.
+if ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
 
 case "${1:-}" in
   --list) echo "${packages[*]}"; exit 0 ;;

