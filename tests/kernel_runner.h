@@ -45,10 +45,10 @@ class Execution {
     for (std::int32_t i = 0; i < tensor; ++i) k += m_.program.tensors[static_cast<std::size_t>(i)].is_io() ? 1 : 0;
     return io_[k];
   }
-  Status run_layer(const kernels::CompiledProgram& p, std::size_t i) { return p.run_layer(i, data_); }
+  Status run_layer(const kernels::CompiledProgram& p, std::size_t i) { return p.run_layer(i, data_, {}); }
   Status run(const kernels::CompiledProgram& p) {
     for (std::size_t i = 0; i < p.layer_count(); ++i) {
-      Status s = p.run_layer(i, data_);
+      Status s = p.run_layer(i, data_, {});
       if (!s.ok()) return s;
     }
     return Status::Ok();

@@ -191,7 +191,7 @@ inline std::vector<kernels::OwnedTensor> reference_outputs(const compiler::Built
   EXPECT_TRUE(compiled.ok()) << compiled.status().message();
   if (compiled.ok()) {
     for (std::size_t l = 0; l < p.layers.size(); ++l) {
-      const Status s = compiled.value()->run_layer(l, data);
+      const Status s = compiled.value()->run_layer(l, data, {});
       EXPECT_TRUE(s.ok()) << p.layers[l].name << ": " << s.message();
     }
   }

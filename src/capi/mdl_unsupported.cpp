@@ -7,10 +7,6 @@
 
 using namespace svp::capi;  // NOLINT(google-build-using-namespace)
 
-svp_acl_error svp_acl_mdl_set_total_t(uint32_t, svp_acl_mdl_dataset *, uint64_t) {
-  return not_built(__func__, kRecurrent);
-}
-
 svp_acl_error svp_acl_mdl_init_dump(void) {
   return not_built(__func__, kDump);
 }

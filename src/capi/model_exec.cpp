@@ -60,6 +60,7 @@ Result<Prepared> prepare(Runtime& rt, uint32_t model_id, const svp_acl_mdl_datas
   r.inputs = std::move(*in);
   r.outputs = std::move(*out);
   r.batch = input->batch;
+  r.total_t = input->total_t;
   r.gear = loaded->model->selected_gear.load();
   r.trace = svp::profiling::Profiler::begin_execution(model_id);
   auto task = exec::ModelExecution::create(std::move(r));
@@ -145,6 +146,29 @@ svp_acl_error svp_acl_mdl_set_dynamic_batch_size(uint32_t model_id, svp_acl_mdl_
                      compiled.empty() ? "" : " (the model's compiled maximum)");
       }
       dataset->batch = batch_size;
+      return Status::Ok();
+    });
+  });
+}
+
+svp_acl_error svp_acl_mdl_set_total_t(uint32_t model_id, svp_acl_mdl_dataset* dataset, uint64_t total_t) {
+  return guard(__func__, [&] {
+    return with_runtime([&](Runtime& rt) -> Status {
+      auto m = rt.models().get(model_id);
+      if (!m.ok()) return m.status();
+      SVP_RETURN_IF_ERROR(svp::capi::datasets().check(dataset));
+      const std::uint64_t max_t = (**m).program.flags.max_total_t;
+      if (max_t == 0) {
+        return Error(err::kInvalidParam,
+                     "model {} is not a recurrent net (it has no LSTM/GRU/RNN layer); total_t applies only to "
+                     "recurrent nets",
+                     model_id);
+      }
+      if (total_t == 0 || total_t > max_t) {
+        return Error(err::kInvalidParam, "total_t {} is outside 1..{} (the model's compiled time steps)", total_t,
+                     max_t);
+      }
+      dataset->total_t = total_t;
       return Status::Ok();
     });
   });

@@ -83,7 +83,7 @@ svp_acl_error svp_acl_ext_get_mdl_net_type(uint32_t model_id, uint32_t* net_type
     return with_runtime([&](Runtime& rt) -> Status {
       auto m = rt.models().get(model_id);
       if (!m.ok()) return m.status();
-      *net_type = SVP_ACL_NET_TYPE_CNN;
+      *net_type = (**m).program.flags.max_total_t > 0 ? SVP_ACL_NET_TYPE_RECURRENT : SVP_ACL_NET_TYPE_CNN;
       return Status::Ok();
     });
   });

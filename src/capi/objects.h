@@ -21,6 +21,9 @@ struct svp_acl_mdl_dataset {
   // svp_acl_mdl_set_dynamic_batch_size: the batch count of executions using this dataset
   // as input (vendor default 1).
   std::uint64_t batch = 1;
+  // svp_acl_mdl_set_total_t: time steps of recurrent nets for executions using this dataset
+  // as input; 0 = the model's compiled maximum (vendor default).
+  std::uint64_t total_t = 0;
 };
 
 namespace svp::capi {

@@ -261,6 +261,15 @@ Result<BuiltModel> ModelBuilder::build() const {
   m.program = program_;
   m.weights = weights_;
   m.program.segments = make_segments();
+  // A recurrent net runs at most the time steps of its recurrent layers' input (validate()
+  // checks that they agree).
+  m.program.flags.max_total_t = 0;
+  for (const model::Layer& l : m.program.layers) {
+    if (!model::is_recurrent_op(l.op) || l.inputs.empty() || l.inputs[0] < 0) continue;
+    const auto steps = model::recurrent_time_steps(l, m.program.tensors[static_cast<std::size_t>(l.inputs[0])].dims);
+    if (steps && *steps > 0) m.program.flags.max_total_t = static_cast<std::uint64_t>(*steps);
+    break;
+  }
   m.program.flags.task_buf_size = task_buf_size_for(m.program.layers.size());
   SVP_RETURN_IF_ERROR(plan_work_buf(&m.program));
   SVP_RETURN_IF_ERROR(m.program.validate(m.weights.size()));

@@ -27,7 +27,9 @@ bool aligned16(std::uint64_t v) { return v % 16 == 0; }
 
 }  // namespace
 
-ModelExecution::ModelExecution(Request r) : request_(std::move(r)), id_(g_next_execution.fetch_add(1)) {}
+ModelExecution::ModelExecution(Request r) : request_(std::move(r)), id_(g_next_execution.fetch_add(1)) {
+  run_args_.total_t = request_.total_t;
+}
 
 Result<std::shared_ptr<ModelExecution>> ModelExecution::create(Request request) {
   if (!request.model || !request.model->compiled) return Error(err::kInvalidParam, "no model to execute");
@@ -54,6 +56,16 @@ Status ModelExecution::validate() {
                  request_.outputs.size(), request_.model_id, m.outputs.size());
   }
   const std::uint64_t batch = request_.batch;
+  const std::uint64_t max_t = p.flags.max_total_t;
+  if (request_.total_t != 0 && (max_t == 0 || request_.total_t > max_t)) {
+    return Error(err::kInvalidParam, "the input dataset's total_t {} does not fit model {} ({})", request_.total_t,
+                 request_.model_id,
+                 max_t == 0 ? std::string("not a recurrent net") : fmt::format("at most {} time steps", max_t));
+  }
+  if (max_t != 0 && batch != 1) {
+    return Error(err::kInvalidParam, "model {} is a recurrent net, which runs batch 1 only; batch {} was set",
+                 request_.model_id, batch);
+  }
   auto check_address = [](const char *side, std::size_t i, const IoBuffer &b) -> Status {
     if (b.data == nullptr) return Error(err::kInvalidParam, "{} {}: the data buffer's address is NULL", side, i);
     if (!aligned16(reinterpret_cast<std::uintptr_t>(b.data))) {
@@ -398,7 +410,7 @@ Status ModelExecution::run_segment(std::size_t index, hal::SegmentContext &ctx) 
   const bool timed = profiling::kHooksBuilt && request_.trace.any_ops();
   for (std::int32_t l = s.begin; l < s.end; ++l) {
     const profiling::Nanos start = timed ? profiling::now() : 0;
-    Status st = request_.model->compiled_at(request_.gear).run_layer(static_cast<std::size_t>(l), tensor_data_);
+    Status st = request_.model->compiled_at(request_.gear).run_layer(static_cast<std::size_t>(l), tensor_data_, run_args_);
     if (!st.ok()) {
       return Status(st.code(), fmt::format("model {} batch item {}: {}", request_.model_id, item, st.message()));
     }

@@ -51,6 +51,7 @@ struct Request {
   std::vector<IoBuffer> inputs;   // get_num_inputs entries: data inputs, task_buf, work_buf
   std::vector<IoBuffer> outputs;  // get_num_outputs entries
   std::uint64_t batch = 1;        // svp_acl_mdl_set_dynamic_batch_size, default 1
+  std::uint64_t total_t = 0;      // svp_acl_mdl_set_total_t (recurrent nets); 0 = compiled maximum
   std::int32_t gear = -1;         // dynamic HW gear (Model::selected_gear at submission)
   profiling::ExecTrace trace;     // what this execution records (decided at submission)
 };
@@ -117,6 +118,7 @@ class ModelExecution final : public hal::SegmentedTask {
   std::vector<std::vector<std::uint8_t>> in_dense_;
   std::vector<std::vector<std::uint8_t>> out_dense_;
   std::vector<void *> tensor_data_;  // per program tensor, for the current batch item
+  kernels::RunArgs run_args_;        // what every layer of this execution is told (total_t)
 };
 
 }  // namespace svp::exec

@@ -2,6 +2,7 @@
 
 #include "kernels/kernels.h"
 #include "kernels/onednn/program.h"
+#include "kernels/time_steps.h"
 
 namespace svp::kernels {
 namespace {
@@ -14,7 +15,7 @@ class ReferenceProgram final : public CompiledProgram {
 
   std::size_t layer_count() const override { return program_.layers.size(); }
 
-  Status run_layer(std::size_t index, const std::vector<void*>& tensor_data) const override {
+  Status run_layer(std::size_t index, const std::vector<void*>& tensor_data, const RunArgs& args) const override {
     const model::Layer& layer = program_.layers.at(index);
     std::vector<TensorView> in;
     std::vector<TensorView> out;
@@ -22,7 +23,7 @@ class ReferenceProgram final : public CompiledProgram {
     for (std::int32_t t : layer.inputs) in.push_back(t < 0 ? TensorView{} : view(t, tensor_data));
     out.reserve(layer.outputs.size());
     for (std::int32_t t : layer.outputs) out.push_back(view(t, tensor_data));
-    Status s = run_reference(layer.op, layer.attrs, in, out);
+    Status s = run_reference_with_steps(layer, std::move(in), out, args);
     if (!s.ok()) return Status(s.code(), "layer \"" + layer.name + "\": " + s.message());
     return s;
   }

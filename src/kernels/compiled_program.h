@@ -39,6 +39,14 @@ struct CompileOptions {
   int threads = 1;
 };
 
+// What one execution tells its layers beyond the tensors.
+struct RunArgs {
+  // Recurrent nets: the time steps to process (svp_acl_mdl_set_total_t); 0 = all of them.
+  // Recurrent layers then run as if sequence_lens were min(sequence_lens, total_t): their
+  // outputs past that step are zero and the final states are those of that step.
+  std::uint64_t total_t = 0;
+};
+
 class CompiledProgram {
  public:
   virtual ~CompiledProgram() = default;
@@ -51,7 +59,7 @@ class CompiledProgram {
 
   virtual std::size_t layer_count() const = 0;
   // Runs layer `index` on the tensors at `tensor_data`. Errors name the layer.
-  virtual Status run_layer(std::size_t index, const std::vector<void*>& tensor_data) const = 0;
+  virtual Status run_layer(std::size_t index, const std::vector<void*>& tensor_data, const RunArgs& args) const = 0;
   // The implementation chosen for a layer: "reference" or a fast-path name such as
   // "onednn"; for tests, logs and profiling.
   virtual std::string layer_impl(std::size_t index) const = 0;

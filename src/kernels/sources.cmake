@@ -3,6 +3,7 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/common.cpp
   src/kernels/registry.cpp
   src/kernels/compiled_program.cpp
+  src/kernels/time_steps.cpp
   src/kernels/reference/spatial.cpp
   src/kernels/reference/int_ops.cpp
   src/kernels/reference/conv.cpp

@@ -78,6 +78,7 @@ json encode_program(const Program& p) {
                 {"internal_stride", f.internal_stride},
                 {"dynamic_batch", f.dynamic_batch},
                 {"dynamic_hw", hw},
+                {"max_total_t", f.max_total_t},
                 {"task_buf_size", f.task_buf_size},
                 {"work_buf_size", f.work_buf_size}};
   json tensors = json::array();
@@ -286,6 +287,7 @@ Status decode_flags(const Decoder& d, const json& f, ModelFlags* out) {
   if ((v = Decoder::find(f, "internal_stride"))) {
     SVP_RETURN_IF_ERROR(d.to_int(*v, "flags.internal_stride", &out->internal_stride));
   }
+  if ((v = Decoder::find(f, "max_total_t"))) SVP_RETURN_IF_ERROR(d.to_u64(*v, "flags.max_total_t", &out->max_total_t));
   if ((v = Decoder::find(f, "dynamic_batch"))) {
     if (!v->is_array()) return d.bad("flags.dynamic_batch", "an array of integers");
     for (std::size_t i = 0; i < v->size(); ++i) {

@@ -423,6 +423,52 @@ std::vector<std::int32_t> Program::output_tensors() const {
   return out;
 }
 
+namespace {
+
+// Recurrent nets: max_total_t is set exactly when the model has recurrent layers, and is
+// the time dimension of each of them (one execution processes total_t ≤ that many steps).
+Status check_recurrent(const Program& p) {
+  const Layer* first = nullptr;
+  for (const Layer& l : p.layers) {
+    if (!is_recurrent_op(l.op)) continue;
+    if (first == nullptr) first = &l;
+    const std::int32_t x = l.inputs.empty() ? -1 : l.inputs[0];
+    if (x < 0) return Error(err::kParseModel, "recurrent layer \"{}\" ({}) has no input X", l.name, l.op);
+    const auto steps = recurrent_time_steps(l, p.tensors[static_cast<std::size_t>(x)].dims);
+    if (!steps) {
+      return Error(err::kParseModel, "recurrent layer \"{}\" ({}): input X must be 3-D with a valid layout", l.name,
+                   l.op);
+    }
+    if (static_cast<std::uint64_t>(*steps) != p.flags.max_total_t) {
+      return Error(err::kParseModel,
+                   "recurrent layer \"{}\" ({}) has {} time steps but the model's max_total_t is {} (every recurrent "
+                   "layer of a model runs the same time steps)",
+                   l.name, l.op, *steps, p.flags.max_total_t);
+    }
+  }
+  if (first == nullptr && p.flags.max_total_t != 0) {
+    return Error(err::kParseModel, "max_total_t is {} but the model has no recurrent (LSTM/GRU/RNN) layer",
+                 p.flags.max_total_t);
+  }
+  if (first != nullptr && p.flags.max_total_t > kMaxTotalT) {
+    return Error(err::kParseModel, "max_total_t {} exceeds {} (recurrent nets)", p.flags.max_total_t, kMaxTotalT);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+bool is_recurrent_op(const std::string& op) { return op == "LSTM" || op == "GRU" || op == "RNN"; }
+
+std::optional<std::int64_t> recurrent_time_steps(const Layer& layer, const std::vector<std::int64_t>& x_dims) {
+  if (x_dims.size() != 3) return std::nullopt;
+  auto layout = layer.attrs.get_int("layout", 0);
+  if (!layout.ok()) return std::nullopt;
+  const std::int64_t l = *layout;
+  if (l != 0 && l != 1) return std::nullopt;
+  return x_dims[l == 0 ? 0 : 1];
+}
+
 // ---------------------------------------------------------------------------------------
 Status Program::validate(std::uint64_t weights_size) const {
   constexpr std::size_t kMaxCount = static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max());
@@ -542,6 +588,8 @@ Status Program::validate(std::uint64_t weights_size) const {
                    t.placement == Placement::kWorkBuf ? "intermediate tensor" : "model output", t.name);
     }
   }
+
+  SVP_RETURN_IF_ERROR(check_recurrent(*this));
 
   // Segments partition the layers in order, one target per segment.
   if (segments.empty()) return Error(err::kParseModel, "the model has layers but no segment");
@@ -702,6 +750,7 @@ bool operator==(const Segment& a, const Segment& b) { return a.begin == b.begin 
 bool operator==(const ModelFlags& a, const ModelFlags& b) {
   return a.preemptible == b.preemptible && a.aicpu_busy_wait == b.aicpu_busy_wait && a.buffer_reuse == b.buffer_reuse &&
          a.internal_stride == b.internal_stride && a.dynamic_batch == b.dynamic_batch && a.dynamic_hw == b.dynamic_hw &&
+         a.max_total_t == b.max_total_t &&
          a.task_buf_size == b.task_buf_size && a.work_buf_size == b.work_buf_size;
 }
 bool operator==(const CompilerInfo& a, const CompilerInfo& b) {

@@ -40,6 +40,7 @@ inline constexpr std::size_t kMaxDims = 128;              // SVP_ACL_MAX_DIM_CNT
 inline constexpr std::size_t kMaxBatchNum = 1;            // SVP_ACL_MAX_BATCH_NUM
 inline constexpr std::uint64_t kMaxBatchSize = 5000;      // set_dynamic_batch_size, non-image input
 inline constexpr std::size_t kMaxHwNum = 100;             // SVP_ACL_MAX_HW_NUM
+inline constexpr std::uint64_t kMaxTotalT = 1024;         // recurrent nets: compiled maximum of total_t
 inline constexpr std::uint64_t kMaxVendorSize = 0xFFFFFFFFull;  // dim product, stride, one-batch size
 inline constexpr std::uint64_t kBufferAlign = 64;         // work_buf / weights offsets
 inline constexpr std::size_t kMaxAippJsonLen = 65536;
@@ -75,6 +76,9 @@ inline constexpr std::int32_t kBufferReuseMax = 7;
 inline constexpr std::int32_t kInoutReuseUndefined = -1;
 inline constexpr std::int32_t kInoutReuseNone = 0;
 inline constexpr std::int32_t kInoutReuseMax = 2;
+
+// LSTM, GRU and RNN: the layers that make a model a recurrent net.
+bool is_recurrent_op(const std::string& op);
 
 const char* placement_name(Placement p);  // "input", "output", "work_buf", "weights"
 const char* target_name(Target t);        // "npu", "aicpu"
@@ -120,6 +124,11 @@ struct Layer {
   Target target = Target::kNpu;
 };
 
+// The time dimension (T) of a recurrent layer's input X of shape `x_dims` under the op's
+// `layout` attribute (0: [T, N, I], 1: [N, T, I]); nullopt if X is not 3-D or the
+// attribute is malformed.
+std::optional<std::int64_t> recurrent_time_steps(const Layer& layer, const std::vector<std::int64_t>& x_dims);
+
 // Layers [begin, end) run without interruption. Segments partition the layers in order
 // and never mix NPU and AI-CPU layers.
 struct Segment {
@@ -139,6 +148,10 @@ struct ModelFlags {
   std::vector<std::uint64_t> dynamic_batch;
   // Resolution gears (h, w), at most SVP_ACL_MAX_HW_NUM, distinct; empty = not dynamic.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> dynamic_hw;
+  // Recurrent nets (models with LSTM / GRU / RNN layers): the compiled maximum of total_t,
+  // the time steps one execution processes (svp_acl_mdl_set_total_t), equal to the time
+  // dimension of every recurrent layer's input; 1..1024. 0 for every other model.
+  std::uint64_t max_total_t = 0;
   std::uint64_t task_buf_size = 0;  // bytes, > 0
   std::uint64_t work_buf_size = 0;  // bytes, > 0, covers every intermediate
 };

@@ -26,6 +26,7 @@
 #include "kernels/onednn/q8_add.h"
 #include "kernels/onednn/q8_gap.h"
 #include "kernels/onednn/runtime.h"
+#include "kernels/time_steps.h"
 
 namespace svp::kernels::onednn {
 namespace {
@@ -69,7 +70,7 @@ class FastProgram final : public CompiledProgram {
   void plan();
 
   std::size_t layer_count() const override { return program_.layers.size(); }
-  Status run_layer(std::size_t index, const std::vector<void*>& tensor_data) const override;
+  Status run_layer(std::size_t index, const std::vector<void*>& tensor_data, const RunArgs& args) const override;
   std::string layer_impl(std::size_t index) const override {
     const Plan& p = plans_.at(index);
     switch (p.kind) {
@@ -118,7 +119,8 @@ class FastProgram final : public CompiledProgram {
   bool try_q8_add(std::size_t i);
   bool agnostic(std::size_t i) const;
   void finish_fast(std::size_t i);
-  Status run_reference_layer(std::size_t index, const std::vector<void*>& data, bool convert) const;
+  Status run_reference_layer(std::size_t index, const std::vector<void*>& data, bool convert,
+                             const RunArgs& args) const;
 
   const model::Program& program_;
   const std::uint8_t* weights_;
@@ -419,7 +421,8 @@ void FastProgram::plan() {
     if (program_.tensors[t].placement != Placement::kWorkBuf) nhwc_[t] = false;
 }
 
-Status FastProgram::run_reference_layer(std::size_t index, const std::vector<void*>& data, bool convert) const {
+Status FastProgram::run_reference_layer(std::size_t index, const std::vector<void*>& data, bool convert,
+                                        const RunArgs& args) const {
   const model::Layer& layer = program_.layers[index];
   std::vector<TensorView> in, out;
   in.reserve(layer.inputs.size());
@@ -443,20 +446,20 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
     in.push_back(view(t, p));
   }
   for (std::int32_t t : layer.outputs) out.push_back(view(t, data[static_cast<std::size_t>(t)]));
-  Status s = run_reference(layer.op, layer.attrs, in, out);
+  Status s = run_reference_with_steps(layer, std::move(in), out, args);
   if (!s.ok()) return Status(s.code(), "layer \"" + layer.name + "\": " + s.message());
   return s;
 }
 
-Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data) const {
+Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data, const RunArgs& args) const {
   const Plan& p = plans_.at(index);
   switch (p.kind) {
     case Kind::kFused:
       return Status::Ok();
     case Kind::kReference:
-      return run_reference_layer(index, data, true);
+      return run_reference_layer(index, data, true, args);
     case Kind::kAgnostic:
-      return run_reference_layer(index, data, false);
+      return run_reference_layer(index, data, false, args);
     case Kind::kNative: {
       if (p.b < 0) {
         const auto& d = tensor(p.src).dims;
