@@ -1,5 +1,9 @@
-// svp_acl_ext.h: the AI-CPU service loop and the synthetic segmented-task extension.
+// svp_acl_ext.h: the AI-CPU service loop, the NPU status query and the synthetic
+// segmented-task extension.
 #include "acl/svp_acl_ext.h"
+
+#include <algorithm>
+#include <cmath>
 
 #include "capi/guard.h"
 
@@ -77,4 +81,30 @@ svp_acl_error svp_acl_ext_launch_segmented_task(svp_acl_ext_segment_fn fn, void*
 
 svp_acl_error svp_acl_ext_process_aicpu_task(int32_t timeout) {
   return guard(__func__, [&] { return with_runtime([&](Runtime& rt) { return rt.process_aicpu_task(timeout); }); });
+}
+
+// Utilisation and throughput over the last second of the current context's device: busy
+// time (segments running, or a core busy-waiting for an AI-CPU operator) over wall time,
+// and the cube MACs completed (2 FLOPs each) per second, in the vendor's TFLOPS x 100.
+svp_acl_error svp_acl_query_status(svp_acl_status* status) {
+  return guard(__func__, [&]() -> Status {
+    SVP_RETURN_IF_ERROR(svp::capi::require(status != nullptr, "status is NULL"));
+    return with_runtime([&](Runtime& rt) -> Status {
+      constexpr svp::hal::Nanos kWindow = 1'000'000'000;
+      auto usage = rt.core_usage(kWindow);
+      if (!usage.ok()) return usage.status();
+      *status = svp_acl_status{};
+      const std::size_t n = std::min<std::size_t>(usage->size(), SVP_ACL_MAX_IP_NUM);
+      status->ip_num = static_cast<uint32_t>(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto& s = (*usage)[i];
+        if (s.window == 0) continue;
+        const double seconds = static_cast<double>(s.window) * 1e-9;
+        status->hw_utilization[i] =
+            static_cast<uint32_t>(std::lround(100.0 * static_cast<double>(s.busy) / static_cast<double>(s.window)));
+        status->tflops_100x[i] = static_cast<uint32_t>(std::lround(2.0 * static_cast<double>(s.macs) / seconds / 1e10));
+      }
+      return Status::Ok();
+    });
+  });
 }

@@ -10,7 +10,6 @@ inline constexpr const char* kModels = "offline model loading and execution";
 inline constexpr const char* kAipp = "AIPP image preprocessing";
 inline constexpr const char* kDump = "model dump";
 inline constexpr const char* kAicpu = "AI-CPU operators";
-inline constexpr const char* kStatus = "NPU status query";
 
 inline svp_acl_error not_built(const char* fn, const char* feature) {
   return guard(fn, [&] { return unsupported(fn, feature); });

@@ -253,6 +253,11 @@ bool ModelExecution::on_aicpu(std::size_t index) const {
   return p.layers[static_cast<std::size_t>(s.begin)].target == model::Target::kAiCpu;
 }
 
+std::uint64_t ModelExecution::segment_macs(std::size_t index) const {
+  const auto &macs = request_.model->segment_macs_at(request_.gear);
+  return macs.empty() ? 0 : macs[index % macs.size()];
+}
+
 Status ModelExecution::acquire(hal::SegmentContext &ctx) {
   auto view = [&](const IoBuffer &b, std::uint64_t bytes, bool write) -> Result<std::uint8_t *> {
     if (ctx.memory == nullptr) return static_cast<std::uint8_t *>(b.data);

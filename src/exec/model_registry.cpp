@@ -7,6 +7,7 @@
 #include "aipp/param_block.h"
 #include "model/format.h"
 #include "exec/gears.h"
+#include "kernels/cost.h"
 
 namespace svp::model {
 namespace {
@@ -134,6 +135,7 @@ Result<std::shared_ptr<Model>> Model::create(const void* image, std::size_t size
     auto c = kernels::CompiledProgram::compile(g->program, m->weights, m->weights_size, options);
     if (!c.ok()) return c.status();
     g->compiled = std::move(*c);
+    g->segment_macs = kernels::segment_macs(g->program);
     m->gears.push_back(std::move(g));
   }
   for (const Layer& l : p.layers) {
@@ -142,6 +144,7 @@ Result<std::shared_ptr<Model>> Model::create(const void* image, std::size_t size
   auto compiled = kernels::CompiledProgram::compile(m->program, m->weights, m->weights_size, options);
   if (!compiled.ok()) return compiled.status();
   m->compiled = std::move(*compiled);
+  m->segment_macs = kernels::segment_macs(m->program);
   return m;
 }
 

@@ -87,6 +87,8 @@ struct Model {
   // The program prepared for execution (kernels chosen, weights prepared); references
   // `program` and `weights`.
   std::unique_ptr<kernels::CompiledProgram> compiled;
+  // Cube MACs of each segment of `program` (one batch item): the device's throughput figure.
+  std::vector<std::uint64_t> segment_macs;
 
   // Dynamic resolution: one derived program per gear (flags.dynamic_hw order), and the gear
   // svp_acl_mdl_set_dynamic_hw_size selected (-1: none yet, the stored = largest program).
@@ -97,11 +99,15 @@ struct Model {
     Program program;
     std::unique_ptr<kernels::CompiledProgram> compiled;
     std::vector<IoDesc> inputs, outputs;
+    std::vector<std::uint64_t> segment_macs;
   };
   std::vector<std::unique_ptr<Gear>> gears;
   mutable std::atomic<std::int32_t> selected_gear{-1};
 
   const Program& program_at(std::int32_t gear) const { return gear < 0 ? program : gears[gear]->program; }
+  const std::vector<std::uint64_t>& segment_macs_at(std::int32_t gear) const {
+    return gear < 0 ? segment_macs : gears[gear]->segment_macs;
+  }
   const kernels::CompiledProgram& compiled_at(std::int32_t gear) const {
     return gear < 0 ? *compiled : *gears[gear]->compiled;
   }

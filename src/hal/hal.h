@@ -92,6 +92,9 @@ class SegmentedTask {
   virtual Status run_segment(std::size_t index, SegmentContext& ctx) = 0;
   // True for segments made of AI-CPU operators (run on the host CPU, not the NPU core).
   virtual bool on_aicpu(std::size_t /*index*/) const { return false; }
+  // Multiply-accumulates of the cube unit a segment performs (kernels/cost.h); 0 when
+  // unknown (synthetic tasks). Feeds the device's throughput figure.
+  virtual std::uint64_t segment_macs(std::size_t /*index*/) const { return 0; }
 };
 
 // One AI-CPU segment waiting for a host thread. Opaque to the runtime, which hands it
@@ -238,6 +241,16 @@ class Device {
   // Null = no observer. Only tasks submitted with TaskSettings::traced are reported.
   virtual void set_task_observer(TaskObserver* observer) = 0;
   virtual std::uint32_t core_count() const = 0;
+
+  // How busy each core was over the last `window` (at most 1 s): the time the figures
+  // cover, the time the core held a task (running segments, or busy-waiting for an AI-CPU
+  // operator), and the cube MACs it completed. One entry per core.
+  struct CoreSample {
+    Nanos window = 0;
+    Nanos busy = 0;
+    std::uint64_t macs = 0;
+  };
+  virtual std::vector<CoreSample> core_usage(Nanos window) = 0;
 };
 
 // How cached allocations behave (ARCHITECTURE: cache emulation).

@@ -4,6 +4,7 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/registry.cpp
   src/kernels/compiled_program.cpp
   src/kernels/time_steps.cpp
+  src/kernels/cost.cpp
   src/kernels/reference/spatial.cpp
   src/kernels/reference/int_ops.cpp
   src/kernels/reference/conv.cpp

@@ -159,6 +159,12 @@ Status Runtime::synchronize_device() {
   return backend_->device((*ctx)->device).synchronize_all(wait_timeout());
 }
 
+Result<std::vector<hal::Device::CoreSample>> Runtime::core_usage(hal::Nanos window) {
+  auto ctx = current_context();
+  if (!ctx.ok()) return ctx.status();
+  return backend_->device((*ctx)->device).core_usage(window);
+}
+
 Result<void*> Runtime::malloc(std::size_t size, MemoryApi api, std::size_t class_id) {
   if (size == 0) return Error(err::kInvalidParam, "allocation size must be greater than 0");
   hal::MemKind kind = hal::MemKind::kUncached;

@@ -82,6 +82,8 @@ class Runtime {
   Result<std::int32_t> get_device() const;
   std::uint32_t device_count() const { return backend_->device_count(); }
   Status synchronize_device();
+  // Per-core usage of the current context's device over the last `window` (≤ 1 s).
+  Result<std::vector<hal::Device::CoreSample>> core_usage(hal::Nanos window);
   void set_op_wait_timeout(std::uint32_t seconds) { op_wait_timeout_s_.store(seconds); }
 
   // Contexts.

@@ -51,6 +51,7 @@ class FaultDevice final : public Device {
   void set_aicpu_sink(AiCpuSink* sink) override { inner_->set_aicpu_sink(sink); }
   void set_task_observer(TaskObserver* observer) override { inner_->set_task_observer(observer); }
   std::uint32_t core_count() const override { return inner_->core_count(); }
+  std::vector<CoreSample> core_usage(Nanos window) override { return inner_->core_usage(window); }
 
  private:
   FaultBackend* owner_;

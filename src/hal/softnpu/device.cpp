@@ -73,6 +73,7 @@ struct SoftNpuDevice::Event {
 
 struct SoftNpuDevice::Core {
   std::uint32_t index = 0;
+  CoreUsage usage;  // guarded by mu_
   std::condition_variable cv;  // waits with mu_ for `run`
   Run* run = nullptr;
   std::thread thread;
@@ -100,6 +101,7 @@ SoftNpuDevice::SoftNpuDevice(std::uint32_t index, const BackendConfig& config, M
   for (std::uint32_t i = 0; i < n; ++i) {
     auto core = std::make_unique<Core>();
     core->index = i;
+    core->usage = CoreUsage(clock_->now());
     cores_.push_back(std::move(core));
   }
   for (auto& core : cores_) {
@@ -564,20 +566,26 @@ void SoftNpuDevice::core_main(Core& core) {
           break;
         }
         post_aicpu(run, &core);
+        // A busy-waiting core is occupied: it counts as busy for the utilisation figure.
+        core.usage.begin(clock_->now());
         core.cv.wait(lock, [&] { return run.aicpu_done || ((run.cancel || stopping_) && !run.aicpu_running); });
         run.holder = nullptr;
+        core.usage.end(clock_->now(), run.task->segment_macs(index));
         if (!run.aicpu_done) continue;  // cancelled while waiting: handled at the loop top
         run.aicpu_done = false;
         st = std::move(run.aicpu_status);
       } else {
         SegmentContext ctx{core.index, run.sq, memory_, index_, run.id, run.run_level};
+        core.usage.begin(clock_->now());
         lock.unlock();
         try {
           st = run.task->run_segment(index, ctx);
         } catch (const std::exception& e) {
           st = Error(err::kInternalError, "segment {} threw: {}", index, e.what());
         }
+        const std::uint64_t macs = run.task->segment_macs(index);
         lock.lock();
+        core.usage.end(clock_->now(), macs);
       }
       ++run.next;
       if (!st.ok()) {
@@ -799,6 +807,18 @@ TaskEvent SoftNpuDevice::event_of(const Run& run, TaskEventKind kind, Nanos now)
   ev.priority = run.run_level;
   ev.time = now;
   return ev;
+}
+
+std::vector<Device::CoreSample> SoftNpuDevice::core_usage(Nanos window) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Nanos now = clock_->now();
+  std::vector<CoreSample> out;
+  out.reserve(cores_.size());
+  for (const auto& core : cores_) {
+    const CoreUsage::Sample s = core->usage.sample(now, window);
+    out.push_back(CoreSample{s.window, s.busy, s.macs});
+  }
+  return out;
 }
 
 std::uint64_t SoftNpuDevice::preemptions() const {

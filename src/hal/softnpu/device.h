@@ -20,6 +20,7 @@
 
 #include "hal/hal.h"
 #include "hal/softnpu/arbiter.h"
+#include "hal/softnpu/core_usage.h"
 
 namespace svp::hal::softnpu {
 
@@ -46,6 +47,7 @@ class SoftNpuDevice final : public Device {
   void set_aicpu_sink(AiCpuSink* sink) override;
   void set_task_observer(TaskObserver* observer) override;
   std::uint32_t core_count() const override { return static_cast<std::uint32_t>(cores_.size()); }
+  std::vector<CoreSample> core_usage(Nanos window) override;
 
   // Diagnostics for tests and profiling.
   std::uint64_t preemptions() const;
