@@ -24,11 +24,6 @@ void record_error(const char* fn, const Status& status) {
   }
 }
 
-Status unsupported(const char* fn, const char* feature) {
-  return Error(err::kFeatureUnsupported, "{} is not implemented yet in svp-acl ({} is planned but not built)", fn,
-               feature);
-}
-
 }  // namespace svp::capi
 
 extern "C" SVP_ACL_FUNC_VISIBILITY const char* svp_acl_get_recent_err_msg(void) {

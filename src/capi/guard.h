@@ -74,7 +74,4 @@ inline Status require(bool ok, const char* what) {
   return ok ? Status::Ok() : Error(err::kInvalidParam, "{}", what);
 }
 
-// The error every not-yet-built capability returns.
-Status unsupported(const char* fn, const char* feature);
-
 }  // namespace svp::capi

@@ -29,6 +29,46 @@ bool aligned16(std::uint64_t v) { return v % 16 == 0; }
 
 ModelExecution::ModelExecution(Request r) : request_(std::move(r)), id_(g_next_execution.fetch_add(1)) {
   run_args_.total_t = request_.total_t;
+  const auto &plan = request_.model->dump;
+  if (plan != nullptr && Dumper::instance().active(*plan)) {
+    dump_ = plan;
+    dump_execution_ = plan->executions.fetch_add(1);
+  }
+}
+
+// Copies the inputs or the outputs of layer `l` (in logical order) and queues them for the
+// dump writer; runs on the thread executing the segment.
+void ModelExecution::dump_layer(std::int32_t l, std::uint64_t item, bool inputs) {
+  const model::Program &p = program();
+  const model::Layer &layer = p.layers[static_cast<std::size_t>(l)];
+  const auto &compiled = request_.model->compiled_at(request_.gear);
+  auto queue = [&](bool input, std::size_t k, std::int32_t t) {
+    if (t < 0) return;
+    const model::Tensor &tensor = p.tensors[static_cast<std::size_t>(t)];
+    if (tensor.placement == model::Placement::kWeights) return;  // constants: the model file has them
+    DumpRecord r;
+    r.plan = dump_;
+    r.execution = dump_execution_;
+    r.batch_item = item;
+    r.batch = request_.batch;
+    r.layer = layer.name;
+    r.op = layer.op;
+    r.input = input;
+    r.index = k;
+    r.tensor = tensor.name;
+    r.dtype = tensor.dtype;
+    r.dims = tensor.dims;
+    r.quant = tensor.quant;
+    auto bytes = compiled.read_tensor(static_cast<std::size_t>(t), tensor_data_);
+    if (bytes.ok()) {
+      r.bytes = std::move(*bytes);
+    } else {
+      r.note = bytes.status().message();
+    }
+    Dumper::instance().write(std::move(r));
+  };
+  const auto &tensors = inputs ? layer.inputs : layer.outputs;
+  for (std::size_t k = 0; k < tensors.size(); ++k) queue(inputs, k, tensors[k]);
 }
 
 Result<std::shared_ptr<ModelExecution>> ModelExecution::create(Request request) {
@@ -414,12 +454,16 @@ Status ModelExecution::run_segment(std::size_t index, hal::SegmentContext &ctx) 
   const model::Segment &s = p.segments[seg];
   const bool timed = profiling::kHooksBuilt && request_.trace.any_ops();
   for (std::int32_t l = s.begin; l < s.end; ++l) {
+    const bool dumped = dump_ != nullptr && dump_->layers[static_cast<std::size_t>(l)];
+    // Inputs before the layer runs: its output may reuse an input's bytes.
+    if (dumped && dump_->inputs) dump_layer(l, item, true);
     const profiling::Nanos start = timed ? profiling::now() : 0;
     Status st = request_.model->compiled_at(request_.gear).run_layer(static_cast<std::size_t>(l), tensor_data_, run_args_);
     if (!st.ok()) {
       return Status(st.code(), fmt::format("model {} batch item {}: {}", request_.model_id, item, st.message()));
     }
     if (timed) record_op(l, seg, item, ctx, start, profiling::now());
+    if (dumped && dump_->outputs) dump_layer(l, item, false);
   }
   if (seg + 1 == nseg) store_outputs(item);
   return Status::Ok();

@@ -96,6 +96,7 @@ class ModelExecution final : public hal::SegmentedTask {
   Status acquire(hal::SegmentContext &ctx);
   Status check_task_buf(std::size_t segment) const;
   Status load_inputs(std::uint64_t item);
+  void dump_layer(std::int32_t layer, std::uint64_t item, bool inputs);
   std::pair<std::int64_t, std::int64_t> aipp_hw() const;  // AIPP hook (issue 4)
   void store_outputs(std::uint64_t item);
   void record_op(std::int32_t layer, std::size_t seg, std::uint64_t item, const hal::SegmentContext &ctx,
@@ -120,6 +121,8 @@ class ModelExecution final : public hal::SegmentedTask {
   std::vector<std::vector<std::uint8_t>> out_dense_;
   std::vector<void *> tensor_data_;  // per program tensor, for the current batch item
   kernels::RunArgs run_args_;        // what every layer of this execution is told (total_t)
+  std::shared_ptr<DumpPlan> dump_;   // model dump: null = this execution dumps nothing
+  std::uint64_t dump_execution_ = 0;
 };
 
 }  // namespace svp::exec

@@ -6,6 +6,7 @@
 
 #include "aipp/param_block.h"
 #include "model/format.h"
+#include "exec/dumper.h"
 #include "exec/gears.h"
 #include "kernels/cost.h"
 
@@ -200,6 +201,9 @@ Result<std::uint32_t> ModelRegistry::load(const void* image, std::size_t size, c
     if (kv.first != id) break;
     ++id;
   }
+  // Model dump: decided at load by the configuration active now (lock order: registry,
+  // then dumper).
+  (*model)->dump = exec::Dumper::instance().plan_for((*model)->program, id);
   models_.emplace(id, Entry{std::shared_ptr<const Model>(std::move(*model)), s});
   return id;
 }

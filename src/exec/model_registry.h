@@ -20,9 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "model/aipp/model_config.h"
 #include "common/status.h"
+#include "exec/dumper.h"
 #include "kernels/compiled_program.h"
+#include "model/aipp/model_config.h"
 #include "model/load_config.h"
 #include "model/program.h"
 
@@ -87,6 +88,8 @@ struct Model {
   // The program prepared for execution (kernels chosen, weights prepared); references
   // `program` and `weights`.
   std::unique_ptr<kernels::CompiledProgram> compiled;
+  // Model dump (exec/dumper.h): what this model dumps, or null.
+  std::shared_ptr<exec::DumpPlan> dump;
   // Cube MACs of each segment of `program` (one batch item): the device's throughput figure.
   std::vector<std::uint64_t> segment_macs;
 

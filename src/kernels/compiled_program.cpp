@@ -30,6 +30,13 @@ class ReferenceProgram final : public CompiledProgram {
 
   std::string layer_impl(std::size_t) const override { return "reference"; }
 
+  Result<std::vector<std::uint8_t>> read_tensor(std::size_t t, const std::vector<void*>& data) const override {
+    const model::Tensor& tensor = program_.tensors.at(t);
+    const auto* p = static_cast<const std::uint8_t*>(data.at(t));
+    if (p == nullptr) return Error(err::kInvalidParam, "tensor \"{}\" has no storage in this execution", tensor.name);
+    return std::vector<std::uint8_t>(p, p + tensor.size);
+  }
+
  private:
   TensorView view(std::int32_t t, const std::vector<void*>& data) const {
     const model::Tensor& tensor = program_.tensors[static_cast<std::size_t>(t)];

@@ -63,6 +63,12 @@ class CompiledProgram {
   // The implementation chosen for a layer: "reference" or a fast-path name such as
   // "onednn"; for tests, logs and profiling.
   virtual std::string layer_impl(std::size_t index) const = 0;
+
+  // The logical bytes (row-major in the tensor's shape) of tensor `t` of an execution whose
+  // tensors are at `tensor_data`, read right after the layer producing it ran (model dump,
+  // accuracy analysis). Error if this implementation never writes the tensor: a result
+  // fused into the following layer's (Conv + Relu writes only the Relu's output).
+  virtual Result<std::vector<std::uint8_t>> read_tensor(std::size_t t, const std::vector<void*>& tensor_data) const = 0;
 };
 
 }  // namespace svp::kernels

@@ -147,7 +147,8 @@ void Profiler::writer_main() {
   std::unique_lock<std::mutex> lock(buf_mu_);
   for (;;) {
     cv_.wait_for(lock, pipes_busy_ ? kPipePollPeriod : kWriterPeriod,
-                 [&] { return stop_ || urgent_ || pending_.size() >= capacity_ / 4; });
+                 [&] { return stop_ || (!held_ && (urgent_ || pending_.size() >= capacity_ / 4)); });
+    if (held_ && !stop_) continue;
     batch.swap(pending_);
     urgent_ = false;
     const std::uint64_t upto = pushed_;
@@ -541,6 +542,14 @@ void Profiler::end_subscription(std::uint32_t model, const char* why) {
 }
 
 // ---- diagnostics ----------------------------------------------------------------------------
+
+void Profiler::hold_writer(bool hold) {
+  {
+    std::lock_guard<std::mutex> lock(buf_mu_);
+    held_ = hold;
+  }
+  cv_.notify_one();
+}
 
 void Profiler::set_capacities(std::size_t buffer_records, std::size_t pipe_records) {
   {

@@ -112,6 +112,9 @@ class Profiler final : public hal::TaskObserver {
   // ---- diagnostics and tests -------------------------------------------------------------
   // Buffer capacity in records (default 65536) and a subscription's queue (default 8192).
   void set_capacities(std::size_t buffer_records, std::size_t pipe_records);
+  // Tests: while held, the writer takes nothing from the buffer (so a full buffer is
+  // certain, not a race with the writer). Release before stop/finalize/unsubscribe.
+  void hold_writer(bool hold);
   // The JOB directory of the current or last file session ("" if none).
   std::string last_job_dir() const;
   // Records dropped since the current session or subscriptions started (all channels).
@@ -177,6 +180,7 @@ class Profiler final : public hal::TaskObserver {
   std::uint64_t done_ = 0;
   bool urgent_ = false;
   bool stop_ = false;
+  bool held_ = false;  // hold_writer
   bool pipes_busy_ = false;  // some pipe has queued records: poll often
   JobCounts dropped_{};
   std::map<std::uint32_t, std::uint64_t> pipe_dropped_;  // buffer-full drops per subscribed model

@@ -161,9 +161,10 @@ Result<RuntimeConfig> parse_config(const std::string& text, const std::string& o
   if (auto it = j.find("profiler"); it != j.end()) SVP_RETURN_IF_ERROR(parse_profiler(*it, origin, &cfg.profiler));
   if (auto it = j.find("dump"); it != j.end()) {
     if (!it->is_object()) return Error(err::kInvalidDumpConfig, "{}: \"dump\" must be an object", origin);
-    if (!it->empty()) {
-      return Error(err::kFeatureUnsupported, "{}: model dump is not implemented in this build (remove the \"dump\" section)",
-                   origin);
+    if (!it->empty()) {  // an empty object enables nothing
+      auto dump = exec::parse_dump_config(*it, origin);
+      if (!dump.ok()) return dump.status();
+      cfg.dump = std::move(*dump);
     }
   }
   if (auto it = j.find("softnpu"); it != j.end()) SVP_RETURN_IF_ERROR(parse_softnpu(*it, origin, &cfg));

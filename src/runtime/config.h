@@ -1,7 +1,7 @@
 // acl.json: the process configuration read by svp_acl_init.
 //
-// Vendor sections: "profiler" (docs/profiling.md) and "dump" (validated; an enabled dump
-// is refused honestly, model dump is not built). Project section
+// Vendor sections: "profiler" (docs/profiling.md) and "dump" (model dump, docs/runtime.md).
+// Project section
 // "softnpu" configures the emulated hardware:
 //   { "softnpu": { "devices": 1, "cores": 1, "wait_tick_us": 10600, "wait_cap_ticks": 32,
 //                  "max_streams": 128, "cache_mode": "emulated" | "coherent",
@@ -11,9 +11,11 @@
 // Unknown top-level sections are ignored (the vendor library does the same).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "common/status.h"
+#include "exec/dump_config.h"
 #include "hal/hal.h"
 #include "profiling/profiler.h"
 
@@ -26,6 +28,7 @@ struct RuntimeConfig {
   // fixed when a model is loaded.
   std::uint32_t kernel_threads = 1;
   profiling::JsonSettings profiler;  // acl.json "profiler"
+  std::optional<exec::DumpConfig> dump;  // acl.json "dump" (exec/dump_config.h)
 };
 
 // Parses the file at `path`; NULL or "" yields the defaults.

@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include "common/log.h"
+#include "exec/dumper.h"
 #include "profiling/profiler.h"
 
 namespace svp::runtime {
@@ -35,6 +36,7 @@ Status Runtime::init(const char* config_path) {
   std::vector<profiling::DeviceInfo> devices;
   for (std::uint32_t i = 0; i < rt->device_count(); ++i) devices.push_back({i, rt->backend().device(i).core_count()});
   SVP_RETURN_IF_ERROR(profiling::Profiler::instance().attach(std::move(devices), rt->config().profiler));
+  if (rt->config().dump) exec::Dumper::instance().start_from_acl_json(*rt->config().dump);
   std::atomic_store(&g_runtime, std::move(rt));
   g_phase = Phase::kLive;
   SVP_LOG_INFO("initialised ({} device(s), {} core(s) each)", g_runtime->device_count(),
@@ -63,6 +65,7 @@ Status Runtime::finalize() {
   rt->aicpu_.shutdown();
   // After the streams are gone: every task has retired, so the session's files are complete.
   profiling::Profiler::instance().detach();
+  exec::Dumper::instance().shutdown();  // every dumped tensor is on disk when finalize returns
   rt->models_.clear();
   t_current_context = nullptr;
   return Status::Ok();

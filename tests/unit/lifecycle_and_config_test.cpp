@@ -469,15 +469,28 @@ TEST_F(ConfigTest, InvalidProfilerValuesFailWithInvalidProfilingConfigNamingTheK
   }
 }
 
-TEST_F(ConfigTest, NonEmptyDumpSectionIsRefusedAsNotBuiltYet) {
-  std::string msg;
+TEST_F(ConfigTest, DumpSectionIsValidatedNamingTheKey) {
   EXPECT_EQ(init_with(R"({"dump": {"dump_list": [{"model_name": "ResNet-50", "layer": ["conv1conv1_relu", "pool1"]}],
-                                    "dump_path": "/tmp", "dump_mode": "output"}})",
-                      &msg),
-            SVP_ACL_ERROR_FEATURE_UNSUPPORTED);
-  EXPECT_NE(msg.find("dump"), std::string::npos) << msg;
-  EXPECT_EQ(init_with(R"({"dump": {}})"), SVP_ACL_SUCCESS);
+                                    "dump_path": "/tmp", "dump_mode": "output"}})"),
+            SVP_ACL_SUCCESS);
+  EXPECT_EQ(init_with(R"({"dump": {}})"), SVP_ACL_SUCCESS);  // enables nothing
   EXPECT_EQ(init_with(R"({"dump": "yes"})"), SVP_ACL_ERROR_INVALID_DUMP_CONFIG);
+  const struct {
+    const char* json;
+    const char* key;
+  } bad[] = {
+      {R"({"dump": {"dump_list": []}})", "dump_path"},
+      {R"({"dump": {"dump_list": [], "dump_path": "/nonexistent/dir"}})", "dump_path"},
+      {R"({"dump": {"dump_list": [], "dump_path": "/tmp", "dump_mode": "weights"}})", "dump_mode"},
+      {R"({"dump": {"dump_path": "/tmp"}})", "dump_list"},
+      {R"({"dump": {"dump_path": "/tmp", "dump_list": [{"layer": ["a"]}]}})", "model_name"},
+      {R"({"dump": {"dump_path": "/tmp", "dump_list": [{"model_name": "m", "layer": "a"}]}})", "layer"},
+  };
+  for (const auto& c : bad) {
+    std::string msg;
+    EXPECT_EQ(init_with(c.json, &msg), SVP_ACL_ERROR_INVALID_DUMP_CONFIG) << c.json;
+    EXPECT_NE(msg.find(c.key), std::string::npos) << msg;
+  }
 }
 
 TEST_F(ConfigTest, MaxStreamsLimitsStreamsPerDeviceIncludingDefaultStreams) {

@@ -71,6 +71,7 @@ class FastProgram final : public CompiledProgram {
 
   std::size_t layer_count() const override { return program_.layers.size(); }
   Status run_layer(std::size_t index, const std::vector<void*>& tensor_data, const RunArgs& args) const override;
+  Result<std::vector<std::uint8_t>> read_tensor(std::size_t t, const std::vector<void*>& data) const override;
   std::string layer_impl(std::size_t index) const override {
     const Plan& p = plans_.at(index);
     switch (p.kind) {
@@ -449,6 +450,29 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
   Status s = run_reference_with_steps(layer, std::move(in), out, args);
   if (!s.ok()) return Status(s.code(), "layer \"" + layer.name + "\": " + s.message());
   return s;
+}
+
+Result<std::vector<std::uint8_t>> FastProgram::read_tensor(std::size_t t, const std::vector<void*>& data) const {
+  const model::Tensor& x = program_.tensors.at(t);
+  for (std::size_t i = 0; i < program_.layers.size(); ++i) {
+    const model::Layer& l = program_.layers[i];
+    if (l.outputs.empty() || l.outputs[0] != static_cast<std::int32_t>(t)) continue;
+    const Plan& p = plans_[i];
+    if ((p.kind == Kind::kFast || p.kind == Kind::kNative) && p.dst != static_cast<std::int32_t>(t)) {
+      return Error(err::kInvalidParam, "tensor \"{}\" is not materialised: layer \"{}\" writes its result fused with the "
+                   "following layer's", x.name, l.name);
+    }
+    break;
+  }
+  const auto* p = static_cast<const std::uint8_t*>(data.at(t));
+  if (p == nullptr) return Error(err::kInvalidParam, "tensor \"{}\" has no storage in this execution", x.name);
+  std::vector<std::uint8_t> out(x.size);
+  if (nhwc_[t]) {
+    nhwc_to_nchw(p, out.data(), x.dims, model::dtype_size(x.dtype));
+  } else {
+    std::memcpy(out.data(), p, x.size);
+  }
+  return out;
 }
 
 Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data, const RunArgs& args) const {

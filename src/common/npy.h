@@ -1,0 +1,31 @@
+// The NumPy .npy header (format version 1.0) for dense little-endian arrays: what model
+// dumps write and tools read. Header only; no dependency beyond the standard library.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace svp::npy {
+
+// The 10-byte preamble plus the header dictionary, padded so that data starts at a
+// multiple of 64 bytes (NumPy's own alignment). `descr` is a NumPy type string such as
+// "<f4" (see descr_of in users' code); C order.
+inline std::string header(const std::string& descr, const std::vector<std::int64_t>& dims) {
+  std::string shape = "(";
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    shape += std::to_string(dims[i]);
+    if (dims.size() == 1 || i + 1 < dims.size()) shape += dims.size() == 1 ? "," : ", ";
+  }
+  shape += ")";
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  const std::size_t unpadded = 10 + dict.size() + 1;
+  dict.append((64 - unpadded % 64) % 64, ' ');
+  dict += '\n';
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out += static_cast<char>(dict.size() & 0xff);
+  out += static_cast<char>((dict.size() >> 8) & 0xff);
+  return out + dict;
+}
+
+}  // namespace svp::npy
