@@ -103,14 +103,12 @@ template <class Ex, class = void>
 struct work_tracker {
   explicit work_tracker(const Ex& ex) : guard(ex) {}
   Ex executor() const { return guard.get_executor(); }
-  static net::execution_context& context_of(const Ex& ex) { return ex.context(); }
   net::executor_work_guard<Ex> guard;
 };
 template <class Ex>
 struct work_tracker<Ex, std::enable_if_t<net::execution::is_executor<Ex>::value>> {
   explicit work_tracker(const Ex& e) : ex(net::prefer(e, net::execution::outstanding_work.tracked)) {}
   const auto& executor() const { return ex; }
-  static net::execution_context& context_of(const Ex& e) { return net::query(e, net::execution::context); }
   std::decay_t<decltype(net::prefer(std::declval<const Ex&>(), net::execution::outstanding_work.tracked))> ex;
 };
 
@@ -175,6 +173,27 @@ class completion_service final : public net::execution_context::service {
   std::shared_ptr<completion_registry> registry_;
 };
 
+template <class Ex, class = void>
+struct has_context_member : std::false_type {};
+template <class Ex>
+struct has_context_member<Ex, std::void_t<decltype(std::declval<const Ex&>().context())>> : std::true_type {};
+
+// The registry of the executor's execution context; executors without one (e.g. the
+// promise executor of use_future) share a registry that never shuts down.
+template <class Ex>
+std::shared_ptr<completion_registry> registry_for(const Ex& ex) {
+  if constexpr (net::can_query<const Ex&, net::execution::context_t>::value) {
+    net::execution_context& ctx = net::query(ex, net::execution::context);
+    return net::use_service<completion_service>(ctx).registry();
+  } else if constexpr (has_context_member<Ex>::value) {
+    net::execution_context& ctx = ex.context();
+    return net::use_service<completion_service>(ctx).registry();
+  } else {
+    static const auto contextless = std::make_shared<completion_registry>();
+    return contextless;
+  }
+}
+
 inline boost::system::error_code to_asio_error(svp_acl_error rc, bool aborted) {
   if (aborted) return net::error::operation_aborted;
   if (rc == SVP_ACL_SUCCESS) return {};
@@ -189,7 +208,7 @@ class async_op final : public pending_op, public completion_registry::node {
   explicit async_op(Handler&& h) : handler_(std::move(h)) {
     const executor_type ex = net::get_associated_executor(*handler_, net::system_executor());
     work_.emplace(ex);
-    registry_ = net::use_service<completion_service>(work_tracker<executor_type>::context_of(ex)).registry();
+    registry_ = registry_for(ex);
     if (!registry_->attach(this)) {
       // The execution context is already shut down: nothing will ever run the handler.
       auto unrun = orphan();
@@ -218,8 +237,8 @@ class async_op final : public pending_op, public completion_registry::node {
   }
   std::unique_ptr<completion_registry::remains> orphan() override {
     auto r = std::make_unique<held>();
-    r->handler = std::move(handler_);
-    r->work = std::move(work_);
+    if (handler_) r->handler.emplace(std::move(*handler_));
+    if (work_) r->work.emplace(std::move(*work_));
     handler_.reset();
     work_.reset();
     return r;
@@ -323,7 +342,9 @@ struct initiate_event_wait {
     if (!st.failed()) {
       op->watched = ev->handle;
       rep->event_waits.link(op);
-      st = call(svp_acl_rt_launch_callback(&run_pending_op, op, SVP_ACL_CALLBACK_NO_BLOCK, waits),
+      // The C callback gets the pending_op subobject, which need not be at offset 0.
+      pending_op* base = op;
+      st = call(svp_acl_rt_launch_callback(&run_pending_op, base, SVP_ACL_CALLBACK_NO_BLOCK, waits),
                 "svp_acl_rt_launch_callback");
       if (!st.failed()) return;
       rep->event_waits.unlink(op);
