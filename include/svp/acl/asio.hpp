@@ -58,6 +58,15 @@
 
 #if SVP_ACL_WITH_ASIO
 
+// Standard headers first: Boost 1.74's awaitable.hpp uses std::exchange without
+// including <utility>, which GCC 12 no longer provides indirectly.
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/error.hpp>
@@ -67,12 +76,6 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/system_executor.hpp>
 #include <boost/system/error_code.hpp>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <type_traits>
-#include <utility>
-#include <vector>
 
 #include "svp/acl/model.hpp"
 #include "svp/acl/runtime.hpp"

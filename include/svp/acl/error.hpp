@@ -201,15 +201,12 @@ inline void raise_if(status s) {
 }
 
 // The std::error_code overloads end here.
-inline void assign(const status& s, std::error_code& ec) noexcept {
+inline void assign(const status& s, std::error_code& ec) {
   if (!s.failed()) {
     ec.clear();
     return;
   }
-  try {
-    remember(s);
-  } catch (...) {  // out of memory while copying the message: the code still tells
-  }
+  remember(s);
   ec = std::error_code(s.code, category());
 }
 
