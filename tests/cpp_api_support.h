@@ -17,11 +17,14 @@
 namespace svp::test {
 
 // x [1, 2, 4, 6] float32 -> Relu -> y. Rows of 6 floats (24 bytes) are padded to a
-// default stride of 32, so every copy has to respect strides.
-inline std::vector<std::uint8_t> relu_model_image() {
+// default stride of 32, so every copy has to respect strides. `aicpu`: the Relu is an
+// AI-CPU operator (asynchronous execution then needs an AI-CPU serving thread).
+inline std::vector<std::uint8_t> relu_model_image(bool aicpu = false) {
   model::ModelBuilder b("cpp_relu");
   const model::TensorId x = b.add_input("x", model::DType::kFloat32, {1, 2, 4, 6});
-  b.add_output(b.add_layer("relu", "Relu", {x}), "y");
+  model::LayerOptions o;
+  if (aicpu) o.target = model::Target::kAiCpu;
+  b.add_output(b.add_layer("relu", "Relu", {x}, o), "y");
   auto m = b.build();
   EXPECT_TRUE(m.ok()) << m.status().message();
   return m.ok() ? m->image : std::vector<std::uint8_t>{};

@@ -16,6 +16,7 @@
 //   svp/acl/runtime.hpp    runtime, device, context, stream, event
 //   svp/acl/memory.hpp     device_memory, cached_memory (flush/invalidate), data_buffer
 //   svp/acl/model.hpp      model, model_desc, tensor_desc, dataset, model_io, tensor_view
+//   svp/acl/aicpu.hpp      aicpu_worker (AI-CPU operators of asynchronous executions)
 //   svp/acl/aipp.hpp       aipp_set (dynamic AIPP parameters)
 //   svp/acl/profiling.hpp  prof_session, prof_config, prof_collection,
 //                          prof_subscribe_config, prof_subscription
@@ -24,6 +25,7 @@
 // docs/cpp_api.md has the full story.
 #pragma once
 
+#include "svp/acl/aicpu.hpp"
 #include "svp/acl/aipp.hpp"
 #include "svp/acl/asio.hpp"
 #include "svp/acl/error.hpp"

@@ -291,6 +291,25 @@ TEST_F(CppAsioTest, EventDestroyedWhileAwaitedCompletesWithAnError) {
   gate.open();
 }
 
+TEST_F(CppAsioTest, AiCpuOperatorsOfAsyncExecutionsRunOnTheWorker) {
+  acl::model m(rt, svp::test::relu_model_image(/*aicpu=*/true));
+  std::uint32_t aicpu = 0;
+  ASSERT_EQ(svp_acl_ext_get_mdl_aicpu_task_num(m.id(), &aicpu), SVP_ACL_SUCCESS);
+  ASSERT_EQ(aicpu, 1u);
+  acl::aicpu_worker worker(ctx, 2);
+  EXPECT_ACL_THROW(acl::aicpu_worker(ctx, 1), SVP_ACL_ERROR_INVALID_PARAM, "svp::acl::aicpu_worker");
+  net::io_context ioc;
+  acl::stream s(ctx);
+  acl::model_io io(rt, m);
+  const std::vector<float> x = random_floats(48, 11);
+  io.input("x").assign(x);
+  error_code result = net::error::would_block;
+  acl::async_execute(m, io, s, net::bind_executor(ioc, [&](error_code ec) { result = ec; }));
+  ioc.run();
+  EXPECT_FALSE(result) << result.message();
+  EXPECT_EQ(io.output("y").to_vector<float>(), relu(x));
+}
+
 TEST_F(CppAsioTest, ABareCallbackRunsOnTheSystemExecutor) {
   acl::stream s(ctx);
   std::promise<std::thread::id> where;
