@@ -287,7 +287,8 @@ TEST_F(CppAsioTest, EventDestroyedWhileAwaitedCompletesWithAnError) {
     ev.async_wait(net::bind_executor(ioc, [&](error_code ec) { result = ec; }));
   }
   ioc.run();
-  EXPECT_TRUE(result) << "the awaited event is gone";
+  EXPECT_EQ(result, error_code(SVP_ACL_ERROR_INVALID_RESOURCE_HANDLE, acl::asio_category()))
+      << "the awaited event is gone: " << result.message();
   gate.open();
 }
 
