@@ -3,6 +3,7 @@
 // per spec §2.2 with stride-aware views, memory, events, AIPP sets and profiling.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -288,6 +289,24 @@ TEST_F(CppApiTest, ProfilingSubscriptionWritesOneRecordPerOperator) {
   std::uint32_t ops = 0;
   ASSERT_EQ(svp_acl_prof_get_op_num(data.data(), data.size(), &ops), SVP_ACL_SUCCESS) << data.size();
   EXPECT_EQ(ops, 1u) << "one Relu executed once";
+}
+
+TEST_F(CppApiTest, ProfilingCollectionWritesAJobDirectory) {
+  char tmpl[] = "/tmp/svp_cpp_prof_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  {
+    acl::prof_session session(rt, dir);
+    acl::prof_config cfg(rt, {0}, SVP_ACL_PROF_ACL_API | SVP_ACL_PROF_TASK_TIME);
+    acl::prof_collection run(session, cfg);
+    EXPECT_ACL_THROW(acl::prof_collection(session, cfg), SVP_ACL_ERROR_PROF_ALREADY_RUN, "svp_acl_prof_start");
+    acl::model_io io(rt, mdl);
+    mdl.execute(ctx, io.inputs(), io.outputs());
+  }  // stop, destroy the configuration, finalize: in that order, by ownership
+  const std::string ls = "ls -d " + dir + "/JOB* > /dev/null 2>&1";
+  EXPECT_EQ(std::system(ls.c_str()), 0) << "no JOB directory in " << dir;
+  const std::string rm = "rm -rf " + dir;
+  EXPECT_EQ(std::system(rm.c_str()), 0);
 }
 
 TEST_F(CppApiTest, ProfilingFileModeNeedsAnExistingDirectory) {
