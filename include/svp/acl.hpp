@@ -15,7 +15,8 @@
 //   svp/acl/error.hpp      svp::acl::error, the error category, error_code overloads
 //   svp/acl/runtime.hpp    runtime, device, context, stream, event
 //   svp/acl/memory.hpp     device_memory, cached_memory (flush/invalidate), data_buffer
-//   svp/acl/model.hpp      model, model_desc, tensor_desc, dataset, model_io, tensor_view
+//   svp/acl/model.hpp      model, model_config, model_desc, tensor_desc, dataset, model_io,
+//                          tensor_view
 //   svp/acl/aicpu.hpp      aicpu_worker (AI-CPU operators of asynchronous executions)
 //   svp/acl/aipp.hpp       aipp_set (dynamic AIPP parameters)
 //   svp/acl/profiling.hpp  prof_session, prof_config, prof_collection,

@@ -242,6 +242,21 @@ TEST_F(CppApiTest, LoadingGarbageNamesTheLoader) {
   }
 }
 
+TEST_F(CppApiTest, ModelConfigLoadsAndReconfiguresScheduling) {
+  auto cfg = acl::model_config::create();
+  cfg.priority(1).preemption(false);
+  acl::model m(rt, svp::test::relu_model_image(), cfg);
+  std::int32_t priority = -1;
+  ASSERT_EQ(svp_acl_mdl_get_config_opt(cfg.native_handle(), SVP_ACL_MDL_PRIORITY_INT32, &priority, sizeof priority),
+            SVP_ACL_SUCCESS);
+  EXPECT_EQ(priority, 1);
+  acl::model_io io(rt, m);
+  m.execute(ctx, io.inputs(), io.outputs());
+  EXPECT_ACL_THROW(cfg.priority(9), SVP_ACL_ERROR_INVALID_PARAM, "svp_acl_mdl_set_config_opt");
+  m.configure(acl::model_config::create().step_promotion_ms(50));
+  EXPECT_ACL_THROW(acl::model_config{}.priority(1), SVP_ACL_ERROR_INVALID_PARAM, "svp::acl::model_config");
+}
+
 TEST_F(CppApiTest, EventsRecordSynchronizeAndMeasure) {
   acl::stream s(ctx);
   acl::event a(ctx), b(ctx);

@@ -36,6 +36,10 @@ struct model_state {
   std::uint32_t id = 0;
   ~model_state() { (void)svp_acl_mdl_unload(id); }
 };
+struct config_state {
+  svp_acl_mdl_config_handle* handle = nullptr;
+  ~config_state() { (void)svp_acl_mdl_destroy_config_handle(handle); }
+};
 struct desc_state {
   runtime_token runtime;
   svp_acl_mdl_desc* handle = nullptr;
@@ -69,6 +73,52 @@ struct tensor_desc {
     for (std::size_t i = 0; i + 1 < dims.size(); ++i) r *= static_cast<std::size_t>(dims[i]);
     return r;
   }
+};
+
+// Scheduling attributes of a model (svp_acl_mdl_create_config_handle /
+// svp_acl_mdl_destroy_config_handle): given when loading (model(rt, image, config)) or
+// applied to a loaded model (model::configure). Unset attributes keep their defaults.
+class model_config {
+ public:
+  model_config() = default;  // empty; use model_config::create
+  static model_config create() {
+    model_config c;
+    detail::raise_if(c.open());
+    return c;
+  }
+  model_config(model_config&&) noexcept = default;
+  model_config& operator=(model_config&&) noexcept = default;
+
+  explicit operator bool() const noexcept { return state_ != nullptr; }
+  svp_acl_mdl_config_handle* native_handle() const noexcept { return state_ ? state_->handle : nullptr; }
+
+  model_config& priority(std::int32_t p) { return set(SVP_ACL_MDL_PRIORITY_INT32, &p, sizeof p); }
+  model_config& preemption(bool on) {
+    const std::int32_t v = on ? 1 : 0;
+    return set(SVP_ACL_MDL_PRIORITY_PREEMP_EN_BOOL, &v, sizeof v);
+  }
+  model_config& step_promotion_ms(std::uint32_t ms) { return set(SVP_ACL_MDL_PRIORITY_UP_STEP_TIMEOUT_UINT32, &ms, sizeof ms); }
+  model_config& top_promotion_ms(std::uint32_t ms) { return set(SVP_ACL_MDL_PRIORITY_UP_TOP_TIMEOUT_UINT32, &ms, sizeof ms); }
+
+  // Sets any attribute (value as svp_acl_mdl_set_config_opt expects it).
+  model_config& set(svp_acl_mdl_config_attr attr, const void* value, std::size_t size) {
+    if (!state_) detail::raise_if(detail::moved_from("svp::acl::model_config"));
+    detail::raise_if(
+        detail::call(svp_acl_mdl_set_config_opt(state_->handle, attr, value, size), "svp_acl_mdl_set_config_opt"));
+    return *this;
+  }
+
+ private:
+  detail::status open() {
+    svp_acl_mdl_config_handle* h = svp_acl_mdl_create_config_handle();
+    if (h == nullptr) {
+      return detail::fail(SVP_ACL_ERROR_BAD_ALLOC, "svp_acl_mdl_create_config_handle", svp_acl_get_recent_err_msg());
+    }
+    state_ = std::make_shared<detail::config_state>();
+    state_->handle = h;
+    return {};
+  }
+  std::shared_ptr<detail::config_state> state_;
 };
 
 class model;
@@ -142,6 +192,11 @@ class model {
   model(const runtime& rt, std::vector<std::uint8_t> image, std::error_code& ec) {
     detail::assign(open(rt, std::make_shared<const std::vector<std::uint8_t>>(std::move(image))), ec);
   }
+  // As above with scheduling attributes (svp_acl_mdl_load_with_config; the load attributes
+  // are set on `config` here).
+  model(const runtime& rt, std::vector<std::uint8_t> image, model_config& config) {
+    detail::raise_if(open(rt, std::make_shared<const std::vector<std::uint8_t>>(std::move(image)), &config));
+  }
   // Loads an image the caller keeps valid and unchanged until the model is unloaded.
   model(const runtime& rt, const void* image, std::size_t size) { detail::raise_if(open_borrowed(rt, image, size)); }
 
@@ -151,6 +206,14 @@ class model {
   explicit operator bool() const noexcept { return state_ != nullptr; }
   std::uint32_t id() const noexcept { return state_ ? state_->id : 0; }
   model_desc describe() const { return model_desc(*this); }
+
+  // Applies the scheduling attributes set on `config` to later executions
+  // (svp_acl_mdl_set_model_config).
+  void configure(const model_config& config) {
+    if (!state_ || !config) detail::raise_if(detail::moved_from("svp::acl::model::configure"));
+    detail::raise_if(detail::call(svp_acl_mdl_set_model_config(state_->id, config.native_handle()),
+                                  "svp_acl_mdl_set_model_config"));
+  }
 
   // Synchronous execution on the default stream of `ctx` (made current on this thread).
   template <class In, class Out>
@@ -165,15 +228,27 @@ class model {
   const std::shared_ptr<detail::model_state>& state() const noexcept { return state_; }
 
  private:
-  detail::status open(const runtime& rt, std::shared_ptr<const std::vector<std::uint8_t>> image) {
-    detail::status st = open_borrowed(rt, image->data(), image->size());
+  detail::status open(const runtime& rt, std::shared_ptr<const std::vector<std::uint8_t>> image,
+                      model_config* config = nullptr) {
+    detail::status st = open_borrowed(rt, image->data(), image->size(), config);
     if (!st.failed()) state_->image = std::move(image);
     return st;
   }
-  detail::status open_borrowed(const runtime& rt, const void* image, std::size_t size) {
+  detail::status open_borrowed(const runtime& rt, const void* image, std::size_t size,
+                               model_config* config = nullptr) {
     if (!rt) return detail::moved_from("svp::acl::model");
     std::uint32_t id = 0;
-    detail::status st = detail::call(svp_acl_mdl_load_from_mem(image, size, &id), "svp_acl_mdl_load_from_mem");
+    detail::status st;
+    if (config == nullptr) {
+      st = detail::call(svp_acl_mdl_load_from_mem(image, size, &id), "svp_acl_mdl_load_from_mem");
+    } else {
+      if (!*config) return detail::moved_from("svp::acl::model");
+      const std::size_t type = SVP_ACL_MDL_LOAD_FROM_MEM;
+      config->set(SVP_ACL_MDL_LOAD_TYPE_SIZET, &type, sizeof type);
+      config->set(SVP_ACL_MDL_MEM_ADDR_PTR, &image, sizeof image);
+      config->set(SVP_ACL_MDL_MEM_SIZET, &size, sizeof size);
+      st = detail::call(svp_acl_mdl_load_with_config(config->native_handle(), &id), "svp_acl_mdl_load_with_config");
+    }
     if (st.failed()) return st;
     state_ = std::make_shared<detail::model_state>();
     state_->runtime = rt.token();
