@@ -208,7 +208,8 @@ class async_op final : public pending_op, public completion_registry::node {
  public:
   using executor_type = net::associated_executor_t<Handler, net::system_executor>;
 
-  explicit async_op(Handler&& h) : handler_(std::move(h)) {
+  template <class H>
+  explicit async_op(H&& h) : handler_(std::in_place, std::forward<H>(h)) {
     const executor_type ex = net::get_associated_executor(*handler_, net::system_executor());
     work_.emplace(ex);
     registry_ = registry_for(ex);
