@@ -18,8 +18,9 @@
 // completion marker (an event record) and a NO_BLOCK host callback
 // (svp_acl_rt_launch_callback). When the stream reaches the callback, the report thread
 // reads the work's error from the marker and posts the handler to the handler's
-// associated executor (asio::system_executor when it has none): handlers never run on
-// the report thread or inside an initiating function. No thread per operation, no polling.
+// associated executor (asio::system_executor when it has none): handlers never run inside
+// an initiating function, nor on the report thread unless their executor runs work inline
+// (use_future's promise is fulfilled there). No thread per operation, no polling.
 //
 // Errors. The handler gets a boost::system::error_code: empty on success; in
 // svp::acl::asio_category() with the vendor code when the NPU work (or starting it)
