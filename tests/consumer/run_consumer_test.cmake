@@ -9,7 +9,7 @@ endif()
 foreach(mode cmake pkgconfig)
   set(bdir ${WORK_DIR}/build_${mode})
   execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer -B ${bdir} -DCMAKE_PREFIX_PATH=${prefix}
-                          -DCONSUMER_MODE=${mode} "-DCMAKE_C_FLAGS=${FLAGS}"
+                          -DCONSUMER_MODE=${mode} "-DCMAKE_C_FLAGS=${FLAGS}" "-DCMAKE_CXX_FLAGS=${FLAGS}"
                           "-DCMAKE_EXE_LINKER_FLAGS=${FLAGS}" RESULT_VARIABLE rc)
   if(rc)
     message(FATAL_ERROR "configuring the consumer (${mode}) failed")
@@ -23,4 +23,9 @@ foreach(mode cmake pkgconfig)
     message(FATAL_ERROR "running the consumer (${mode}) failed: ${rc} ${out}")
   endif()
   message(STATUS "consumer (${mode}): ${out}")
+  execute_process(COMMAND ${bdir}/consumer_cpp RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+  if(rc OR NOT out MATCHES "cpp consumer ok")
+    message(FATAL_ERROR "running the C++ consumer (${mode}) failed: ${rc} ${out}")
+  endif()
+  message(STATUS "C++ consumer (${mode}): ${out}")
 endforeach()
