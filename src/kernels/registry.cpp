@@ -25,6 +25,7 @@ const std::vector<OpDef>& table() {
     detail::add_resize_ops(v);
     detail::add_reduce_ops(v);
     detail::add_quant_ops(v);
+    detail::add_math_ops(v);
     std::sort(v.begin(), v.end(), [](const OpDef& a, const OpDef& b) { return std::string(a.name) < b.name; });
     return v;
   }();

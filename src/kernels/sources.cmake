@@ -17,6 +17,7 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/reference/resize.cpp
   src/kernels/reference/reduce.cpp
   src/kernels/reference/quant.cpp
+  src/kernels/reference/math_ops.cpp
   src/kernels/onednn/runtime.cpp
   src/kernels/onednn/layout.cpp
   src/kernels/onednn/quant_params.cpp

@@ -33,5 +33,6 @@ void add_shape_ops(
 void add_resize_ops(std::vector<OpDef>& ops);  // Resize
 void add_reduce_ops(std::vector<OpDef>& ops);  // ReduceMean, ReduceMax, ArgMax
 void add_quant_ops(std::vector<OpDef>& ops);   // QuantizeLinear, DequantizeLinear
+void add_math_ops(std::vector<OpDef>& ops);    // Pow, Sqrt, Cast
 
 }  // namespace svp::kernels::detail

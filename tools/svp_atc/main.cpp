@@ -1,0 +1,114 @@
+// svp_atc: the model compiler with the vendor ATC's command line, a thin CLI over the
+// compiler library (src/compiler). docs/compiler.md has the flags, outputs and exit codes:
+//   0 success, 1 the model cannot be compiled (message names the node and the way out),
+//   2 usage error (unknown flag, bad value), 3 I/O error (reading or writing a file),
+//   4 a feature this build does not have (int8 compile modes, AIPP configurations).
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "compiler/atc_options.h"
+#include "compiler/compile.h"
+#include "compiler/om_json.h"
+#include "model/format.h"
+
+namespace {
+
+using svp::Status;
+namespace err = svp::err;
+
+enum Exit { kOk = 0, kModelError = 1, kUsage = 2, kIo = 3, kUnsupported = 4 };
+
+int fail(const Status& s, int code) {
+  std::fprintf(stderr, "svp_atc: error: %s\n", s.message().c_str());
+  return code;
+}
+
+int exit_code_of(const Status& s) {
+  if (s.code() == err::kFeatureUnsupported) return kUnsupported;
+  if (s.code() == err::kInvalidParam) return kUsage;
+  return kModelError;
+}
+
+bool write_file(const std::string& path, const void* data, std::size_t size) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+  return static_cast<bool>(out);
+}
+
+int mode_json(const svp::compiler::CompileOptions& o) {
+  if (o.json.empty()) return fail(svp::Error(err::kInvalidParam, "--mode=1 needs --json=OUT.json"), kUsage);
+  svp::model::Program program;
+  std::uint64_t weights = 0;
+  std::vector<std::uint8_t> image;
+  if (!o.om.empty()) {
+    std::ifstream in(o.om, std::ios::binary);
+    if (!in) return fail(svp::Error(err::kInvalidParam, "cannot read --om {}", o.om), kIo);
+    image.assign(std::istreambuf_iterator<char>(in), {});
+    auto m = svp::model::read_model(image.data(), image.size());
+    if (!m.ok()) return fail(svp::Error(m.status().code(), "{}: {}", o.om, m.status().message()), kModelError);
+    program = m->program;
+    weights = m->weights_size;
+  } else {
+    auto r = svp::compiler::compile(o);
+    if (!r.ok()) return fail(r.status(), exit_code_of(r.status()));
+    program = r->model.program;
+    weights = r->model.weights.size();
+  }
+  const std::string text = svp::compiler::om_json(program, weights).dump(1);
+  if (!write_file(o.json, text.data(), text.size())) {
+    return fail(svp::Error(err::kInvalidParam, "cannot write {}", o.json), kIo);
+  }
+  std::fprintf(stderr, "svp_atc: wrote %s\n", o.json.c_str());
+  return kOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::fputs(svp::compiler::atc_usage().c_str(), stderr);
+    return kUsage;
+  }
+  auto parsed = svp::compiler::parse_atc_command_line(args);
+  if (!parsed.ok()) return fail(parsed.status(), kUsage);
+  if (parsed->help) {
+    std::fputs(svp::compiler::atc_usage().c_str(), stdout);
+    return kOk;
+  }
+  if (parsed->version) {
+    std::printf("svp_atc (svp-acl) %s\n", SVP_ACL_VERSION_STRING);
+    return kOk;
+  }
+  const svp::compiler::CompileOptions& o = parsed->options;
+  for (const std::string& f : parsed->ignored) {
+    if (o.log_level <= 2) std::fprintf(stderr, "svp_atc: warning: --%s has no effect on the software NPU\n", f.c_str());
+  }
+  if (o.mode == 1) return mode_json(o);
+  if (o.mode == 2) return fail(svp::Error(err::kInvalidParam, "--mode=2 does not exist (0, 1 or 3)"), kUsage);
+  if (o.mode == 0 && o.output.empty()) return fail(svp::Error(err::kInvalidParam, "--output is required"), kUsage);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = svp::compiler::compile(o, parsed->unsupported);
+  if (!r.ok()) return fail(r.status(), exit_code_of(r.status()));
+  if (o.log_level <= 1) {
+    for (const std::string& line : r->log) std::fprintf(stderr, "svp_atc: %s\n", line.c_str());
+  }
+  if (o.mode == 3) {
+    std::fprintf(stderr, "svp_atc: pre-check passed: the model compiles (nothing written)\n");
+    return kOk;
+  }
+  std::string out = o.output;
+  if (out.size() < 3 || out.compare(out.size() - 3, 3, ".om") != 0) out += ".om";
+  if (!write_file(out, r->model.image.data(), r->model.image.size())) {
+    return fail(svp::Error(err::kInvalidParam, "cannot write {}", out), kIo);
+  }
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(stderr, "svp_atc: wrote %s (%zu bytes, %zu layers) in %.0f ms\n", out.c_str(), r->model.image.size(),
+               r->model.program.layers.size(), ms);
+  return kOk;
+}
