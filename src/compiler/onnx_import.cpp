@@ -12,6 +12,7 @@
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
 
 #include <fmt/format.h>
 
@@ -195,10 +196,18 @@ class Importer {
                    opset_, kMaxOpset, kMaxOpset, kMaxOpset);
     }
     if (opset_ < kMinOpset) {
-      return Error(err::kParseModel,
-                   "the model uses ai.onnx opset {}, older than {}: convert it with "
-                   "onnx.version_converter.convert_version(model, 13)",
-                   opset_, kMinOpset);
+      // Before opset 7 broadcasting was explicit (the "broadcast" attribute) and several
+      // ops had other attributes: ONNX's version converter lifts the model to opset 7.
+      try {
+        m_ = onnx::version_conversion::ConvertVersion(m_, static_cast<int>(kMinOpset));
+      } catch (const std::exception& e) {
+        return Error(err::kParseModel,
+                     "the model uses ai.onnx opset {}, older than {}, and ONNX's version converter cannot lift it: {}; "
+                     "convert it with onnx.version_converter.convert_version(model, 13) or export it again",
+                     opset_, kMinOpset, first_line(e.what()));
+      }
+      SVP_LOG_INFO("opset {} model converted to opset {} by ONNX's version converter", opset_, kMinOpset);
+      opset_ = kMinOpset;
     }
     return Status::Ok();
   }
@@ -282,11 +291,11 @@ class Importer {
       Value v;
       v.name = in.name();
       v.dtype = *dt;
-      v.shape = dims;
+      v.shape = dims.empty() ? Shape{1} : dims;
       const ValueId id = g_.add_value(std::move(v));
-      names_[in.name()] = id;
       g_.inputs.push_back(id);
       g_.input_aipp.emplace_back();
+      names_[in.name()] = dims.empty() ? squeeze_scalar(id) : id;
     }
     if (g_.inputs.empty()) return Error(err::kParseModel, "the model has no input that is not a constant");
     return Status::Ok();
@@ -399,6 +408,12 @@ class Importer {
       node.inputs.push_back(empty_constant ? kNoValue : it->second);
     }
     SVP_RETURN_IF_ERROR(rewrite_old_semantics(&node, where));
+    if (node.op == "Split" && !node.attrs.has("split") && (node.inputs.size() < 2 || node.inputs[1] == kNoValue) &&
+        !node.attrs.has("num_outputs")) {
+      // Equal parts, one per output: the count the kernels cannot see (opset 18 spells it
+      // num_outputs).
+      node.attrs.set("num_outputs", static_cast<std::int64_t>(n.output_size()));
+    }
     // Shapes and dtypes of the outputs.
     std::vector<Shape> shapes;
     std::vector<const model::TensorView*> consts;
@@ -676,8 +691,43 @@ class Importer {
                    "or from --out_nodes",
                    name);
     }
-    g_.outputs.push_back(it->second);
+    ValueId out = it->second;
+    if (g_.value(out).shape.empty()) {
+      // Model outputs are at least 1-D (the vendor's I/O rule): a scalar leaves as [1].
+      Value v;
+      v.name = name;
+      v.dtype = g_.value(out).dtype;
+      v.shape = {1};
+      g_.value(out).name = g_.unique_name(name + "_scalar");
+      const ValueId wrapped = g_.add_value(std::move(v));
+      Node n;
+      n.name = g_.unique_name(name + "_to_1d");
+      n.op = "Unsqueeze";
+      n.attrs.set("axes", std::vector<std::int64_t>{0});
+      n.inputs = {out};
+      n.outputs = {wrapped};
+      g_.add_node(std::move(n));
+      out = wrapped;
+    }
+    g_.outputs.push_back(out);
     return Status::Ok();
+  }
+
+  // A scalar model input arrives as [1] (model inputs are at least 1-D); the graph reads
+  // the scalar a Squeeze makes of it.
+  ValueId squeeze_scalar(ValueId input) {
+    Value v;
+    v.name = g_.unique_name(g_.value(input).name + "_scalar");
+    v.dtype = g_.value(input).dtype;
+    const ValueId scalar = g_.add_value(std::move(v));
+    Node n;
+    n.name = g_.unique_name(g_.value(input).name + "_to_scalar");
+    n.op = "Squeeze";
+    n.attrs.set("axes", std::vector<std::int64_t>{0});
+    n.inputs = {input};
+    n.outputs = {scalar};
+    g_.add_node(std::move(n));
+    return scalar;
   }
 
   void eliminate_dead_nodes() {
