@@ -264,6 +264,14 @@ const std::vector<Flag>& flags() {
          return Status::Ok();
        }},
       {"dump_graph", "directory: Graphviz .dot of the graph after each stage", str(&CompileOptions::dump_graph)},
+      {"segment_max_macs", "segments (the preemption unit) of at most this many MACs where layers allow (ours)",
+       [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
+         auto x = to_int(f, v);
+         if (!x.ok()) return x.status();
+         if (*x <= 0) return Error(err::kInvalidParam, "--{}={}: must be positive", f, v);
+         p.options.max_segment_macs = static_cast<std::uint64_t>(*x);
+         return Status::Ok();
+       }},
       {"buffer_reuse", "svp_acl_buffer_reuse_type of the model (ours), -1..7",
        integer(&CompileOptions::buffer_reuse, -1, 7)},
       // The quantization family (the next stage of the compiler) and tuning flags.

@@ -1,9 +1,14 @@
 #include "compiler/compile.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+
+#include "kernels/kernels.h"
 
 #include "compiler/emit.h"
 #include "compiler/onnx_import.h"
+#include "compiler/passes/segmentation.h"
 
 namespace svp::compiler {
 
@@ -26,6 +31,27 @@ Result<CompileResult> compile(const CompileOptions& options, const std::vector<s
   if (!g.ok()) return g.status();
   r.log.push_back(fmt::format("import: {} nodes, {} inputs, {} outputs (opset {})", g->live_node_count(),
                               g->inputs.size(), g->outputs.size(), g->opset));
+  // Every node needs a kernel (the NPU core and the AI-CPU run the same reference
+  // definitions): list every op that has none at once, not the first one.
+  {
+    const auto& ops = kernels::supported_ops();
+    std::string missing;
+    std::size_t count = 0;
+    for (NodeId id : g->live_nodes()) {
+      if (std::find(ops.begin(), ops.end(), g->node(id).op) != ops.end()) continue;
+      if (++count <= 20) missing += "\n  " + g->describe(id);
+    }
+    if (count > 0) {
+      return Error(err::kParseModel,
+                   "{} node(s) use ops svp-acl has no kernel for (neither the NPU nor the AI-CPU can run them):{}{}\n"
+                   "docs/ops.md lists the supported ops; replace these ops in the model, or cut the model before them",
+                   count, missing, count > 20 ? "\n  ..." : "");
+    }
+  }
+  const SegmentReport seg = segment_by_cost(*g, options.max_segment_macs);
+  r.log.push_back(fmt::format("segments: {} (bound {} MACs); the longest, from \"{}\", {} MACs of {} in all",
+                              seg.segments, options.max_segment_macs, seg.longest_first_node, seg.longest_macs,
+                              seg.total_macs));
   auto built = emit(*g, options);
   if (!built.ok()) return built.status();
   r.log.push_back(fmt::format("emit: {} layers in {} segments, work_buf {} bytes, task_buf {} bytes, weights {} bytes",

@@ -462,6 +462,11 @@ class Importer {
         }
       } else if (auto s = onnx_shape(out_name)) {
         v.shape = *s;
+      } else if (!known) {
+        return Error(err::kParseModel,
+                     "{}: svp-acl has no kernel for {} (docs/ops.md lists the supported ops): replace it in the model, "
+                     "or cut the model before it",
+                     where, node.op);
       } else {
         return Error(err::kParseModel, "{}: the shape of output \"{}\" is not known statically", where, out_name);
       }

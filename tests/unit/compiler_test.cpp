@@ -1,0 +1,236 @@
+// The compiler library: the vendor command line (golden lines from the HiSpark modelzoo,
+// COMPILER.md §1.2), the importer's handling of real-world ONNX shapes and of bad files,
+// segmentation by cost, and byte-identical output.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "compiler/atc_options.h"
+#include "compiler/compile.h"
+#include "compiler/onnx_import.h"
+#include "compiler/passes/segmentation.h"
+#include "onnx_builder.h"
+
+namespace svp::compiler {
+namespace {
+
+namespace fs = std::filesystem;
+using test::OnnxBuilder;
+
+std::vector<std::string> words(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ' ' && !quoted) {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+TEST(AtcOptions, TheModelzooResNet50LineParses) {
+  auto p = parse_atc_command_line(
+      words("--framework=5 --model=resnet50.onnx --input_shape=\"input_0:1,3,224,224\" "
+            "--insert_op_conf=../SS928V100_SVP_NNN/insert_op.cfg --output=resnet50 "
+            "--image_list=./data/image_ref_list.txt --soc_version=SS928V100"));
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->options.model, "resnet50.onnx");
+  EXPECT_EQ(p->options.output, "resnet50");
+  ASSERT_EQ(p->options.input_shape.size(), 1u);
+  EXPECT_EQ(p->options.input_shape[0].first, "input_0");
+  EXPECT_EQ(p->options.input_shape[0].second, (std::vector<std::int64_t>{1, 3, 224, 224}));
+  EXPECT_EQ(p->options.soc_version, SocVersion::kSS928V100);
+  // AIPP configs and calibration lists are recognised, and refused by compile() as not built.
+  EXPECT_EQ(p->unsupported.size(), 2u);
+}
+
+TEST(AtcOptions, TheOtherVendorLinesParse) {
+  for (const char* line :
+       {"--model=yolov8l.onnx --framework=5 --output=yolov8l --soc_version=SS928V100 --compile_mode=6",
+        "--model=clip.onnx --framework=5 --output=clip --soc_version=SS928V100 --compile_mode=6 "
+        "--matmul_per_channel_enable=1 --fusion_switch_file=TransformerFusion:on --force_to_cpu=Gather_12 "
+        "--gfpq_param_file=clip_param.txt",
+        "--model=yolov5.onnx --framework=5 --output=yolov5 --soc_version=Hi3519DV500 --input_type=\"images:UINT8\" "
+        "--online_model_type=2 --batch_num=1 --compile_mode=0 --save_original_model=true",
+        "--model m.onnx --framework 5 --output out --soc_version Hi3516CV610 --log_level 1"}) {
+    auto p = parse_atc_command_line(words(line));
+    EXPECT_TRUE(p.ok()) << line << ": " << p.status().message();
+  }
+  auto p = parse_atc_command_line(words("--model=m.onnx --input_type=\"images:UINT8\" --force_to_cpu=a;b"));
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->options.input_type.at("images"), model::DType::kUint8);
+  EXPECT_EQ(p->options.force_to_cpu, (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(AtcOptions, TheConfigFileFormReadsBracketedKeys) {
+  const std::string path = (fs::temp_directory_path() / "svp_atc_test.cfg").string();
+  std::ofstream(path) << "# a vendor-style configuration\n[model] lenet.onnx\n[framework] 5\n\n[output] lenet\n"
+                         "[soc_version] Hi3516CV610\n[compile_mode] float\n";
+  auto p = parse_atc_command_line({path});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->options.model, "lenet.onnx");
+  EXPECT_EQ(p->options.soc_version_name, "Hi3516CV610");
+  EXPECT_EQ(p->options.compile_mode, "float");
+  std::ofstream(path) << "model lenet.onnx\n";
+  auto bad = parse_atc_command_line({path});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(":1: expected a line \"[key] value\""), std::string::npos);
+  fs::remove(path);
+}
+
+TEST(AtcOptions, ErrorsNameTheFlagAndTheWayOut) {
+  auto unknown = parse_atc_command_line({"--soc_versoin=SS928V100"});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("did you mean --soc_version?"), std::string::npos);
+  auto caffe = parse_atc_command_line({"--framework=0"});
+  ASSERT_FALSE(caffe.ok());
+  EXPECT_NE(caffe.status().message().find("convert the model to ONNX"), std::string::npos);
+  EXPECT_FALSE(parse_atc_command_line({"--soc_version=SS999"}).ok());
+  EXPECT_FALSE(parse_atc_command_line({"--input_shape=x:1,0,3"}).ok());
+  EXPECT_FALSE(parse_atc_command_line({"--dynamic_image_size=224,224"}).ok());  // one gear: 2..100 needed
+  EXPECT_FALSE(parse_atc_command_line({"--log_level=9"}).ok());
+  EXPECT_FALSE(parse_atc_command_line({"--model"}).ok());  // no value
+}
+
+// x [N, 3, 8, 8] → Conv (4 filters) → Relu → Softmax-free head: GlobalAveragePool → Flatten.
+OnnxBuilder small_cnn(std::int64_t batch = 1) {
+  OnnxBuilder b;
+  b.input("x", {batch, 3, 8, 8});
+  std::vector<float> w(4 * 3 * 3 * 3);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 7) * 0.1f - 0.3f;
+  b.initializer("w", {4, 3, 3, 3}, w);
+  auto& conv = b.node("Conv", {"x", "w"}, {"c"}, "conv");
+  OnnxBuilder::attr_ints(conv, "pads", {1, 1, 1, 1});
+  b.node("Relu", {"c"}, {"r"}, "relu");
+  b.node("GlobalAveragePool", {"r"}, {"g"}, "gap");
+  b.node("Flatten", {"g"}, {"y"}, "flat");
+  b.output("y", {batch, 4});
+  return b;
+}
+
+TEST(OnnxImport, AModelBecomesAGraphWithStaticShapes) {
+  auto g = import_onnx_bytes(small_cnn().bytes(), "", CompileOptions{});
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->live_node_count(), 4u);
+  ASSERT_EQ(g->outputs.size(), 1u);
+  EXPECT_EQ(g->value(g->outputs[0]).shape, (std::vector<std::int64_t>{1, 4}));
+}
+
+TEST(OnnxImport, SymbolicDimensionsNeedInputShape) {
+  auto g = import_onnx_bytes(small_cnn(-1).bytes(), "", CompileOptions{});
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("--input_shape"), std::string::npos) << g.status().message();
+  CompileOptions o;
+  o.input_shape = {{"x", {2, 3, 8, 8}}};
+  auto fixed = import_onnx_bytes(small_cnn(-1).bytes(), "", o);
+  ASSERT_TRUE(fixed.ok()) << fixed.status().message();
+  EXPECT_EQ(fixed->value(fixed->outputs[0]).shape, (std::vector<std::int64_t>{2, 4}));
+  o.input_shape = {{"nosuch", {1}}};
+  auto wrong = import_onnx_bytes(small_cnn(-1).bytes(), "", o);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("inputs: x"), std::string::npos);
+}
+
+TEST(OnnxImport, BadFilesAndVersionsGetClearErrors) {
+  auto garbage = import_onnx_bytes("this is not a protobuf", "", CompileOptions{});
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_NE(garbage.status().message().find("not an ONNX model"), std::string::npos);
+  const std::string good = small_cnn().bytes();
+  EXPECT_FALSE(import_onnx_bytes(good.substr(0, good.size() / 2), "", CompileOptions{}).ok());
+  OnnxBuilder ir9 = small_cnn();
+  ir9.model().set_ir_version(9);
+  auto e9 = import_onnx_bytes(ir9.bytes(), "", CompileOptions{});
+  ASSERT_FALSE(e9.ok());
+  EXPECT_NE(e9.status().message().find("IR version 9"), std::string::npos);
+  OnnxBuilder op18 = small_cnn();
+  op18.model().mutable_opset_import(0)->set_version(18);
+  auto e18 = import_onnx_bytes(op18.bytes(), "", CompileOptions{});
+  ASSERT_FALSE(e18.ok());
+  EXPECT_NE(e18.status().message().find("opset 18"), std::string::npos);
+  EXPECT_NE(e18.status().message().find("convert_version"), std::string::npos);
+}
+
+TEST(OnnxImport, AnOpWithoutKernelIsNamedWithItsNodeAndOpset) {
+  OnnxBuilder b;
+  b.input("x", {1, 4});
+  b.node("Erf", {"x"}, {"y"}, "the_erf");
+  b.output("y", {1, 4});
+  const std::string path = b.write((fs::temp_directory_path() / "svp_erf.onnx").string());
+  CompileOptions o;
+  o.model = path;
+  o.compile_mode = "float";
+  auto r = compile(o);
+  fs::remove(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("\"the_erf\" (Erf, opset 13)"), std::string::npos) << r.status().message();
+}
+
+TEST(OnnxImport, ScalarOutputsLeaveAsOneElement) {
+  OnnxBuilder b;
+  b.input("x", {2, 3});
+  auto& n = b.node("ReduceMax", {"x"}, {"y"});
+  auto* keep = n.add_attribute();
+  keep->set_name("keepdims");
+  keep->set_type(onnx::AttributeProto::INT);
+  keep->set_i(0);
+  OnnxBuilder::attr_ints(n, "axes", {0, 1});
+  b.output("y");
+  auto g = import_onnx_bytes(b.bytes(), "", CompileOptions{});
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->value(g->outputs[0]).shape, (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(g->value(g->outputs[0]).name, "y");
+}
+
+TEST(Compile, TheSameInputsGiveByteIdenticalModels) {
+  const std::string path = small_cnn().write((fs::temp_directory_path() / "svp_det.onnx").string());
+  CompileOptions o;
+  o.model = path;
+  o.output = "det";
+  o.compile_mode = "float";
+  auto a = compile(o);
+  auto b = compile(o);
+  fs::remove(path);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(a->model.image, b->model.image);
+  EXPECT_EQ(a->model.program.name, "det");  // the --output basename names the model
+}
+
+TEST(Compile, Int8ModesAreRefusedNotSilentlyCompiledAsFloat) {
+  CompileOptions o;
+  o.model = "unused.onnx";
+  auto r = compile(o);  // compile_mode 0, the vendor's default
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), err::kFeatureUnsupported);
+  EXPECT_NE(r.status().message().find("--compile_mode=float"), std::string::npos);
+}
+
+TEST(Segmentation, SegmentsStayWithinTheBoundAndActivationsStayWithTheirConv) {
+  auto g = import_onnx_bytes(small_cnn().bytes(), "", CompileOptions{});
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  const auto order = g->live_nodes();
+  // conv: 1·4·8·8 outputs × 27 MACs = 6912.
+  EXPECT_EQ(node_macs(*g, order[0]), 6912u);
+  const SegmentReport one = segment_by_cost(*g, 10000);
+  EXPECT_EQ(one.segments, 1u);
+  EXPECT_EQ(one.longest_macs, 6912u);
+  const SegmentReport tight = segment_by_cost(*g, 100);
+  EXPECT_EQ(tight.segments, 1u);  // a single costly node is a segment of its own; relu & co follow it
+  g->node(order[2]).target = model::Target::kAiCpu;  // a target change always cuts
+  const SegmentReport cut = segment_by_cost(*g, 10000);
+  EXPECT_EQ(cut.segments, 3u);
+  EXPECT_TRUE(g->node(order[2]).starts_segment);
+  EXPECT_TRUE(g->node(order[3]).starts_segment);
+}
+
+}  // namespace
+}  // namespace svp::compiler
