@@ -45,7 +45,14 @@ extern "C" {
 #define SVP_ACL_MAX_DIM_CNT          128
 #define SVP_ACL_MAX_TENSOR_NAME_LEN  128
 #define SVP_ACL_MAX_BATCH_NUM        1
+/* Level 1 (the SS928 2022 headers) allows 128 resolution gears, later levels 100. The
+ * library answers at most 100 gears at every level (svp_acl_mdl_get_dynamic_hw), which fits
+ * the svp_acl_mdl_hw of both. */
+#if SVP_ACL_API_LEVEL < 2
+#define SVP_ACL_MAX_HW_NUM           128
+#else
 #define SVP_ACL_MAX_HW_NUM           100
+#endif
 #define SVP_ACL_MAX_SHAPE_COUNT      1
 #define SVP_ACL_INVALID_NODE_INDEX   0xFFFFFFFF
 

@@ -130,6 +130,38 @@ Status write_params(uint32_t model_id, svp_acl_mdl_dataset* dataset, size_t para
   return model.set_aipp_source(data_index, a->params.format, a->params.src_w, a->params.src_h);
 }
 
+void put_dims(svp_acl_mdl_io_dims* d, const std::string& name, const std::vector<std::int64_t>& dims) {
+  std::memcpy(d->name, name.data(), std::min(name.size(), sizeof d->name - 1));
+  d->dim_count = dims.size();
+  for (size_t i = 0; i < dims.size() && i < SVP_ACL_MAX_DIM_CNT; ++i) d->dims[i] = dims[i];
+}
+
+// The fields of svp_acl_aipp_info that describe the input itself (src_format, src_data_type,
+// src_dim_num, shape_count, out_dims). They are the only valid fields for dynamic-AIPP inputs
+// and the whole answer for inputs without AIPP (vendor API reference of
+// aclmdlGetFirstAippInfo, the ACL API svp_acl mirrors: "only srcFormat, srcDatatype,
+// srcDimNum, shapeCount, outDims are valid for dynamic AIPP"; the vendor sample
+// sample_common_svp_npu_model.c calls it for every data input and aborts on failure).
+void fill_io(const Model& model, size_t index, svp_acl_aipp_info* info) {
+  const IoDesc src = model.input_desc(index);
+  info->src_format = static_cast<svp_acl_format>(src.layout);
+  info->src_data_type = static_cast<svp_acl_data_type>(src.dtype);
+  info->src_dim_num = src.dims.size();
+  info->shape_count = 1;
+  put_dims(&info->out_dims[0].src_dims, src.name, src.dims);
+  info->out_dims[0].src_size = static_cast<size_t>(src.size);
+  if (src.tensor >= 0) {
+    const svp::model::Tensor& t = model.program.tensors[static_cast<size_t>(src.tensor)];
+    info->src_format = static_cast<svp_acl_format>(t.layout);
+    put_dims(&info->out_dims[0].aipp_out_dims, t.name, t.dims);
+    info->out_dims[0].aipp_out_size = static_cast<size_t>(t.size);
+  } else {
+    put_dims(&info->out_dims[0].aipp_out_dims, src.name, src.dims);
+    info->out_dims[0].aipp_out_size = static_cast<size_t>(src.size);
+  }
+  info->aipp_extend = nullptr;
+}
+
 // svp_acl_aipp_info (level >= 2) from a static configuration.
 void fill_info(const Model& model, size_t index, const aipp::AippParams& p, svp_acl_aipp_info* info) {
   std::memset(info, 0, sizeof *info);
@@ -170,25 +202,13 @@ void fill_info(const Model& model, size_t index, const aipp::AippParams& p, svp_
     *dtc[4 + c] = e.min[c];
     *dtc[8 + c] = e.var_reci[c];
   }
-  const IoDesc src = model.input_desc(index);
-  const svp::model::Tensor& t = model.program.tensors[static_cast<size_t>(src.tensor)];
-  info->src_format = static_cast<svp_acl_format>(t.layout);
-  info->src_data_type = SVP_ACL_UINT8;
-  info->src_dim_num = src.dims.size();
-  info->shape_count = 1;
-  auto put_dims = [](svp_acl_mdl_io_dims* d, const std::string& name, const std::vector<std::int64_t>& dims) {
-    std::memcpy(d->name, name.data(), std::min(name.size(), sizeof d->name - 1));
-    d->dim_count = dims.size();
-    for (size_t i = 0; i < dims.size() && i < SVP_ACL_MAX_DIM_CNT; ++i) d->dims[i] = dims[i];
-  };
-  put_dims(&info->out_dims[0].src_dims, src.name, src.dims);
-  info->out_dims[0].src_size = static_cast<size_t>(src.size);
-  put_dims(&info->out_dims[0].aipp_out_dims, t.name, t.dims);
-  info->out_dims[0].aipp_out_size = static_cast<size_t>(t.size);
-  info->aipp_extend = nullptr;
+  fill_io(model, index, info);
+  info->src_data_type = SVP_ACL_UINT8;  // the AIPP source is always an 8-bit image
 }
 
-// The static AIPP parameters of input `index`, or the vendor's NOT_STATIC_AIPP.
+// The static AIPP parameters of data input `index`; nullptr for an input without AIPP, a
+// dynamic-AIPP input or a dynamic-AIPP parameter input (the vendor answers SUCCESS for those
+// with the AIPP switches off, see fill_io).
 Result<const aipp::AippParams*> static_params(const Model& model, size_t index) {
   if (index >= model.inputs.size()) {
     return Error(err::kInvalidParam, "input index {} out of range (the model has {} inputs)", index,
@@ -198,11 +218,19 @@ Result<const aipp::AippParams*> static_params(const Model& model, size_t index) 
   if (d.kind == IoKind::kTaskBuf || d.kind == IoKind::kWorkBuf) {
     return Error(err::kInvalidParam, "input {} is {}: AIPP information is not defined for it", index, d.name);
   }
-  if (d.aipp != AippRole::kStatic) {
-    return Error(err::kNotStaticAipp, "input {} (\"{}\") is {}, it has no static AIPP", index, d.name,
-                 role_name(d.aipp));
-  }
+  if (d.aipp != AippRole::kStatic) return static_cast<const aipp::AippParams*>(nullptr);
   return &model.input_aipp[index].params;
+}
+
+// What both info queries write for a data input: the static configuration, or the input's own
+// description with every AIPP switch off and aipp_format 0 (no format).
+void fill_any(const Model& model, size_t index, const aipp::AippParams* p, svp_acl_aipp_info* info) {
+  if (p != nullptr) {
+    fill_info(model, index, *p, info);
+    return;
+  }
+  std::memset(info, 0, sizeof *info);
+  fill_io(model, index, info);
 }
 
 }  // namespace
@@ -466,7 +494,7 @@ svp_acl_error svp_acl_mdl_get_first_aipp_info(uint32_t model_id, size_t index, s
     if (!m.ok()) return m.status();
     auto p = static_params(**m, index);
     if (!p.ok()) return p.status();
-    fill_info(**m, index, **p, aipp_info);
+    fill_any(**m, index, *p, aipp_info);
     return Status::Ok();
   });
 }
@@ -480,8 +508,19 @@ svp_acl_error svp_acl_mdl_get_last_aipp_info(uint32_t model_id, size_t index, sv
       return Error(err::kInvalidParam, "output index {} out of range (the model has {} outputs)", index,
                    (*m)->outputs.size());
     }
-    return Error(err::kNotStaticAipp, "output {} (\"{}\") has no static AIPP (svp-acl models have no output AIPP)",
-                 index, (*m)->outputs[index].name);
+    // Same answer as get_first_aipp_info for an input without AIPP: success, switches off,
+    // the output's own description (svp-acl models have no output-side AIPP).
+    const IoDesc& d = (*m)->outputs[index];
+    std::memset(aipp_info, 0, sizeof *aipp_info);
+    aipp_info->src_format = static_cast<svp_acl_format>(d.layout);
+    aipp_info->src_data_type = static_cast<svp_acl_data_type>(d.dtype);
+    aipp_info->src_dim_num = d.dims.size();
+    aipp_info->shape_count = 1;
+    put_dims(&aipp_info->out_dims[0].src_dims, d.name, d.dims);
+    aipp_info->out_dims[0].aipp_out_dims = aipp_info->out_dims[0].src_dims;
+    aipp_info->out_dims[0].src_size = static_cast<size_t>(d.size);
+    aipp_info->out_dims[0].aipp_out_size = static_cast<size_t>(d.size);
+    return Status::Ok();
   });
 }
 
@@ -507,7 +546,7 @@ svp_acl_error svp_acl_mdl_get_first_aipp_info_v1(uint32_t model_id, size_t index
     if (!m.ok()) return m.status();
     auto p = static_params(**m, index);
     if (!p.ok()) return p.status();
-    aipp_info->input_format = static_cast<svp_acl_aipp_input_format>((*p)->format);
+    aipp_info->input_format = static_cast<svp_acl_aipp_input_format>(*p != nullptr ? (*p)->format : 0);
     return Status::Ok();
   });
 }
@@ -521,6 +560,7 @@ svp_acl_error svp_acl_mdl_get_last_aipp_info_v1(uint32_t model_id, size_t index,
       return Error(err::kInvalidParam, "output index {} out of range (the model has {} outputs)", index,
                    (*m)->outputs.size());
     }
-    return Error(err::kNotStaticAipp, "output {} has no static AIPP", index);
+    aipp_info->input_format = static_cast<svp_acl_aipp_input_format>(0);  // no output AIPP, as above
+    return Status::Ok();
   });
 }

@@ -532,9 +532,18 @@ Result<LoadedModel> read_model(const void* data, std::size_t size) {
   if (data == nullptr) return Error(err::kInvalidParam, "model data is null");
   const auto* base = static_cast<const std::uint8_t*>(data);
   if (std::memcmp(base, kModelMagic, sizeof(kModelMagic)) != 0) {
+    // The ACL family's offline-model header starts with the little-endian magic 0x444F4D49
+    // ("IMOD" on disk; MODEL_FILE_MAGIC_NUM in the public GE headers, e.g. ascend/graphengine
+    // inc/framework/common/types.h). Those files get the vendor wording; anything else the
+    // generic one, with the same advice either way.
+    static constexpr char kVendorOmMagic[4] = {'I', 'M', 'O', 'D'};
+    const bool vendor = std::memcmp(base, kVendorOmMagic, sizeof kVendorOmMagic) == 0;
     return Error(err::kDeserializeModel,
-                 "not an svp-acl offline model (the image starts with \"{}\", expected \"SVPACLOM\"); vendor .om "
-                 "files are not supported: compile the model with svp-acl's compiler",
+                 "{} (the image starts with \"{}\", svp-acl models start with \"SVPACLOM\"); svp-acl runs models "
+                 "compiled by svp_atc: compile the original ONNX model with svp_atc and the same flags (see "
+                 "docs/compiler.md)",
+                 vendor ? "this is a model compiled by the vendor's ATC, not an svp-acl offline model"
+                        : "not an svp-acl offline model",
                  printable_prefix(base, sizeof(kModelMagic)));
   }
   const std::uint32_t version = get_u32(base + 8);

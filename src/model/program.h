@@ -39,7 +39,7 @@ inline constexpr std::size_t kMaxModelNameLen = 255;
 inline constexpr std::size_t kMaxDims = 128;              // SVP_ACL_MAX_DIM_CNT
 inline constexpr std::size_t kMaxBatchNum = 1;            // SVP_ACL_MAX_BATCH_NUM
 inline constexpr std::uint64_t kMaxBatchSize = 5000;      // set_dynamic_batch_size, non-image input
-inline constexpr std::size_t kMaxHwNum = 100;             // SVP_ACL_MAX_HW_NUM
+inline constexpr std::size_t kMaxHwNum = 100;  // SVP_ACL_MAX_HW_NUM at level >= 2 (128 at level 1): the smaller fits both structs
 inline constexpr std::uint64_t kMaxTotalT = 1024;         // recurrent nets: compiled maximum of total_t
 inline constexpr std::uint64_t kMaxVendorSize = 0xFFFFFFFFull;  // dim product, stride, one-batch size
 inline constexpr std::uint64_t kBufferAlign = 64;         // work_buf / weights offsets

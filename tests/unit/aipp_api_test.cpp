@@ -428,7 +428,8 @@ TEST_F(AippApiTest, StaticAippInfoAndExecution) {
   EXPECT_EQ(info.aipp_extend, nullptr);
   EXPECT_EQ(svp_acl_mdl_get_input_size_by_index(r.desc, 0), 480u);
   EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_get_first_aipp_info(r.id, 1, &info));  // task_buf
-  EXPECT_ACL_ERROR(SVP_ACL_ERROR_NOT_STATIC_AIPP, svp_acl_mdl_get_last_aipp_info(r.id, 0, &info));
+  ASSERT_ACL_OK(svp_acl_mdl_get_last_aipp_info(r.id, 0, &info));  // no output AIPP: switches off
+  EXPECT_EQ(info.crop_switch, 0);
 
   // Level-1 callers get the one-member struct, nothing past it is written.
   unsigned char level1[16];
@@ -456,15 +457,52 @@ TEST_F(AippApiTest, StaticAippInfoAndExecution) {
   EXPECT_EQ(r.output0(), svp::test::reference_outputs(m, {x.data()})[0].values<float>());
 }
 
-TEST_F(AippApiTest, NoAippInputsReportNotStaticAipp) {
+// As sample_common_svp_npu_model.c does: get_first_aipp_info on every data input (all
+// inputs but task_buf/work_buf), abort on failure, then halve the line count for YUV420SP.
+TEST_F(AippApiTest, FirstAippInfoSucceedsOnEveryDataInputAsTheVendorSampleCallsIt) {
+  ModelBuilder vb("vector_net");
+  const TensorId v = vb.add_input("v", DType::kFloat32, {1, 8});
+  vb.add_output(vb.add_layer("relu", "Relu", {v}, LayerOptions{}), "y");
+  const BuiltModel vec = must(vb);
+  const BuiltModel stat = conv_model(4, 4, svp::aipp::static_aipp_json(static_rgb_params()));
   const BuiltModel dyn = conv_model(8, 8, svp::aipp::dynamic_aipp_json(16, 16));
-  const BuiltModel none = conv_model(8, 8, "");
-  AippRun a(dyn), b(none);
-  svp_acl_aipp_info info;
-  EXPECT_ACL_ERROR(SVP_ACL_ERROR_NOT_STATIC_AIPP, svp_acl_mdl_get_first_aipp_info(a.id, 0, &info));
-  EXPECT_ACL_ERROR(SVP_ACL_ERROR_NOT_STATIC_AIPP, svp_acl_mdl_get_first_aipp_info(a.id, 1, &info));
-  EXPECT_ACL_ERROR(SVP_ACL_ERROR_NOT_STATIC_AIPP, svp_acl_mdl_get_first_aipp_info(b.id, 0, &info));
-  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_get_first_aipp_info(b.id, 0, nullptr));
+  struct Expect {
+    const BuiltModel* model;
+    std::vector<int> formats;       // aipp_format per data input (0: none reported)
+    std::vector<size_t> dim_nums;   // src_dim_num per data input
+  };
+  for (const Expect& e : {Expect{&vec, {0}, {2}}, Expect{&stat, {SVP_ACL_RGB888_U8}, {4}},
+                          Expect{&dyn, {0, 0}, {4, 1}}}) {
+    AippRun r(*e.model);
+    const size_t data_inputs = svp_acl_mdl_get_num_inputs(r.desc) - 2;
+    ASSERT_EQ(data_inputs, e.formats.size());
+    for (size_t i = 0; i < data_inputs; ++i) {
+      svp_acl_aipp_info info;
+      std::memset(&info, 0xAB, sizeof info);
+      ASSERT_ACL_OK(svp_acl_mdl_get_first_aipp_info(r.id, i, &info));
+      EXPECT_EQ(static_cast<int>(info.aipp_format), e.formats[i]) << i;
+      EXPECT_EQ(info.src_dim_num, e.dim_nums[i]) << i;
+      EXPECT_EQ(info.shape_count, 1u);
+      EXPECT_EQ(info.out_dims[0].src_dims.dim_count, e.dim_nums[i]);
+      EXPECT_EQ(info.out_dims[0].src_size, svp_acl_mdl_get_input_size_by_index(r.desc, i)) << i;
+      EXPECT_EQ(info.aipp_extend, nullptr);
+      if (e.formats[i] == 0) {  // no static AIPP: every switch off
+        EXPECT_EQ(info.crop_switch, 0);
+        EXPECT_EQ(info.resize_switch, 0);
+        EXPECT_EQ(info.padding_switch, 0);
+        EXPECT_EQ(info.csc_switch, 0);
+        EXPECT_EQ(info.src_data_type, svp_acl_mdl_get_input_data_type(r.desc, i)) << i;
+      }
+    }
+    // task_buf / work_buf carry no AIPP information; outputs answer like inputs without AIPP.
+    svp_acl_aipp_info info;
+    EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_get_first_aipp_info(r.id, data_inputs, &info));
+    ASSERT_ACL_OK(svp_acl_mdl_get_last_aipp_info(r.id, 0, &info));
+    EXPECT_EQ(static_cast<int>(info.aipp_format), 0);
+    EXPECT_EQ(info.out_dims[0].src_size, svp_acl_mdl_get_output_size_by_index(r.desc, 0));
+    EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_get_last_aipp_info(r.id, 1, &info));
+    EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_get_first_aipp_info(r.id, 0, nullptr));
+  }
 }
 
 TEST_F(AippApiTest, DynamicBatchTakesOneParameterSetForEveryImage) {
