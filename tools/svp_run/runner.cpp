@@ -550,8 +550,12 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
     }
     const auto run_start = Clock::now();
     const std::uint32_t threads = std::min(o.threads, o.streams);
+    // Streams belong to the device's default context; the submitting threads share it.
+    svp_acl_rt_context context = nullptr;
+    check(svp_acl_rt_get_current_context(&context), "svp_acl_rt_get_current_context");
     auto worker = [&](std::uint32_t t) {
       try {
+        check(svp_acl_rt_set_current_context(context), "svp_acl_rt_set_current_context");
         std::vector<std::uint32_t> mine;
         for (std::uint32_t st = t; st < o.streams; st += threads) mine.push_back(st);
         for (std::size_t round = 0;; ++round) {
