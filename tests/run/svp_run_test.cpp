@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -34,7 +35,6 @@ struct Outcome {
 };
 
 Outcome run_tool(RunOptions o) {
-  o.progress = false;
   std::ostringstream out, err;
   const int code = svp::run::run(o, out, err);
   return {code, out.str(), err.str()};
@@ -141,6 +141,7 @@ TEST_F(SvpRun, ZeroDataGivesZeroOutputsNamedLikeAisBench) {
   EXPECT_TRUE(j["npu_utilization"].is_null());
   EXPECT_NE(r.out.find("n/a (svp_acl_query_status not supported)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("P99"), std::string::npos);
+  EXPECT_EQ(read_json(dir_ / "out" / "r_summary.json"), j);
 }
 
 TEST_F(SvpRun, RandomDataGivesTheReluOfValuesInTheUnitInterval) {
@@ -331,6 +332,26 @@ TEST_F(SvpRun, AclJsonAndDeviceArePassedToTheRuntime) {
   std::ofstream(dir_ / "bad.json") << "{ \"profiler\": { \"switch\": \"maybe\" } }";
   o.acl_json_path = (dir_ / "bad.json").string();
   EXPECT_EQ(run_tool(o).code, svp::run::kExitRuntime);
+}
+
+TEST_F(SvpRun, OutputsGoToADateTimeDirectoryAndProgressIsReportedPerTenPercent) {
+  RunOptions o = options(relu_model());
+  o.output_dirname.clear();
+  o.loop = 20;
+  o.progress_after_ms = 0;
+  const Outcome r = run_tool(o);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> dirs;
+  for (const auto& e : fs::directory_iterator(dir_ / "out")) {
+    if (e.is_directory()) dirs.push_back(e.path().filename().string());
+  }
+  ASSERT_EQ(dirs.size(), 1u);
+  EXPECT_TRUE(std::regex_match(dirs[0], std::regex(R"(\d{4}_\d{2}_\d{2}-\d{2}_\d{2}_\d{2})"))) << dirs[0];
+  EXPECT_TRUE(fs::exists(dir_ / "out" / dirs[0] / "pure_infer_data_0.bin"));
+  std::size_t lines = 0;
+  for (std::size_t p = r.err.find("inferences ("); p != std::string::npos; p = r.err.find("inferences (", p + 1)) ++lines;
+  EXPECT_EQ(lines, 10u) << r.err;
+  EXPECT_NE(r.err.find("20/20 inferences (100%)"), std::string::npos) << r.err;
 }
 
 TEST_F(SvpRun, WrongInputCountIsABadInput) {

@@ -590,7 +590,7 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
             const std::size_t n = ++done;
             // A line per 10% once the run has lasted a second.
             if (o.progress && n * 10 >= next_report * total) {
-              if (ms_since(start) > 1000.0) err << "svp_run: " << n << "/" << total << " inferences (" << n * 100 / total << "%)\n";
+              if (ms_since(start) >= o.progress_after_ms) err << "svp_run: " << n << "/" << total << " inferences (" << n * 100 / total << "%)\n";
               next_report = n * 10 / total + 1;
             }
           }
@@ -688,6 +688,8 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
     if (!result_dir.empty()) {
       const std::string text = j.dump(2) + "\n";
       write_file(result_dir / "summary.json", text.data(), text.size());
+      // ais_bench's own place for it: <output>/<subdirectory>_summary.json.
+      write_file(result_dir.parent_path() / (result_dir.filename().string() + "_summary.json"), text.data(), text.size());
       out << "outputs: " << result_dir.string() << "\n";
     }
 

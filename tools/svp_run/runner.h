@@ -33,7 +33,8 @@ struct RunOptions {
   std::string expected;
   double atol = 1e-5, rtol = 1e-3, cosine = -1.0;  // cosine < 0: not checked
   bool display_all_summary = false;
-  bool progress = true;
+  bool progress = true;                // a stderr line per 10% ...
+  double progress_after_ms = 1000.0;   // ... once the run has lasted this long
 };
 
 inline constexpr int kExitOk = 0;
