@@ -3,6 +3,7 @@
 // computed here (Relu / Add by hand), never against svp_run's own output.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -329,6 +330,8 @@ TEST_F(SvpRun, AclJsonAndDeviceArePassedToTheRuntime) {
   const Outcome r = run_tool(o);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("latencies (ms):"), std::string::npos);
+  // 12 rows of 20 bytes at the model's 32-byte stride.
+  EXPECT_NE(r.err.find("input 0 'x' [1,3,4,5] float32, 384 bytes per batch, stride 32"), std::string::npos) << r.err;
   std::ofstream(dir_ / "bad.json") << "{ \"profiler\": { \"switch\": \"maybe\" } }";
   o.acl_json_path = (dir_ / "bad.json").string();
   EXPECT_EQ(run_tool(o).code, svp::run::kExitRuntime);

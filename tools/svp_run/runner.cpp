@@ -434,6 +434,16 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
     std::vector<Io> in_io, out_io;
     for (std::size_t i = 0; i < data_inputs; ++i) in_io.push_back(describe_io(s.desc, i, true));
     for (std::size_t i = 0; i < num_outputs; ++i) out_io.push_back(describe_io(s.desc, i, false));
+    if (o.debug) {
+      for (std::size_t i = 0; i < in_io.size(); ++i) {
+        err << "svp_run: input " << i << " " << in_io[i].describe() << ", " << in_io[i].size << " bytes per batch, stride "
+            << in_io[i].stride << "\n";
+      }
+      for (std::size_t i = 0; i < out_io.size(); ++i) {
+        err << "svp_run: output " << i << " " << out_io[i].describe() << ", " << out_io[i].size
+            << " bytes per batch, stride " << out_io[i].stride << "\n";
+      }
+    }
     for (std::uint32_t k = 0; k < o.streams; ++k) {
       for (std::size_t i = 0; i < num_inputs; ++i) {
         const bool data = i < data_inputs;
