@@ -422,9 +422,15 @@ TEST_F(SvpRun, CommandLineParsesTheVendorFlags) {
   const std::string base = std::string(SVP_RUN_EXE) + " --model " + model + " --input " + (dir_ / "c.bin").string() +
                            " --output " + (dir_ / "out").string() + " --output_dirname r --outfmt BIN --loop 2" +
                            " --warmup_count 1 --device 0 --streams 1 --threads 1 --priority 3 --atol 0 --rtol 0" +
-                           " --pure_data_type zero --display_all_summary > /dev/null 2>&1";
+                           " --pure_data_type zero --display_all_summary True --debug 0 --profiler false" +
+                           " > /dev/null 2>&1";
   EXPECT_EQ(std::system(base.c_str()), 0);
   EXPECT_EQ(read_floats(result("c_0.bin")), relu(x));
+  EXPECT_FALSE(fs::exists(result("acl.json")));  // --profiler false
+  const std::string dump = std::string(SVP_RUN_EXE) + " --model " + model + " --dump 1 > /dev/null 2>&1";
+  const int dump_status = std::system(dump.c_str());
+  EXPECT_TRUE(WIFEXITED(dump_status));
+  EXPECT_EQ(WEXITSTATUS(dump_status), svp::run::kExitUnsupported);
   const std::string bad = std::string(SVP_RUN_EXE) + " --model " + model + " --dymHW 8x12 > /dev/null 2>&1";
   const int status = std::system(bad.c_str());
   EXPECT_TRUE(WIFEXITED(status));

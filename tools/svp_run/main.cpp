@@ -5,6 +5,28 @@
 
 #include "svp_run/runner.h"
 
+namespace {
+
+// msame and ais_bench spell their switches with a value ("--profiler 1", "--debug true",
+// "--display_all_summary True"); a bare switch means on.
+void add_switch(CLI::App& app, const std::string& name, bool& target, const std::string& help) {
+  app.add_option_function<std::string>(
+         name,
+         [&target, name](const std::string& v) {
+           if (v.empty() || v == "1" || v == "true" || v == "True" || v == "TRUE" || v == "yes") {
+             target = true;
+           } else if (v == "0" || v == "false" || v == "False" || v == "FALSE" || v == "no") {
+             target = false;
+           } else {
+             throw CLI::ValidationError(name, "takes 1/0 or true/false, not '" + v + "'");
+           }
+         },
+         help + " (bare, or 1/0, true/false)")
+      ->expected(0, 1);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   svp::run::RunOptions o;
   CLI::App app{"svp_run: run an svp-acl offline model (msame / ais_bench compatible flags)"};
@@ -22,9 +44,9 @@ int main(int argc, char** argv) {
   app.add_option("--dymHW", dym_hw, "dynamic resolution gear H,W");
   app.add_option("--device", o.device, "device id");
   app.add_option("--acl_json_path", o.acl_json_path, "acl.json passed to svp_acl_init");
-  app.add_flag("--profiler", o.profiler, "profile the run and write svp_prof's report beside the outputs");
-  app.add_flag("--dump", o.dump, "model dump (not supported by the runtime yet)");
-  app.add_flag("--debug", o.debug, "verbose");
+  add_switch(app, "--profiler", o.profiler, "profile the run and write svp_prof's report beside the outputs");
+  add_switch(app, "--dump", o.dump, "model dump (not supported by the runtime yet)");
+  add_switch(app, "--debug", o.debug, "describe the model's inputs and outputs");
   app.add_option("--streams", o.streams, "streams, each with its own datasets");
   app.add_option("--threads", o.threads, "submitting threads");
   app.add_option("--priority", o.priority, "model priority 0..7 (0 most urgent)");
@@ -32,7 +54,7 @@ int main(int argc, char** argv) {
   app.add_option("--atol", o.atol, "absolute tolerance");
   app.add_option("--rtol", o.rtol, "relative tolerance");
   app.add_option("--cosine", o.cosine, "minimum cosine similarity");
-  app.add_flag("--display_all_summary", o.display_all_summary, "print every latency");
+  add_switch(app, "--display_all_summary", o.display_all_summary, "print every latency");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
