@@ -53,3 +53,19 @@ if(rc)
   message(FATAL_ERROR "model_loader_fuzz failed (exit ${rc}); reproducer(s): ${found}\nlog ${log}:\n${text}")
 endif()
 message(STATUS "model_loader_fuzz: ${done}s, ${units}, ${rss}; log ${log}")
+
+# svp_run's .npy reader, a quarter of the time, from the committed .npy seeds.
+math(EXPR npy_time "(${MAX_TOTAL_TIME} + 3) / 4")
+set(npy_corpus ${WORK_DIR}/npy_corpus)
+file(REMOVE_RECURSE ${npy_corpus})
+file(MAKE_DIRECTORY ${npy_corpus})
+set(npy_log ${WORK_DIR}/npy_fuzz.log)
+execute_process(COMMAND ${build}/npy_reader_fuzz -max_total_time=${npy_time} -rss_limit_mb=2048 -timeout=10
+                        -artifact_prefix=${artifacts} ${npy_corpus} ${SOURCE_DIR}/tests/fuzz/npy_corpus
+                RESULT_VARIABLE rc OUTPUT_FILE ${npy_log} ERROR_FILE ${npy_log})
+if(rc)
+  file(READ ${npy_log} text)
+  file(GLOB found ${artifacts}*)
+  message(FATAL_ERROR "npy_reader_fuzz failed (exit ${rc}); reproducer(s): ${found}\nlog ${npy_log}:\n${text}")
+endif()
+message(STATUS "npy_reader_fuzz: ${npy_time}s; log ${npy_log}")
