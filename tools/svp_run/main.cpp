@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   app.add_option("--device", o.device, "device id");
   app.add_option("--acl_json_path", o.acl_json_path, "acl.json passed to svp_acl_init");
   add_switch(app, "--profiler", o.profiler, "profile the run and write svp_prof's report beside the outputs");
-  add_switch(app, "--dump", o.dump, "model dump (not supported by the runtime yet)");
+  add_switch(app, "--dump", o.dump, "dump every layer's outputs (the runtime's model dump) under <output>/dump");
   add_switch(app, "--debug", o.debug, "describe the model's inputs and outputs");
   app.add_option("--streams", o.streams, "streams, each with its own datasets");
   app.add_option("--threads", o.threads, "submitting threads");

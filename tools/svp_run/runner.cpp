@@ -300,9 +300,18 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
     check(svp_acl_init(acl_json.empty() ? nullptr : acl_json.c_str()), "svp_acl_init");
     s.initialised = true;
     if (o.dump) {
-      // The dump feature belongs to the runtime; say plainly that it is not there.
+      // Every layer's outputs of this run, through the runtime's model dump (docs/runtime.md
+      // "Model dump"): <result>/dump/<model name>/index.jsonl and .npy files. The
+      // configuration is set before the load, which is when it applies.
+      const fs::path dump_dir = result_dir / "dump";
+      fs::create_directories(dump_dir, ec);
+      nlohmann::json cfg;
+      cfg["dump"] = {{"dump_path", dump_dir.string()}, {"dump_mode", "output"}, {"dump_list", nlohmann::json::array()}};
+      const std::string text = cfg.dump(2);
+      const std::string cfg_path = (result_dir / "dump.json").string();
+      write_file(cfg_path, text.data(), text.size());
       check(svp_acl_mdl_init_dump(), "--dump: svp_acl_mdl_init_dump");
-      fail(kExitUnsupported, "--dump: model dump is not supported by svp_run yet");
+      check(svp_acl_mdl_set_dump(cfg_path.c_str()), "--dump: svp_acl_mdl_set_dump");
     }
     s.device = o.device;
     check(svp_acl_rt_set_device(o.device), "svp_acl_rt_set_device(" + std::to_string(o.device) + ")");
