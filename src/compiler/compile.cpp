@@ -8,6 +8,10 @@
 
 #include "compiler/emit.h"
 #include "compiler/onnx_import.h"
+#include "compiler/pass.h"
+#include "compiler/passes/cancel_reshape.h"
+#include "compiler/passes/cancel_transpose.h"
+#include "compiler/passes/fold_batchnorm.h"
 #include "compiler/passes/segmentation.h"
 
 namespace svp::compiler {
@@ -31,6 +35,21 @@ Result<CompileResult> compile(const CompileOptions& options, const std::vector<s
   if (!g.ok()) return g.status();
   r.log.push_back(fmt::format("import: {} nodes, {} inputs, {} outputs (opset {})", g->live_node_count(),
                               g->inputs.size(), g->outputs.size(), g->opset));
+  // The graph passes, in this order (docs/compiler.md "Passes").
+  {
+    FoldBatchNormPass fold_bn;
+    CancelTransposePass cancel_transpose;
+    CancelReshapePass cancel_reshape;
+    PassContext ctx;
+    ctx.options = &options;
+    for (Pass* p : std::initializer_list<Pass*>{&fold_bn, &cancel_transpose, &cancel_reshape}) {
+      const std::size_t before = g->live_node_count();
+      SVP_RETURN_IF_ERROR(p->run(*g, ctx));
+      r.log.push_back(fmt::format("{}: {} → {} nodes", p->name(), before, g->live_node_count()));
+    }
+    g->compact();
+    SVP_RETURN_IF_ERROR(g->topo_sort());
+  }
   // Every node needs a kernel (the NPU core and the AI-CPU run the same reference
   // definitions): list every op that has none at once, not the first one.
   {

@@ -1,0 +1,78 @@
+#include "compiler/passes/fold_batchnorm.h"
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+namespace svp::compiler {
+namespace {
+
+bool float_const(const Graph& g, ValueId v) {
+  return v != kNoValue && g.value(v).is_constant() && g.value(v).dtype == model::DType::kFloat32;
+}
+
+std::vector<float> floats(const Graph& g, ValueId v) {
+  const auto& bytes = *g.value(v).data;
+  std::vector<float> f(bytes.size() / sizeof(float));
+  std::memcpy(f.data(), bytes.data(), f.size() * sizeof(float));
+  return f;
+}
+
+std::shared_ptr<const std::vector<std::uint8_t>> blob(const std::vector<float>& f) {
+  auto b = std::make_shared<std::vector<std::uint8_t>>(f.size() * sizeof(float));
+  std::memcpy(b->data(), f.data(), b->size());
+  return b;
+}
+
+}  // namespace
+
+Status FoldBatchNormPass::run(Graph& g, PassContext&) {
+  for (NodeId bn_id : g.live_nodes()) {
+    const Node& bn = g.node(bn_id);
+    if (bn.op != "BatchNormalization" || bn.inputs.size() != 5 || bn.outputs.size() != 1) continue;
+    const ValueId x = bn.inputs[0];
+    const NodeId conv_id = g.value(x).producer;
+    if (conv_id < 0 || g.node(conv_id).op != "Conv" || g.is_graph_output(x) || g.consumers(x).size() != 1) continue;
+    const Node& conv = g.node(conv_id);
+    if (conv.inputs.size() < 2 || !float_const(g, conv.inputs[1])) continue;
+    const bool has_bias = conv.inputs.size() > 2 && conv.inputs[2] != kNoValue;
+    if (has_bias && !float_const(g, conv.inputs[2])) continue;
+    bool params_const = true;
+    for (int i = 1; i < 5; ++i) params_const = params_const && float_const(g, bn.inputs[static_cast<std::size_t>(i)]);
+    if (!params_const) continue;
+
+    const auto& wshape = g.value(conv.inputs[1]).shape;
+    if (wshape.empty() || wshape[0] <= 0) continue;
+    const auto cout = static_cast<std::size_t>(wshape[0]);
+    const std::vector<float> gamma = floats(g, bn.inputs[1]), beta = floats(g, bn.inputs[2]),
+                             mean = floats(g, bn.inputs[3]), var = floats(g, bn.inputs[4]);
+    if (gamma.size() != cout || beta.size() != cout || mean.size() != cout || var.size() != cout) continue;
+    Result<double> eps = bn.attrs.get_float("epsilon", 1e-5);
+    if (!eps.ok()) return eps.status();
+
+    std::vector<float> w = floats(g, conv.inputs[1]);
+    std::vector<float> b = has_bias ? floats(g, conv.inputs[2]) : std::vector<float>(cout, 0.0f);
+    if (b.size() != cout || w.size() % cout != 0) continue;
+    const std::size_t per = w.size() / cout;
+    for (std::size_t c = 0; c < cout; ++c) {
+      const double s = gamma[c] / std::sqrt(static_cast<double>(var[c]) + *eps);
+      for (std::size_t i = 0; i < per; ++i) w[c * per + i] = static_cast<float>(w[c * per + i] * s);
+      b[c] = static_cast<float>((b[c] - mean[c]) * s + beta[c]);
+    }
+    const ValueId nw = g.add_constant(g.unique_name(conv.name + "_w_bn"), model::DType::kFloat32, wshape, blob(w));
+    const ValueId nb = g.add_constant(g.unique_name(conv.name + "_b_bn"), model::DType::kFloat32,
+                                      {static_cast<std::int64_t>(cout)}, blob(b));
+    const ValueId y = bn.outputs[0];
+    g.remove_node(bn_id);
+    Node& c = g.node(conv_id);
+    c.inputs.resize(3);
+    c.inputs[1] = nw;
+    c.inputs[2] = nb;
+    c.outputs[0] = y;
+    g.value(y).producer = conv_id;
+    g.value(x).dead = true;
+  }
+  return Status::Ok();
+}
+
+}  // namespace svp::compiler
