@@ -143,6 +143,19 @@ Status inline_external_data(onnx::TensorProto* t, const std::string& base_dir) {
   return Status::Ok();
 }
 
+// What Shape (opset 15's start/end included) returns for a value of shape `s`.
+Shape shape_slice(const Shape& s, const model::Attrs& attrs) {
+  const auto rank = static_cast<std::int64_t>(s.size());
+  auto start = attrs.get_int("start", 0);
+  auto end = attrs.get_int("end", rank);
+  std::int64_t b = start.ok() ? *start : 0, e = end.ok() ? *end : rank;
+  if (b < 0) b += rank;
+  if (e < 0) e += rank;
+  b = std::clamp<std::int64_t>(b, 0, rank);
+  e = std::clamp<std::int64_t>(e, b, rank);
+  return Shape(s.begin() + b, s.begin() + e);
+}
+
 class Importer {
  public:
   Importer(onnx::ModelProto model, const CompileOptions& options) : m_(std::move(model)), opt_(options) {}
@@ -433,15 +446,7 @@ class Importer {
     bool known = is_kernel_op(node.op);
     if (node.op == "Shape" && shapes.size() == 1) {
       // Folded below (fold_if_constant): every shape is static here.
-      const auto rank = static_cast<std::int64_t>(shapes[0].size());
-      auto start = node.attrs.get_int("start", 0);
-      auto end = node.attrs.get_int("end", rank);
-      std::int64_t b = start.ok() ? *start : 0, e = end.ok() ? *end : rank;
-      if (b < 0) b += rank;
-      if (e < 0) e += rank;
-      b = std::clamp<std::int64_t>(b, 0, rank);
-      e = std::clamp<std::int64_t>(e, b, rank);
-      out_shapes = {{e - b}};
+      out_shapes = {{static_cast<std::int64_t>(shape_slice(shapes[0], node.attrs).size())}};
       known = true;
     } else if (known) {
       auto inferred = kernels::infer_shapes(node.op, node.attrs, shapes, consts);
@@ -621,16 +626,7 @@ class Importer {
       return Status::Ok();
     }
     if (node.op == "Shape" && node.inputs.size() == 1 && node.inputs[0] != kNoValue) {
-      const Shape& s = g_.value(node.inputs[0]).shape;
-      const auto rank = static_cast<std::int64_t>(s.size());
-      auto start = node.attrs.get_int("start", 0);
-      auto end = node.attrs.get_int("end", rank);
-      std::int64_t b = start.ok() ? *start : 0, e = end.ok() ? *end : rank;
-      if (b < 0) b += rank;
-      if (e < 0) e += rank;
-      b = std::clamp<std::int64_t>(b, 0, rank);
-      e = std::clamp<std::int64_t>(e, b, rank);
-      Shape part(s.begin() + b, s.begin() + e);
+      const Shape part = shape_slice(g_.value(node.inputs[0]).shape, node.attrs);
       Bytes bytes(part.size() * 8);
       std::memcpy(bytes.data(), part.data(), bytes.size());
       return replace_with_constant(id, {std::move(bytes)});

@@ -1,5 +1,7 @@
-// Binary element-wise ops with numpy broadcasting: Add, Sub, Mul, Div; and PRelu (slope
-// broadcast to X).
+// Binary element-wise ops with numpy broadcasting: Add, Sub, Mul, Div, Pow; and PRelu
+// (slope broadcast to X).
+#include <cmath>
+
 #include "kernels/reference/ops.h"
 
 namespace svp::kernels::detail {
@@ -52,6 +54,9 @@ Status mul_float(const RunCtx& c) {
 Status div_float(const RunCtx& c) {
   return binary_float(c, [](float a, float b) { return a / b; });
 }
+Status pow_float(const RunCtx& c) {
+  return binary_float(c, [](float a, float b) { return std::pow(a, b); });
+}
 Status prelu_float(const RunCtx& c) {
   return binary_float(c, [](float x, float slope) { return x < 0.0f ? slope * x : x; });
 }
@@ -60,6 +65,7 @@ Status run_add(const RunCtx& c) { return run_via_float(c, add_float); }
 Status run_sub(const RunCtx& c) { return run_via_float(c, sub_float); }
 Status run_mul(const RunCtx& c) { return run_via_float(c, mul_float); }
 Status run_div(const RunCtx& c) { return run_via_float(c, div_float); }
+Status run_pow(const RunCtx& c) { return run_via_float(c, pow_float); }
 Status run_prelu(const RunCtx& c) { return run_via_float(c, prelu_float); }
 
 }  // namespace
@@ -69,6 +75,7 @@ void add_binary_ops(std::vector<OpDef>& ops) {
   ops.push_back({"Sub", 2, 2, infer_broadcast, run_sub});
   ops.push_back({"Mul", 2, 2, infer_broadcast, run_mul});
   ops.push_back({"Div", 2, 2, infer_broadcast, run_div});
+  ops.push_back({"Pow", 2, 2, infer_broadcast, run_pow});
   ops.push_back({"PRelu", 2, 2, infer_prelu, run_prelu});
 }
 

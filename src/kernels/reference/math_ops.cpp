@@ -1,5 +1,5 @@
-// Pow (numpy broadcasting), Sqrt, and Cast between the IR's numeric types. Pow and Sqrt
-// compute in float32 like every float op (quantized tensors through the generic path).
+// Sqrt and Cast between the IR's numeric types (Pow is with the broadcasting binary ops).
+// Sqrt computes in float32 like every float op (quantized tensors through the generic path).
 // Cast: float → integer truncates toward zero and saturates at the type's range (ONNX
 // leaves out-of-range values undefined; saturating is what hardware converters do);
 // integer → integer wraps as a C conversion does, like numpy's astype.
@@ -10,30 +10,6 @@
 
 namespace svp::kernels::detail {
 namespace {
-
-Result<std::vector<Shape>> infer_pow(const InferCtx& c) {
-  KN_ASSIGN(Shape out, broadcast_shapes(c.op, c.in[0], c.in[1]));
-  return std::vector<Shape>{out};
-}
-
-Status pow_float(const RunCtx& c) {
-  SVP_RETURN_IF_ERROR(require_f32(c, {0, 1}));
-  const Shape& out = c.out[0].dims;
-  const std::vector<std::int64_t> so = strides_of(out);
-  const std::vector<std::int64_t> sa = broadcast_strides(c.in[0].dims, out);
-  const std::vector<std::int64_t> sb = broadcast_strides(c.in[1].dims, out);
-  const float* a = c.in[0].as<const float>();
-  const float* b = c.in[1].as<const float>();
-  float* y = c.out[0].as<float>();
-  for_each_row<3>(out, {&so, &sa, &sb}, {0, 0, 0},
-                  [&](const std::array<std::int64_t, 3>& off, std::int64_t n, const std::array<std::int64_t, 3>& st) {
-                    for (std::int64_t i = 0; i < n; ++i) {
-                      y[off[0] + i] = std::pow(a[off[1] + i * st[1]], b[off[2] + i * st[2]]);
-                    }
-                  });
-  return Status::Ok();
-}
-Status run_pow(const RunCtx& c) { return run_via_float(c, pow_float); }
 
 Result<std::vector<Shape>> infer_same(const InferCtx& c) { return std::vector<Shape>{c.in[0]}; }
 
@@ -119,7 +95,6 @@ Status run_cast(const RunCtx& c) {
 }  // namespace
 
 void add_math_ops(std::vector<OpDef>& ops) {
-  ops.push_back({"Pow", 2, 2, infer_pow, run_pow});
   ops.push_back({"Sqrt", 1, 1, infer_same, run_sqrt});
   ops.push_back({"Cast", 1, 1, infer_same, run_cast});
 }
