@@ -1,6 +1,7 @@
 #include "compiler/compile.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include <fmt/format.h>
 
@@ -12,16 +13,35 @@
 #include "compiler/passes/cancel_reshape.h"
 #include "compiler/passes/cancel_transpose.h"
 #include "compiler/passes/fold_batchnorm.h"
+#include "compiler/passes/io_types.h"
+#include "compiler/passes/placement.h"
 #include "compiler/passes/segmentation.h"
+#include "compiler/quantize/calibration_data.h"
+#include "compiler/quantize/quantize.h"
 
 namespace svp::compiler {
+namespace {
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const std::string& x : v) out += (out.empty() ? "" : sep) + x;
+  return out;
+}
+
+}  // namespace
 
 Result<CompileResult> compile(const CompileOptions& options, const std::vector<std::string>& unsupported_flags) {
-  if (options.compile_mode != "float") {
+  if (options.compile_mode != "float" && options.compile_mode != "0") {
     return Error(err::kFeatureUnsupported,
-                 "--compile_mode={}{}: int8 quantization is not implemented in svp_atc yet; compile the float model "
-                 "with --compile_mode=float",
-                 options.compile_mode, options.compile_mode == "0" ? " (the vendor's default)" : "");
+                 "--compile_mode={}: {} is not implemented in svp_atc yet; use --compile_mode=0 (A8W8) or "
+                 "--compile_mode=float",
+                 options.compile_mode, options.compile_mode == "1" ? "A16W8 (int16 activations)" : "cube-only int8 with fp16 elsewhere");
+  }
+  if (options.compile_mode == "0" && options.image_list.empty() && options.mode != 3) {
+    return Error(err::kInvalidParam,
+                 "--compile_mode=0 (A8W8, the vendor's default) quantizes with calibration data: give "
+                 "--image_list=\"input:list.txt\" (one item per line: .npy, .bin or the numbers), or compile a float "
+                 "model with --compile_mode=float");
   }
   if (!unsupported_flags.empty()) {
     std::string list;
@@ -30,11 +50,18 @@ Result<CompileResult> compile(const CompileOptions& options, const std::vector<s
                  list, unsupported_flags.size() == 1 ? "it" : "them");
   }
   if (options.model.empty()) return Error(err::kInvalidParam, "--model is required (the ONNX file to compile)");
-  CompileResult r;
   auto g = import_onnx(options.model, options);
   if (!g.ok()) return g.status();
+  return compile_graph(std::move(*g), options);
+}
+
+Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) {
+  CompileResult r;
+  Graph* g = &graph;
   r.log.push_back(fmt::format("import: {} nodes, {} inputs, {} outputs (opset {})", g->live_node_count(),
                               g->inputs.size(), g->outputs.size(), g->opset));
+  // Before the passes, so that they leave the nodes the user placed alone.
+  SVP_RETURN_IF_ERROR(force_to_cpu(*g, options.force_to_cpu));
   // The graph passes, in this order (docs/compiler.md "Passes").
   {
     FoldBatchNormPass fold_bn;
@@ -49,6 +76,10 @@ Result<CompileResult> compile(const CompileOptions& options, const std::vector<s
     }
     g->compact();
     SVP_RETURN_IF_ERROR(g->topo_sort());
+  }
+  if (!options.input_type.empty() || !options.output_type.empty()) {
+    SVP_RETURN_IF_ERROR(apply_io_types(*g, options));
+    r.log.push_back(fmt::format("io_types: {} input type(s) applied", options.input_type.size()));
   }
   // Every node needs a kernel (the NPU core and the AI-CPU run the same reference
   // definitions): list every op that has none at once, not the first one.
@@ -67,6 +98,38 @@ Result<CompileResult> compile(const CompileOptions& options, const std::vector<s
                    count, missing, count > 20 ? "\n  ..." : "");
     }
   }
+  if (options.compile_mode == "0" && options.mode != 3) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto data = quant::load_calibration_data(*g, options.image_list);
+    if (!data.ok()) return data.status();
+    quant::QuantizeOptions q;
+    auto method = quant::method_from_name(!options.calibration.empty() ? options.calibration
+                                          : options.quant_mode == 1   ? "mse"
+                                                                      : "minmax");
+    if (!method.ok()) return method.status();
+    q.calibration.method = *method;
+    q.conv_per_channel = options.weight_quant_per_channel;
+    q.matmul_per_channel = options.matmul_per_channel;
+    q.progress = options.calibration_progress;
+    auto rep = quant::quantize_a8w8(*g, *data, q);
+    if (!rep.ok()) return rep.status();
+    r.log.push_back(fmt::format(
+        "quantize: A8W8, {} calibration, {} batch(es) of {} item(s): {} activations and {} weights int8, {} "
+        "Quantize/DequantizeLinear at the float edges ({:.0f} ms)",
+        quant::method_name(*method), rep->batches, data->items, rep->activations, rep->weights, rep->boundaries,
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()));
+  }
+  const PlacementReport place = place_nodes(*g);
+  r.log.push_back(fmt::format("placement: NPU {} nodes ({} MACs), AI-CPU {} nodes ({} MACs){}, {} group(s){}{}",
+                              place.npu_nodes, place.npu_macs, place.aicpu_nodes, place.aicpu_macs,
+                              options.force_to_cpu.empty()
+                                  ? std::string()
+                                  : fmt::format(" ({} forced by --force_to_cpu)", options.force_to_cpu.size()),
+                              place.groups,
+                              place.moved_to_aicpu ? fmt::format(", {} cheap node(s) joined their AI-CPU neighbours",
+                                                                 place.moved_to_aicpu)
+                                                   : std::string(),
+                              place.cuts.empty() ? std::string() : "; cuts: " + join(place.cuts, ", ")));
   const SegmentReport seg = segment_by_cost(*g, options.max_segment_macs);
   r.log.push_back(fmt::format("segments: {} (bound {} MACs); the longest, from \"{}\", {} MACs of {} in all",
                               seg.segments, options.max_segment_macs, seg.longest_first_node, seg.longest_macs,

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "common/log.h"
+#include "compiler/onnx_node_inference.h"
 #include "kernels/invoke.h"
 #include "kernels/kernels.h"
 
@@ -169,18 +170,28 @@ class Importer {
     } catch (const std::exception& e) {
       return Error(err::kParseModel, "the ONNX checker rejects the model: {}", first_line(e.what()));
     }
-    try {
-      onnx::shape_inference::InferShapes(m_);
-    } catch (const std::exception& e) {
-      return Error(err::kParseModel, "ONNX shape inference failed: {} (check --input_shape)", first_line(e.what()));
-    }
-    for (const auto& vi : m_.graph().value_info()) onnx_info_[vi.name()] = &vi;
-    for (const auto& vi : m_.graph().output()) onnx_info_[vi.name()] = &vi;
+    // No whole-model ONNX shape inference: libonnx 1.12's inference functions crash on some
+    // inconsistent nodes (a Conv whose input rank does not fit its weights, found by the
+    // importer's fuzzer). add_node asks ONNX about one node at a time, after the kernels'
+    // shape function has accepted it.
     g_.name = m_.graph().name();
     g_.opset = opset_;
     SVP_RETURN_IF_ERROR(add_initializers());
     SVP_RETURN_IF_ERROR(add_inputs());
-    for (int i = 0; i < m_.graph().node_size(); ++i) SVP_RETURN_IF_ERROR(add_node(m_.graph().node(i), i));
+    for (int i = 0; i < m_.graph().node_size(); ++i) {
+      const onnx::NodeProto& n = m_.graph().node(i);
+      if (reads_poisoned(n)) {  // pre-check: depends on a node already reported
+        poison(n);
+        ++unchecked_;
+        continue;
+      }
+      const Status st = add_node(n, i);
+      if (st.ok()) continue;
+      if (!collecting()) return st;
+      problems_.push_back(st.message());
+      poison(n);
+    }
+    if (!problems_.empty()) return precheck_error();
     SVP_RETURN_IF_ERROR(add_outputs());
     eliminate_dead_nodes();
     g_.compact();
@@ -190,6 +201,32 @@ class Importer {
 
  private:
   static std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+  // --mode=3 (pre-check) reports every problem of the model at once: a node that fails
+  // is recorded, its outputs are poisoned, and the nodes reading them are not checked
+  // (their inputs' shapes are unknown) but counted.
+  bool collecting() const { return opt_.mode == 3; }
+  bool reads_poisoned(const onnx::NodeProto& n) const {
+    for (const std::string& in : n.input()) {
+      if (poisoned_.count(in)) return true;
+    }
+    return false;
+  }
+  void poison(const onnx::NodeProto& n) {
+    for (const std::string& out : n.output()) {
+      if (out.empty()) continue;
+      poisoned_.insert(out);
+      names_.erase(out);
+    }
+  }
+  Status precheck_error() const {
+    std::string list;
+    for (std::size_t i = 0; i < problems_.size(); ++i) list += fmt::format("\n  {}. {}", i + 1, problems_[i]);
+    return Error(err::kParseModel, "pre-check: {} problem(s) in the model:{}{}", problems_.size(), list,
+                 unchecked_ ? fmt::format("\n  ({} node(s) after them depend on their outputs and were not checked)",
+                                          unchecked_)
+                            : std::string());
+  }
 
   Status check_versions() {
     if (m_.ir_version() > kMaxIrVersion) {
@@ -372,23 +409,22 @@ class Importer {
     }
   }
 
-  // The dtype ONNX inferred for a value, if it did.
-  std::optional<DType> onnx_dtype(const std::string& name) const {
-    auto it = onnx_info_.find(name);
-    if (it == onnx_info_.end() || !it->second->type().has_tensor_type()) return std::nullopt;
-    auto dt = dtype_of(it->second->type().tensor_type().elem_type(), name);
-    if (!dt.ok()) return std::nullopt;
-    return *dt;
-  }
-  std::optional<Shape> onnx_shape(const std::string& name) const {
-    auto it = onnx_info_.find(name);
-    if (it == onnx_info_.end() || !it->second->type().tensor_type().has_shape()) return std::nullopt;
-    Shape s;
-    for (const auto& d : it->second->type().tensor_type().shape().dim()) {
-      if (!d.has_dim_value()) return std::nullopt;
-      s.push_back(d.dim_value());
+  // ONNX's inference of node `n` alone, from the static shapes (and small constant values)
+  // of its inputs: the element types of its outputs, and the shapes of ops without a
+  // kernel. Nothing known where ONNX cannot tell.
+  NodeInference infer_with_onnx(const onnx::NodeProto& n) const {
+    constexpr std::size_t kMaxValueBytes = 64 * 1024;  // shape-like inputs are small
+    std::vector<InferenceInput> inputs;
+    for (const std::string& name : n.input()) {
+      InferenceInput in;
+      auto it = name.empty() ? names_.end() : names_.find(name);
+      if (it != names_.end()) {
+        const Value& v = g_.value(it->second);
+        in = {name, v.dtype, v.shape, v.data != nullptr && v.data->size() <= kMaxValueBytes ? v.data.get() : nullptr};
+      }
+      inputs.push_back(std::move(in));
     }
-    return s;
+    return onnx_infer_node(n, opset_, inputs);
   }
 
   Status add_node(const onnx::NodeProto& n, int index) {
@@ -453,20 +489,29 @@ class Importer {
       if (!inferred.ok()) return Error(err::kParseModel, "{}: {}", where, inferred.status().message());
       out_shapes = std::move(*inferred);
     }
+    // Only now, with the node accepted by the kernels (unknown ops excepted: they fail the
+    // compile anyway, and ONNX's shapes let the rest of the model be checked).
+    const NodeInference onnx = infer_with_onnx(n);
     for (int k = 0; k < n.output_size(); ++k) {
       const std::string& out_name = n.output(k);
       if (out_name.empty()) continue;  // an optional output nobody reads
+      const auto uk = static_cast<std::size_t>(k);
+      const std::optional<Shape> onnx_shape = uk < onnx.shapes.size() ? onnx.shapes[uk] : std::nullopt;
       Value v;
       v.name = out_name;
       if (known && static_cast<std::size_t>(k) < out_shapes.size()) {
         v.shape = out_shapes[static_cast<std::size_t>(k)];
         // (A rewritten op computes in 2-D; the Reshape after it restores ONNX's shape.)
-        if (auto s = onnx_shape(out_name); s && *s != v.shape && !pending_reshape_) {
+        if (onnx_shape && *onnx_shape != v.shape && !pending_reshape_) {
           return Error(err::kParseModel, "{}: output \"{}\" has shape {} by svp-acl's kernels but {} by ONNX", where,
-                       out_name, shape_text(v.shape), shape_text(*s));
+                       out_name, shape_text(v.shape), shape_text(*onnx_shape));
         }
-      } else if (auto s = onnx_shape(out_name)) {
-        v.shape = *s;
+      } else if (onnx_shape) {
+        v.shape = *onnx_shape;
+        if (!known && collecting() && k == 0) {
+          problems_.push_back(fmt::format("{}: svp-acl has no kernel for {} (docs/ops.md lists the supported ops)",
+                                          where, node.op));
+        }
       } else if (!known) {
         return Error(err::kParseModel,
                      "{}: svp-acl has no kernel for {} (docs/ops.md lists the supported ops): replace it in the model, "
@@ -475,9 +520,13 @@ class Importer {
       } else {
         return Error(err::kParseModel, "{}: the shape of output \"{}\" is not known statically", where, out_name);
       }
-      auto dt = onnx_dtype(out_name);
-      v.dtype = dt ? *dt : (node.inputs.empty() || node.inputs[0] == kNoValue ? DType::kFloat32
-                                                                           : g_.value(node.inputs[0]).dtype);
+      if (const std::int32_t t = uk < onnx.elem_types.size() ? onnx.elem_types[uk] : 0; t != 0) {
+        auto dt = dtype_of(t, fmt::format("{}: output \"{}\"", where, out_name));
+        if (!dt.ok()) return dt.status();
+        v.dtype = *dt;
+      } else {
+        v.dtype = node.inputs.empty() || node.inputs[0] == kNoValue ? DType::kFloat32 : g_.value(node.inputs[0]).dtype;
+      }
       const ValueId id = g_.add_value(std::move(v));
       names_[out_name] = id;
       node.outputs.push_back(id);
@@ -753,8 +802,10 @@ class Importer {
   Graph g_;
   std::int64_t opset_ = 0;
   std::unordered_map<std::string, ValueId> names_;
-  std::unordered_map<std::string, const onnx::ValueInfoProto*> onnx_info_;
   std::optional<Shape> pending_reshape_;
+  std::vector<std::string> problems_;  // pre-check only
+  std::set<std::string> poisoned_;     // pre-check: outputs of failed nodes
+  std::size_t unchecked_ = 0;
   int folded_ = 0;
 };
 

@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/builder.h"
-#include "svp_run/npy.h"
+#include "common/npy.h"
 #include "svp_run/runner.h"
 
 namespace {
@@ -169,7 +169,7 @@ TEST_F(SvpRun, BinInputIsCopiedThroughTheStridedBuffers) {
 
 TEST_F(SvpRun, NpyInputAndNpyOutput) {
   const auto x = ramp(kReluCount, -3.0f);
-  const auto f = svp::run::make_npy("<f4", {1, 3, 4, 5}, reinterpret_cast<const std::uint8_t*>(x.data()), x.size() * 4);
+  const auto f = svp::npy::make("<f4", {1, 3, 4, 5}, reinterpret_cast<const std::uint8_t*>(x.data()), x.size() * 4);
   write_bytes(dir_ / "a.npy", f.data(), f.size());
   RunOptions o = options(relu_model());
   o.inputs = {(dir_ / "a.npy").string()};
@@ -177,9 +177,9 @@ TEST_F(SvpRun, NpyInputAndNpyOutput) {
   ASSERT_EQ(run_tool(o).code, 0);
   std::ifstream in(result("a_0.npy"), std::ios::binary);
   const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  svp::run::NpyArray a;
+  svp::npy::Array a;
   std::string error;
-  ASSERT_TRUE(svp::run::parse_npy(bytes.data(), bytes.size(), a, error)) << error;
+  ASSERT_TRUE(svp::npy::parse(bytes.data(), bytes.size(), a, error)) << error;
   EXPECT_EQ(a.descr, "<f4");
   EXPECT_EQ(a.shape, (std::vector<std::int64_t>{1, 3, 4, 5}));
   std::vector<float> y(kReluCount);
