@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 
 #include <fmt/format.h>
 
 #include "kernels/kernels.h"
 
 #include "compiler/emit.h"
+#include "compiler/graph_dot.h"
 #include "compiler/onnx_import.h"
 #include "compiler/pass.h"
 #include "compiler/passes/cancel_reshape.h"
@@ -58,6 +61,19 @@ Result<CompileResult> compile(const CompileOptions& options, const std::vector<s
 Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) {
   CompileResult r;
   Graph* g = &graph;
+  // --dump_graph: the graph after every stage, as NN_stage.dot.
+  int stage = 0;
+  auto dump = [&](const std::string& name) -> Status {
+    if (options.dump_graph.empty()) return Status::Ok();
+    std::error_code ec;
+    std::filesystem::create_directories(options.dump_graph, ec);
+    const auto path = std::filesystem::path(options.dump_graph) / fmt::format("{:02d}_{}.dot", stage++, name);
+    std::ofstream out(path);
+    out << to_dot(*g, name);
+    if (!out) return Error(err::kInvalidParam, "--dump_graph: cannot write {}", path.string());
+    return Status::Ok();
+  };
+  SVP_RETURN_IF_ERROR(dump("import"));
   r.log.push_back(fmt::format("import: {} nodes, {} inputs, {} outputs (opset {})", g->live_node_count(),
                               g->inputs.size(), g->outputs.size(), g->opset));
   // Before the passes, so that they leave the nodes the user placed alone.
@@ -73,6 +89,7 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
       const std::size_t before = g->live_node_count();
       SVP_RETURN_IF_ERROR(p->run(*g, ctx));
       r.log.push_back(fmt::format("{}: {} → {} nodes", p->name(), before, g->live_node_count()));
+      SVP_RETURN_IF_ERROR(dump(p->name()));
     }
     g->compact();
     SVP_RETURN_IF_ERROR(g->topo_sort());
@@ -80,6 +97,7 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
   if (!options.input_type.empty() || !options.output_type.empty()) {
     SVP_RETURN_IF_ERROR(apply_io_types(*g, options));
     r.log.push_back(fmt::format("io_types: {} input type(s) applied", options.input_type.size()));
+    SVP_RETURN_IF_ERROR(dump("io_types"));
   }
   // Every node needs a kernel (the NPU core and the AI-CPU run the same reference
   // definitions): list every op that has none at once, not the first one.
@@ -118,6 +136,7 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
         "Quantize/DequantizeLinear at the float edges ({:.0f} ms)",
         quant::method_name(*method), rep->batches, data->items, rep->activations, rep->weights, rep->boundaries,
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()));
+    SVP_RETURN_IF_ERROR(dump("quantize"));
   }
   const PlacementReport place = place_nodes(*g);
   r.log.push_back(fmt::format("placement: NPU {} nodes ({} MACs), AI-CPU {} nodes ({} MACs){}, {} group(s){}{}",
@@ -134,6 +153,7 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
   r.log.push_back(fmt::format("segments: {} (bound {} MACs); the longest, from \"{}\", {} MACs of {} in all",
                               seg.segments, options.max_segment_macs, seg.longest_first_node, seg.longest_macs,
                               seg.total_macs));
+  SVP_RETURN_IF_ERROR(dump("placement_and_segments"));
   auto built = emit(*g, options);
   if (!built.ok()) return built.status();
   r.log.push_back(fmt::format("emit: {} layers in {} segments, work_buf {} bytes, task_buf {} bytes, weights {} bytes",

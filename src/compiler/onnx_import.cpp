@@ -65,19 +65,23 @@ Result<Bytes> tensor_bytes(const onnx::TensorProto& t, DType dtype, const std::s
     if (n > (std::uint64_t{1} << 40)) return Error(err::kParseModel, "{}: too many elements", where);
   }
   const std::size_t size = model::dtype_size(dtype);
-  Bytes out(static_cast<std::size_t>(n) * size);
+  const std::uint64_t bytes = n * size;
+  // Sizes are checked against what the file holds before anything is allocated: a few
+  // bytes of protobuf must not claim gigabytes (found by onnx_import_fuzz).
   if (t.has_raw_data()) {
-    if (t.raw_data().size() != out.size()) {
+    if (t.raw_data().size() != bytes) {
       return Error(err::kParseModel, "{}: raw_data holds {} bytes, the shape needs {}", where, t.raw_data().size(),
-                   out.size());
+                   bytes);
     }
-    std::memcpy(out.data(), t.raw_data().data(), out.size());
+    Bytes out(t.raw_data().begin(), t.raw_data().end());
     return out;
   }
+  Bytes out;
   auto fill = [&](const auto& field, auto convert) -> Status {
     if (static_cast<std::uint64_t>(field.size()) != n) {
       return Error(err::kParseModel, "{}: {} values for a shape of {} elements", where, field.size(), n);
     }
+    out.resize(static_cast<std::size_t>(bytes));
     for (std::uint64_t i = 0; i < n; ++i) convert(field.Get(static_cast<int>(i)), out.data() + i * size);
     return Status::Ok();
   };
@@ -170,6 +174,8 @@ class Importer {
     } catch (const std::exception& e) {
       return Error(err::kParseModel, "the ONNX checker rejects the model: {}", first_line(e.what()));
     }
+    SVP_RETURN_IF_ERROR(check_references());
+    SVP_RETURN_IF_ERROR(lift_old_opset());
     // No whole-model ONNX shape inference: libonnx 1.12's inference functions crash on some
     // inconsistent nodes (a Conv whose input rank does not fit its weights, found by the
     // importer's fuzzer). add_node asks ONNX about one node at a time, after the kernels'
@@ -245,9 +251,39 @@ class Importer {
                    "opset_version ≤ {}, or convert it with onnx.version_converter.convert_version(model, {})",
                    opset_, kMaxOpset, kMaxOpset, kMaxOpset);
     }
+    return Status::Ok();
+  }
+
+  // Every value a node or the graph's outputs read is defined before it is read. ONNX's
+  // checker leaves the graph outputs unchecked at IR 3, and the version converter crashes
+  // on an output nothing produces (found by onnx_import_fuzz).
+  Status check_references() const {
+    std::set<std::string> defined;
+    for (const auto& in : m_.graph().input()) defined.insert(in.name());
+    for (const auto& t : m_.graph().initializer()) defined.insert(t.name());
+    for (const auto& n : m_.graph().node()) {
+      for (const std::string& in : n.input()) {
+        if (!in.empty() && !defined.count(in)) {
+          return Error(err::kParseModel, "node \"{}\" ({}) reads \"{}\", which no input, initializer or earlier node "
+                       "defines (the graph must be in topological order)", n.name(), n.op_type(), in);
+        }
+      }
+      for (const std::string& out : n.output()) defined.insert(out);
+    }
+    for (const auto& out : m_.graph().output()) {
+      if (!defined.count(out.name())) {
+        return Error(err::kParseModel, "model output \"{}\" is produced by no node, input or initializer", out.name());
+      }
+    }
+    return Status::Ok();
+  }
+
+  // Before opset 7 broadcasting was explicit (the "broadcast" attribute) and several ops
+  // had other attributes: ONNX's version converter lifts the model to opset 7. Only after
+  // the checker accepted the model: the converter crashes on malformed graphs (found by
+  // onnx_import_fuzz).
+  Status lift_old_opset() {
     if (opset_ < kMinOpset) {
-      // Before opset 7 broadcasting was explicit (the "broadcast" attribute) and several
-      // ops had other attributes: ONNX's version converter lifts the model to opset 7.
       try {
         m_ = onnx::version_conversion::ConvertVersion(m_, static_cast<int>(kMinOpset));
       } catch (const std::exception& e) {

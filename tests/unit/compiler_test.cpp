@@ -3,13 +3,19 @@
 // segmentation by cost, and byte-identical output.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <iterator>
+#include <sstream>
 #include <filesystem>
 #include <fstream>
+
+#include <fmt/format.h>
 
 #include "compiler/atc_options.h"
 #include "compiler/compile.h"
 #include "compiler/onnx_import.h"
+#include "compiler/perf_csv.h"
 #include "compiler/passes/segmentation.h"
 #include "onnx_builder.h"
 
@@ -248,6 +254,73 @@ TEST(Compile, TheSameInputsGiveByteIdenticalModels) {
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_EQ(a->model.image, b->model.image);
   EXPECT_EQ(a->model.program.name, "det");  // the --output basename names the model
+}
+
+TEST(Compile, DumpGraphWritesEveryStageAndThePerfTableSumsTheLayers) {
+  const std::string path = small_cnn().write((fs::temp_directory_path() / "svp_dump.onnx").string());
+  const fs::path dir = fs::temp_directory_path() / "svp_dump_graph";
+  fs::remove_all(dir);
+  CompileOptions o;
+  o.model = path;
+  o.compile_mode = "float";
+  o.dump_graph = dir.string();
+  auto r = compile(o);
+  fs::remove(path);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 5u);  // import, three passes, placement and segments
+  EXPECT_EQ(files.front(), "00_import.dot");
+  EXPECT_EQ(files.back(), fmt::format("{:02d}_placement_and_segments.dot", files.size() - 1));
+  std::ifstream in(dir / files.back());
+  const std::string dot((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(dot.rfind("digraph", 0), 0u);
+  EXPECT_NE(dot.find("\"conv\" [label=\"conv\\nConv\"]"), std::string::npos) << dot;
+  fs::remove_all(dir);
+
+  const std::string csv = atc_perf_csv(r->model.program);
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "index,name,type,device,segment,macs,bytes_read,bytes_written,weight_bytes");
+  std::size_t rows = 0;
+  while (std::getline(lines, line) && line.rfind("total", 0) != 0) ++rows;
+  EXPECT_EQ(rows, r->model.program.layers.size());
+  EXPECT_NE(line.find(",6912,"), std::string::npos) << line;  // the conv's MACs are the model's
+}
+
+// Gears: the model is stored at its largest gear and carries the gear list the runtime's
+// svp_acl_mdl_set_dynamic_batch_size / _hw_size select from (tests/unit/model_execute_test
+// runs such models).
+TEST(Compile, GearFlagsGiveModelsStoredAtTheLargestGear) {
+  const std::string path = small_cnn(-1).write((fs::temp_directory_path() / "svp_gears.onnx").string());
+  CompileOptions o;
+  o.model = path;
+  o.compile_mode = "float";
+  o.input_shape = {{"x", {-1, 3, 8, 8}}};
+  o.dynamic_batch_size = {1, 2, 4};
+  auto batch = compile(o);
+  ASSERT_TRUE(batch.ok()) << batch.status().message();
+  const model::Program& pb = batch->model.program;
+  EXPECT_EQ(pb.tensors[static_cast<std::size_t>(pb.input_tensors().at(0))].dims,
+            (std::vector<std::int64_t>{4, 3, 8, 8}));
+  EXPECT_EQ(pb.flags.dynamic_batch, (std::vector<std::uint64_t>{4}));
+
+  OnnxBuilder hw = small_cnn();
+  hw.model().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(2)->set_dim_param("H");
+  hw.model().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(3)->set_dim_param("W");
+  hw.write(path);
+  o.input_shape = {{"x", {1, 3, -1, -1}}};
+  o.dynamic_batch_size.clear();
+  o.dynamic_image_size = {{8, 8}, {6, 6}};
+  auto gears = compile(o);
+  fs::remove(path);
+  ASSERT_TRUE(gears.ok()) << gears.status().message();
+  const model::Program& ph = gears->model.program;
+  EXPECT_EQ(ph.tensors[static_cast<std::size_t>(ph.input_tensors().at(0))].dims,
+            (std::vector<std::int64_t>{1, 3, 8, 8}));
+  EXPECT_EQ(ph.flags.dynamic_hw, (std::vector<std::pair<std::uint64_t, std::uint64_t>>{{8, 8}, {6, 6}}));
 }
 
 TEST(Compile, QuantizedModesNeedCalibrationDataAndUnbuiltOnesAreRefused) {

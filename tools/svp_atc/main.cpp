@@ -14,6 +14,7 @@
 #include "compiler/atc_options.h"
 #include "compiler/compile.h"
 #include "compiler/om_json.h"
+#include "compiler/perf_csv.h"
 #include "model/format.h"
 
 namespace {
@@ -115,6 +116,11 @@ int main(int argc, char** argv) {
   if (!write_file(out, r->model.image.data(), r->model.image.size())) {
     return fail(svp::Error(err::kInvalidParam, "cannot write {}", out), kIo);
   }
+  // atc_perf.csv beside the model, prefixed with its name so that models compiled into one
+  // directory keep theirs (the vendor writes a bare atc_perf.csv).
+  const std::string perf = out.substr(0, out.size() - 3) + "_atc_perf.csv";
+  const std::string csv = svp::compiler::atc_perf_csv(r->model.program);
+  if (!write_file(perf, csv.data(), csv.size())) return fail(svp::Error(err::kInvalidParam, "cannot write {}", perf), kIo);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stderr, "svp_atc: wrote %s (%zu bytes, %zu layers) in %.0f ms\n", out.c_str(), r->model.image.size(),
                r->model.program.layers.size(), ms);
