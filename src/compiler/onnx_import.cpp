@@ -36,6 +36,13 @@ std::string shape_text(const Shape& s) {
   return out + "]";
 }
 
+// The bytes of `v` (empty for an empty vector, whose data() may be null).
+template <typename T>
+Bytes to_bytes(const std::vector<T>& v) {
+  const auto* p = reinterpret_cast<const std::uint8_t*>(v.data());
+  return v.empty() ? Bytes{} : Bytes(p, p + v.size() * sizeof(T));
+}
+
 // ONNX element type → the IR's, or an error naming the type and where it was met.
 Result<DType> dtype_of(int onnx_type, const std::string& where) {
   using T = onnx::TensorProto;
@@ -595,16 +602,14 @@ class Importer {
         std::vector<float> v = a.name() == "value_float" ? std::vector<float>{a.f()}
                                                           : std::vector<float>(a.floats().begin(), a.floats().end());
         if (a.name() == "value_floats") dims = {static_cast<std::int64_t>(v.size())};
-        bytes.resize(v.size() * 4);
-        std::memcpy(bytes.data(), v.data(), bytes.size());
+        bytes = to_bytes(v);
       } else if (a.name() == "value_int" || a.name() == "value_ints") {
         std::vector<std::int64_t> v = a.name() == "value_int"
                                           ? std::vector<std::int64_t>{a.i()}
                                           : std::vector<std::int64_t>(a.ints().begin(), a.ints().end());
         if (a.name() == "value_ints") dims = {static_cast<std::int64_t>(v.size())};
         dt = DType::kInt64;
-        bytes.resize(v.size() * 8);
-        std::memcpy(bytes.data(), v.data(), bytes.size());
+        bytes = to_bytes(v);
       } else {
         return Error(err::kParseModel, "{}: a Constant given as \"{}\" is not supported", where, a.name());
       }
@@ -660,8 +665,7 @@ class Importer {
       } else if (node->attrs.has("scales")) {
         auto s = node->attrs.get_floats("scales", {});
         std::vector<float> f(s->begin(), s->end());
-        Bytes b(f.size() * 4);
-        std::memcpy(b.data(), f.data(), b.size());
+        Bytes b = to_bytes(f);
         scales = g_.add_constant(g_.unique_name(node->name + "_scales"), DType::kFloat32,
                                  {static_cast<std::int64_t>(f.size())}, std::make_shared<const Bytes>(std::move(b)));
       } else {
@@ -690,8 +694,7 @@ class Importer {
       const ValueId y = node.outputs[0];
       const std::string final_name = g_.value(y).name;
       g_.value(y).name = g_.unique_name(final_name + "_2d");
-      Bytes b(back.size() * 8);
-      std::memcpy(b.data(), back.data(), b.size());
+      Bytes b = to_bytes(back);
       const ValueId shape_c = g_.add_constant(g_.unique_name(final_name + "_shape"), DType::kInt64,
                                               {static_cast<std::int64_t>(back.size())},
                                               std::make_shared<const Bytes>(std::move(b)));
@@ -712,8 +715,7 @@ class Importer {
     }
     if (node.op == "Shape" && node.inputs.size() == 1 && node.inputs[0] != kNoValue) {
       const Shape part = shape_slice(g_.value(node.inputs[0]).shape, node.attrs);
-      Bytes bytes(part.size() * 8);
-      std::memcpy(bytes.data(), part.data(), bytes.size());
+      Bytes bytes = to_bytes(part);
       return replace_with_constant(id, {std::move(bytes)});
     }
     if (!is_kernel_op(node.op)) return Status::Ok();
