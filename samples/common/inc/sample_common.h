@@ -111,6 +111,8 @@ typedef struct {
 
 int sample_io_create(const sample_model *model, const sample_io_opts *opts, sample_io *io);
 int sample_io_destroy(sample_io *io);
+/* Image slot k starts at k × (size_by_index / N) where N is dimension 0 of the tensor
+ * (1 for a batch-1 model; a dynamic-batch model compiled at batch N holds N images per item). */
 /* Writes one 28×28 image into batch slot `slot` of input 0, row by row at the buffer's
  * stride (flushed when cached). */
 int sample_io_set_image(const sample_model *model, sample_io *io, size_t slot, const float *pixels);

@@ -254,12 +254,20 @@ int sample_io_destroy(sample_io *io)
     return SAMPLE_SUCCESS;
 }
 
+/* Bytes of one image (one row of dimension 0) of a tensor whose one batch is `size` bytes. */
+static size_t sample_image_bytes(size_t size, const svp_acl_mdl_io_dims *dims)
+{
+    return dims->dim_count > 0 && dims->dims[0] > 0 ? size / (size_t)dims->dims[0] : size;
+}
+
 int sample_io_set_image(const sample_model *model, sample_io *io, size_t slot, const float *pixels)
 {
     svp_acl_data_buffer *buf = svp_acl_mdl_get_dataset_buffer(io->input, 0);
-    size_t batch_size = svp_acl_mdl_get_input_size_by_index(model->desc, 0);
-    size_t stride, r;
+    svp_acl_mdl_io_dims dims;
+    size_t batch_size, stride, r;
     unsigned char *base = NULL;
+    SAMPLE_CHECK_RET(svp_acl_mdl_get_input_dims(model->desc, 0, &dims));
+    batch_size = sample_image_bytes(svp_acl_mdl_get_input_size_by_index(model->desc, 0), &dims);
     SAMPLE_CHECK_EXPR_RET(buf != NULL, "the input dataset has no buffer 0");
     stride = svp_acl_get_data_buffer_stride(buf);
     SAMPLE_CHECK_EXPR_RET((slot + 1) * batch_size <= svp_acl_get_data_buffer_size(buf) &&
@@ -279,8 +287,11 @@ int sample_io_set_image(const sample_model *model, sample_io *io, size_t slot, c
 int sample_io_get_scores(const sample_model *model, sample_io *io, size_t slot, float scores[SAMPLE_CLASS_NUM])
 {
     svp_acl_data_buffer *buf = svp_acl_mdl_get_dataset_buffer(io->output, 0);
-    size_t batch_size = svp_acl_mdl_get_output_size_by_index(model->desc, 0);
+    svp_acl_mdl_io_dims dims;
+    size_t batch_size;
     const unsigned char *base = NULL;
+    SAMPLE_CHECK_RET(svp_acl_mdl_get_output_dims(model->desc, 0, &dims));
+    batch_size = sample_image_bytes(svp_acl_mdl_get_output_size_by_index(model->desc, 0), &dims);
     SAMPLE_CHECK_EXPR_RET(buf != NULL, "the output dataset has no buffer 0");
     SAMPLE_CHECK_EXPR_RET((slot + 1) * batch_size <= svp_acl_get_data_buffer_size(buf) &&
                               batch_size >= SAMPLE_CLASS_NUM * sizeof(float),
