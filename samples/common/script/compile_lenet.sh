@@ -8,6 +8,7 @@
 #   int8      OUT_DIR/lenet_int8.om     A8W8, calibrated on 32 *training* images
 #   dynbatch  OUT_DIR/lenet_dynbatch.om batch gears 1,2,4,8
 #   aicpu     OUT_DIR/lenet_aicpu.om    the fc1 Gemm forced onto the AI-CPU
+#   reuse     OUT_DIR/lenet_reuse.om    buffer reuse type INOUT_CONT (--buffer_reuse=5)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$here/../../..
@@ -29,6 +30,7 @@ for variant in "$@"; do
             --dynamic_batch_size="1,2,4,8"
         ;;
     aicpu) "$atc" $common --output="$out/lenet_aicpu" --compile_mode=float --force_to_cpu="/fc1/Gemm" ;;
+    reuse) "$atc" $common --output="$out/lenet_reuse" --compile_mode=float --buffer_reuse=5 ;;
     *)
         echo "compile_lenet.sh: unknown variant $variant" >&2
         exit 2
