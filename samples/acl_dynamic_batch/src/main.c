@@ -128,7 +128,7 @@ static int acl_dynamic_batch_run(const char *model_dir, size_t *differ, size_t *
     ret = svp_acl_mdl_set_dynamic_batch_size(dyn.model_id, io.input, dyn_index, ACL_DYNAMIC_BATCH_MAX + 1);
     SAMPLE_CHECK_EXPR_RET(ret != SVP_ACL_SUCCESS, "batch %d is above the largest gear, yet it was accepted",
                           ACL_DYNAMIC_BATCH_MAX + 1);
-    SAMPLE_INFO_LOG("batch %d (above the largest gear) refused: %d", ACL_DYNAMIC_BATCH_MAX + 1, (int)ret);
+    SAMPLE_INFO_LOG("batch %d (above the largest gear) refused as expected: %d", ACL_DYNAMIC_BATCH_MAX + 1, (int)ret);
     for (g = 0; g < ACL_DYNAMIC_BATCH_GEAR_NUM; g++) {
         size_t before = *differ, right = 0;
         double t0 = sample_now_ms();
