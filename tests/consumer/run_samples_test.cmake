@@ -1,8 +1,10 @@
 # Builds every guide sample (samples/<name>/CMakeLists.txt) the way a vendor application
 # developer would: against the package installed by `cmake --install` into a scratch prefix,
-# once with find_package(SvpAcl CONFIG) and once with pkg-config; then runs acl_sync from both
-# builds on the LeNet the sample_acl_sync_model fixture compiled.
-#   -DBUILD_DIR -DSOURCE_DIR -DWORK_DIR -DSAMPLES="a;b" -DMODEL=lenet.om -DDATASET=dir -DFLAGS
+# every sample with find_package(SvpAcl CONFIG), and acl_sync also with pkg-config (the
+# samples share that code path, samples/common/sample_common.cmake); then runs acl_sync from
+# both builds on the LeNet the sample_acl_sync_model fixture compiled.
+#   -DBUILD_DIR -DSOURCE_DIR -DWORK_DIR -DSAMPLES=a,b -DMODEL=lenet.om -DDATASET=dir -DFLAGS
+string(REPLACE "," ";" SAMPLES "${SAMPLES}")
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} OUTPUT_QUIET RESULT_VARIABLE rc)
@@ -13,10 +15,12 @@ set(pc_path "${prefix}/lib/pkgconfig:${prefix}/lib/x86_64-linux-gnu/pkgconfig")
 foreach(mode cmake pkgconfig)
   if(mode STREQUAL "pkgconfig")
     set(use_pc ON)
+    set(built acl_sync)
   else()
     set(use_pc OFF)
+    set(built ${SAMPLES})
   endif()
-  foreach(sample ${SAMPLES})
+  foreach(sample ${built})
     set(bdir ${WORK_DIR}/${mode}/${sample})
     # Only the prefix is given: no path into the source or build tree of svp-acl.
     execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_path}
