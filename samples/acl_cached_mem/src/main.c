@@ -63,9 +63,12 @@ static int acl_show_stale(const sample_model *model, sample_io *io, const float 
 {
     svp_acl_data_buffer *in = svp_acl_mdl_get_dataset_buffer(io->input, 0);
     svp_acl_data_buffer *out = svp_acl_mdl_get_dataset_buffer(io->output, 0);
-    unsigned char *in_base = (unsigned char *)svp_acl_get_data_buffer_addr(in);
-    size_t stride = svp_acl_get_data_buffer_stride(in), r;
+    unsigned char *in_base = NULL;
+    size_t stride, r;
     float scores[SAMPLE_CLASS_NUM];
+    SAMPLE_CHECK_EXPR_RET(in != NULL && out != NULL, "the datasets lack input 0 or output 0");
+    in_base = (unsigned char *)svp_acl_get_data_buffer_addr(in);
+    stride = svp_acl_get_data_buffer_stride(in);
     /* image 0, done right */
     if (acl_scores(model, io, 0, scores) != SAMPLE_SUCCESS) {
         return SAMPLE_FAILURE;

@@ -49,12 +49,15 @@ static int acl_run_gear(const sample_model *model, sample_io *io, size_t dyn_ind
                         const float *reference, size_t *differ, size_t *correct)
 {
     svp_acl_data_buffer *out = svp_acl_mdl_get_dataset_buffer(io->output, 0);
-    unsigned char *out_base = (unsigned char *)svp_acl_get_data_buffer_addr(out);
+    unsigned char *out_base = NULL;
     size_t out_item = svp_acl_mdl_get_output_size_by_index(model->desc, 0);
     size_t images = gear * per_item; /* per execution */
     float scores[SAMPLE_CLASS_NUM];
     size_t first, slot, b;
     int k;
+    SAMPLE_CHECK_EXPR_RET(out != NULL && svp_acl_get_data_buffer_size(out) >= out_item * ACL_DYNAMIC_BATCH_MAX,
+                          "output 0 does not hold %d batches", ACL_DYNAMIC_BATCH_MAX);
+    out_base = (unsigned char *)svp_acl_get_data_buffer_addr(out);
     SAMPLE_CHECK_EXPR_RET(g_set.count % images == 0, "COUNT %zu is not a multiple of the %zu images of batch %zu",
                           g_set.count, images, gear);
     SAMPLE_CHECK_RET(svp_acl_mdl_set_dynamic_batch_size(model->model_id, io->input, dyn_index, gear));

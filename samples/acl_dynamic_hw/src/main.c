@@ -35,6 +35,7 @@ static int acl_select_gear(sample_model *model, sample_io *io, size_t dyn_index,
     svp_acl_data_buffer *in = svp_acl_mdl_get_dataset_buffer(io->input, 0);
     svp_acl_data_buffer *out = svp_acl_mdl_get_dataset_buffer(io->output, 0);
     svp_acl_mdl_io_dims dims;
+    SAMPLE_CHECK_EXPR_RET(in != NULL && out != NULL, "the datasets lack input 0 or output 0");
     SAMPLE_CHECK_RET(svp_acl_mdl_set_dynamic_hw_size(model->model_id, io->input, dyn_index, h, w));
     SAMPLE_CHECK_RET(svp_acl_mdl_get_desc(model->desc, model->model_id));
     SAMPLE_CHECK_RET(svp_acl_mdl_get_input_dims(model->desc, 0, &dims));
