@@ -4,7 +4,8 @@
  *
  *   acl_multi_stream [MODEL.om] [DATASET_DIR] [THREADS] [COUNT] [MIN_ACCURACY_PERCENT]
  *
- * 1. §8.3.1 reference: every image through svp_acl_mdl_execute (synchronous).
+ * 1. §8.3.1 reference: every image through svp_acl_mdl_execute (synchronous); §8.1.2 with
+ *    the default stream (NULL): svp_acl_mdl_execute_async + svp_acl_rt_synchronize_stream(NULL).
  * 2. §8.1.4 several threads, several streams: THREADS threads, each creating its own context
  *    and stream, classify a slice of the images with svp_acl_mdl_execute_async, keeping
  *    ACL_MULTI_STREAM_DEPTH executions in flight, each followed by svp_acl_rt_record_event;
@@ -138,6 +139,28 @@ static void *acl_thread_main(void *arg)
     return NULL;
 }
 
+/* §8.1.1/§8.1.2: the default stream of the default context (svp_acl_rt_set_device), passed as
+ * NULL, then synchronized with svp_acl_rt_synchronize_stream(NULL) (§8.2.3). */
+static int acl_default_stream(size_t *mismatches, size_t *correct)
+{
+    sample_io io;
+    size_t i;
+    if (sample_io_create(&g_model, NULL, &io) != SAMPLE_SUCCESS) {
+        return SAMPLE_FAILURE;
+    }
+    for (i = 0; i < g_set.count; i++) {
+        if (sample_io_set_image(&g_model, &io, 0, g_set.pixels + i * SAMPLE_IMAGE_PIXELS) != SAMPLE_SUCCESS) {
+            return SAMPLE_FAILURE;
+        }
+        SAMPLE_CHECK_RET(svp_acl_mdl_execute_async(g_model.model_id, io.input, io.output, NULL));
+        SAMPLE_CHECK_RET(svp_acl_rt_synchronize_stream(NULL));
+        if (acl_check_result(&io, i, mismatches, correct) != SAMPLE_SUCCESS) {
+            return SAMPLE_FAILURE;
+        }
+    }
+    return sample_io_destroy(&io);
+}
+
 /* §8.1.3 and §8.2.4: stream 2 waits for an event recorded after stream 1's work; §8.2.5. */
 static int acl_cross_stream(size_t *mismatches, size_t *correct)
 {
@@ -253,7 +276,8 @@ int main(int argc, char *argv[])
         SAMPLE_INFO_LOG("thread %zu: images %zu..%zu on its own context and stream", t, jobs[t].first,
                         jobs[t].first + jobs[t].count - 1);
     }
-    if (failed || acl_cross_stream(&chain_mismatches, &chain_correct) != SAMPLE_SUCCESS) {
+    if (failed || acl_default_stream(&chain_mismatches, &chain_correct) != SAMPLE_SUCCESS ||
+        acl_cross_stream(&chain_mismatches, &chain_correct) != SAMPLE_SUCCESS) {
         return 1;
     }
     if (sample_model_unload(&g_model) != SAMPLE_SUCCESS || svp_acl_rt_reset_device(0) != SVP_ACL_SUCCESS ||
@@ -262,7 +286,7 @@ int main(int argc, char *argv[])
         return 1;
     }
     accuracy = 100.0 * (double)correct / (double)checked;
-    SAMPLE_INFO_LOG("%zu threads: %zu results, %zu differ from the synchronous run, top-1 %.2f %%; two streams: "
+    SAMPLE_INFO_LOG("%zu threads: %zu results, %zu differ from the synchronous run, top-1 %.2f %%; default stream and two streams: "
                     "%zu differ", threads, checked, mismatches, accuracy, chain_mismatches);
     free(g_sync_scores);
     sample_fashion_free(&g_set);
