@@ -57,8 +57,12 @@ TEST(QuantizeA8W8, ActivationsAndWeightsBecomeInt8BehindFloatEdges) {
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_EQ(rep->weights, 1u);
   EXPECT_EQ(rep->boundaries, 2u);  // a QuantizeLinear after x, a DequantizeLinear before y
-  EXPECT_EQ(n.g.value(n.c).dtype, DType::kInt8);
-  EXPECT_EQ(n.g.value(n.r).dtype, DType::kInt8);
+  // After a ReLU the range starts at 0: uint8 with zero point 0 (all 256 levels), and the
+  // Conv the ReLU reads takes the ReLU's encoding so that the runtime fuses the pair.
+  EXPECT_EQ(n.g.value(n.r).dtype, DType::kUint8);
+  EXPECT_EQ(n.g.value(n.r).quant.zero_point, (std::vector<std::int32_t>{0}));
+  EXPECT_EQ(n.g.value(n.c).dtype, DType::kUint8);
+  EXPECT_EQ(n.g.value(n.c).quant.scale, n.g.value(n.r).quant.scale);
   EXPECT_EQ(n.g.value(n.x).dtype, DType::kFloat32);  // the application's input stays float
   // The graph output keeps its name and type; the int8 value before it was renamed.
   ASSERT_EQ(n.g.outputs.size(), 1u);
@@ -67,8 +71,6 @@ TEST(QuantizeA8W8, ActivationsAndWeightsBecomeInt8BehindFloatEdges) {
   // Flatten moves int8 values: its output has its input's encoding.
   EXPECT_EQ(n.g.value(n.y).quant.scale, n.g.value(n.r).quant.scale);
   EXPECT_EQ(n.g.value(n.y).quant.zero_point, n.g.value(n.r).quant.zero_point);
-  // Relu's output range starts at 0: all 256 levels above it (zero point -128).
-  EXPECT_EQ(n.g.value(n.r).quant.zero_point, (std::vector<std::int32_t>{-128}));
   // Conv weights: symmetric per output channel, scale = max|w_c| / 127.
   const Value& w = n.g.value(n.g.node(n.conv).inputs[1]);
   EXPECT_EQ(w.dtype, DType::kInt8);
