@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 #include "compiler/quantize/evaluate.h"
 #include "compiler/quantize/quantize.h"
@@ -104,6 +105,30 @@ TEST(QuantizeA8W8, TheQuantizedGraphComputesNearlyWhatTheFloatGraphComputes) {
       nb += static_cast<double>(b[i]) * b[i];
     }
     EXPECT_GT(dot / std::sqrt(na * nb), 0.995) << seed;
+  }
+}
+
+// Calibration observes activations through the runtime's compiled program; it must see
+// what the reference evaluation sees.
+TEST(CompiledEvaluator, ObservesEveryActivationAsTheReferenceEvaluationDoes) {
+  Net n = net();
+  auto fast = CompiledEvaluator::create(n.g);
+  ASSERT_TRUE(fast.ok()) << fast.status().message();
+  const CalibrationSet in = batches(1, 42);
+  std::map<ValueId, std::vector<float>> ref, got;
+  auto keep = [](std::map<ValueId, std::vector<float>>* into) {
+    return [into](ValueId v, const model::TensorView& t) {
+      const float* p = t.as<const float>();
+      (*into)[v] = std::vector<float>(p, p + t.elements());
+    };
+  };
+  ASSERT_TRUE(evaluate(n.g, in.batches[0], keep(&ref)).ok());
+  auto out = (*fast)->run(in.batches[0], keep(&got));
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_EQ(got.size(), ref.size());  // conv, relu, flatten: nothing fused away
+  for (const auto& [v, values] : ref) {
+    ASSERT_EQ(got[v].size(), values.size()) << n.g.value(v).name;
+    for (std::size_t i = 0; i < values.size(); ++i) EXPECT_NEAR(got[v][i], values[i], 1e-5f) << n.g.value(v).name;
   }
 }
 

@@ -130,6 +130,12 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
   const std::size_t total = passes * data.batches.size();
   std::map<ValueId, RangeObserver> ranges;
   std::map<ValueId, std::unique_ptr<HistogramObserver>> hists;
+  // The runtime's fast paths when the float graph compiles for them (it always should);
+  // the reference evaluation otherwise — slower, same values up to float rounding.
+  auto fast = CompiledEvaluator::create(g);
+  auto run = [&](const std::vector<kernels::OwnedTensor>& in, const ValueObserver& obs) {
+    return fast.ok() ? (*fast)->run(in, obs) : evaluate(g, in, obs);
+  };
   for (std::size_t pass = 0; pass < passes; ++pass) {
     for (std::size_t b = 0; b < data.batches.size(); ++b) {
       auto feed = [&](ValueId v, const model::TensorView& t) {
@@ -143,7 +149,7 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
         }
       };
       for (std::size_t i = 0; i < g.inputs.size(); ++i) feed(g.inputs[i], data.batches[b][i].view());
-      auto r = evaluate(g, data.batches[b], feed);
+      auto r = run(data.batches[b], feed);
       if (!r.ok()) {
         return Error(r.status().code(), "calibration batch {}: {}", b + 1, r.status().message());
       }
