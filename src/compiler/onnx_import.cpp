@@ -625,12 +625,19 @@ class Importer {
     if ((op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") && opset_ < 13) {
       // Before opset 13 these coerce the input to 2-D at `axis` (default 1) and normalise
       // over everything after it; the same as the current op when axis is the last one.
-      const Value& x = g_.value(node->inputs.at(0));
+      if (node->inputs.empty() || node->inputs[0] == kNoValue) {
+        return Error(err::kParseModel, "{}: {} needs an input", where, op);
+      }
+      // Copies: adding values below moves the graph's value storage.
+      const Value x = g_.value(node->inputs[0]);
       const auto rank = static_cast<std::int64_t>(x.shape.size());
       auto ax = node->attrs.get_int("axis", 1);
       if (!ax.ok()) return Error(err::kParseModel, "{}: {}", where, ax.status().message());
       std::int64_t axis = *ax;
       if (axis < 0) axis += rank;
+      if (axis < 0 || axis > rank) {
+        return Error(err::kParseModel, "{}: axis {} is out of range for an input of rank {}", where, *ax, rank);
+      }
       if (axis == rank - 1 || rank == 0) {
         node->attrs.set("axis", std::int64_t{-1});
         return Status::Ok();
@@ -660,6 +667,9 @@ class Importer {
       // Upsample (scales as attribute before opset 9, input after) and Resize-10 (X,
       // scales) use asymmetric coordinates with floor for nearest: Resize(X, roi, scales).
       ValueId scales = kNoValue;
+      if (node->inputs.empty() || node->inputs[0] == kNoValue) {
+        return Error(err::kParseModel, "{}: {} needs an input", where, op);
+      }
       if (node->inputs.size() >= 2) {
         scales = node->inputs[1];
       } else if (node->attrs.has("scales")) {
