@@ -87,6 +87,7 @@ Result<BuiltModel> emit_graph(const Graph& g, const CompileOptions& options, Gra
     b.set_dynamic_hw(std::move(gears));
   }
   b.set_buffer_reuse(options.buffer_reuse);
+  b.set_preemptible(options.preemptible);
   b.set_compiler_info(fmt::format("svp-acl svp_atc {}", SVP_ACL_VERSION_STRING), options.command_line);
   auto built = std::move(b).build();
   if (!built.ok()) return built.status();
