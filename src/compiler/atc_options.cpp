@@ -272,6 +272,13 @@ const std::vector<Flag>& flags() {
          p.options.max_segment_macs = static_cast<std::uint64_t>(*x);
          return Status::Ok();
        }},
+      {"preemptible", "1: higher-priority tasks may preempt this model between segments (ours; default 0)",
+       [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
+         auto b = to_bool(f, v);
+         if (!b.ok()) return b.status();
+         p.options.preemptible = *b;
+         return Status::Ok();
+       }},
       {"buffer_reuse", "svp_acl_buffer_reuse_type of the model (ours), -1..7",
        integer(&CompileOptions::buffer_reuse, -1, 7)},
       // The quantization family (the next stage of the compiler) and tuning flags.

@@ -154,7 +154,7 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
                               seg.segments, options.max_segment_macs, seg.longest_first_node, seg.longest_macs,
                               seg.total_macs));
   SVP_RETURN_IF_ERROR(dump("placement_and_segments"));
-  auto built = emit(*g, options);
+  auto built = emit_consuming(*g, options);
   if (!built.ok()) return built.status();
   r.log.push_back(fmt::format("emit: {} layers in {} segments, work_buf {} bytes, task_buf {} bytes, weights {} bytes",
                               built->program.layers.size(), built->program.segments.size(),

@@ -348,7 +348,7 @@ class Importer {
   }
 
   Status add_initializers() {
-    for (const auto& t : m_.graph().initializer()) {
+    for (auto& t : *m_.mutable_graph()->mutable_initializer()) {
       const std::string where = fmt::format("initializer \"{}\"", t.name());
       auto dt = dtype_of(t.data_type(), where);
       if (!dt.ok()) return dt.status();
@@ -357,6 +357,14 @@ class Importer {
       const ValueId id = g_.add_constant(t.name(), *dt, Shape(t.dims().begin(), t.dims().end()),
                                          std::make_shared<const Bytes>(std::move(*bytes)));
       names_[t.name()] = id;
+      // The graph holds the values now: free the protobuf's copy (per-node ONNX inference
+      // reads constants from the graph, not from the model).
+      std::string().swap(*t.mutable_raw_data());
+      t.clear_float_data();
+      t.clear_int32_data();
+      t.clear_int64_data();
+      t.clear_double_data();
+      t.clear_uint64_data();
     }
     return Status::Ok();
   }
@@ -625,12 +633,19 @@ class Importer {
     if ((op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") && opset_ < 13) {
       // Before opset 13 these coerce the input to 2-D at `axis` (default 1) and normalise
       // over everything after it; the same as the current op when axis is the last one.
-      const Value& x = g_.value(node->inputs.at(0));
+      if (node->inputs.empty() || node->inputs[0] == kNoValue) {
+        return Error(err::kParseModel, "{}: {} needs an input", where, op);
+      }
+      // Copies: adding values below moves the graph's value storage.
+      const Value x = g_.value(node->inputs[0]);
       const auto rank = static_cast<std::int64_t>(x.shape.size());
       auto ax = node->attrs.get_int("axis", 1);
       if (!ax.ok()) return Error(err::kParseModel, "{}: {}", where, ax.status().message());
       std::int64_t axis = *ax;
       if (axis < 0) axis += rank;
+      if (axis < 0 || axis > rank) {
+        return Error(err::kParseModel, "{}: axis {} is out of range for an input of rank {}", where, *ax, rank);
+      }
       if (axis == rank - 1 || rank == 0) {
         node->attrs.set("axis", std::int64_t{-1});
         return Status::Ok();
@@ -660,6 +675,9 @@ class Importer {
       // Upsample (scales as attribute before opset 9, input after) and Resize-10 (X,
       // scales) use asymmetric coordinates with floor for nearest: Resize(X, roi, scales).
       ValueId scales = kNoValue;
+      if (node->inputs.empty() || node->inputs[0] == kNoValue) {
+        return Error(err::kParseModel, "{}: {} needs an input", where, op);
+      }
       if (node->inputs.size() >= 2) {
         scales = node->inputs[1];
       } else if (node->attrs.has("scales")) {
@@ -847,27 +865,36 @@ class Importer {
   int folded_ = 0;
 };
 
+Status too_big(std::uint64_t size) {
+  return Error(err::kParseModel, "the model is {} bytes; ONNX files of 2 GiB or more must keep their weights as "
+               "external data", size);
+}
+Status not_onnx() {
+  return Error(err::kParseModel, "not an ONNX model (the file does not parse as an onnx.ModelProto)");
+}
+
 }  // namespace
 
 Result<Graph> import_onnx_bytes(const std::string& bytes, const std::string& base_dir, const CompileOptions& options) {
-  if (bytes.size() >= kMaxModelBytes) {
-    return Error(err::kParseModel, "the model is {} bytes; ONNX files of 2 GiB or more must keep their weights as "
-                 "external data", bytes.size());
-  }
+  if (bytes.size() >= kMaxModelBytes) return too_big(bytes.size());
   onnx::ModelProto m;
-  if (!m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) || !m.has_graph()) {
-    return Error(err::kParseModel, "not an ONNX model (the file does not parse as an onnx.ModelProto)");
-  }
+  if (!m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) || !m.has_graph()) return not_onnx();
   return Importer(std::move(m), options).run(base_dir);
 }
 
 Result<Graph> import_onnx(const std::string& path, const CompileOptions& options) {
-  std::ifstream in(path, std::ios::binary);
+  // Parsed straight from the file: no copy of its bytes beside the parsed model (the
+  // compiler's peak memory is a figure of the issue).
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return Error(err::kInvalidParam, "cannot read the model file \"{}\"", path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto g = import_onnx_bytes(ss.str(), std::filesystem::path(path).parent_path().string(), options);
-  if (!g.ok()) return Status(g.status().code(), path + ": " + g.status().message());
+  const auto size = static_cast<std::uint64_t>(in.tellg());
+  in.seekg(0);
+  auto fail = [&](const Status& s) { return Status(s.code(), path + ": " + s.message()); };
+  if (size >= kMaxModelBytes) return fail(too_big(size));
+  onnx::ModelProto m;
+  if (!m.ParseFromIstream(&in) || !m.has_graph()) return fail(not_onnx());
+  auto g = Importer(std::move(m), options).run(std::filesystem::path(path).parent_path().string());
+  if (!g.ok()) return fail(g.status());
   return g;
 }
 

@@ -55,6 +55,10 @@ struct CompileOptions {
   std::function<void(std::size_t, std::size_t)> calibration_progress;
   std::string dump_graph;            // --dump_graph=DIR: Graphviz after each stage
   std::int32_t buffer_reuse = 0;     // svp_acl_buffer_reuse_type of the compiled model
+  // The model may be preempted between segments by higher-priority tasks (seed 003 §8.6:
+  // "the preempted low-priority model must enable priority preemption when it is
+  // generated"). Our flag name: the ATC guide's is not in our sources.
+  bool preemptible = false;
   // Segments (the preemption unit): the longest segment's estimated cost stays within
   // this many MACs where single layers allow.
   std::uint64_t max_segment_macs = 50'000'000;

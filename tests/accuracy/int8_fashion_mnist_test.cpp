@@ -103,7 +103,10 @@ TEST_F(Int8FashionMnist, QuantizedLeNetStaysWithinAThirdOfAPointOfFloatOnTheTest
     auto q = compiler::compile(o);
     ASSERT_TRUE(q.ok()) << method << ": " << q.status().message();
     std::size_t int8_tensors = 0;
-    for (const auto& t : q->model.program.tensors) int8_tensors += t.dtype == model::DType::kInt8 ? 1 : 0;
+    for (const auto& t : q->model.program.tensors) {
+      const bool q8 = t.dtype == model::DType::kInt8 || t.dtype == model::DType::kUint8;
+      int8_tensors += q8 && !t.quant.empty() ? 1 : 0;
+    }
     EXPECT_GT(int8_tensors, 8u) << method;
     const double acc = accuracy(q->model.image, test_px, test_labels);
     std::printf("A8W8 %-10s: %.2f %% (%zu int8 tensors)\n", method, acc, int8_tensors);

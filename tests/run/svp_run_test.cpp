@@ -236,6 +236,27 @@ TEST_F(SvpRun, DirectoriesGiveOneExecutionPerFilePairWithTwoStreamsAndThreads) {
   EXPECT_EQ(j["threads"], 2);
 }
 
+// A model with an AI-CPU layer executes asynchronously only while a thread serves
+// svp_acl_ext_process_aicpu_task (as on the board): svp_run starts one, so the run
+// completes on several streams instead of waiting forever.
+TEST_F(SvpRun, ModelsWithAiCpuLayersRunOnStreamsWithTheToolsAiCpuThread) {
+  ModelBuilder b("aicpu");
+  const TensorId x = b.add_input("x", DType::kFloat32, {1, 3, 4, 5});
+  svp::compiler::LayerOptions cpu;
+  cpu.target = svp::model::Target::kAiCpu;
+  b.add_output(b.add_layer("relu_on_cpu", "Relu", {b.add_layer("relu", "Relu", {x})}, cpu), "y");
+  RunOptions o = options(save(b, "aicpu"));
+  const auto x0 = ramp(kReluCount, -7.0f);
+  write_bytes(dir_ / "x.bin", x0.data(), x0.size());
+  o.inputs = {(dir_ / "x.bin").string()};
+  o.streams = 2;
+  o.threads = 2;
+  o.loop = 4;
+  const Outcome r = run_tool(o);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_floats(result("x_0.bin")), relu(x0));
+}
+
 TEST_F(SvpRun, BatchsizeGroupsSingleItemFilesIntoDynamicBatches) {
   fs::create_directories(dir_ / "items");
   std::vector<std::vector<float>> xs;

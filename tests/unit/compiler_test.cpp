@@ -323,6 +323,20 @@ TEST(Compile, GearFlagsGiveModelsStoredAtTheLargestGear) {
   EXPECT_EQ(ph.flags.dynamic_hw, (std::vector<std::pair<std::uint64_t, std::uint64_t>>{{8, 8}, {6, 6}}));
 }
 
+TEST(Compile, PreemptibleIsAskedForAtCompileTime) {
+  const std::string path = small_cnn().write((fs::temp_directory_path() / "svp_preempt.onnx").string());
+  auto p = parse_atc_command_line({"--model=" + path, "--compile_mode=float", "--preemptible=1"});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  auto yes = compile(p->options);
+  p->options.preemptible = false;
+  auto no = compile(p->options);
+  fs::remove(path);
+  ASSERT_TRUE(yes.ok() && no.ok());
+  EXPECT_TRUE(yes->model.program.flags.preemptible);
+  EXPECT_FALSE(no->model.program.flags.preemptible);  // the default, as the vendor's
+  EXPECT_FALSE(parse_atc_command_line({"--preemptible=maybe"}).ok());
+}
+
 TEST(Compile, QuantizedModesNeedCalibrationDataAndUnbuiltOnesAreRefused) {
   CompileOptions o;
   o.model = "unused.onnx";

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "common/npy.h"
+#include "kernels/kernels.h"
 
 namespace svp::compiler::quant {
 namespace {
@@ -35,21 +36,6 @@ bool read_file(const fs::path& p, std::vector<std::uint8_t>* out) {
   if (!in) return false;
   out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   return true;
-}
-
-// Writes element `i` of `t` from a double, in t's dtype.
-void store(model::TensorView& t, std::int64_t i, double v) {
-  switch (t.dtype) {
-    case DType::kFloat32: t.as<float>()[i] = static_cast<float>(v); break;
-    case DType::kInt8: t.as<std::int8_t>()[i] = static_cast<std::int8_t>(v); break;
-    case DType::kUint8: t.as<std::uint8_t>()[i] = static_cast<std::uint8_t>(v); break;
-    case DType::kInt16: t.as<std::int16_t>()[i] = static_cast<std::int16_t>(v); break;
-    case DType::kUint16: t.as<std::uint16_t>()[i] = static_cast<std::uint16_t>(v); break;
-    case DType::kInt32: t.as<std::int32_t>()[i] = static_cast<std::int32_t>(v); break;
-    case DType::kUint32: t.as<std::uint32_t>()[i] = static_cast<std::uint32_t>(v); break;
-    case DType::kInt64: t.as<std::int64_t>()[i] = static_cast<std::int64_t>(v); break;
-    default: break;
-  }
 }
 
 // Element `i` of a little-endian .npy payload of type `descr`, as a double.
@@ -122,14 +108,15 @@ class Reader {
         return Error(err::kInvalidParam, "{}: \"{}\" holds {} values; one item of input \"{}\" ([{}]) takes {}", where,
                      p.string(), n, in_.name, fmt::join(item_dims_, ","), item_elems_);
       }
+      std::vector<float> values(static_cast<std::size_t>(n));
       for (std::int64_t i = 0; i < n; ++i) {
         double v = 0;
         if (!npy_value(a, static_cast<std::size_t>(i), &v)) {
           return Error(err::kInvalidParam, "{}: \"{}\" has dtype '{}', not a number type", where, p.string(), a.descr);
         }
-        store(batch, base + i, v);
+        values[static_cast<std::size_t>(i)] = static_cast<float>(v);
       }
-      return Status::Ok();
+      return put(values, batch, item, where);
     }
     // The numbers themselves.
     std::string text = line;
@@ -137,6 +124,7 @@ class Reader {
     std::istringstream ss(text);
     std::int64_t i = 0;
     std::string tok;
+    std::vector<float> values(static_cast<std::size_t>(item_elems_));
     while (ss >> tok) {
       char* end = nullptr;
       const double v = std::strtod(tok.c_str(), &end);
@@ -145,17 +133,38 @@ class Reader {
                      "{}: \"{}\" is neither a number nor a .npy/.bin file (one item per line: a file or its values)",
                      where, tok);
       }
-      if (i < item_elems_) store(batch, base + i, v);
+      if (i < item_elems_) values[static_cast<std::size_t>(i)] = static_cast<float>(v);
       ++i;
     }
     if (i != item_elems_) {
       return Error(err::kInvalidParam, "{}: {} numbers; one item of input \"{}\" ([{}]) takes {}", where, i, in_.name,
                    fmt::join(item_dims_, ","), item_elems_);
     }
-    return Status::Ok();
+    return put(values, batch, item, where);
   }
 
  private:
+  // Stores one item's values into `batch`, converted to the input's type by the Cast
+  // kernel (the one definition of conversions: saturating, truncating toward zero).
+  Status put(const std::vector<float>& values, model::TensorView& batch, std::int64_t item,
+             const std::string& where) const {
+    model::TensorView out;
+    out.dtype = in_.dtype;
+    out.dims = item_dims_;
+    out.data = static_cast<std::uint8_t*>(batch.data) +
+               static_cast<std::size_t>(item * item_elems_) * model::dtype_size(in_.dtype);
+    if (in_.dtype == DType::kFloat32) {
+      std::memcpy(out.data, values.data(), values.size() * sizeof(float));
+      return Status::Ok();
+    }
+    model::TensorView x;
+    x.dims = item_dims_;
+    x.data = const_cast<float*>(values.data());  // NOLINT(cppcoreguidelines-pro-type-const-cast): read only
+    const Status s = kernels::run_reference("Cast", model::Attrs{}, {x}, {out});
+    if (!s.ok()) return Error(err::kInvalidParam, "{}: {}", where, s.message());
+    return Status::Ok();
+  }
+
   fs::path resolve(const std::string& line) const {
     const fs::path p(line);
     if (p.is_absolute()) return p;

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "compiler/emit.h"
+#include "kernels/compiled_program.h"
 #include "kernels/kernels.h"
 
 namespace svp::compiler {
@@ -82,6 +84,93 @@ Result<std::vector<kernels::OwnedTensor>> evaluate(const Graph& g, const std::ve
     result.push_back(std::move(it->second));
   }
   return result;
+}
+
+struct CompiledEvaluator::State {
+  const Graph* g = nullptr;
+  BuiltModel model;
+  std::unique_ptr<kernels::CompiledProgram> program;
+  std::vector<ValueId> value_of;  // per program tensor: the graph value, or -1
+};
+
+CompiledEvaluator::CompiledEvaluator(std::unique_ptr<State> s) : s_(std::move(s)) {}
+CompiledEvaluator::~CompiledEvaluator() = default;
+
+Result<std::unique_ptr<CompiledEvaluator>> CompiledEvaluator::create(const Graph& g) {
+  auto s = std::make_unique<State>();
+  s->g = &g;
+  CompileOptions o;
+  o.compile_mode = "float";
+  auto built = emit(g, o);
+  if (!built.ok()) return built.status();
+  s->model = std::move(*built);
+  kernels::CompileOptions ko;
+  ko.fuse = false;
+  auto p = kernels::CompiledProgram::compile(s->model.program, s->model.weights.data(), s->model.weights.size(), ko);
+  if (!p.ok()) return p.status();
+  s->program = std::move(*p);
+  std::map<std::string, ValueId> by_name;
+  for (std::size_t v = 0; v < g.value_count(); ++v) {
+    if (!g.value(static_cast<ValueId>(v)).dead) by_name[g.value(static_cast<ValueId>(v)).name] = static_cast<ValueId>(v);
+  }
+  for (const model::Tensor& t : s->model.program.tensors) {
+    auto it = by_name.find(t.name);
+    s->value_of.push_back(it == by_name.end() ? -1 : it->second);
+  }
+  return std::unique_ptr<CompiledEvaluator>(new CompiledEvaluator(std::move(s)));
+}
+
+Result<std::vector<kernels::OwnedTensor>> CompiledEvaluator::run(const std::vector<kernels::OwnedTensor>& inputs,
+                                                                 const ValueObserver& observe) const {
+  const model::Program& p = s_->model.program;
+  const std::vector<std::int32_t> ins = p.input_tensors();
+  const std::vector<std::int32_t> outs = p.output_tensors();
+  if (inputs.size() != ins.size()) {
+    return Error(err::kInvalidParam, "the graph has {} inputs, {} given", ins.size(), inputs.size());
+  }
+  // 64-byte aligned work_buf, as the runtime allocates it.
+  const std::size_t wb_words = static_cast<std::size_t>(p.flags.work_buf_size + 63) / 8 + 8;
+  std::vector<std::uint64_t> work(wb_words, 0);
+  auto* wb = reinterpret_cast<std::uint8_t*>((reinterpret_cast<std::uintptr_t>(work.data()) + 63) & ~std::uintptr_t{63});
+  std::vector<kernels::OwnedTensor> results;
+  for (std::int32_t t : outs) {
+    const model::Tensor& x = p.tensors[static_cast<std::size_t>(t)];
+    results.emplace_back(x.dtype, x.dims);
+  }
+  std::vector<void*> data(p.tensors.size(), nullptr);
+  for (std::size_t t = 0; t < p.tensors.size(); ++t) {
+    const model::Tensor& x = p.tensors[t];
+    switch (x.placement) {
+      case model::Placement::kModelInput: {
+        const model::TensorView& in = inputs[static_cast<std::size_t>(x.io_index)].view();
+        if (in.dtype != x.dtype || in.dims != x.dims) {
+          return Error(err::kInvalidParam, "input \"{}\" must be {} of shape [{}]", x.name, model::dtype_name(x.dtype),
+                       fmt::join(x.dims, ","));
+        }
+        data[t] = in.data;
+        break;
+      }
+      case model::Placement::kModelOutput: data[t] = results[static_cast<std::size_t>(x.io_index)].view().data; break;
+      case model::Placement::kWorkBuf: data[t] = wb + x.offset; break;
+      case model::Placement::kWeights: data[t] = s_->model.weights.data() + x.offset; break;
+    }
+  }
+  for (std::size_t l = 0; l < p.layers.size(); ++l) {
+    SVP_RETURN_IF_ERROR(s_->program->run_layer(l, data, kernels::RunArgs{}));
+    if (!observe) continue;
+    for (std::int32_t t : p.layers[l].outputs) {
+      const ValueId v = s_->value_of[static_cast<std::size_t>(t)];
+      if (v < 0) continue;
+      auto bytes = s_->program->read_tensor(static_cast<std::size_t>(t), data);
+      if (!bytes.ok()) continue;  // not materialised (none are, without fusion)
+      model::TensorView view;
+      view.dtype = p.tensors[static_cast<std::size_t>(t)].dtype;
+      view.dims = p.tensors[static_cast<std::size_t>(t)].dims;
+      view.data = bytes->data();
+      observe(v, view);
+    }
+  }
+  return results;
 }
 
 }  // namespace svp::compiler

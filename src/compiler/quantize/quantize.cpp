@@ -26,10 +26,15 @@ bool passes_encoding(const std::string& op) {
 // Ops that read and write plain (not quantized) values.
 bool float_only(const std::string& op) { return op == "Cast"; }
 
+// A range that starts at 0 (after a ReLU) uses all 256 levels either as int8 with zero
+// point -128 or as uint8 with zero point 0; the same values, but the second is what the
+// integer fast paths take (oneDNN's inner product has no zero points) — so uint8 it is.
+bool unsigned_range(const Encoding& e) { return e.zero_point == -128; }
+DType dtype_of(const Encoding& e) { return unsigned_range(e) ? DType::kUint8 : DType::kInt8; }
 model::Quant quant_of(const Encoding& e) {
   model::Quant q;
   q.scale = {e.scale};
-  q.zero_point = {e.zero_point};
+  q.zero_point = {unsigned_range(e) ? 0 : e.zero_point};
   return q;
 }
 
@@ -42,12 +47,14 @@ ValueId scalar_constant(Graph& g, const std::string& name, DType dtype, const vo
 // A QuantizeLinear (float → int8) or DequantizeLinear (int8 → float) node from `from` to
 // `to`, with `e`'s scale and zero point as its constant inputs.
 void add_boundary(Graph& g, const std::string& op, ValueId from, ValueId to, const Encoding& e) {
-  const std::int8_t zp = static_cast<std::int8_t>(e.zero_point);
+  // The zero point's type is the quantized side's type (ONNX's rule).
+  const std::int32_t zp32 = quant_of(e).zero_point[0];
+  const std::uint8_t zp = static_cast<std::uint8_t>(static_cast<std::int8_t>(zp32));
   Node n;
   n.name = g.unique_name(g.value(from).name + (op == "QuantizeLinear" ? "_quantize" : "_dequantize"));
   n.op = op;
   n.inputs = {from, scalar_constant(g, n.name + "_scale", DType::kFloat32, &e.scale, sizeof e.scale),
-              scalar_constant(g, n.name + "_zero_point", DType::kInt8, &zp, sizeof zp)};
+              scalar_constant(g, n.name + "_zero_point", dtype_of(e), &zp, sizeof zp)};
   n.outputs = {to};
   g.add_node(std::move(n));
 }
@@ -123,6 +130,12 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
   const std::size_t total = passes * data.batches.size();
   std::map<ValueId, RangeObserver> ranges;
   std::map<ValueId, std::unique_ptr<HistogramObserver>> hists;
+  // The runtime's fast paths when the float graph compiles for them (it always should);
+  // the reference evaluation otherwise — slower, same values up to float rounding.
+  auto fast = CompiledEvaluator::create(g);
+  auto run = [&](const std::vector<kernels::OwnedTensor>& in, const ValueObserver& obs) {
+    return fast.ok() ? (*fast)->run(in, obs) : evaluate(g, in, obs);
+  };
   for (std::size_t pass = 0; pass < passes; ++pass) {
     for (std::size_t b = 0; b < data.batches.size(); ++b) {
       auto feed = [&](ValueId v, const model::TensorView& t) {
@@ -136,7 +149,7 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
         }
       };
       for (std::size_t i = 0; i < g.inputs.size(); ++i) feed(g.inputs[i], data.batches[b][i].view());
-      auto r = evaluate(g, data.batches[b], feed);
+      auto r = run(data.batches[b], feed);
       if (!r.ok()) {
         return Error(r.status().code(), "calibration batch {}: {}", b + 1, r.status().message());
       }
@@ -161,6 +174,18 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
     auto e = choose_encoding(range, it == hists.end() ? nullptr : it->second.get(), how);
     if (!e.ok()) return Error(e.status().code(), "value \"{}\": {}", g.value(v).name, e.status().message());
     enc[v] = *e;
+  }
+  // A Relu that is the only reader of its input gives that input its own encoding
+  // (range [0, max]): the producer (Conv, Add, …) then saturates negatives to the zero
+  // point, which is exactly what the Relu would do, so the runtime fuses the pair (its
+  // integer Conv + Relu and Add + Relu need equal encodings) and no level is spent on
+  // values the Relu discards — what the hardware's fused ReLU does.
+  for (NodeId id : order) {
+    const Node& n = g.node(id);
+    if (n.op != "Relu" || n.inputs.empty() || !enc.count(n.outputs[0]) || !enc.count(n.inputs[0])) continue;
+    const ValueId x = n.inputs[0];
+    if (g.value(x).producer < 0 || g.consumers(x).size() != 1 || g.is_graph_output(x)) continue;
+    enc[x] = enc[n.outputs[0]];
   }
   for (NodeId id : order) {
     const Node& n = g.node(id);
@@ -188,7 +213,7 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
   }
   for (ValueId v : quantized) {
     Value& val = g.value(v);
-    val.dtype = DType::kInt8;
+    val.dtype = dtype_of(enc[v]);
     val.quant = quant_of(enc[v]);
     ++report.activations;
   }
@@ -201,7 +226,7 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
     if (readers.empty()) continue;
     Value q;
     q.name = g.unique_name(g.value(v).name + "_int8");
-    q.dtype = DType::kInt8;
+    q.dtype = dtype_of(enc[v]);
     q.shape = g.value(v).shape;
     q.quant = quant_of(enc[v]);
     const ValueId qid = g.add_value(std::move(q));

@@ -9,7 +9,10 @@
 // 2. Data-movement ops (Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Slice, Split,
 //    MaxPool, Identity, Dropout) pass their input's encoding to their output, so they move
 //    int8 values without requantizing — as the hardware does.
-// 3. Activations become int8 with their encoding; weights of Conv (per output channel by
+// 3. A Relu that is its input's only reader gives that input its own encoding ([0, max]):
+//    the producer saturates negatives exactly as the Relu would, and the runtime fuses the
+//    pair. Activations become int8 with their encoding — uint8 with zero point 0 where the
+//    range starts at 0 (the same 256 levels, in the form the integer fast paths take); weights of Conv (per output channel by
 //    default), ConvTranspose (per tensor), Gemm and MatMul (per tensor, or per output
 //    column with --matmul_per_channel_enable) become symmetric int8 (zero point 0); biases
 //    stay float32 (the integer kernels fold them into the int32 accumulator per call).
