@@ -4,8 +4,10 @@
  * SVP_ACL_MDL_PRIORITY_PREEMP_EN_BOOL on) and a low-priority one (priority 6), each execution
  * classifying ACL_PRIORITY_BATCH images (svp_acl_mdl_set_dynamic_batch_size).
  *
- *   acl_priority [MODEL.om] [DATASET_DIR]
+ *   acl_priority [MODEL_DIR] [DATASET_DIR]
  *
+ * MODEL_DIR holds lenet.om and lenet_preempt.om (the same LeNet compiled with
+ * --preemptible=1).
  * 1. Priority scheduling: a queue of low-priority executions (stream L, an event after each)
  *    is submitted, then an equally long queue of high-priority ones (stream H). When H's last
  *    execution is done, fewer low-priority executions may have finished than in a control
@@ -17,8 +19,11 @@
  *    to priority 0 while it waits and finishes before H's queue.
  * 3. Results: every execution's scores equal those of a synchronous execution of the same
  *    images, and the configured attributes read back with svp_acl_mdl_get_config_opt.
- * Preemption of a running task is not shown: it needs a model compiled as preemptible, which
- * svp_atc does not offer yet (samples/README.md).
+ * 4. Preemption: ONE long low-priority execution (ACL_PRIORITY_LONG_MS, many batch items),
+ *    and 20 ms into it a high-priority execution on another stream. With lenet_preempt.om as
+ *    the low-priority model the high-priority execution interrupts it at a segment boundary
+ *    and finishes first; with lenet.om (not preemption-enabled) it waits for the whole long
+ *    execution. The preempted execution resumes and its results are still right.
  * Each queue is sized from a timed execution to take about ACL_PRIORITY_QUEUE_MS.
  * Prints "acl_priority OK" on success.
  */
@@ -170,6 +175,76 @@ static int acl_prio_promotion(acl_prio_model *low, acl_prio_model *high, svp_acl
     return SAMPLE_SUCCESS;
 }
 
+/* A second dataset for `pm` holding `batch` items (image i % ACL_PRIORITY_BATCH in item i). */
+static int acl_prio_long_io(acl_prio_model *pm, size_t batch, sample_io *io)
+{
+    sample_io_opts opts;
+    size_t i;
+    memset(&opts, 0, sizeof(opts));
+    opts.batch = batch;
+    if (sample_io_create(&pm->model, &opts, io) != SAMPLE_SUCCESS) {
+        return SAMPLE_FAILURE;
+    }
+    for (i = 0; i < batch; i++) {
+        if (sample_io_set_image(&pm->model, io, i, g_set.pixels + (i % ACL_PRIORITY_BATCH) * SAMPLE_IMAGE_PIXELS) !=
+            SAMPLE_SUCCESS) {
+            return SAMPLE_FAILURE;
+        }
+    }
+    SAMPLE_CHECK_RET(svp_acl_mdl_set_dynamic_batch_size(pm->model.model_id, io->input, g_dyn_index, batch));
+    return SAMPLE_SUCCESS;
+}
+
+/* Part 4: a long execution of `low`, then one of `high` while it runs; reports whether the
+ * long one was still running when the high-priority one was done. */
+static int acl_prio_preempt(acl_prio_model *low, sample_io *long_io, acl_prio_model *high, svp_acl_rt_stream sl,
+                            svp_acl_rt_stream sh, int *low_running, int *started)
+{
+    svp_acl_rt_event ldone = NULL, hdone = NULL;
+    double t0;
+    int done;
+    SAMPLE_CHECK_RET(svp_acl_rt_create_event(&ldone));
+    SAMPLE_CHECK_RET(svp_acl_rt_create_event(&hdone));
+    SAMPLE_CHECK_RET(svp_acl_mdl_execute_async(low->model.model_id, long_io->input, long_io->output, sl));
+    SAMPLE_CHECK_RET(svp_acl_rt_record_event(ldone, sl));
+    t0 = sample_now_ms();
+    while (sample_now_ms() - t0 < ACL_PRIORITY_LONG_HEAD_START_MS) {
+        /* let the long execution get going (a busy wait keeps the sample C99) */
+    }
+    if (acl_prio_done(ldone, &done) != SAMPLE_SUCCESS) {
+        return SAMPLE_FAILURE;
+    }
+    *started = !done; /* still running when the high-priority work arrives */
+    SAMPLE_CHECK_RET(svp_acl_mdl_execute_async(high->model.model_id, high->io.input, high->io.output, sh));
+    SAMPLE_CHECK_RET(svp_acl_rt_record_event(hdone, sh));
+    SAMPLE_CHECK_RET(svp_acl_rt_synchronize_event(hdone));
+    if (acl_prio_done(ldone, &done) != SAMPLE_SUCCESS) {
+        return SAMPLE_FAILURE;
+    }
+    *low_running = !done;
+    SAMPLE_CHECK_RET(svp_acl_rt_synchronize_event(ldone));
+    SAMPLE_CHECK_RET(svp_acl_rt_destroy_event(ldone));
+    SAMPLE_CHECK_RET(svp_acl_rt_destroy_event(hdone));
+    return SAMPLE_SUCCESS;
+}
+
+/* The long execution's items equal the synchronous results of their images. */
+static int acl_prio_check_long(acl_prio_model *pm, sample_io *io, size_t batch, const float *reference)
+{
+    float scores[SAMPLE_CLASS_NUM];
+    size_t i;
+    for (i = 0; i < batch; i++) {
+        if (sample_io_get_scores(&pm->model, io, i, scores) != SAMPLE_SUCCESS) {
+            return SAMPLE_FAILURE;
+        }
+        SAMPLE_CHECK_EXPR_RET(memcmp(scores, reference + (i % ACL_PRIORITY_BATCH) * SAMPLE_CLASS_NUM,
+                                     sizeof(scores)) == 0,
+                              "%s model, long execution item %zu: the scores differ from the synchronous execution",
+                              pm->name, i);
+    }
+    return SAMPLE_SUCCESS;
+}
+
 /* The outputs of the last executions equal a synchronous execution's. */
 static int acl_prio_check_outputs(acl_prio_model *pm, const float *reference)
 {
@@ -185,9 +260,13 @@ static int acl_prio_check_outputs(acl_prio_model *pm, const float *reference)
     return SAMPLE_SUCCESS;
 }
 
-static int acl_prio_run(const char *model_path)
+static int acl_prio_run(const char *model_dir)
 {
-    acl_prio_model low, high;
+    acl_prio_model low, high, preemptible;
+    sample_io long_plain, long_preempt;
+    char model_path[1024];
+    size_t long_batch;
+    int started, low_running_plain, low_running_preempt;
     svp_acl_rt_stream sl = NULL, sh = NULL;
     svp_acl_rt_event *levents = NULL;
     float reference[ACL_PRIORITY_BATCH * SAMPLE_CLASS_NUM];
@@ -197,10 +276,17 @@ static int acl_prio_run(const char *model_path)
 
     memset(&low, 0, sizeof(low));
     memset(&high, 0, sizeof(high));
+    memset(&preemptible, 0, sizeof(preemptible));
     low.name = "low";
     high.name = "high";
+    preemptible.name = "low preemptible";
+    snprintf(model_path, sizeof(model_path), "%s/lenet.om", model_dir);
     if (acl_prio_load(model_path, ACL_PRIORITY_LOW, 0, &low) != SAMPLE_SUCCESS ||
         acl_prio_load(model_path, ACL_PRIORITY_HIGH, 1, &high) != SAMPLE_SUCCESS) {
+        return SAMPLE_FAILURE;
+    }
+    snprintf(model_path, sizeof(model_path), "%s/lenet_preempt.om", model_dir);
+    if (acl_prio_load(model_path, ACL_PRIORITY_LOW, 0, &preemptible) != SAMPLE_SUCCESS) {
         return SAMPLE_FAILURE;
     }
     /* the reference, and the time of one execution (the fastest of a few after a warm-up:
@@ -288,14 +374,47 @@ static int acl_prio_run(const char *model_path)
         return SAMPLE_FAILURE;
     }
 
+    /* 4. preemption: a long low-priority execution, not preemption-enabled and then enabled */
+    long_batch = (size_t)(ACL_PRIORITY_LONG_MS * ACL_PRIORITY_BATCH / (exec_ms > 0.01 ? exec_ms : 0.01)) + 1;
+    long_batch = long_batch > ACL_PRIORITY_LONG_MAX_BATCH ? ACL_PRIORITY_LONG_MAX_BATCH : long_batch;
+    if (acl_prio_long_io(&low, long_batch, &long_plain) != SAMPLE_SUCCESS ||
+        acl_prio_long_io(&preemptible, long_batch, &long_preempt) != SAMPLE_SUCCESS) {
+        return SAMPLE_FAILURE;
+    }
+    if (acl_prio_preempt(&low, &long_plain, &high, sl, sh, &low_running_plain, &started) != SAMPLE_SUCCESS) {
+        return SAMPLE_FAILURE;
+    }
+    SAMPLE_CHECK_EXPR_RET(started, "the long execution (%zu items) ended within %.0f ms: too short to show preemption",
+                          long_batch, ACL_PRIORITY_LONG_HEAD_START_MS);
+    SAMPLE_INFO_LOG("lenet.om (not preemption-enabled), one execution of %zu images: the high-priority execution "
+                    "finished %s it", long_batch, low_running_plain ? "BEFORE" : "after");
+    SAMPLE_CHECK_EXPR_RET(!low_running_plain, "a model compiled without --preemptible=1 was interrupted");
+    if (acl_prio_preempt(&preemptible, &long_preempt, &high, sl, sh, &low_running_preempt, &started) !=
+        SAMPLE_SUCCESS) {
+        return SAMPLE_FAILURE;
+    }
+    SAMPLE_CHECK_EXPR_RET(started, "the long execution (%zu items) ended within %.0f ms: too short to show preemption",
+                          long_batch, ACL_PRIORITY_LONG_HEAD_START_MS);
+    SAMPLE_INFO_LOG("lenet_preempt.om (--preemptible=1): the high-priority execution preempted it and finished %s it",
+                    low_running_preempt ? "before" : "AFTER");
+    SAMPLE_CHECK_EXPR_RET(low_running_preempt, "the high-priority execution did not preempt lenet_preempt.om");
+    if (acl_prio_check_long(&low, &long_plain, long_batch, reference) != SAMPLE_SUCCESS ||
+        acl_prio_check_long(&preemptible, &long_preempt, long_batch, reference) != SAMPLE_SUCCESS ||
+        acl_prio_check_outputs(&high, reference) != SAMPLE_SUCCESS) {
+        return SAMPLE_FAILURE;
+    }
+
     for (i = 0; i < n; i++) {
         SAMPLE_CHECK_RET(svp_acl_rt_destroy_event(levents[i]));
     }
     free(levents);
     SAMPLE_CHECK_RET(svp_acl_rt_destroy_stream(sl));
     SAMPLE_CHECK_RET(svp_acl_rt_destroy_stream(sh));
-    if (sample_io_destroy(&low.io) != SAMPLE_SUCCESS || sample_io_destroy(&high.io) != SAMPLE_SUCCESS ||
-        sample_model_unload(&low.model) != SAMPLE_SUCCESS || sample_model_unload(&high.model) != SAMPLE_SUCCESS) {
+    if (sample_io_destroy(&long_plain) != SAMPLE_SUCCESS || sample_io_destroy(&long_preempt) != SAMPLE_SUCCESS ||
+        sample_io_destroy(&preemptible.io) != SAMPLE_SUCCESS ||
+        sample_model_unload(&preemptible.model) != SAMPLE_SUCCESS || sample_io_destroy(&low.io) != SAMPLE_SUCCESS ||
+        sample_io_destroy(&high.io) != SAMPLE_SUCCESS || sample_model_unload(&low.model) != SAMPLE_SUCCESS ||
+        sample_model_unload(&high.model) != SAMPLE_SUCCESS) {
         return SAMPLE_FAILURE;
     }
     return SAMPLE_SUCCESS;
@@ -303,7 +422,7 @@ static int acl_prio_run(const char *model_path)
 
 int main(int argc, char *argv[])
 {
-    const char *model_path = argc > 1 ? argv[1] : ACL_PRIORITY_DEFAULT_MODEL;
+    const char *model_dir = argc > 1 ? argv[1] : ACL_PRIORITY_DEFAULT_MODEL_DIR;
     const char *dataset_dir = argc > 2 ? argv[2] : SAMPLE_DEFAULT_DATASET_DIR;
     int ret;
     if (sample_fashion_load(dataset_dir, ACL_PRIORITY_BATCH, &g_set) != SAMPLE_SUCCESS) {
@@ -313,7 +432,7 @@ int main(int argc, char *argv[])
         SAMPLE_ERROR_LOG("runtime resources: %s", sample_err_msg());
         return 1;
     }
-    ret = acl_prio_run(model_path);
+    ret = acl_prio_run(model_dir);
     if (svp_acl_rt_reset_device(0) != SVP_ACL_SUCCESS || svp_acl_finalize() != SVP_ACL_SUCCESS) {
         SAMPLE_ERROR_LOG("releasing the runtime resources: %s", sample_err_msg());
         return 1;

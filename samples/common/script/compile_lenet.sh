@@ -9,6 +9,7 @@
 #   dynbatch  OUT_DIR/lenet_dynbatch.om batch gears 1,2,4,8
 #   aicpu     OUT_DIR/lenet_aicpu.om    the fc1 Gemm forced onto the AI-CPU
 #   reuse     OUT_DIR/lenet_reuse.om    buffer reuse type INOUT_CONT (--buffer_reuse=5)
+#   preempt   OUT_DIR/lenet_preempt.om  preemption-enabled (--preemptible=1)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$here/../../..
@@ -31,6 +32,7 @@ for variant in "$@"; do
         ;;
     aicpu) "$atc" $common --output="$out/lenet_aicpu" --compile_mode=float --force_to_cpu="/fc1/Gemm" ;;
     reuse) "$atc" $common --output="$out/lenet_reuse" --compile_mode=float --buffer_reuse=5 ;;
+    preempt) "$atc" $common --output="$out/lenet_preempt" --compile_mode=float --preemptible=1 ;;
     *)
         echo "compile_lenet.sh: unknown variant $variant" >&2
         exit 2
