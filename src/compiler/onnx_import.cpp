@@ -329,7 +329,9 @@ class Importer {
         if (resolved[i] != -1) continue;
         ++gear_dims;
         if (!opt_.dynamic_batch_size.empty() && i == 0) {
-          resolved[i] = *std::max_element(opt_.dynamic_batch_size.begin(), opt_.dynamic_batch_size.end());
+          // The model describes one batch item; the runtime runs the selected batch as that
+          // many items (model/program.h, flags.dynamic_batch).
+          resolved[i] = 1;
         } else if (!opt_.dynamic_image_size.empty() && resolved.size() == 4 && (i == 2 || i == 3)) {
           resolved[i] = i == 2 ? opt_.dynamic_image_size.front().first : opt_.dynamic_image_size.front().second;
         } else {

@@ -290,7 +290,8 @@ TEST(Compile, DumpGraphWritesEveryStageAndThePerfTableSumsTheLayers) {
   EXPECT_NE(line.find(",6912,"), std::string::npos) << line;  // the conv's MACs are the model's
 }
 
-// Gears: the model is stored at its largest gear and carries the gear list the runtime's
+// Gears: the model is stored at its largest resolution gear (one item for batch gears) and
+// carries the gear list the runtime's
 // svp_acl_mdl_set_dynamic_batch_size / _hw_size select from (tests/unit/model_execute_test
 // runs such models).
 TEST(Compile, GearFlagsGiveModelsStoredAtTheLargestGear) {
@@ -303,8 +304,9 @@ TEST(Compile, GearFlagsGiveModelsStoredAtTheLargestGear) {
   auto batch = compile(o);
   ASSERT_TRUE(batch.ok()) << batch.status().message();
   const model::Program& pb = batch->model.program;
+  // One item in the program; the runtime runs the selected batch (up to 4) as items.
   EXPECT_EQ(pb.tensors[static_cast<std::size_t>(pb.input_tensors().at(0))].dims,
-            (std::vector<std::int64_t>{4, 3, 8, 8}));
+            (std::vector<std::int64_t>{1, 3, 8, 8}));
   EXPECT_EQ(pb.flags.dynamic_batch, (std::vector<std::uint64_t>{4}));
 
   OnnxBuilder hw = small_cnn();
