@@ -48,10 +48,13 @@ Result<DType> dtype_of(int onnx_type, const std::string& where) {
     case T::INT32: return DType::kInt32;
     case T::UINT32: return DType::kUint32;
     case T::INT64: return DType::kInt64;
+    case T::UINT64: return DType::kUint64;
+    case T::DOUBLE: return DType::kFloat64;
+    case T::BOOL: return DType::kBool;
     default: break;
   }
   const char* name = onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(onnx_type)).c_str();
-  return Error(err::kParseModel, "{}: element type {} is not supported (float, float16, int8/16/32/64, uint8/16/32)",
+  return Error(err::kParseModel, "{}: element type {} is not supported (float, float16, double, bool, int8/16/32/64, uint8/16/32/64)",
                where, name);
 }
 
@@ -92,6 +95,12 @@ Result<Bytes> tensor_bytes(const onnx::TensorProto& t, DType dtype, const std::s
         const auto x = static_cast<std::uint32_t>(v);
         std::memcpy(p, &x, 4);
       }));
+      break;
+    case DType::kUint64:
+      SVP_RETURN_IF_ERROR(fill(t.uint64_data(), [](std::uint64_t v, std::uint8_t* p) { std::memcpy(p, &v, 8); }));
+      break;
+    case DType::kFloat64:
+      SVP_RETURN_IF_ERROR(fill(t.double_data(), [](double v, std::uint8_t* p) { std::memcpy(p, &v, 8); }));
       break;
     default:  // int32_data carries every type of 32 bits or fewer (float16 as its bits)
       SVP_RETURN_IF_ERROR(fill(t.int32_data(), [size](std::int32_t v, std::uint8_t* p) {
@@ -368,6 +377,9 @@ class Importer {
       case DType::kInt32: return *v.as<std::int32_t>();
       case DType::kUint32: return *v.as<std::uint32_t>();
       case DType::kInt64: return static_cast<double>(*v.as<std::int64_t>());
+      case DType::kUint64: return static_cast<double>(*v.as<std::uint64_t>());
+      case DType::kFloat64: return *v.as<double>();
+      case DType::kBool: return *v.as<std::uint8_t>() != 0 ? 1.0 : 0.0;
       default: return 0;
     }
   }

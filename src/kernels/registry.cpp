@@ -26,6 +26,9 @@ const std::vector<OpDef>& table() {
     detail::add_reduce_ops(v);
     detail::add_quant_ops(v);
     detail::add_math_ops(v);
+    detail::add_unary_ops(v);
+    detail::add_index_ops(v);
+    detail::add_loss_ops(v);
     std::sort(v.begin(), v.end(), [](const OpDef& a, const OpDef& b) { return std::string(a.name) < b.name; });
     return v;
   }();
