@@ -698,13 +698,24 @@ class Importer {
   Status add_output(const std::string& name) {
     auto it = names_.find(name);
     if (it == names_.end()) return Error(err::kParseModel, "model output \"{}\" is produced by no node", name);
-    if (g_.value(it->second).is_constant()) {
-      return Error(err::kParseModel,
-                   "model output \"{}\" is a constant (it does not depend on any input): remove it from the model "
-                   "or from --out_nodes",
-                   name);
-    }
     ValueId out = it->second;
+    if (g_.value(out).is_constant()) {
+      // A folded output (Shape or Size of a static shape, an op of constants only): an
+      // Identity layer copies it into the output buffer at every execution.
+      Value v;
+      v.name = name;
+      v.dtype = g_.value(out).dtype;
+      v.shape = g_.value(out).shape;
+      g_.value(out).name = g_.unique_name(name + "_const");
+      const ValueId copy = g_.add_value(std::move(v));
+      Node n;
+      n.name = g_.unique_name(name + "_copy");
+      n.op = "Identity";
+      n.inputs = {out};
+      n.outputs = {copy};
+      g_.add_node(std::move(n));
+      out = copy;
+    }
     if (g_.value(out).shape.empty()) {
       // Model outputs are at least 1-D (the vendor's I/O rule): a scalar leaves as [1].
       Value v;

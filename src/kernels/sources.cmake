@@ -22,6 +22,8 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/reference/unary.cpp
   src/kernels/reference/index_ops.cpp
   src/kernels/reference/loss.cpp
+  src/kernels/reference/einsum.cpp
+  src/kernels/reference/grid_sample.cpp
   src/kernels/onednn/runtime.cpp
   src/kernels/onednn/layout.cpp
   src/kernels/onednn/quant_params.cpp

@@ -225,10 +225,26 @@ TEST(KernelsBatchNorm, DefaultEpsilonAndBatchOfTwoMatchFormula) {
   }
 }
 
-TEST(KernelsBatchNorm, BadParameterShapesAndTrainingModeAreRejected) {
+TEST(KernelsBatchNorm, TrainingModeUsesBatchStatisticsAndUpdatesTheRunningOnes) {
+  // One channel, batch [1 3]: mean 2, population variance 1; running mean 0, var 1,
+  // momentum 0.5: running mean 0 * 0.5 + 2 * 0.5 = 1, running var 1 * 0.5 + 1 * 0.5 = 1.
+  auto x = OwnedTensor::f32({2, 1}, {1, 3});
+  auto one = OwnedTensor::f32({1}, {1});
+  auto zero = OwnedTensor::f32({1}, {0});
+  auto r = run_reference_owned("BatchNormalization",
+                               {{"training_mode", std::int64_t{1}}, {"momentum", 0.5}, {"epsilon", 0.0}},
+                               {x.view(), one.view(), zero.view(), zero.view(), one.view()});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r.value().size(), 3u);
+  EXPECT_EQ(r.value()[0].values<float>(), (F{-1, 1}));
+  EXPECT_EQ(r.value()[1].values<float>(), (F{1}));
+  EXPECT_EQ(r.value()[2].values<float>(), (F{1}));
+}
+
+TEST(KernelsBatchNorm, BadParameterShapesAndModesAreRejected) {
   EXPECT_EQ(infer_shapes("BatchNormalization", {}, {{1, 3, 2, 2}, {3}, {3}, {2}, {3}}).status().code(),
             err::kInvalidParam);
-  EXPECT_EQ(infer_shapes("BatchNormalization", {{"training_mode", std::int64_t{1}}}, {{1, 3, 2, 2}, {3}, {3}, {3}, {3}})
+  EXPECT_EQ(infer_shapes("BatchNormalization", {{"training_mode", std::int64_t{2}}}, {{1, 3, 2, 2}, {3}, {3}, {3}, {3}})
                 .status()
                 .code(),
             err::kInvalidParam);

@@ -191,6 +191,9 @@ TEST(KernelsEyeLikeWhereDropout, HandValues) {
   const Status s = run_status("Dropout", {}, {a.view(), ratio.view(), training.view()});
   EXPECT_EQ(s.code(), err::kInvalidParam);
   EXPECT_NE(s.message().find("training"), std::string::npos) << s.message();
+  const OwnedTensor n = run_ok("Size", {}, {shape_only.view()}, {{DType::kInt64, {}}});
+  EXPECT_EQ(n.view().dims, (I{}));
+  EXPECT_EQ(n.values<std::int64_t>(), (I{6}));
 }
 
 }  // namespace

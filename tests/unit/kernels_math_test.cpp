@@ -240,5 +240,17 @@ TEST(KernelsMath, CastToAndFromBoolDoubleAndFloat16) {
   EXPECT_EQ((*cl)[0].values<std::int32_t>(), (std::vector<std::int32_t>{0, 0, 2, 65520}));
 }
 
+TEST(KernelsMath, DynamicQuantizeLinearWidensTheRangeToZero) {
+  // Range [-1, 4]: scale 5/255, zero point 51; 2 / scale = 102.
+  auto x = OwnedTensor::f32({4}, {0, 2, -1, 4});
+  auto r = run_reference_owned("DynamicQuantizeLinear", {}, {x.view()},
+                               {{DType::kUint8, std::nullopt}, {DType::kFloat32, std::nullopt}, {DType::kUint8, std::nullopt}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)[0].values<std::uint8_t>(), (std::vector<std::uint8_t>{51, 153, 0, 255}));
+  EXPECT_FLOAT_EQ((*r)[1].values<float>()[0], 5.0f / 255.0f);
+  EXPECT_EQ((*r)[2].values<std::uint8_t>()[0], 51);
+  EXPECT_EQ(run_reference_owned("DynamicQuantizeLinear", {}, {x.view()}).status().code(), err::kUnsupportedDataType);
+}
+
 }  // namespace
 }  // namespace svp::kernels

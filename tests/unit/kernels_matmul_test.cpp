@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <vector>
+#include <string>
 
 #include "kernels/invoke.h"
 #include "kernels/kernels.h"
@@ -186,6 +187,30 @@ TEST(KernelsGemm, BadShapesAndFlagsAreRejected) {
   EXPECT_EQ(infer_shapes("Gemm", {}, {{2, 3}, {3, 4}, {1, 2, 4}}).status().code(), err::kInvalidParam);
   EXPECT_EQ(infer_shapes("Gemm", {{"transA", std::int64_t{2}}}, {{2, 3}, {3, 4}}).status().code(), err::kInvalidParam);
   EXPECT_EQ(infer_shapes("Gemm", {{"alpha", std::string("1")}}, {{2, 3}, {3, 4}}).status().code(), err::kParseModel);
+}
+
+TEST(KernelsEinsum, ContractionsDiagonalsAndImplicitOutput) {
+  auto a = OwnedTensor::f32({2, 2}, {1, 2, 3, 4});
+  auto b = OwnedTensor::f32({2, 2}, {5, 6, 7, 8});
+  auto mm = run_reference_owned("Einsum", {{"equation", std::string("ij,jk->ik")}}, {a.view(), b.view()});
+  ASSERT_TRUE(mm.ok()) << mm.status().message();
+  EXPECT_EQ((*mm)[0].values<float>(), (std::vector<float>{19, 22, 43, 50}));
+  auto tr = run_reference_owned("Einsum", {{"equation", std::string("ij")}}, {a.view()});  // implicit: ij
+  ASSERT_TRUE(tr.ok());
+  EXPECT_EQ((*tr)[0].values<float>(), (std::vector<float>{1, 2, 3, 4}));
+  auto t2 = run_reference_owned("Einsum", {{"equation", std::string("ji")}}, {a.view()});  // implicit: ij = transpose
+  ASSERT_TRUE(t2.ok());
+  EXPECT_EQ((*t2)[0].values<float>(), (std::vector<float>{1, 3, 2, 4}));
+  auto diag = run_reference_owned("Einsum", {{"equation", std::string("...ii->...i")}}, {a.view()});
+  ASSERT_TRUE(diag.ok()) << diag.status().message();
+  EXPECT_EQ((*diag)[0].values<float>(), (std::vector<float>{1, 4}));
+  auto dot = run_reference_owned("Einsum", {{"equation", std::string("i j , i j")}}, {a.view(), b.view()});
+  ASSERT_TRUE(dot.ok());
+  EXPECT_EQ((*dot)[0].view().dims, (std::vector<std::int64_t>{}));
+  EXPECT_EQ((*dot)[0].values<float>(), (std::vector<float>{70}));
+  EXPECT_EQ(infer_shapes("Einsum", {{"equation", std::string("ij,jk->ik")}}, {{2, 3}, {2, 2}}).status().code(),
+            err::kInvalidParam);
+  EXPECT_EQ(infer_shapes("Einsum", {{"equation", std::string("ij->k")}}, {{2, 3}}).status().code(), err::kInvalidParam);
 }
 
 }  // namespace

@@ -68,6 +68,12 @@ TEST(KernelsInstanceNormAndLrn, HandValues) {
   ASSERT_FALSE(l.empty());
   expect_near(l[0].values<float>(), {1 / (1 + 0.25 * 5), 2 / (1 + 0.25 * 4)});
   EXPECT_EQ(infer_shapes("LRN", {}, {{1, 2, 1}}).status().code(), err::kParseModel);
+  // MVN over the default axes (0, 2, 3): channel 0 [1 3] (mean 2, sd 1), channel 1 [5 5] (sd 0).
+  auto m = OwnedTensor::f32({1, 2, 1, 2}, {1, 3, 5, 5});
+  auto mv = run_ok("MeanVarianceNormalization", {}, {m.view()});
+  ASSERT_FALSE(mv.empty());
+  expect_near(mv[0].values<float>(), {-1, 1, 0, 0});
+  EXPECT_EQ(infer_shapes("MeanVarianceNormalization", {}, {{2, 3}}).status().code(), err::kInvalidParam);
 }
 
 TEST(KernelsSoftmaxFamily, LogSoftmaxAndHardmax) {

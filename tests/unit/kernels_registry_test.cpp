@@ -73,11 +73,12 @@ TEST(KernelsRegistry, SupportsEveryRequiredOpOnce) {
                                       "ReduceMin", "ReduceSum", "ReduceProd", "ReduceL1", "ReduceL2",
                                       "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ArgMin", "GlobalMaxPool",
                                       "LogSoftmax", "Hardmax", "LayerNormalization", "InstanceNormalization", "LRN",
+                                      "MeanVarianceNormalization", "DynamicQuantizeLinear", "Einsum", "GridSample",
                                       "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss",
                                       // index ops
                                       "Gather", "GatherElements", "GatherND", "ScatterElements", "Scatter",
                                       "ScatterND", "Expand", "Tile", "OneHot", "TopK", "Trilu", "CumSum",
-                                      "DepthToSpace", "SpaceToDepth", "EyeLike", "Where", "Dropout"};
+                                      "DepthToSpace", "SpaceToDepth", "EyeLike", "Where", "Dropout", "Size"};
   std::vector<std::string> got = supported_ops();
   EXPECT_TRUE(std::is_sorted(got.begin(), got.end()));
   EXPECT_EQ(std::adjacent_find(got.begin(), got.end()), got.end());

@@ -192,5 +192,29 @@ TEST(KernelsResize, UnsupportedModesAndBadParametersAreRejected) {
   EXPECT_EQ(infer_shapes("Resize", {}, {{1, 1, 2, 2}, {}, {4}}).status().code(), err::kInvalidParam);
 }
 
+TEST(KernelsGridSample, CornersCentresAndPadding) {
+  // 2x2 image [[1 2] [3 4]]. With align_corners, (-1, -1) is pixel (0, 0) and (0, 0) the
+  // centre (bilinear mean 2.5); without, (-1, -1) is the outer corner: bilinear with zero
+  // padding takes a quarter of pixel (0, 0), border padding all of it.
+  auto x = OwnedTensor::f32({1, 1, 2, 2}, {1, 2, 3, 4});
+  auto grid = OwnedTensor::f32({1, 1, 2, 2}, {-1, -1, 0, 0});
+  auto run = [&](const Attrs& a) {
+    auto r = run_reference_owned("GridSample", a, {x.view(), grid.view()});
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? (*r)[0].values<float>() : std::vector<float>{};
+  };
+  EXPECT_EQ(run({{"align_corners", std::int64_t{1}}}), (std::vector<float>{1, 2.5f}));
+  EXPECT_EQ(run({}), (std::vector<float>{0.25f, 2.5f}));
+  EXPECT_EQ(run({{"padding_mode", std::string("border")}}), (std::vector<float>{1, 2.5f}));
+  // Nearest at (0.5, 0.5) with align_corners: pixel coordinate 0.75 rounds to 1.
+  grid = OwnedTensor::f32({1, 1, 2, 2}, {-1, -1, 0.5f, 0.5f});
+  EXPECT_EQ(run({{"mode", std::string("nearest")}, {"align_corners", std::int64_t{1}}}), (std::vector<float>{1, 4}));
+  EXPECT_EQ(run_reference_owned("GridSample", {{"padding_mode", std::string("wrap")}}, {x.view(), grid.view()})
+                .status()
+                .code(),
+            err::kParseModel);
+  EXPECT_EQ(infer_shapes("GridSample", {}, {{1, 1, 2, 2}, {1, 1, 2, 3}}).status().code(), err::kInvalidParam);
+}
+
 }  // namespace
 }  // namespace svp::kernels

@@ -94,12 +94,14 @@ Result<ConvSetup> conv_transpose_setup(const InferCtx& c) {
     const std::int64_t full = w.s[d] * (w.in[d] - 1) + opad[i] + w.eff(d);
     if (!oshape.empty()) {
       if (oshape[i] < 1) return Invalid(c.op, "attribute \"output_shape\" must be positive, got {}", oshape[i]);
-      const std::int64_t total = full - oshape[i];
-      if (total < 0) {
-        return Invalid(c.op, "attribute \"output_shape\" {} exceeds the full output size {}", oshape[i], full);
+      if (oshape[i] > (std::int64_t{1} << 30)) {
+        return Invalid(c.op, "attribute \"output_shape\" {} is too large", oshape[i]);
       }
+      // A negative total (output_shape beyond the full output) pads the output with
+      // elements no input reaches; halves round down (ONNX's definition).
+      const std::int64_t total = full - oshape[i];
       w.out[d] = oshape[i];
-      w.pb[d] = ap == AutoPad::kSameUpper ? total / 2 : total - total / 2;
+      w.pb[d] = ap == AutoPad::kSameUpper ? floor_div(total, 2) : total - floor_div(total, 2);
       w.pe[d] = total - w.pb[d];
     } else if (ap == AutoPad::kSameUpper || ap == AutoPad::kSameLower) {
       w.out[d] = w.in[d] * w.s[d];

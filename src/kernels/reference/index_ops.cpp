@@ -1,6 +1,6 @@
 // Index and selection ops: Gather, GatherElements, GatherND, ScatterElements (and the
 // deprecated Scatter), ScatterND, Expand, Tile, OneHot, TopK, Trilu, CumSum, DepthToSpace,
-// SpaceToDepth, EyeLike, Where, Dropout (inference). Data moves as raw elements of any type;
+// SpaceToDepth, EyeLike, Where, Dropout (inference), Size. Data moves as raw elements of any type;
 // only the ops that compute (CumSum, scatter reductions, TopK's ordering) look at values.
 // Indices are int32 or int64; negative ones count from the end; out-of-range ones are an
 // error naming the op, the index and the dimension.
@@ -686,6 +686,17 @@ Status run_dropout(const RunCtx& c) {
   return Status::Ok();
 }
 
+// ---------------------------------------------------------------------------
+// Size: the element count as an int64 scalar.
+
+Result<std::vector<Shape>> infer_size(const InferCtx&) { return std::vector<Shape>{Shape{}}; }
+
+Status run_size(const RunCtx& c) {
+  if (c.out[0].dtype != DType::kInt64) return BadType(c.op, "output must be int64, got {}", type_desc(c.out[0]));
+  c.out[0].as<std::int64_t>()[0] = c.in[0].elements();
+  return Status::Ok();
+}
+
 }  // namespace
 
 void add_index_ops(std::vector<OpDef>& ops) {
@@ -706,6 +717,7 @@ void add_index_ops(std::vector<OpDef>& ops) {
   ops.push_back({"EyeLike", 1, 1, infer_eyelike, run_eyelike});
   ops.push_back({"Where", 3, 3, infer_where, run_where});
   ops.push_back({"Dropout", 1, 3, infer_dropout, run_dropout});
+  ops.push_back({"Size", 1, 1, infer_size, run_size});
 }
 
 }  // namespace svp::kernels::detail

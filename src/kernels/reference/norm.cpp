@@ -13,24 +13,38 @@ namespace {
 Result<std::vector<Shape>> infer_batch_norm(const InferCtx& c) {
   const Shape& x = c.in[0];
   if (x.size() < 2) return Invalid(c.op, "input X must have rank >= 2 (N, C, ...), got {}", shape_str(x));
-  KN_ASSIGN(std::int64_t training, c.attr().i("training_mode", 0));
+  KN_ASSIGN(bool training, c.attr().flag("training_mode", false));
   KN_ASSIGN(double eps, c.attr().f("epsilon", 1e-5));
+  KN_ASSIGN(double momentum, c.attr().f("momentum", 0.9));
+  (void)momentum;
   if (!(eps >= 0.0)) return Invalid(c.op, "attribute \"epsilon\" must not be negative, got {}", eps);
-  if (training != 0) return Invalid(c.op, "training_mode is not supported (inference only)");
   static const char* const kNames[] = {"", "scale", "B", "mean", "var"};
   for (std::size_t i = 1; i < 5; ++i) {
     if (c.in[i] != Shape{x[1]}) {
       return Invalid(c.op, "input {} ({}) must have shape [{}], got {}", i, kNames[i], x[1], shape_str(c.in[i]));
     }
   }
-  return std::vector<Shape>{x};
+  if (!training) {
+    if (c.num_outputs > 1) return Invalid(c.op, "has 1 output in inference mode, got {}", c.num_outputs);
+    return std::vector<Shape>{x};
+  }
+  // Training mode: Y, running_mean, running_var.
+  const std::size_t n = c.num_outputs == 0 ? 3 : c.num_outputs;
+  if (n > 3) return Invalid(c.op, "has at most 3 outputs in training mode, got {}", n);
+  std::vector<Shape> out{x};
+  for (std::size_t i = 1; i < n; ++i) out.push_back(Shape{x[1]});
+  return out;
 }
 
 // y = (x - mean) / sqrt(var + epsilon) * scale + B, as y = x * a + b per channel with
-// a = scale / sqrt(var + epsilon) and b = B - mean * a (computed in double).
+// a = scale / sqrt(var + epsilon) and b = B - mean * a (computed in double). In training
+// mode mean and var are the batch's (population variance over all dims but C), and the
+// running statistics are input * momentum + batch * (1 - momentum).
 Status batch_norm_float(const RunCtx& c) {
   SVP_RETURN_IF_ERROR(require_f32(c, {0, 1, 2, 3, 4}));
   KN_ASSIGN(double eps, c.attr().f("epsilon", 1e-5));
+  KN_ASSIGN(bool training, c.attr().flag("training_mode", false));
+  KN_ASSIGN(double momentum, c.attr().f("momentum", 0.9));
   const Shape& x = c.in[0].dims;
   const std::int64_t N = x[0], C = x[1];
   std::int64_t inner = 1;
@@ -42,8 +56,26 @@ Status batch_norm_float(const RunCtx& c) {
   const float* xp = c.in[0].as<const float>();
   float* yp = c.out[0].as<float>();
   for (std::int64_t ch = 0; ch < C; ++ch) {
-    const double a = static_cast<double>(scale[ch]) / std::sqrt(static_cast<double>(var[ch]) + eps);
-    const double b = static_cast<double>(bias[ch]) - static_cast<double>(mean[ch]) * a;
+    double m = mean[ch], v = var[ch];
+    if (training) {
+      double sum = 0, sq = 0;
+      const double count = static_cast<double>(N * inner);
+      for (std::int64_t n = 0; n < N; ++n) {
+        for (std::int64_t i = 0; i < inner; ++i) sum += xp[(n * C + ch) * inner + i];
+      }
+      m = count > 0 ? sum / count : 0.0;
+      for (std::int64_t n = 0; n < N; ++n) {
+        for (std::int64_t i = 0; i < inner; ++i) {
+          const double d = xp[(n * C + ch) * inner + i] - m;
+          sq += d * d;
+        }
+      }
+      v = count > 0 ? sq / count : 0.0;
+      if (c.out.size() > 1) c.out[1].as<float>()[ch] = static_cast<float>(mean[ch] * momentum + m * (1 - momentum));
+      if (c.out.size() > 2) c.out[2].as<float>()[ch] = static_cast<float>(var[ch] * momentum + v * (1 - momentum));
+    }
+    const double a = static_cast<double>(scale[ch]) / std::sqrt(v + eps);
+    const double b = static_cast<double>(bias[ch]) - m * a;
     for (std::int64_t n = 0; n < N; ++n) {
       const std::int64_t base = (n * C + ch) * inner;
       for (std::int64_t i = 0; i < inner; ++i) yp[base + i] = static_cast<float>(xp[base + i] * a + b);
@@ -285,6 +317,61 @@ Status lrn_float(const RunCtx& c) {
 
 Status run_lrn(const RunCtx& c) { return run_via_float(c, lrn_float); }
 
+// ---------------------------------------------------------------------------
+// MeanVarianceNormalization (axes, default [0, 2, 3]): y = (x - E[x]) / (sqrt(E[x²] - E[x]²)
+// + 1e-9), the statistics over the axes (ONNX's function body, its epsilon included).
+
+Result<std::vector<bool>> mvn_axes(const InferCtx& c) {
+  const auto r = static_cast<std::int64_t>(c.in[0].size());
+  KN_ASSIGN(std::vector<std::int64_t> raw, c.attr().ints("axes", {0, 2, 3}));
+  KN_ASSIGN(std::vector<std::int64_t> axes, norm_axes(c.op, "attribute \"axes\"", raw, r));
+  std::vector<bool> reduced(c.in[0].size(), false);
+  for (std::int64_t a : axes) reduced[static_cast<std::size_t>(a)] = true;
+  return reduced;
+}
+
+Result<std::vector<Shape>> infer_mvn(const InferCtx& c) {
+  KN_ASSIGN(std::vector<bool> reduced, mvn_axes(c));
+  (void)reduced;
+  return std::vector<Shape>{c.in[0]};
+}
+
+Status mvn_float(const RunCtx& c) {
+  SVP_RETURN_IF_ERROR(require_f32(c, {0}));
+  KN_ASSIGN(std::vector<bool> reduced, with_infer_ctx(c, mvn_axes));
+  const Shape& x = c.in[0].dims;
+  Shape kept = x;
+  for (std::size_t d = 0; d < x.size(); ++d) kept[d] = reduced[d] ? 1 : x[d];
+  const std::vector<std::int64_t> sx = strides_of(x);
+  std::vector<std::int64_t> sk = strides_of(kept);
+  for (std::size_t d = 0; d < x.size(); ++d) {
+    if (reduced[d]) sk[d] = 0;
+  }
+  const std::int64_t groups = numel(kept);
+  const double count = groups > 0 ? static_cast<double>(numel(x) / groups) : 1.0;
+  std::vector<double> sum(static_cast<std::size_t>(groups), 0.0), sq(static_cast<std::size_t>(groups), 0.0);
+  const float* xp = c.in[0].as<const float>();
+  float* yp = c.out[0].as<float>();
+  auto visit = [&](auto&& f) {
+    for_each_row<2>(x, {&sx, &sk}, {0, 0},
+                    [&](const std::array<std::int64_t, 2>& off, std::int64_t n, const std::array<std::int64_t, 2>& st) {
+                      for (std::int64_t i = 0; i < n; ++i) f(off[0] + i * st[0], off[1] + i * st[1]);
+                    });
+  };
+  visit([&](std::int64_t i, std::int64_t g) {
+    sum[static_cast<std::size_t>(g)] += xp[i];
+    sq[static_cast<std::size_t>(g)] += static_cast<double>(xp[i]) * xp[i];
+  });
+  visit([&](std::int64_t i, std::int64_t g) {
+    const double m = sum[static_cast<std::size_t>(g)] / count;
+    const double var = std::max(0.0, sq[static_cast<std::size_t>(g)] / count - m * m);
+    yp[i] = static_cast<float>((xp[i] - m) / (std::sqrt(var) + 1e-9));
+  });
+  return Status::Ok();
+}
+
+Status run_mvn(const RunCtx& c) { return run_via_float(c, mvn_float); }
+
 }  // namespace
 
 void add_norm_ops(std::vector<OpDef>& ops) {
@@ -295,6 +382,7 @@ void add_norm_ops(std::vector<OpDef>& ops) {
   ops.push_back({"LayerNormalization", 2, 3, infer_layer_norm, run_layer_norm});
   ops.push_back({"InstanceNormalization", 3, 3, infer_instance_norm, run_instance_norm});
   ops.push_back({"LRN", 1, 1, infer_lrn, run_lrn});
+  ops.push_back({"MeanVarianceNormalization", 1, 1, infer_mvn, run_mvn});
 }
 
 }  // namespace svp::kernels::detail

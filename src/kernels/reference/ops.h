@@ -36,6 +36,8 @@ void add_quant_ops(std::vector<OpDef>& ops);   // QuantizeLinear, DequantizeLine
 void add_math_ops(std::vector<OpDef>& ops);    // Sqrt, Cast, CastLike
 void add_unary_ops(std::vector<OpDef>& ops);   // math functions, Abs/Neg/Sign, activations, IsNaN/IsInf, Not
 void add_index_ops(std::vector<OpDef>& ops);   // Gather*, Scatter*, Expand, Tile, OneHot, TopK, Trilu, CumSum, ...
+void add_einsum_ops(std::vector<OpDef>& ops);   // Einsum
+void add_grid_sample_ops(std::vector<OpDef>& ops);  // GridSample
 void add_loss_ops(std::vector<OpDef>& ops);    // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 
 }  // namespace svp::kernels::detail
