@@ -446,5 +446,21 @@ TEST(KernelsConv, ThreeByThree64To64On56x56MatchesTheFormulaInsideAndOnTheBorder
   }
 }
 
+TEST(KernelsConvInteger, SubtractsZeroPointsAndAccumulatesExactly) {
+  // x (1,1,2,2) uint8 [10 11 12 13] with zero point 10 → [0 1 2 3]; w 1x1 of 3 with zero
+  // point 1 → 2: y = 2 * [0 1 2 3].
+  auto x = OwnedTensor::from<std::uint8_t>(DType::kUint8, {1, 1, 2, 2}, {10, 11, 12, 13});
+  auto w = OwnedTensor::from<std::uint8_t>(DType::kUint8, {1, 1, 1, 1}, {3});
+  auto xzp = OwnedTensor::from<std::uint8_t>(DType::kUint8, {}, {10});
+  auto wzp = OwnedTensor::from<std::uint8_t>(DType::kUint8, {}, {1});
+  auto r = run_reference_owned("ConvInteger", {}, {x.view(), w.view(), xzp.view(), wzp.view()},
+                               {{DType::kInt32, std::nullopt}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)[0].values<std::int32_t>(), (std::vector<std::int32_t>{0, 2, 4, 6}));
+  auto f = OwnedTensor::f32({1, 1, 2, 2}, {1, 2, 3, 4});
+  EXPECT_EQ(run_reference_owned("ConvInteger", {}, {f.view(), w.view()}, {{DType::kInt32, std::nullopt}}).status().code(),
+            err::kUnsupportedDataType);
+}
+
 }  // namespace
 }  // namespace svp::kernels

@@ -213,5 +213,39 @@ TEST(KernelsEinsum, ContractionsDiagonalsAndImplicitOutput) {
   EXPECT_EQ(infer_shapes("Einsum", {{"equation", std::string("ij->k")}}, {{2, 3}}).status().code(), err::kInvalidParam);
 }
 
+TEST(KernelsMatMulInteger, ZeroPointsAreSubtractedExactly) {
+  auto a = OwnedTensor::from<std::uint8_t>(DType::kUint8, {2, 2}, {1, 2, 3, 4});
+  auto b = OwnedTensor::from<std::uint8_t>(DType::kUint8, {2, 1}, {5, 6});
+  auto azp = OwnedTensor::from<std::uint8_t>(DType::kUint8, {}, {1});
+  auto r = run_reference_owned("MatMulInteger", {}, {a.view(), b.view(), azp.view()}, {{DType::kInt32, {}}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)[0].values<std::int32_t>(), (std::vector<std::int32_t>{6, 28}));  // (A - 1) @ B
+  EXPECT_EQ(run_reference_owned("MatMulInteger", {}, {a.view(), b.view()}).status().code(), err::kUnsupportedDataType);
+}
+
+TEST(KernelsQLinearMatMul, RequantizesTheProduct) {
+  // a = 0.5 * [2 4] = [1 2], b = 0.5 * [2 2]' = [1 1]': a @ b = 3 → 3 / 0.25 + 10 = 22.
+  auto a = OwnedTensor::from<std::uint8_t>(DType::kUint8, {1, 2}, {2, 4});
+  auto b = OwnedTensor::from<std::uint8_t>(DType::kUint8, {2, 1}, {2, 2});
+  auto half = OwnedTensor::f32({}, {0.5f});
+  auto quarter = OwnedTensor::f32({}, {0.25f});
+  auto zero = OwnedTensor::from<std::uint8_t>(DType::kUint8, {}, {0});
+  auto ten = OwnedTensor::from<std::uint8_t>(DType::kUint8, {}, {10});
+  auto r = run_reference_owned(
+      "QLinearMatMul", {},
+      {a.view(), half.view(), zero.view(), b.view(), half.view(), zero.view(), quarter.view(), ten.view()},
+      {{DType::kUint8, {}}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)[0].values<std::uint8_t>(), (std::vector<std::uint8_t>{22}));
+  auto i8zero = OwnedTensor::from<std::int8_t>(DType::kInt8, {}, {0});
+  EXPECT_EQ(run_reference_owned(
+                "QLinearMatMul", {},
+                {a.view(), half.view(), i8zero.view(), b.view(), half.view(), zero.view(), quarter.view(), ten.view()},
+                {{DType::kUint8, {}}})
+                .status()
+                .code(),
+            err::kUnsupportedDataType);  // zero point of another type than its data
+}
+
 }  // namespace
 }  // namespace svp::kernels

@@ -74,6 +74,7 @@ TEST(KernelsRegistry, SupportsEveryRequiredOpOnce) {
                                       "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ArgMin", "GlobalMaxPool",
                                       "LogSoftmax", "Hardmax", "LayerNormalization", "InstanceNormalization", "LRN",
                                       "MeanVarianceNormalization", "DynamicQuantizeLinear", "Einsum", "GridSample",
+                                      "ConvInteger", "QLinearConv", "MatMulInteger", "QLinearMatMul",
                                       "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss",
                                       // index ops
                                       "Gather", "GatherElements", "GatherND", "ScatterElements", "Scatter",

@@ -7,6 +7,7 @@
 // arithmetic; division and Mod by zero give 0 (ONNX leaves them undefined; a trap would
 // kill the process).
 #include <cmath>
+#include <string>
 #include <type_traits>
 
 #include "kernels/reference/ops.h"
@@ -144,7 +145,8 @@ struct BitShiftOp {
   template <typename T>
   T operator()(T a, T b) const {
     if (b >= static_cast<T>(sizeof(T) * 8)) return 0;  // a C shift by the width or more is undefined
-    return static_cast<T>(left ? static_cast<std::uint64_t>(a) << b : a >> b);
+    const auto v = static_cast<std::uint64_t>(a);
+    return static_cast<T>(left ? v << b : v >> b);
   }
 };
 

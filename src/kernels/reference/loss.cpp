@@ -4,6 +4,7 @@
 // targets (N, d1, ..., dk) of int32/int64; reduction none | sum | mean (mean divides by
 // the summed weights of the targets not equal to ignore_index). Float32 (quantized inputs
 // through the generic int8 path); sums in double.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>

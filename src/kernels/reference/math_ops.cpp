@@ -53,7 +53,7 @@ Status run_cast(const RunCtx& c) {
       TY* ys = y.as<TY>();
       const std::int64_t n = x.elements();
       if (y.dtype == DType::kBool) {
-        for (std::int64_t i = 0; i < n; ++i) ys[i] = load(xs[i]) != calc_t<TX>(0) ? 1 : 0;
+        for (std::int64_t i = 0; i < n; ++i) ys[i] = store<TY>(load(xs[i]) != calc_t<TX>(0) ? 1 : 0);
       } else {
         for (std::int64_t i = 0; i < n; ++i) ys[i] = convert<TY>(xs[i]);
       }

@@ -199,11 +199,48 @@ Status run_gemm(const RunCtx& c) {
   return Status::Ok();
 }
 
+// ---------------------------------------------------------------------------
+// MatMulInteger (A, B, a_zero_point?, b_zero_point?) → int32, exact (per-tensor zero
+// points, or B's per column); QLinearMatMul (a, a_scale, a_zero_point, b, b_scale,
+// b_zero_point, y_scale, y_zero_point) is MatMul's integer path on operands carrying them.
+
+Result<std::vector<Shape>> infer_qlinear_matmul(const InferCtx& c) { return with_inputs(c, {0, 3}, infer_matmul); }
+
+std::int64_t last_axis(const TensorView& t) { return static_cast<std::int64_t>(t.dims.size()) - 1; }
+
+Status run_matmul_integer(const RunCtx& c) {
+  const TensorView& y = c.out[0];
+  if (y.dtype != DType::kInt32 || has_quant(y)) return BadType(c.op, "output must be int32, got {}", type_desc(y));
+  Quant qa, qb;
+  KN_ASSIGN(TensorView a, with_quant(c.op, "A", c.in[0], nullptr, c.has(2) ? &c.in[2] : nullptr, 0, &qa));
+  KN_ASSIGN(TensorView b, with_quant(c.op, "B", c.in[1], nullptr, c.has(3) ? &c.in[3] : nullptr, last_axis(c.in[1]),
+                                     &qb));
+  if (qa.scale.size() > 1) return Invalid(c.op, "a_zero_point must be a single value");
+  KN_ASSIGN(MatMulSetup s, with_infer_ctx(c, matmul_setup));
+  const std::vector<std::int32_t> as = shifted_ints(a), bs = shifted_ints(b);
+  std::vector<std::int64_t> acc(static_cast<std::size_t>(y.elements()));
+  matmul_batches<std::int32_t, std::int64_t>(s, as.data(), bs.data(), acc.data());
+  for (std::size_t i = 0; i < acc.size(); ++i) y.as<std::int32_t>()[i] = saturate_i32(acc[i]);
+  return Status::Ok();
+}
+
+Status run_qlinear_matmul(const RunCtx& c) {
+  Quant qa, qb, qy;
+  KN_ASSIGN(TensorView a, with_quant(c.op, "a", c.in[0], &c.in[1], &c.in[2], 0, &qa));
+  KN_ASSIGN(TensorView b, with_quant(c.op, "b", c.in[3], &c.in[4], &c.in[5], last_axis(c.in[3]), &qb));
+  KN_ASSIGN(TensorView y, with_quant(c.op, "y", c.out[0], &c.in[6], &c.in[7], 0, &qy));
+  if (qa.scale.size() > 1 || qy.scale.size() > 1) return Invalid(c.op, "a and y quantization must be per-tensor");
+  const std::vector<TensorView> in{a, b}, out{y};
+  return run_matmul(RunCtx{c.op, c.attrs, in, out});
+}
+
 }  // namespace
 
 void add_matmul_ops(std::vector<OpDef>& ops) {
   ops.push_back({"MatMul", 2, 2, infer_matmul, run_matmul});
   ops.push_back({"Gemm", 2, 3, infer_gemm, run_gemm});
+  ops.push_back({"MatMulInteger", 2, 4, infer_matmul, run_matmul_integer});
+  ops.push_back({"QLinearMatMul", 8, 8, infer_qlinear_matmul, run_qlinear_matmul});
 }
 
 }  // namespace svp::kernels::detail

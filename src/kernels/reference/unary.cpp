@@ -3,6 +3,7 @@
 // parametrised activations (Elu, Selu, Celu, ThresholdedRelu, Shrink, Softplus, Softsign),
 // the predicates (IsNaN, IsInf → bool), Not and Identity. Computed in the input's own
 // precision (float16 in float); quantized tensors through the generic int8 path.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
