@@ -192,7 +192,13 @@ TEST(KernelsPRelu, PerChannelSlopeBroadcastsOverSpatialDims) {
 }
 
 TEST(KernelsPRelu, SlopeMustBroadcastToInput) {
-  EXPECT_EQ(infer_shapes("PRelu", {}, {{1, 2, 3, 4}, {2}}).status().code(), err::kInvalidParam);           // 2 vs 4
+  EXPECT_EQ(infer_shapes("PRelu", {}, {{1, 2, 3, 4}, {3}}).status().code(), err::kInvalidParam);           // 3 vs 4
+  // A 1-D slope of C values that does not broadcast numpy-style is per channel (opset 6).
+  auto x = OwnedTensor::f32({1, 2, 1, 3}, {-1, -1, -1, -2, -2, 2});
+  auto slope = OwnedTensor::f32({2}, {0.5f, 0.25f});
+  auto r = run_reference_owned("PRelu", {}, {x.view(), slope.view()});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r.value()[0].values<float>(), (F{-0.5f, -0.5f, -0.5f, -0.5f, -0.5f, 2}));
   EXPECT_EQ(infer_shapes("PRelu", {}, {{1, 2, 3, 1}, {1, 2, 1, 4}}).status().code(), err::kInvalidParam);  // grows X
   EXPECT_TRUE(infer_shapes("PRelu", {}, {{1, 2, 3, 4}, {4}}).ok());
 }

@@ -196,5 +196,18 @@ TEST(KernelsEyeLikeWhereDropout, HandValues) {
   EXPECT_EQ(n.values<std::int64_t>(), (I{6}));
 }
 
+TEST(KernelsConstantOfShapeRange, ValuesFromAttributesAndScalars) {
+  auto shape = OwnedTensor::i64({2}, {2, 1});
+  const OwnedTensor c = run_ok("ConstantOfShape", {{"value", 3.0}}, {shape.view()}, {{DType::kInt32, {}}});
+  EXPECT_EQ(c.view().dims, (I{2, 1}));
+  EXPECT_EQ(c.values<std::int32_t>(), (std::vector<std::int32_t>{3, 3}));
+  auto start = OwnedTensor::f32({}, {1}), limit = OwnedTensor::f32({}, {2}), delta = OwnedTensor::f32({}, {0.25f});
+  EXPECT_EQ(run_ok("Range", {}, {start.view(), limit.view(), delta.view()}).values<float>(), (F{1, 1.25f, 1.5f, 1.75f}));
+  auto down = OwnedTensor::f32({}, {-1});
+  EXPECT_EQ(run_ok("Range", {}, {start.view(), limit.view(), down.view()}).view().dims, (I{0}));
+  auto zero = OwnedTensor::f32({}, {0});
+  EXPECT_EQ(run_status("Range", {}, {start.view(), limit.view(), zero.view()}).code(), err::kInvalidParam);
+}
+
 }  // namespace
 }  // namespace svp::kernels

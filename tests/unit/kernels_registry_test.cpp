@@ -79,7 +79,8 @@ TEST(KernelsRegistry, SupportsEveryRequiredOpOnce) {
                                       // index ops
                                       "Gather", "GatherElements", "GatherND", "ScatterElements", "Scatter",
                                       "ScatterND", "Expand", "Tile", "OneHot", "TopK", "Trilu", "CumSum",
-                                      "DepthToSpace", "SpaceToDepth", "EyeLike", "Where", "Dropout", "Size"};
+                                      "DepthToSpace", "SpaceToDepth", "EyeLike", "Where", "Dropout", "Size",
+                                      "ConstantOfShape", "Range"};
   std::vector<std::string> got = supported_ops();
   EXPECT_TRUE(std::is_sorted(got.begin(), got.end()));
   EXPECT_EQ(std::adjacent_find(got.begin(), got.end()), got.end());

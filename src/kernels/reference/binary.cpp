@@ -24,8 +24,19 @@ Result<std::vector<Shape>> infer_broadcast(const InferCtx& c) {
   return std::vector<Shape>{out};
 }
 
+// The slope's shape for broadcasting: a 1-D slope of C values that does not broadcast
+// numpy-style to X (N, C, ...) is per channel, as opset-6 exporters (PyTorch) wrote it.
+Shape prelu_slope_dims(const Shape& x, const Shape& slope) {
+  if (slope.size() == 1 && x.size() > 2 && slope[0] == x[1] && slope[0] != x.back() && slope[0] != 1) {
+    Shape s(x.size() - 1, 1);
+    s[0] = slope[0];
+    return s;
+  }
+  return slope;
+}
+
 Result<std::vector<Shape>> infer_prelu(const InferCtx& c) {
-  KN_ASSIGN(Shape out, broadcast_shapes(c.op, c.in[0], c.in[1]));
+  KN_ASSIGN(Shape out, broadcast_shapes(c.op, c.in[0], prelu_slope_dims(c.in[0], c.in[1])));
   if (out != c.in[0]) {
     return Invalid(c.op, "slope shape {} does not broadcast to the input shape {}", shape_str(c.in[1]),
                    shape_str(c.in[0]));
@@ -306,7 +317,9 @@ struct LogicXor {
 
 Status prelu_float(const RunCtx& c) {
   SVP_RETURN_IF_ERROR(require_f32(c, {0, 1}));
-  broadcast_apply<float, float, float>(c.in[0], c.in[1], c.out[0],
+  TensorView slope = c.in[1];
+  slope.dims = prelu_slope_dims(c.in[0].dims, slope.dims);
+  broadcast_apply<float, float, float>(c.in[0], slope, c.out[0],
                                        [](float x, float slope) { return x < 0.0f ? slope * x : x; });
   return Status::Ok();
 }

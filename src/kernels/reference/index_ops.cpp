@@ -1,6 +1,6 @@
 // Index and selection ops: Gather, GatherElements, GatherND, ScatterElements (and the
 // deprecated Scatter), ScatterND, Expand, Tile, OneHot, TopK, Trilu, CumSum, DepthToSpace,
-// SpaceToDepth, EyeLike, Where, Dropout (inference), Size. Data moves as raw elements of any type;
+// SpaceToDepth, EyeLike, Where, Dropout (inference), Size, ConstantOfShape, Range. Data moves as raw elements of any type;
 // only the ops that compute (CumSum, scatter reductions, TopK's ordering) look at values.
 // Indices are int32 or int64; negative ones count from the end; out-of-range ones are an
 // error naming the op, the index and the dimension.
@@ -697,6 +697,74 @@ Status run_size(const RunCtx& c) {
   return Status::Ok();
 }
 
+// ---------------------------------------------------------------------------
+// ConstantOfShape(shape) and Range(start, limit, delta): outputs built from constants (the
+// importer folds them; their shapes need the values).
+
+Result<std::vector<Shape>> infer_constant_of_shape(const InferCtx& c) {
+  KN_ASSIGN(std::vector<std::int64_t> shape, const_ints(c, 0, "shape"));
+  for (std::int64_t d : shape) {
+    if (d < 0) return Invalid(c.op, "shape {} has a negative dimension", shape_str(shape));
+  }
+  KN_ASSIGN(double v, c.attr().f("value", 0.0));
+  (void)v;
+  return std::vector<Shape>{shape};
+}
+
+// The attribute "value" (a one-element tensor, as the importer gives it) in the output's type.
+Status run_constant_of_shape(const RunCtx& c) {
+  const TensorView& y = c.out[0];
+  KN_ASSIGN(double v, c.attr().f("value", 0.0));
+  const bool ok = visit_type(y.dtype, kAllTypes, [&](auto tag) {
+    using T = decltype(tag);
+    T fill{};
+    if constexpr (is_floating_v<T>) {
+      fill = store<T>(v);
+    } else {
+      fill = y.dtype == DType::kBool ? static_cast<T>(v != 0.0) : from_double<T>(v);
+    }
+    T* ys = y.as<T>();
+    for (std::int64_t i = 0; i < y.elements(); ++i) ys[i] = fill;
+  });
+  if (!ok) return bad_type(c.op, "the output", y, kAllTypes);
+  return Status::Ok();
+}
+
+// Range: max(ceil((limit - start) / delta), 0) elements start + i * delta.
+Result<std::vector<Shape>> infer_range(const InferCtx& c) {
+  double v[3];
+  for (std::size_t i = 0; i < 3; ++i) {
+    static const char* const kNames[] = {"start", "limit", "delta"};
+    KN_ASSIGN(const TensorView* t, c.need_value(i, kNames[i]));
+    if (t->elements() != 1) return Invalid(c.op, "{} must be a scalar, got shape {}", kNames[i], shape_str(t->dims));
+    v[i] = value_at(*t, 0);
+  }
+  if (v[2] == 0.0 || !std::isfinite(v[0]) || !std::isfinite(v[1]) || !std::isfinite(v[2])) {
+    return Invalid(c.op, "start {}, limit {} and delta {} must be finite with delta != 0", v[0], v[1], v[2]);
+  }
+  const double n = std::max(std::ceil((v[1] - v[0]) / v[2]), 0.0);
+  if (n > static_cast<double>(kMaxElements)) return Invalid(c.op, "the output is too large ({} elements)", n);
+  return std::vector<Shape>{Shape{static_cast<std::int64_t>(n)}};
+}
+
+Status run_range(const RunCtx& c) {
+  const TensorView& y = c.out[0];
+  for (std::size_t i = 0; i < 3; ++i) SVP_RETURN_IF_ERROR(require_same_type(c.op, c.in[i], y));
+  const bool ok = visit_type(y.dtype, kNumericTypes, [&](auto tag) {
+    using T = decltype(tag);
+    const auto start = load(c.in[0].as<const T>()[0]), delta = load(c.in[2].as<const T>()[0]);
+    T* ys = y.as<T>();
+    // Accumulated in the input type, as ONNX defines it (start + i * delta rounds differently).
+    auto acc = start;
+    for (std::int64_t i = 0; i < y.elements(); ++i) {
+      ys[i] = store<T>(acc);
+      acc = static_cast<decltype(acc)>(acc + delta);
+    }
+  });
+  if (!ok) return bad_type(c.op, "the inputs", y, kNumericTypes);
+  return Status::Ok();
+}
+
 }  // namespace
 
 void add_index_ops(std::vector<OpDef>& ops) {
@@ -718,6 +786,8 @@ void add_index_ops(std::vector<OpDef>& ops) {
   ops.push_back({"Where", 3, 3, infer_where, run_where});
   ops.push_back({"Dropout", 1, 3, infer_dropout, run_dropout});
   ops.push_back({"Size", 1, 1, infer_size, run_size});
+  ops.push_back({"ConstantOfShape", 1, 1, infer_constant_of_shape, run_constant_of_shape});
+  ops.push_back({"Range", 3, 3, infer_range, run_range});
 }
 
 }  // namespace svp::kernels::detail
