@@ -1,7 +1,7 @@
 // ONNX backend conformance: every test case of Debian's libonnx-testdata (node/,
 // pytorch-converted/, pytorch-operator/) compiled with --compile_mode=float and run through
-// the C API, its outputs compared with the shipped ones (rtol 1e-3, atol 1e-4; integers and
-// booleans exactly).
+// the C API, its outputs compared with the shipped ones (float, double and float16 with rtol
+// 1e-3, atol 1e-4; integers and booleans exactly).
 //
 //   onnx_node_conformance [--data DIR] [--filter SUBSTRING] [--every N] [--json OUT.json] [--check]
 //
@@ -173,15 +173,39 @@ std::string compare(const onnx::TensorProto& want, const std::vector<std::uint8_
   if (w.size() != got_bytes.size()) {
     return "output size " + std::to_string(got_bytes.size()) + " bytes, expected " + std::to_string(w.size());
   }
-  if (want.data_type() == onnx::TensorProto::FLOAT) {
-    const auto* a = reinterpret_cast<const float*>(got_bytes.data());
-    const auto* b = reinterpret_cast<const float*>(w.data());
+  const int type = want.data_type();
+  if (type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE || type == onnx::TensorProto::FLOAT16) {
+    // Floating outputs of every width with the same tolerance.
+    auto value = [&](const std::vector<std::uint8_t>& bytes, std::size_t i) -> double {
+      if (type == onnx::TensorProto::DOUBLE) {
+        double d;
+        std::memcpy(&d, bytes.data() + 8 * i, 8);
+        return d;
+      }
+      if (type == onnx::TensorProto::FLOAT16) {
+        std::uint16_t h;
+        std::memcpy(&h, bytes.data() + 2 * i, 2);
+        const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+        const double mag = e == 0 ? std::ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp(m + 1024, e - 25);
+        return (h & 0x8000) ? -mag : mag;
+      }
+      float f;
+      std::memcpy(&f, bytes.data() + 4 * i, 4);
+      return f;
+    };
+    std::vector<double> av(w.size() / elem), bv(w.size() / elem);
+    for (std::size_t i = 0; i < av.size(); ++i) {
+      av[i] = value(got_bytes, i);
+      bv[i] = value(w, i);
+    }
+    const double* a = av.data();
+    const double* b = bv.data();
     double worst = 0;
     std::size_t at = 0;
-    for (std::size_t i = 0; i < w.size() / 4; ++i) {
+    for (std::size_t i = 0; i < av.size(); ++i) {
       const bool both_nan = std::isnan(a[i]) && std::isnan(b[i]);
-      const double err = both_nan ? 0 : std::fabs(static_cast<double>(a[i]) - b[i]);
-      const double tol = 1e-4 + 1e-3 * std::fabs(static_cast<double>(b[i]));
+      const double err = both_nan || a[i] == b[i] ? 0 : std::fabs(a[i] - b[i]);  // equal infinities match
+      const double tol = 1e-4 + 1e-3 * std::fabs(b[i]);
       if (!(err <= tol) && (std::isnan(err) || err / tol > worst)) {
         worst = std::isnan(err) ? 1e30 : err / tol;
         at = i;
