@@ -257,18 +257,18 @@ Outcome run_case(const Case& c) {
   // NPU model is compiled, so they become initializers holding the test's values
   // (docs/ops.md says so). An int64 tensor that is a node's first input is its data (Trilu
   // of int64, Max of int64) and stays a model input, as does the model's last input.
-  std::set<std::string> parameters, data;
+  std::set<std::string> parameters, data_inputs;
   for (const auto& node : m.graph().node()) {
     const std::string& op = node.op_type();
     const int first = (op == "Resize" || op == "Pad" || op == "Clip" || op == "Upsample" || op == "OneHot") ? 1
                                                                                                             : 1 << 30;
     for (int k = first; k < node.input_size(); ++k) parameters.insert(node.input(k));
-    if (node.input_size() > 0) data.insert(node.input(0));
+    if (node.input_size() > 0) data_inputs.insert(node.input(0));
   }
   bool rewritten = false;
   for (std::size_t i = 0; i < inputs.size();) {
     const bool int64_parameter =
-        inputs[i].data_type() == onnx::TensorProto::INT64 && !data.count(input_names[i]) && inputs.size() > 1;
+        inputs[i].data_type() == onnx::TensorProto::INT64 && !data_inputs.count(input_names[i]) && inputs.size() > 1;
     if (!int64_parameter && !parameters.count(input_names[i])) {
       ++i;
       continue;

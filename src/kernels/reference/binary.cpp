@@ -176,7 +176,7 @@ template <typename Op>
 Status fold_inputs(const RunCtx& c, const Op& op) {
   SVP_RETURN_IF_ERROR(check_same_types(c, c.in.size()));
   const TensorView& y = c.out[0];
-  bool ok = visit_type(y.dtype, Op::kTypes, [&](auto tag) {
+  bool ok = visit_types<Op::kTypes>(y.dtype, [&](auto tag) {
     using T = decltype(tag);
     if (c.in.size() == 1) {
       broadcast_copy(c.in[0], y);
@@ -213,10 +213,10 @@ Status run_bitshift(const RunCtx& c) {
 
 Status run_mean(const RunCtx& c) {
   const TensorView& y = c.out[0];
-  if (!visit_type(y.dtype, kFloatTypes, [](auto) {})) return bad_type(c.op, "the inputs", y, kFloatTypes);
+  if (!visit_types<kFloatTypes>(y.dtype, [](auto) {})) return bad_type(c.op, "the inputs", y, kFloatTypes);
   SVP_RETURN_IF_ERROR(fold_inputs(c, AddOp{}));
   const double n = static_cast<double>(c.in.size());
-  visit_type(y.dtype, kFloatTypes, [&](auto tag) {
+  visit_types<kFloatTypes>(y.dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = y.as<T>();
     for (std::int64_t i = 0; i < y.elements(); ++i) p[i] = store<T>(static_cast<double>(load(p[i])) / n);
@@ -237,9 +237,9 @@ Status run_pow_typed(const RunCtx& c) {
   const TensorView &a = c.in[0], &b = c.in[1], &y = c.out[0];
   if (a.dtype != y.dtype) return BadType(c.op, "base is {} but the output is {}", type_desc(a), type_desc(y));
   Status st = Status::Ok();
-  const bool ok = visit_type(y.dtype, kNumericTypes, [&](auto tag) {
+  const bool ok = visit_types<kNumericTypes>(y.dtype, [&](auto tag) {
     using T = decltype(tag);
-    const bool ok_b = visit_type(b.dtype, kNumericTypes, [&](auto tag_b) {
+    const bool ok_b = visit_types<kNumericTypes>(b.dtype, [&](auto tag_b) {
       using TB = decltype(tag_b);
       broadcast_apply<T, TB, T>(a, b, y, [](T x, TB e) {
         const double r = std::pow(static_cast<double>(load(x)), static_cast<double>(load(e)));
@@ -265,7 +265,7 @@ Status run_compare(const RunCtx& c) {
   if (has_quant(a) || has_quant(b)) {
     if (!same_encoding(a, b)) return BadType(c.op, "quantized inputs must share their scale and zero point");
   }
-  const bool ok = visit_type(a.dtype, kAllTypes, [&](auto tag) {
+  const bool ok = visit_types<kAllTypes>(a.dtype, [&](auto tag) {
     using T = decltype(tag);
     broadcast_apply<T, T, std::uint8_t>(a, b, y, [](T x, T z) {
       return static_cast<std::uint8_t>(Cmp{}(load(x), load(z)) ? 1 : 0);

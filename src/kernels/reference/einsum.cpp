@@ -146,7 +146,7 @@ Status run_einsum(const RunCtx& c) {
       if (k == 0) break;
     }
   }
-  const bool ok = visit_type(y.dtype, kNumericTypes, [&](auto tag) {
+  const bool ok = visit_types<kNumericTypes>(y.dtype, [&](auto tag) {
     using T = decltype(tag);
     T* ys = y.as<T>();
     for (std::size_t o = 0; o < acc.size(); ++o) {

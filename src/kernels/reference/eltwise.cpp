@@ -138,7 +138,7 @@ Status clip_typed(const RunCtx& c) {
     KN_ASSIGN(lo, c.attr().f("min", lo));
     KN_ASSIGN(hi, c.attr().f("max", hi));
   }
-  const bool ok = visit_type(x.dtype, kNumericTypes, [&](auto tag) {
+  const bool ok = visit_types<kNumericTypes>(x.dtype, [&](auto tag) {
     using T = decltype(tag);
     using C = calc_t<T>;
     const C l = load(from_double<T>(lo)), h = load(from_double<T>(hi));

@@ -425,7 +425,7 @@ Status run_topk(const RunCtx& c) {
   KN_ASSIGN(bool largest, c.attr().flag("largest", true));
   const AxisSplit s = split_at(x.dims, axis);
   const std::int64_t k = y.dims[static_cast<std::size_t>(axis)];
-  const bool ok = visit_type(x.dtype, kNumericTypes, [&](auto tag) {
+  const bool ok = visit_types<kNumericTypes>(x.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* xs = x.as<const T>();
     std::vector<std::int64_t> order(static_cast<std::size_t>(s.len));
@@ -515,7 +515,7 @@ Status run_cumsum(const RunCtx& c) {
   KN_ASSIGN(bool ex, c.attr().flag("exclusive", false));
   KN_ASSIGN(bool rev, c.attr().flag("reverse", false));
   const AxisSplit s = split_at(x.dims, axis);
-  const bool ok = visit_type(x.dtype, kNumericTypes, [&](auto tag) {
+  const bool ok = visit_types<kNumericTypes>(x.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* xs = x.as<const T>();
     T* ys = y.as<T>();
@@ -613,7 +613,7 @@ Status run_eyelike(const RunCtx& c) {
   const TensorView& y = c.out[0];
   KN_ASSIGN(std::int64_t k, c.attr().i("k", 0));
   const std::int64_t rows = y.dims[0], cols = y.dims[1];
-  const bool ok = visit_type(y.dtype, kAllTypes, [&](auto tag) {
+  const bool ok = visit_types<kAllTypes>(y.dtype, [&](auto tag) {
     using T = decltype(tag);
     T* ys = y.as<T>();
     for (std::int64_t i = 0; i < rows; ++i) {
@@ -715,7 +715,7 @@ Result<std::vector<Shape>> infer_constant_of_shape(const InferCtx& c) {
 Status run_constant_of_shape(const RunCtx& c) {
   const TensorView& y = c.out[0];
   KN_ASSIGN(double v, c.attr().f("value", 0.0));
-  const bool ok = visit_type(y.dtype, kAllTypes, [&](auto tag) {
+  const bool ok = visit_types<kAllTypes>(y.dtype, [&](auto tag) {
     using T = decltype(tag);
     T fill{};
     if constexpr (is_floating_v<T>) {
@@ -750,7 +750,7 @@ Result<std::vector<Shape>> infer_range(const InferCtx& c) {
 Status run_range(const RunCtx& c) {
   const TensorView& y = c.out[0];
   for (std::size_t i = 0; i < 3; ++i) SVP_RETURN_IF_ERROR(require_same_type(c.op, c.in[i], y));
-  const bool ok = visit_type(y.dtype, kNumericTypes, [&](auto tag) {
+  const bool ok = visit_types<kNumericTypes>(y.dtype, [&](auto tag) {
     using T = decltype(tag);
     const auto start = load(c.in[0].as<const T>()[0]), delta = load(c.in[2].as<const T>()[0]);
     T* ys = y.as<T>();

@@ -45,9 +45,9 @@ Status run_cast(const RunCtx& c) {
   const TensorView& y = c.out[0];
   if (has_quant(x) || has_quant(y)) return BadType(c.op, "Cast of quantized tensors is not supported");
   Status st = Status::Ok();
-  const bool ok = visit_type(x.dtype, kAllTypes, [&](auto tag_x) {
+  const bool ok = visit_types<kAllTypes>(x.dtype, [&](auto tag_x) {
     using TX = decltype(tag_x);
-    const bool ok_y = visit_type(y.dtype, kAllTypes, [&](auto tag_y) {
+    const bool ok_y = visit_types<kAllTypes>(y.dtype, [&](auto tag_y) {
       using TY = decltype(tag_y);
       const TX* xs = x.as<const TX>();
       TY* ys = y.as<TY>();

@@ -143,7 +143,7 @@ Status run_max_pool(const RunCtx& c) {
   }
   KN_ASSIGN(std::int64_t so, c.attr().i("storage_order", 0));
   if (same_encoding(x, y) && (is_quantized(x) || !has_quant(x))) {
-    const bool ok = visit_type(x.dtype, kNumericTypes, [&](auto tag) {
+    const bool ok = visit_types<kNumericTypes>(x.dtype, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, Half>) max_pool(p, x.as<const T>(), y.as<T>(), idx, so == 1);
     });

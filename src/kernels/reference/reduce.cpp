@@ -115,7 +115,7 @@ Status reduce_typed(const RunCtx& c) {
   const std::int64_t n_out = numel(s.kept);
   const double count = n_out > 0 ? static_cast<double>(x.elements() / n_out) : 1.0;
   std::vector<double> acc(static_cast<std::size_t>(n_out), R::kInit);
-  const bool ok = visit_type(x.dtype, kNumericTypes, [&](auto tag) {
+  const bool ok = visit_types<kNumericTypes>(x.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* xs = x.as<const T>();
     for_each_reduced(x.dims, s, [&](std::int64_t i, std::int64_t o) {
@@ -140,6 +140,20 @@ template <typename R>
 Status run_reduce(const RunCtx& c) {
   if (has_quant(c.in[0]) || has_quant(c.out[0])) return run_via_float(c, reduce_typed<R>);
   return reduce_typed<R>(c);
+}
+
+Status run_reduce_max(const RunCtx& c) {
+  if (is_quantized(c.in[0]) && same_encoding(c.in[0], c.out[0])) {
+    // Max commutes with a shared monotonic dequantization.
+    KN_ASSIGN(ReduceSetup s, with_infer_ctx(c, reduce_setup));
+    std::vector<std::int64_t> m(static_cast<std::size_t>(numel(s.kept)), std::numeric_limits<std::int64_t>::min());
+    for_each_reduced(c.in[0].dims, s, [&](std::int64_t i, std::int64_t o) {
+      m[static_cast<std::size_t>(o)] = std::max(m[static_cast<std::size_t>(o)], int_at(c.in[0], i));
+    });
+    for (std::size_t o = 0; o < m.size(); ++o) set_int(c.out[0], static_cast<std::int64_t>(o), m[o]);
+    return Status::Ok();
+  }
+  return run_reduce<MaxR>(c);
 }
 
 // ---------------------------------------------------------------------------
@@ -196,7 +210,7 @@ Status run_arg(const RunCtx& c) {
     return BadType(c.op, "output must be int64 (or int32), got {}", type_desc(y));
   }
   KN_ASSIGN(ArgMaxSetup s, with_infer_ctx(fc, argmax_setup));
-  const bool ok = visit_type(in[0].dtype, kNumericTypes, [&](auto tag) {
+  const bool ok = visit_types<kNumericTypes>(in[0].dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* x = in[0].as<const T>();
     for (std::int64_t o = 0; o < s.outer; ++o) {

@@ -53,6 +53,16 @@ std::uint16_t float_to_half(float f) {
   return static_cast<std::uint16_t>(sign | h);
 }
 
+unsigned type_category(DType t) {
+  switch (t) {
+    case DType::kFloat32: case DType::kFloat64: case DType::kFloat16: return kFloatTypes;
+    case DType::kInt8: case DType::kInt16: case DType::kInt32: case DType::kInt64: return kSignedTypes;
+    case DType::kUint8: case DType::kUint16: case DType::kUint32: case DType::kUint64: return kUnsignedTypes;
+    case DType::kBool: return kBoolType;
+  }
+  return 0;
+}
+
 std::string type_set_desc(unsigned set) {
   std::string s;
   auto add = [&](const char* what) { s += (s.empty() ? "" : ", ") + std::string(what); };
@@ -74,7 +84,7 @@ Status bad_type(const char* op, const char* what, const TensorView& t, unsigned 
 
 double value_at(const TensorView& t, std::int64_t i) {
   double v = 0;
-  visit_type(t.dtype, kAllTypes, [&](auto tag) {
+  visit_types<kAllTypes>(t.dtype, [&](auto tag) {
     using T = decltype(tag);
     v = static_cast<double>(load(t.as<const T>()[i]));
   });

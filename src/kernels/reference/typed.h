@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/common.h"
 
@@ -87,25 +88,37 @@ enum TypeSet : unsigned {
   kAllTypes = kNumericTypes | kBoolType,
 };
 
-// Calls f(T{}) with the storage type of `t` when `t` is in `set`; false otherwise.
-template <typename F>
-bool visit_type(DType t, unsigned set, F&& f) {
-  const bool fl = (set & kFloatTypes) != 0, si = (set & kSignedTypes) != 0, un = (set & kUnsignedTypes) != 0;
+// Calls f(T{}) with the storage type of `t` when `t` is in kSet (f is instantiated for
+// those types only); false otherwise.
+template <unsigned kSet, typename F>
+bool visit_types(DType t, F&& f) {
+  constexpr bool fl = (kSet & kFloatTypes) != 0, si = (kSet & kSignedTypes) != 0, un = (kSet & kUnsignedTypes) != 0,
+                 bo = (kSet & kBoolType) != 0;
   switch (t) {
-    case DType::kFloat32: if (fl) { f(float{}); return true; } break;
-    case DType::kFloat64: if (fl) { f(double{}); return true; } break;
-    case DType::kFloat16: if (fl) { f(Half{}); return true; } break;
-    case DType::kInt8: if (si) { f(std::int8_t{}); return true; } break;
-    case DType::kInt16: if (si) { f(std::int16_t{}); return true; } break;
-    case DType::kInt32: if (si) { f(std::int32_t{}); return true; } break;
-    case DType::kInt64: if (si) { f(std::int64_t{}); return true; } break;
-    case DType::kUint8: if (un) { f(std::uint8_t{}); return true; } break;
-    case DType::kUint16: if (un) { f(std::uint16_t{}); return true; } break;
-    case DType::kUint32: if (un) { f(std::uint32_t{}); return true; } break;
-    case DType::kUint64: if (un) { f(std::uint64_t{}); return true; } break;
-    case DType::kBool: if (set & kBoolType) { f(std::uint8_t{}); return true; } break;
+    case DType::kFloat32: if constexpr (fl) { f(float{}); return true; } break;
+    case DType::kFloat64: if constexpr (fl) { f(double{}); return true; } break;
+    case DType::kFloat16: if constexpr (fl) { f(Half{}); return true; } break;
+    case DType::kInt8: if constexpr (si) { f(std::int8_t{}); return true; } break;
+    case DType::kInt16: if constexpr (si) { f(std::int16_t{}); return true; } break;
+    case DType::kInt32: if constexpr (si) { f(std::int32_t{}); return true; } break;
+    case DType::kInt64: if constexpr (si) { f(std::int64_t{}); return true; } break;
+    case DType::kUint8: if constexpr (un) { f(std::uint8_t{}); return true; } break;
+    case DType::kUint16: if constexpr (un) { f(std::uint16_t{}); return true; } break;
+    case DType::kUint32: if constexpr (un) { f(std::uint32_t{}); return true; } break;
+    case DType::kUint64: if constexpr (un) { f(std::uint64_t{}); return true; } break;
+    case DType::kBool: if constexpr (bo) { f(std::uint8_t{}); return true; } break;
   }
   return false;
+}
+
+// The category bit of a type (0 for none).
+unsigned type_category(DType t);
+
+// visit_types with a set known at run time (f is instantiated for every type).
+template <typename F>
+bool visit_type(DType t, unsigned set, F&& f) {
+  if ((type_category(t) & set) == 0) return false;
+  return visit_types<kAllTypes>(t, std::forward<F>(f));
 }
 
 // "float, integer or bool types" and the like, for messages.

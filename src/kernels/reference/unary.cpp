@@ -166,7 +166,7 @@ Status unary_typed(const RunCtx& c) {
   const TensorView &x = c.in[0], &y = c.out[0];
   if (x.dtype != y.dtype) return BadType(c.op, "input is {} but the output is {}", type_desc(x), type_desc(y));
   KN_ASSIGN(std::vector<double> p, read_params<Op>(c.attr()));
-  const bool ok = visit_type(x.dtype, Op::kTypes, [&](auto tag) {
+  const bool ok = visit_types<Op::kTypes>(x.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* xs = x.as<const T>();
     T* ys = y.as<T>();
@@ -193,7 +193,7 @@ Status run_predicate(const RunCtx& c) {
   KN_ASSIGN(bool neg, c.attr().flag("detect_negative", true));
   KN_ASSIGN(bool pos, c.attr().flag("detect_positive", true));
   std::uint8_t* ys = y.as<std::uint8_t>();
-  const bool ok = visit_type(x.dtype, kFloatTypes, [&](auto tag) {
+  const bool ok = visit_types<kFloatTypes>(x.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* xs = x.as<const T>();
     for (std::int64_t i = 0; i < x.elements(); ++i) {
