@@ -209,5 +209,16 @@ TEST(KernelsConstantOfShapeRange, ValuesFromAttributesAndScalars) {
   EXPECT_EQ(run_status("Range", {}, {start.view(), limit.view(), zero.view()}).code(), err::kInvalidParam);
 }
 
+TEST(KernelsReverseSequence, ReversesEachBatchUpToItsLength) {
+  // time_axis 0, batch_axis 1: x (3, 2) columns are sequences [1 2 3] and [4 5 6].
+  auto x = OwnedTensor::f32({3, 2}, {1, 4, 2, 5, 3, 6});
+  auto lens = OwnedTensor::i64({2}, {3, 2});
+  EXPECT_EQ(run_ok("ReverseSequence", {}, {x.view(), lens.view()}).values<float>(), (F{3, 5, 2, 4, 1, 6}));
+  auto bad = OwnedTensor::i64({2}, {4, 0});
+  EXPECT_EQ(run_status("ReverseSequence", {}, {x.view(), bad.view()}).code(), err::kInvalidParam);
+  EXPECT_EQ(infer_shapes("ReverseSequence", {{"batch_axis", std::int64_t{0}}}, {{3, 2}, {2}}).status().code(),
+            err::kInvalidParam);
+}
+
 }  // namespace
 }  // namespace svp::kernels

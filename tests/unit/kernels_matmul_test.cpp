@@ -247,5 +247,17 @@ TEST(KernelsQLinearMatMul, RequantizesTheProduct) {
             err::kUnsupportedDataType);  // zero point of another type than its data
 }
 
+TEST(KernelsDet, DeterminantsOfTrailingMatricesWithPivoting) {
+  // det [[1 2] [3 4]] = -2; det [[0 1] [1 0]] = -1 (needs a row swap).
+  auto x = OwnedTensor::f32({2, 2, 2}, {1, 2, 3, 4, 0, 1, 1, 0});
+  auto r = run_reference_owned("Det", {}, {x.view()});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)[0].view().dims, (I{2}));
+  const auto v = (*r)[0].values<float>();
+  EXPECT_NEAR(v[0], -2, 1e-6);
+  EXPECT_NEAR(v[1], -1, 1e-6);
+  EXPECT_EQ(infer_shapes("Det", {}, {{2, 3}}).status().code(), err::kInvalidParam);
+}
+
 }  // namespace
 }  // namespace svp::kernels

@@ -1,6 +1,7 @@
 // Index and selection ops: Gather, GatherElements, GatherND, ScatterElements (and the
 // deprecated Scatter), ScatterND, Expand, Tile, OneHot, TopK, Trilu, CumSum, DepthToSpace,
-// SpaceToDepth, EyeLike, Where, Dropout (inference), Size, ConstantOfShape, Range. Data moves as raw elements of any type;
+// SpaceToDepth, EyeLike, Where, Dropout (inference), Size, ConstantOfShape, Range,
+// ReverseSequence. Data moves as raw elements of any type;
 // only the ops that compute (CumSum, scatter reductions, TopK's ordering) look at values.
 // Indices are int32 or int64; negative ones count from the end; out-of-range ones are an
 // error naming the op, the index and the dimension.
@@ -765,6 +766,60 @@ Status run_range(const RunCtx& c) {
   return Status::Ok();
 }
 
+// ---------------------------------------------------------------------------
+// ReverseSequence(input, sequence_lens, batch_axis = 1, time_axis = 0): per batch entry b,
+// the first sequence_lens[b] steps along the time axis reversed, the rest copied.
+
+struct RevSetup {
+  std::int64_t batch = 1, time = 0;
+};
+
+Result<RevSetup> rev_setup(const InferCtx& c) {
+  const Shape& x = c.in[0];
+  if (x.size() < 2) return Invalid(c.op, "input must have rank >= 2, got {}", shape_str(x));
+  RevSetup s;
+  KN_ASSIGN(std::int64_t b, c.attr().i("batch_axis", 1));
+  KN_ASSIGN(std::int64_t t, c.attr().i("time_axis", 0));
+  if ((b != 0 && b != 1) || (t != 0 && t != 1) || b == t) {
+    return Invalid(c.op, "batch_axis {} and time_axis {} must be 0 and 1 in some order", b, t);
+  }
+  s.batch = b;
+  s.time = t;
+  if (c.in[1] != Shape{x[static_cast<std::size_t>(b)]}) {
+    return Invalid(c.op, "sequence_lens must have shape [{}], got {}", x[static_cast<std::size_t>(b)],
+                   shape_str(c.in[1]));
+  }
+  return s;
+}
+
+Result<std::vector<Shape>> infer_reverse_sequence(const InferCtx& c) {
+  KN_ASSIGN(RevSetup s, rev_setup(c));
+  (void)s;
+  return std::vector<Shape>{c.in[0]};
+}
+
+Status run_reverse_sequence(const RunCtx& c) {
+  const TensorView &x = c.in[0], &y = c.out[0];
+  SVP_RETURN_IF_ERROR(require_same_type(c.op, x, y));
+  SVP_RETURN_IF_ERROR(require_index_type(c.op, "sequence_lens", c.in[1]));
+  KN_ASSIGN(RevSetup s, with_infer_ctx(c, rev_setup));
+  const auto tb = static_cast<std::size_t>(s.batch), tt = static_cast<std::size_t>(s.time);
+  const std::int64_t steps = x.dims[tt];
+  for (std::int64_t b = 0; b < x.dims[tb]; ++b) {
+    const std::int64_t len = int_at(c.in[1], b);
+    if (len < 0 || len > steps) return Invalid(c.op, "sequence length {} of batch {} is outside [0, {}]", len, b, steps);
+  }
+  const std::vector<std::int64_t> st = strides_of(x.dims);
+  const std::size_t es = esize(x);
+  for_each_index(x.dims, [&](std::int64_t flat, const std::vector<std::int64_t>& p) {
+    const std::int64_t len = int_at(c.in[1], p[tb]), t = p[tt];
+    const std::int64_t src = t < len ? flat + (len - 1 - 2 * t) * st[tt] : flat;
+    std::memcpy(bytes_of_out(y) + static_cast<std::size_t>(flat) * es, bytes_of(x) + static_cast<std::size_t>(src) * es,
+                es);
+  });
+  return Status::Ok();
+}
+
 }  // namespace
 
 void add_index_ops(std::vector<OpDef>& ops) {
@@ -788,6 +843,7 @@ void add_index_ops(std::vector<OpDef>& ops) {
   ops.push_back({"Size", 1, 1, infer_size, run_size});
   ops.push_back({"ConstantOfShape", 1, 1, infer_constant_of_shape, run_constant_of_shape});
   ops.push_back({"Range", 3, 3, infer_range, run_range});
+  ops.push_back({"ReverseSequence", 2, 2, infer_reverse_sequence, run_reverse_sequence});
 }
 
 }  // namespace svp::kernels::detail

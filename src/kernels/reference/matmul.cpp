@@ -1,8 +1,12 @@
-// MatMul (numpy semantics: 1-D promotion, broadcast batch dims) and Gemm.
+// MatMul (numpy semantics: 1-D promotion, broadcast batch dims), Gemm, the integer
+// MatMulInteger / QLinearMatMul, and Det.
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 #include "kernels/reference/int_ops.h"
 #include "kernels/reference/ops.h"
+#include "kernels/reference/typed.h"
 
 namespace svp::kernels::detail {
 namespace {
@@ -234,6 +238,58 @@ Status run_qlinear_matmul(const RunCtx& c) {
   return run_matmul(RunCtx{c.op, c.attrs, in, out});
 }
 
+// ---------------------------------------------------------------------------
+// Det: determinants of the trailing M x M matrices, by LU decomposition with partial
+// pivoting in double.
+
+Result<std::vector<Shape>> infer_det(const InferCtx& c) {
+  const Shape& x = c.in[0];
+  if (x.size() < 2 || x[x.size() - 1] != x[x.size() - 2]) {
+    return Invalid(c.op, "input must end in a square matrix [..., M, M], got {}", shape_str(x));
+  }
+  return std::vector<Shape>{Shape(x.begin(), x.end() - 2)};
+}
+
+double determinant(std::vector<double>& a, std::int64_t m) {
+  double det = 1;
+  for (std::int64_t k = 0; k < m; ++k) {
+    std::int64_t p = k;
+    for (std::int64_t r = k + 1; r < m; ++r) {
+      if (std::fabs(a[static_cast<std::size_t>(r * m + k)]) > std::fabs(a[static_cast<std::size_t>(p * m + k)])) p = r;
+    }
+    if (a[static_cast<std::size_t>(p * m + k)] == 0.0) return 0.0;
+    if (p != k) {
+      for (std::int64_t j = 0; j < m; ++j) std::swap(a[static_cast<std::size_t>(p * m + j)], a[static_cast<std::size_t>(k * m + j)]);
+      det = -det;
+    }
+    const double pivot = a[static_cast<std::size_t>(k * m + k)];
+    det *= pivot;
+    for (std::int64_t r = k + 1; r < m; ++r) {
+      const double f = a[static_cast<std::size_t>(r * m + k)] / pivot;
+      for (std::int64_t j = k; j < m; ++j) a[static_cast<std::size_t>(r * m + j)] -= f * a[static_cast<std::size_t>(k * m + j)];
+    }
+  }
+  return det;
+}
+
+Status run_det(const RunCtx& c) {
+  const TensorView &x = c.in[0], &y = c.out[0];
+  if (x.dtype != y.dtype || has_quant(x)) {
+    return BadType(c.op, "input is {} but the output is {}", type_desc(x), type_desc(y));
+  }
+  const std::int64_t m = x.dims.back(), mats = y.elements();
+  const bool ok = visit_types<kFloatTypes>(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<double> a(static_cast<std::size_t>(m * m));
+    for (std::int64_t i = 0; i < mats; ++i) {
+      for (std::int64_t e = 0; e < m * m; ++e) a[static_cast<std::size_t>(e)] = load(x.as<const T>()[i * m * m + e]);
+      y.as<T>()[i] = store<T>(determinant(a, m));
+    }
+  });
+  if (!ok) return bad_type(c.op, "input 0", x, kFloatTypes);
+  return Status::Ok();
+}
+
 }  // namespace
 
 void add_matmul_ops(std::vector<OpDef>& ops) {
@@ -241,6 +297,7 @@ void add_matmul_ops(std::vector<OpDef>& ops) {
   ops.push_back({"Gemm", 2, 3, infer_gemm, run_gemm});
   ops.push_back({"MatMulInteger", 2, 4, infer_matmul, run_matmul_integer});
   ops.push_back({"QLinearMatMul", 8, 8, infer_qlinear_matmul, run_qlinear_matmul});
+  ops.push_back({"Det", 1, 1, infer_det, run_det});
 }
 
 }  // namespace svp::kernels::detail

@@ -1,5 +1,7 @@
-// MaxPool (with its optional Indices output), AveragePool, GlobalAveragePool, GlobalMaxPool.
+// MaxPool (with its optional Indices output), AveragePool, GlobalAveragePool, GlobalMaxPool,
+// MaxUnpool.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -257,6 +259,60 @@ Status run_global_max_pool_float(const RunCtx& c) {
 
 Status run_global_max_pool(const RunCtx& c) { return run_via_float(c, run_global_max_pool_float); }
 
+// ---------------------------------------------------------------------------
+// MaxUnpool(X, I, output_shape?): zeros with X's values scattered to the flat indices I
+// (as MaxPool's Indices give them). Default output: (in - 1) * stride + kernel - pads.
+
+Result<std::vector<Shape>> infer_max_unpool(const InferCtx& c) {
+  const Shape& x = c.in[0];
+  if (c.in[1] != x) return Invalid(c.op, "indices I {} must have X's shape {}", shape_str(c.in[1]), shape_str(x));
+  Window w;
+  SVP_RETURN_IF_ERROR(spatial_input(c.op, x, w));
+  const AttrReader a = c.attr();
+  if (!a.has("kernel_shape")) return Malformed(c.op, "attribute \"kernel_shape\" is required");
+  KN_ASSIGN(std::vector<std::int64_t> ks, a.ints_n("kernel_shape", static_cast<std::size_t>(w.nsp), 1));
+  for (int i = 0; i < w.nsp; ++i) {
+    const std::int64_t k = ks[static_cast<std::size_t>(i)];
+    if (k < 1 || k > (1 << 30)) return Invalid(c.op, "attribute \"kernel_shape\" values must be positive, got {}", k);
+    w.k[3 - w.nsp + i] = k;
+  }
+  SVP_RETURN_IF_ERROR(read_window_attrs(a, w, AutoPad::kNotSet, false));
+  Shape out{x[0], x[1]};
+  for (int i = 3 - w.nsp; i < 3; ++i) {
+    const std::int64_t o = (w.in[i] - 1) * w.s[i] + w.k[i] - w.pb[i] - w.pe[i];
+    if (o < 1) return Invalid(c.op, "strides, kernel and pads leave no output in spatial dim {}", i);
+    out.push_back(o);
+  }
+  if (c.has(2)) {
+    KN_ASSIGN(const TensorView* t, c.need_value(2, "output_shape"));
+    KN_ASSIGN(std::vector<std::int64_t> os, read_ints(c.op, "output_shape", *t));
+    if (os.size() != out.size() || os[0] != x[0] || os[1] != x[1]) {
+      return Invalid(c.op, "output_shape {} must be [N, C, spatial...] for X {}", shape_str(os), shape_str(x));
+    }
+    for (std::size_t i = 2; i < os.size(); ++i) {
+      if (os[i] < 1 || os[i] > (std::int64_t{1} << 30)) return Invalid(c.op, "output_shape {} is invalid", shape_str(os));
+    }
+    out = os;
+  }
+  return std::vector<Shape>{out};
+}
+
+Status run_max_unpool(const RunCtx& c) {
+  const TensorView &x = c.in[0], &ind = c.in[1], &y = c.out[0];
+  if (!same_encoding(x, y)) return BadType(c.op, "X is {} but Y is {}", type_desc(x), type_desc(y));
+  if (ind.dtype != DType::kInt64) return BadType(c.op, "indices I must be int64, got {}", type_desc(ind));
+  const std::size_t es = model::dtype_size(x.dtype);
+  std::memset(y.data, 0, y.bytes());
+  const std::int64_t n = y.elements();
+  for (std::int64_t i = 0; i < x.elements(); ++i) {
+    const std::int64_t at = ind.as<const std::int64_t>()[i];
+    if (at < 0 || at >= n) return Invalid(c.op, "index {} is outside the output's {} elements", at, n);
+    std::memcpy(static_cast<std::uint8_t*>(y.data) + static_cast<std::size_t>(at) * es,
+                static_cast<const std::uint8_t*>(x.data) + static_cast<std::size_t>(i) * es, es);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void add_pool_ops(std::vector<OpDef>& ops) {
@@ -264,6 +320,7 @@ void add_pool_ops(std::vector<OpDef>& ops) {
   ops.push_back({"AveragePool", 1, 1, infer_pool, run_avg_pool});
   ops.push_back({"GlobalAveragePool", 1, 1, infer_global_pool, run_global_avg_pool});
   ops.push_back({"GlobalMaxPool", 1, 1, infer_global_pool, run_global_max_pool});
+  ops.push_back({"MaxUnpool", 2, 3, infer_max_unpool, run_max_unpool});
 }
 
 }  // namespace svp::kernels::detail
