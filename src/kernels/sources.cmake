@@ -24,6 +24,7 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/reference/loss.cpp
   src/kernels/reference/einsum.cpp
   src/kernels/reference/grid_sample.cpp
+  src/kernels/reference/dft.cpp
   src/kernels/onednn/runtime.cpp
   src/kernels/onednn/layout.cpp
   src/kernels/onednn/quant_params.cpp

@@ -259,5 +259,27 @@ TEST(KernelsDet, DeterminantsOfTrailingMatricesWithPivoting) {
   EXPECT_EQ(infer_shapes("Det", {}, {{2, 3}}).status().code(), err::kInvalidParam);
 }
 
+TEST(KernelsDft, RealSignalForwardOnesidedAndInverse) {
+  // [1 2 3 4] (real, axis 1 of [1, 4, 1]): X0 = 10, X1 = -2 + 2i, X2 = -2, X3 = -2 - 2i.
+  auto x = OwnedTensor::f32({1, 4, 1}, {1, 2, 3, 4});
+  auto r = run_reference_owned("DFT", {}, {x.view()});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)[0].view().dims, (I{1, 4, 2}));
+  const std::vector<float> want{10, 0, -2, 2, -2, 0, -2, -2};
+  const auto v = (*r)[0].values<float>();
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(v[i], want[i], 1e-5) << i;
+  auto one = run_reference_owned("DFT", {{"onesided", std::int64_t{1}}}, {x.view()});
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ((*one)[0].view().dims, (I{1, 3, 2}));
+  auto back = run_reference_owned("DFT", {{"inverse", std::int64_t{1}}}, {(*r)[0].view()});
+  ASSERT_TRUE(back.ok());
+  const auto b = (*back)[0].values<float>();
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR(b[2 * i], static_cast<float>(i + 1), 1e-5);
+    EXPECT_NEAR(b[2 * i + 1], 0, 1e-5);
+  }
+  EXPECT_EQ(infer_shapes("DFT", {}, {{1, 4, 3}}).status().code(), err::kInvalidParam);
+}
+
 }  // namespace
 }  // namespace svp::kernels

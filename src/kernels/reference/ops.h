@@ -38,6 +38,7 @@ void add_unary_ops(std::vector<OpDef>& ops);   // math functions, Abs/Neg/Sign, 
 void add_index_ops(std::vector<OpDef>& ops);   // Gather*, Scatter*, Expand, Tile, OneHot, TopK, Trilu, CumSum, ...
 void add_einsum_ops(std::vector<OpDef>& ops);   // Einsum
 void add_grid_sample_ops(std::vector<OpDef>& ops);  // GridSample
+void add_dft_ops(std::vector<OpDef>& ops);          // DFT
 void add_loss_ops(std::vector<OpDef>& ops);    // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 
 }  // namespace svp::kernels::detail
