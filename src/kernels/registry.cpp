@@ -100,7 +100,8 @@ Status run_reference(const std::string& op, const Attrs& attrs, const std::vecto
                      const std::vector<TensorView>& outputs) {
   KN_ASSIGN(const OpDef* def, find(op, inputs.size()));
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (i >= def->min_inputs && detail::is_absent_marker(inputs[i])) continue;  // absent optional input
+    // An absent optional input; a variadic op's inputs are all required.
+    if (i >= def->min_inputs && def->max_inputs != detail::kVariadic && detail::is_absent_marker(inputs[i])) continue;
     SVP_RETURN_IF_ERROR(check_view(def->name, fmt::format("input {}", i), inputs[i]));
   }
   for (std::size_t i = 0; i < outputs.size(); ++i) {

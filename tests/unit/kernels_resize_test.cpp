@@ -168,12 +168,15 @@ TEST(KernelsResize, OutputSizeFromScalesIsFloored) {
 TEST(KernelsResize, UnsupportedModesAndBadParametersAreRejected) {
   auto x = OwnedTensor::f32({1, 1, 2, 2}, {1, 2, 3, 4});
   auto code = [&](const Attrs& a, const F& scales) { return resize_scales(a, x, scales).status.code(); };
-  EXPECT_EQ(code(modes("cubic", "half_pixel"), {1, 1, 2, 2}), err::kInvalidParam);
+  EXPECT_EQ(code(modes("cubic", "half_pixel_symmetric"), {1, 1, 2, 2}), err::kInvalidParam);
   EXPECT_EQ(code(modes("bicubic", "half_pixel"), {1, 1, 2, 2}), err::kParseModel);
   EXPECT_EQ(code(modes("nearest", "tf_crop_and_resize"), {1, 1, 2, 2}), err::kInvalidParam);
   EXPECT_EQ(code(modes("nearest", "corners"), {1, 1, 2, 2}), err::kParseModel);
   EXPECT_EQ(code(modes("nearest", "half_pixel", "nearest"), {1, 1, 2, 2}), err::kParseModel);
-  EXPECT_EQ(code(modes("linear", "half_pixel"), {1, 2, 2, 2}), err::kInvalidParam);  // linear on the channel dim
+  // Linear on the channel dim of size 1 (any dim may change): every sample reads channel 0.
+  const auto ch = resize_scales(modes("linear", "half_pixel"), x, {1, 2, 1, 1});
+  ASSERT_TRUE(ch.status.ok()) << ch.status.message();
+  EXPECT_EQ(ch.values, (F{1, 2, 3, 4, 1, 2, 3, 4}));
   EXPECT_EQ(code({}, {1, 2, 2}), err::kInvalidParam);                                // wrong count
   EXPECT_EQ(code({}, {1, 1, 0, 2}), err::kInvalidParam);                             // zero scale
   EXPECT_EQ(code({}, {1, 1, 0.1f, 2}), err::kInvalidParam);                          // output dim 0
