@@ -166,19 +166,25 @@ TEST(KernelsResizeCubic, InterpolatesWithKeysKernel) {
   EXPECT_NEAR(v[3], -0.09375 * 0 + 0.59375 * 1 + 0.59375 * 2 - 0.09375 * 3, 1e-6);
 }
 
-TEST(KernelsMaxUnpool, ScattersToTheIndicesOfMaxPool) {
-  // 1x1x1x2 values [5 7] at flat indices 1 and 2 of a 1x1x2x2 output (kernel 2, stride 2
-  // would give 1x1x2x4: output_shape chooses 2x2).
+TEST(KernelsMaxUnpool, ScattersToTheIndicesOfMaxPoolAndPadsToOutputShape) {
+  // 1x1x1x2 values [5 7], kernel 2, stride 2: default output 1x1x2x4; indices 1 and 6 of it.
+  // output_shape 3x5 pads that with a zero row and column at the end.
   auto x = OwnedTensor::f32({1, 1, 1, 2}, {5, 7});
-  auto idx = OwnedTensor::i64({1, 1, 1, 2}, {1, 2});
+  auto idx = OwnedTensor::i64({1, 1, 1, 2}, {1, 6});
   const Attrs k{{"kernel_shape", I{2, 2}}, {"strides", I{2, 2}}};
-  EXPECT_EQ(infer_shapes("MaxUnpool", k, {{1, 1, 1, 2}, {1, 1, 1, 2}}).value()[0], (I{1, 1, 2, 4}));
-  auto shape = OwnedTensor::i64({4}, {1, 1, 2, 2});
-  auto y = run_ok("MaxUnpool", k, {x.view(), idx.view(), shape.view()});
+  auto y = run_ok("MaxUnpool", k, {x.view(), idx.view()});
   ASSERT_FALSE(y.empty());
-  EXPECT_EQ(y[0].values<float>(), (F{0, 5, 7, 0}));
+  EXPECT_EQ(y[0].view().dims, (I{1, 1, 2, 4}));
+  EXPECT_EQ(y[0].values<float>(), (F{0, 5, 0, 0, 0, 0, 7, 0}));
+  auto shape = OwnedTensor::i64({4}, {1, 1, 3, 5});
+  auto big = run_ok("MaxUnpool", k, {x.view(), idx.view(), shape.view()});
+  ASSERT_FALSE(big.empty());
+  EXPECT_EQ(big[0].values<float>(), (F{0, 5, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0}));
+  auto small = OwnedTensor::i64({4}, {1, 1, 2, 2});
+  EXPECT_EQ(run_reference_owned("MaxUnpool", k, {x.view(), idx.view(), small.view()}).status().code(),
+            err::kInvalidParam);
   auto far = OwnedTensor::i64({1, 1, 1, 2}, {1, 9});
-  EXPECT_EQ(run_reference_owned("MaxUnpool", k, {x.view(), far.view(), shape.view()}).status().code(),
+  EXPECT_EQ(run_reference_owned("MaxUnpool", k, {x.view(), far.view()}).status().code(),
             err::kInvalidParam);
 }
 

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "kernels/reference/ops.h"
+#include "kernels/tensor_buffer.h"
 #include "kernels/reference/typed.h"
 #include "kernels/reference/spatial.h"
 
@@ -261,9 +262,14 @@ Status run_global_max_pool(const RunCtx& c) { return run_via_float(c, run_global
 
 // ---------------------------------------------------------------------------
 // MaxUnpool(X, I, output_shape?): zeros with X's values scattered to the flat indices I
-// (as MaxPool's Indices give them). Default output: (in - 1) * stride + kernel - pads.
+// (as MaxPool's Indices give them) of the default output (in - 1) * stride + kernel - pads;
+// a larger output_shape pads that at the end of each spatial dim with zeros (ONNX).
 
-Result<std::vector<Shape>> infer_max_unpool(const InferCtx& c) {
+struct UnpoolShapes {
+  Shape def, out;
+};
+
+Result<UnpoolShapes> unpool_shapes(const InferCtx& c) {
   const Shape& x = c.in[0];
   if (c.in[1] != x) return Invalid(c.op, "indices I {} must have X's shape {}", shape_str(c.in[1]), shape_str(x));
   Window w;
@@ -277,39 +283,54 @@ Result<std::vector<Shape>> infer_max_unpool(const InferCtx& c) {
     w.k[3 - w.nsp + i] = k;
   }
   SVP_RETURN_IF_ERROR(read_window_attrs(a, w, AutoPad::kNotSet, false));
-  Shape out{x[0], x[1]};
+  UnpoolShapes u;
+  u.def = {x[0], x[1]};
   for (int i = 3 - w.nsp; i < 3; ++i) {
     const std::int64_t o = (w.in[i] - 1) * w.s[i] + w.k[i] - w.pb[i] - w.pe[i];
     if (o < 1) return Invalid(c.op, "strides, kernel and pads leave no output in spatial dim {}", i);
-    out.push_back(o);
+    u.def.push_back(o);
   }
+  u.out = u.def;
   if (c.has(2)) {
     KN_ASSIGN(const TensorView* t, c.need_value(2, "output_shape"));
     KN_ASSIGN(std::vector<std::int64_t> os, read_ints(c.op, "output_shape", *t));
-    if (os.size() != out.size() || os[0] != x[0] || os[1] != x[1]) {
-      return Invalid(c.op, "output_shape {} must be [N, C, spatial...] for X {}", shape_str(os), shape_str(x));
+    bool ok = os.size() == u.def.size() && os[0] == x[0] && os[1] == x[1];
+    for (std::size_t i = 2; ok && i < os.size(); ++i) ok = os[i] >= u.def[i] && os[i] <= (std::int64_t{1} << 30);
+    if (!ok) {
+      return Invalid(c.op, "output_shape {} must be [N, C, spatial...] at least the default {}", shape_str(os),
+                     shape_str(u.def));
     }
-    for (std::size_t i = 2; i < os.size(); ++i) {
-      if (os[i] < 1 || os[i] > (std::int64_t{1} << 30)) return Invalid(c.op, "output_shape {} is invalid", shape_str(os));
-    }
-    out = os;
+    u.out = os;
   }
-  return std::vector<Shape>{out};
+  return u;
+}
+
+Result<std::vector<Shape>> infer_max_unpool(const InferCtx& c) {
+  KN_ASSIGN(UnpoolShapes u, unpool_shapes(c));
+  return std::vector<Shape>{u.out};
 }
 
 Status run_max_unpool(const RunCtx& c) {
   const TensorView &x = c.in[0], &ind = c.in[1], &y = c.out[0];
   if (!same_encoding(x, y)) return BadType(c.op, "X is {} but Y is {}", type_desc(x), type_desc(y));
   if (ind.dtype != DType::kInt64) return BadType(c.op, "indices I must be int64, got {}", type_desc(ind));
+  KN_ASSIGN(UnpoolShapes u, with_infer_ctx(c, unpool_shapes));
   const std::size_t es = model::dtype_size(x.dtype);
-  std::memset(y.data, 0, y.bytes());
-  const std::int64_t n = y.elements();
+  OwnedTensor dense(x.dtype, u.def);
+  const std::int64_t n = dense.elements();
   for (std::int64_t i = 0; i < x.elements(); ++i) {
     const std::int64_t at = ind.as<const std::int64_t>()[i];
-    if (at < 0 || at >= n) return Invalid(c.op, "index {} is outside the output's {} elements", at, n);
-    std::memcpy(static_cast<std::uint8_t*>(y.data) + static_cast<std::size_t>(at) * es,
+    if (at < 0 || at >= n) return Invalid(c.op, "index {} is outside the unpooled {} elements", at, n);
+    std::memcpy(static_cast<std::uint8_t*>(dense.view().data) + static_cast<std::size_t>(at) * es,
                 static_cast<const std::uint8_t*>(x.data) + static_cast<std::size_t>(i) * es, es);
   }
+  // Out-of-range table entries (-1) read the fill value 0.
+  const std::vector<std::int64_t> st = strides_of(u.def);
+  std::vector<std::vector<std::int64_t>> tables(u.out.size());
+  for (std::size_t d = 0; d < u.out.size(); ++d) {
+    for (std::int64_t o = 0; o < u.out[d]; ++o) tables[d].push_back(o < u.def[d] ? o * st[d] : -1);
+  }
+  gather_tables(y.data, dense.view().data, es, tables, 0);
   return Status::Ok();
 }
 
