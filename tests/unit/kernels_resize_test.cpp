@@ -219,5 +219,31 @@ TEST(KernelsGridSample, CornersCentresAndPadding) {
   EXPECT_EQ(infer_shapes("GridSample", {}, {{1, 1, 2, 2}, {1, 1, 2, 3}}).status().code(), err::kInvalidParam);
 }
 
+TEST(KernelsRoiAlign, AveragesBilinearSamplesPerBin) {
+  // 1x1x2x2 [[1 2] [3 4]], one roi over the whole image [0 0 2 2], half_pixel (shift
+  // -0.5: [-0.5, 1.5]), one 1x1 bin of 2x2 samples at -0.5 + 0.5 = 0 and -0.5 + 1.5 = 1 per
+  // axis: the pixel centres 1, 2, 3, 4 (mean 2.5). output_half_pixel (no shift, [0, 2]):
+  // samples at 0.5 and 1.5 per axis; 1.5 clamps to the last pixel: rows 0.5 → 2, 1.5 → 3.
+  auto x = OwnedTensor::f32({1, 1, 2, 2}, {1, 2, 3, 4});
+  auto rois = OwnedTensor::f32({1, 4}, {0, 0, 2, 2});
+  auto bi = OwnedTensor::i64({1}, {0});
+  auto r = run_reference_owned("RoiAlign", {{"sampling_ratio", std::int64_t{2}}}, {x.view(), rois.view(), bi.view()});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)[0].view().dims, (I{1, 1, 1, 1}));
+  EXPECT_NEAR((*r)[0].values<float>()[0], 2.5, 1e-6);
+  auto o = run_reference_owned("RoiAlign",
+                               {{"sampling_ratio", std::int64_t{2}},
+                                {"coordinate_transformation_mode", std::string("output_half_pixel")}},
+                               {x.view(), rois.view(), bi.view()});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  // Samples (0.5, 0.5) = 2.5, (0.5, 1.5) = 3, (1.5, 0.5) = 3.5, (1.5, 1.5) = 4.
+  EXPECT_NEAR((*o)[0].values<float>()[0], (2.5 + 3 + 3.5 + 4) / 4, 1e-6);
+  auto bad = OwnedTensor::i64({1}, {1});
+  EXPECT_EQ(run_reference_owned("RoiAlign", {}, {x.view(), rois.view(), bad.view()}).status().code(),
+            err::kInvalidParam);
+  EXPECT_EQ(infer_shapes("RoiAlign", {{"mode", std::string("sum")}}, {{1, 1, 2, 2}, {1, 4}, {1}}).status().code(),
+            err::kParseModel);
+}
+
 }  // namespace
 }  // namespace svp::kernels
