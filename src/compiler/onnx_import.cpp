@@ -427,9 +427,10 @@ class Importer {
       auto it = names_.find(in);
       if (it == names_.end()) return Error(err::kParseModel, "{} reads \"{}\", which nothing produces", where, in);
       // An empty constant is how exporters spell an absent optional input (Resize's roi
-      // and scales, for instance).
+      // and scales, for instance); Concat has no optional inputs, and an empty piece (a
+      // Shape slice of length 0) is data.
       const Value& v = g_.value(it->second);
-      const bool empty_constant = v.is_constant() && v.data->empty();
+      const bool empty_constant = v.is_constant() && v.data->empty() && n.op_type() != "Concat";
       node.inputs.push_back(empty_constant ? kNoValue : it->second);
     }
     SVP_RETURN_IF_ERROR(rewrite_old_semantics(&node, where));
