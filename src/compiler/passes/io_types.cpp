@@ -1,6 +1,6 @@
 #include "compiler/passes/io_types.h"
 
-#include <onnx/onnx_pb.h>
+#include "compiler/onnx_node_inference.h"
 
 #include <fmt/format.h>
 
@@ -8,23 +8,6 @@ namespace svp::compiler {
 namespace {
 
 using model::DType;
-
-// The ONNX TensorProto code Cast's "to" attribute takes.
-std::int64_t onnx_code(DType t) {
-  using T = onnx::TensorProto;
-  switch (t) {
-    case DType::kFloat32: return T::FLOAT;
-    case DType::kFloat16: return T::FLOAT16;
-    case DType::kInt8: return T::INT8;
-    case DType::kUint8: return T::UINT8;
-    case DType::kInt16: return T::INT16;
-    case DType::kUint16: return T::UINT16;
-    case DType::kInt32: return T::INT32;
-    case DType::kUint32: return T::UINT32;
-    case DType::kInt64: return T::INT64;
-    default: return T::UNDEFINED;
-  }
-}
 
 std::string names_of(const Graph& g, const std::vector<ValueId>& ids) {
   std::string out;
@@ -62,7 +45,7 @@ Status apply_io_types(Graph& g, const CompileOptions& options) {
     Node cast;
     cast.name = g.unique_name(name + "_input_cast");
     cast.op = "Cast";
-    cast.attrs.set("to", onnx_code(g.value(old_in).dtype));
+    cast.attrs.set("to", static_cast<std::int64_t>(onnx_type_of(g.value(old_in).dtype)));
     cast.inputs = {new_in};
     cast.outputs = {old_in};
     g.add_node(std::move(cast));
