@@ -150,6 +150,8 @@ class ModelBuilder {
     else if constexpr (std::is_same_v<T, std::int32_t>) return DType::kInt32;
     else if constexpr (std::is_same_v<T, std::uint32_t>) return DType::kUint32;
     else if constexpr (std::is_same_v<T, std::int64_t>) return DType::kInt64;
+    else if constexpr (std::is_same_v<T, std::uint64_t>) return DType::kUint64;
+    else if constexpr (std::is_same_v<T, double>) return DType::kFloat64;
     else static_assert(!sizeof(T), "no DType for this element type (use the untyped add_constant for float16)");
   }
 

@@ -56,10 +56,13 @@ Result<DType> dtype_of(int onnx_type, const std::string& where) {
     case T::INT32: return DType::kInt32;
     case T::UINT32: return DType::kUint32;
     case T::INT64: return DType::kInt64;
+    case T::UINT64: return DType::kUint64;
+    case T::DOUBLE: return DType::kFloat64;
+    case T::BOOL: return DType::kBool;
     default: break;
   }
   const char* name = onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(onnx_type)).c_str();
-  return Error(err::kParseModel, "{}: element type {} is not supported (float, float16, int8/16/32/64, uint8/16/32)",
+  return Error(err::kParseModel, "{}: element type {} is not supported (float, float16, double, bool, int8/16/32/64, uint8/16/32/64)",
                where, name);
 }
 
@@ -104,6 +107,12 @@ Result<Bytes> tensor_bytes(const onnx::TensorProto& t, DType dtype, const std::s
         const auto x = static_cast<std::uint32_t>(v);
         std::memcpy(p, &x, 4);
       }));
+      break;
+    case DType::kUint64:
+      SVP_RETURN_IF_ERROR(fill(t.uint64_data(), [](std::uint64_t v, std::uint8_t* p) { std::memcpy(p, &v, 8); }));
+      break;
+    case DType::kFloat64:
+      SVP_RETURN_IF_ERROR(fill(t.double_data(), [](double v, std::uint8_t* p) { std::memcpy(p, &v, 8); }));
       break;
     default:  // int32_data carries every type of 32 bits or fewer (float16 as its bits)
       SVP_RETURN_IF_ERROR(fill(t.int32_data(), [size](std::int32_t v, std::uint8_t* p) {
@@ -458,6 +467,9 @@ class Importer {
       case DType::kInt32: return *v.as<std::int32_t>();
       case DType::kUint32: return *v.as<std::uint32_t>();
       case DType::kInt64: return static_cast<double>(*v.as<std::int64_t>());
+      case DType::kUint64: return static_cast<double>(*v.as<std::uint64_t>());
+      case DType::kFloat64: return *v.as<double>();
+      case DType::kBool: return *v.as<std::uint8_t>() != 0 ? 1.0 : 0.0;
       default: return 0;
     }
   }
@@ -504,9 +516,10 @@ class Importer {
       auto it = names_.find(in);
       if (it == names_.end()) return Error(err::kParseModel, "{} reads \"{}\", which nothing produces", where, in);
       // An empty constant is how exporters spell an absent optional input (Resize's roi
-      // and scales, for instance).
+      // and scales, for instance); Concat has no optional inputs, and an empty piece (a
+      // Shape slice of length 0) is data.
       const Value& v = g_.value(it->second);
-      const bool empty_constant = v.is_constant() && v.data->empty();
+      const bool empty_constant = v.is_constant() && v.data->empty() && n.op_type() != "Concat";
       node.inputs.push_back(empty_constant ? kNoValue : it->second);
     }
     SVP_RETURN_IF_ERROR(rewrite_old_semantics(&node, where));
@@ -793,13 +806,24 @@ class Importer {
   Status add_output(const std::string& name) {
     auto it = names_.find(name);
     if (it == names_.end()) return Error(err::kParseModel, "model output \"{}\" is produced by no node", name);
-    if (g_.value(it->second).is_constant()) {
-      return Error(err::kParseModel,
-                   "model output \"{}\" is a constant (it does not depend on any input): remove it from the model "
-                   "or from --out_nodes",
-                   name);
-    }
     ValueId out = it->second;
+    if (g_.value(out).is_constant()) {
+      // A folded output (Shape or Size of a static shape, an op of constants only): an
+      // Identity layer copies it into the output buffer at every execution.
+      Value v;
+      v.name = name;
+      v.dtype = g_.value(out).dtype;
+      v.shape = g_.value(out).shape;
+      g_.value(out).name = g_.unique_name(name + "_const");
+      const ValueId copy = g_.add_value(std::move(v));
+      Node n;
+      n.name = g_.unique_name(name + "_copy");
+      n.op = "Identity";
+      n.inputs = {out};
+      n.outputs = {copy};
+      g_.add_node(std::move(n));
+      out = copy;
+    }
     if (g_.value(out).shape.empty()) {
       // Model outputs are at least 1-D (the vendor's I/O rule): a scalar leaves as [1].
       Value v;

@@ -18,6 +18,9 @@ std::int32_t onnx_type_of(model::DType t) {
     case DType::kInt16: return TensorProto::INT16;
     case DType::kInt32: return TensorProto::INT32;
     case DType::kInt64: return TensorProto::INT64;
+    case DType::kUint64: return TensorProto::UINT64;
+    case DType::kFloat64: return TensorProto::DOUBLE;
+    case DType::kBool: return TensorProto::BOOL;
     case DType::kUint8: return TensorProto::UINT8;
     case DType::kUint16: return TensorProto::UINT16;
     case DType::kUint32: return TensorProto::UINT32;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <iterator>
 #include <sstream>
 #include <filesystem>
@@ -239,6 +240,29 @@ TEST(OnnxImport, ScalarOutputsLeaveAsOneElement) {
   ASSERT_TRUE(g.ok()) << g.status().message();
   EXPECT_EQ(g->value(g->outputs[0]).shape, (std::vector<std::int64_t>{1}));
   EXPECT_EQ(g->value(g->outputs[0]).name, "y");
+}
+
+TEST(OnnxImport, AnOutputThatFoldsToAConstantIsCopiedByAnIdentityLayer) {
+  // Shape of a static input folds at import; the model still returns it.
+  OnnxBuilder b;
+  b.input("x", {2, 3});
+  b.node("Shape", {"x"}, {"y"});
+  b.output("y", {2}, onnx::TensorProto::INT64);
+  auto g = import_onnx_bytes(b.bytes(), "", CompileOptions{});
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  const Value& y = g->value(g->outputs[0]);
+  EXPECT_EQ(y.name, "y");
+  EXPECT_EQ(y.dtype, model::DType::kInt64);
+  EXPECT_FALSE(y.is_constant());
+  ASSERT_GE(y.producer, 0);
+  const Node& copy = g->node(y.producer);
+  EXPECT_EQ(copy.op, "Identity");
+  ASSERT_EQ(copy.inputs.size(), 1u);
+  const Value& c = g->value(copy.inputs[0]);
+  ASSERT_TRUE(c.is_constant());
+  std::vector<std::int64_t> dims(2);
+  std::memcpy(dims.data(), c.data->data(), 16);
+  EXPECT_EQ(dims, (std::vector<std::int64_t>{2, 3}));
 }
 
 TEST(Compile, TheSameInputsGiveByteIdenticalModels) {
