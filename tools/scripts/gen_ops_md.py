@@ -43,9 +43,9 @@ def main():
            "with the shipped ones (float, double and float16 with rtol 1e-3, atol 1e-4; integers and booleans "
            "exactly). Parameter inputs (int64 tensors that are not "
            "an op's first (data) input, and the parameter slots of Resize, Pad, Clip and OneHot) are given as "
-           "constants, as an NPU compiler needs them. Every op "
-           "runs on the NPU core (reference kernels, with oneDNN fast paths for Conv, Gemm/MatMul, pools and "
-           "activations); AI-CPU placement by the compiler is not built yet.",
+           "constants, as an NPU compiler needs them. Where an op runs: the vendor NPU's native ops on the "
+           "NPU core (reference kernels, with oneDNN fast paths for Conv, Gemm/MatMul, pools and activations), "
+           "every other op on the AI-CPU (docs/compiler.md, \"Placement\").",
            "",
            f"Single-op cases: **{totals['pass']} of {all_cases} pass** ({100.0 * totals['pass'] / max(1, all_cases):.1f} %), "
            f"{totals['fail']} fail, {totals['unsupported']} unsupported, {totals['crash']} crash.",
