@@ -6,6 +6,7 @@
 
 #include "kernels/kernels.h"
 
+#include "compiler/aipp/insert_op_apply.h"
 #include "compiler/emit.h"
 #include "compiler/onnx_import.h"
 #include "compiler/pass.h"
@@ -35,6 +36,7 @@ Result<CompileResult> compile(const CompileOptions& options, const std::vector<s
   if (!g.ok()) return g.status();
   r.log.push_back(fmt::format("import: {} nodes, {} inputs, {} outputs (opset {})", g->live_node_count(),
                               g->inputs.size(), g->outputs.size(), g->opset));
+  SVP_RETURN_IF_ERROR(aipp_conf::apply_insert_op_conf(options, *g, &r.log));  // --insert_op_conf
   // The graph passes, in this order (docs/compiler.md "Passes").
   {
     FoldBatchNormPass fold_bn;

@@ -69,3 +69,21 @@ if(rc)
   message(FATAL_ERROR "npy_reader_fuzz failed (exit ${rc}); reproducer(s): ${found}\nlog ${npy_log}:\n${text}")
 endif()
 message(STATUS "npy_reader_fuzz: ${npy_time}s; log ${npy_log}")
+
+# The --insert_op_conf reader, a quarter of the time, from the golden configurations
+# (absent when the fuzz project found no protobuf).
+if(EXISTS ${build}/insert_op_conf_fuzz)
+  set(cfg_corpus ${WORK_DIR}/insert_op_corpus)
+  file(REMOVE_RECURSE ${cfg_corpus})
+  file(MAKE_DIRECTORY ${cfg_corpus})
+  set(cfg_log ${WORK_DIR}/insert_op_fuzz.log)
+  execute_process(COMMAND ${build}/insert_op_conf_fuzz -max_total_time=${npy_time} -rss_limit_mb=2048 -timeout=10
+                          -artifact_prefix=${artifacts} ${cfg_corpus} ${SOURCE_DIR}/tests/data/aipp
+                  RESULT_VARIABLE rc OUTPUT_FILE ${cfg_log} ERROR_FILE ${cfg_log})
+  if(rc)
+    file(READ ${cfg_log} text)
+    file(GLOB found ${artifacts}*)
+    message(FATAL_ERROR "insert_op_conf_fuzz failed (exit ${rc}); reproducer(s): ${found}\nlog ${cfg_log}:\n${text}")
+  endif()
+  message(STATUS "insert_op_conf_fuzz: ${npy_time}s; log ${cfg_log}")
+endif()

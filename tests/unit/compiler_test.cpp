@@ -49,8 +49,9 @@ TEST(AtcOptions, TheModelzooResNet50LineParses) {
   EXPECT_EQ(p->options.input_shape[0].first, "input_0");
   EXPECT_EQ(p->options.input_shape[0].second, (std::vector<std::int64_t>{1, 3, 224, 224}));
   EXPECT_EQ(p->options.soc_version, SocVersion::kSS928V100);
-  // AIPP configs and calibration lists are recognised, and refused by compile() as not built.
-  EXPECT_EQ(p->unsupported.size(), 2u);
+  EXPECT_EQ(p->options.insert_op_conf, "../SS928V100_SVP_NNN/insert_op.cfg");
+  // Calibration lists are recognised, and refused by compile() as not built.
+  EXPECT_EQ(p->unsupported, (std::vector<std::string>{"image_list=./data/image_ref_list.txt"}));
 }
 
 TEST(AtcOptions, TheOtherVendorLinesParse) {
