@@ -17,6 +17,7 @@
 #include "compiler/aipp/insert_op_convert.h"
 #include "compiler/aipp/insert_op_parse.h"
 #include "compiler/compile.h"
+#include "compiler/om_json.h"
 #include "model/aipp/model_config.h"
 #include "test_support.h"
 
@@ -87,7 +88,8 @@ TEST(InsertOpConf, AscendStaticYuv420spCscBecomesTheRuntimesQ10Matrix) {
 TEST(InsertOpConf, AscendCropAndPaddingExample) {
   auto r = convert_file("ascend_crop_padding.cfg", image_input(3, 95, 85));
   ASSERT_TRUE(r.ok()) << r.status().message();
-  const auto& e = model_aipp(*r).params.batches[0];
+  const auto a = model_aipp(*r);
+  const auto& e = a.params.batches[0];
   EXPECT_TRUE(e.crop);
   EXPECT_EQ(e.crop_x, 10);
   EXPECT_EQ(e.crop_y, 20);
@@ -110,7 +112,8 @@ TEST(InsertOpConf, AscendCropAndPaddingExample) {
 TEST(InsertOpConf, AscendModelzooRgb888WithCropOffIgnoresTheCropWindow) {
   auto r = convert_file("ascend_rgb888_min_var.cfg", image_input(3, 224, 224));
   ASSERT_TRUE(r.ok()) << r.status().message();
-  const auto& p = model_aipp(*r).params;
+  const auto a = model_aipp(*r);
+  const auto& p = a.params;
   EXPECT_EQ(p.format, fmt_id::kRgb888);
   EXPECT_FALSE(p.csc);
   EXPECT_FALSE(p.batches[0].crop);
@@ -134,7 +137,8 @@ TEST(InsertOpConf, AscendDynamicMaxSourceBytesBecomeWidthAndHeight) {
 TEST(InsertOpConf, SvpRgbPlanarWithModelFormatRgb) {
   auto r = convert_file("svp_rgb_planar.cfg", image_input(3, 224, 224));
   ASSERT_TRUE(r.ok()) << r.status().message();
-  const auto& p = model_aipp(*r).params;
+  const auto a = model_aipp(*r);
+  const auto& p = a.params;
   EXPECT_EQ(p.format, fmt_id::kRgbPlanar);
   EXPECT_FALSE(p.csc);
   EXPECT_FALSE(p.rbuv_swap);
@@ -145,7 +149,8 @@ TEST(InsertOpConf, SvpRgbPlanarWithModelFormatRgb) {
 TEST(InsertOpConf, SvpYuvSourceForABgrModelGetsTheBt601BgrMatrix) {
   auto r = convert_file("svp_yuv420sp_bgr_aapp.cfg", image_input(3, 64, 64));
   ASSERT_TRUE(r.ok()) << r.status().message();
-  const auto& p = model_aipp(*r).params;
+  const auto a = model_aipp(*r);
+  const auto& p = a.params;
   EXPECT_EQ(p.format, fmt_id::kYuv420Sp);
   EXPECT_TRUE(p.csc);
   EXPECT_EQ(p.matrix, (std::array<std::int16_t, 9>{1192, 2066, 0, 1192, -401, -832, 1192, 0, 1634}));
@@ -388,6 +393,10 @@ TEST_F(InsertOpCompileTest, StaticAippModelsOfBothDialectsEqualTheFloatModelOnTh
     bool logged = false;
     for (const auto& line : log) logged = logged || line.find("aipp: input 0 (\"image\"): static") != std::string::npos;
     EXPECT_TRUE(logged);
+    // --mode=1's JSON shows the input's AIPP.
+    const auto j = svp::compiler::om_json(m.program, m.weights.size());
+    EXPECT_EQ(j["ops"][0]["input_desc"][0]["aipp"]["aipp_mode"], "static");
+    EXPECT_EQ(j["ops"][0]["input_desc"][0]["aipp"]["input_format"], "YUV400_U8");
     Loaded l(m);
     // The compiled input is the raw source: a uint8 28x28 gray image with static AIPP.
     EXPECT_EQ(svp_acl_mdl_get_input_data_type(l.desc, 0), SVP_ACL_UINT8);

@@ -313,6 +313,11 @@ Result<std::pair<std::int32_t, std::int32_t>> dynamic_max(const AippBlock& b, st
                                                           std::int64_t H) {
   const AippOpParams& c = b.params;
   if (c.has_max_src_image_size_w() || c.has_max_src_image_size_h()) {
+    if (c.max_src_image_size_w() > (1 << 24) || c.max_src_image_size_h() > (1 << 24)) {
+      return fail(err::kInvalidParam, b, "max_src_image_size_w",
+                  fmt::format("max_src_image_size_w/_h {}x{}: each side must be at most {}", c.max_src_image_size_w(),
+                              c.max_src_image_size_h(), 1 << 24));
+    }
     if (c.max_src_image_size_w() < W || c.max_src_image_size_h() < H) {
       return fail(err::kInvalidParam, b, "max_src_image_size_w",
                   fmt::format("max_src_image_size_w/_h {}x{} is smaller than the model input {}x{} (every gear); "
@@ -393,7 +398,8 @@ Result<Converted> convert_insert_op(const InsertOpConfig& cfg, const ModelContex
     }
     owner[rank] = &b;
     const std::string what = fmt::format("input {} (\"{}\")", rank, in.name);
-    if (in.dims.size() != 4 || (in.dims[1] != 1 && in.dims[1] != 3)) {
+    if (in.dims.size() != 4 || (in.dims[1] != 1 && in.dims[1] != 3) || in.dims[0] <= 0 || in.dims[2] <= 0 ||
+        in.dims[3] <= 0) {
       return fail(err::kInvalidParam, b, "related_input_rank",
                   fmt::format("{} has dims [{}]: AIPP feeds an image input, N x C x H x W with C = 1 or 3", what,
                               fmt::join(in.dims, ", ")));

@@ -50,6 +50,31 @@ std::map<std::string, Location> field_locations(const pb::Message& m, const pb::
   return out;
 }
 
+// protobuf reports an unknown field or enum name where its tokenizer stopped, after the
+// name; point at the name itself (the last "X" the message quotes, on that line, before
+// that position), which is what the user edits.
+Location at_quoted_name(const std::string& text, Location at, const std::string& message) {
+  const auto close = message.find("\" for field");
+  const std::string key = close != std::string::npos ? "value of \"" : "field named \"";
+  const auto open = message.find(key);
+  if (open == std::string::npos) return at;
+  const auto begin = open + key.size();
+  const auto end = message.find('"', begin);
+  if (end == std::string::npos || end == begin) return at;
+  const std::string name = message.substr(begin, end - begin);
+  std::size_t line_start = 0;
+  for (int l = 1; l < at.line && line_start != std::string::npos; ++l) {
+    line_start = text.find('\n', line_start);
+    if (line_start != std::string::npos) ++line_start;
+  }
+  if (line_start == std::string::npos) return at;
+  const std::string line = text.substr(line_start, text.find('\n', line_start) - line_start);
+  const std::size_t limit = std::min<std::size_t>(line.size(), static_cast<std::size_t>(std::max(at.column - 1, 0)));
+  const auto pos = line.rfind(name, limit);
+  if (pos == std::string::npos || pos + name.size() > limit) return at;
+  return Location{at.line, static_cast<int>(pos) + 1};
+}
+
 }  // namespace
 
 std::string AippBlock::where(const std::string& field) const {
@@ -74,10 +99,11 @@ Result<InsertOpConfig> parse_insert_op_conf(const std::string& text, const std::
   parser.WriteLocationsTo(&tree);
   if (!parser.ParseFromString(text, &ops) || errors.seen()) {
     if (!errors.seen()) return Error(err::kParseFile, "{}: not a valid AIPP configuration", file);
+    const Location at = at_quoted_name(text, errors.at(), errors.message());
     return Error(err::kParseFile,
                  "{}:{}:{}: {} (an AIPP configuration is protobuf text: aipp_op {{ field: value ... }}; "
                  "docs/compiler.md lists the fields)",
-                 file, errors.at().line, errors.at().column, errors.message());
+                 file, at.line, at.column, errors.message());
   }
   InsertOpConfig cfg;
   cfg.file = file;
