@@ -454,9 +454,14 @@ Result<Converted> convert_insert_op(const InsertOpConfig& cfg, const ModelContex
     t.hw = {{in.dims[2], in.dims[3]}};
     const Status v = aipp::validate_for(*p, t);
     if (!v.ok()) {
+      // A size mismatch: say which size the stages must end at.
+      const bool size = v.message().find("does not match the model input") != std::string::npos;
       return fail(err::kInvalidParam, b, "",
-                  fmt::format("aipp_op for {}: {}; the AIPP output must be the model input's {}x{} (w x h)", what,
-                              v.message(), in.dims[3], in.dims[2]));
+                  fmt::format("aipp_op for {}: {}{}", what, v.message(),
+                              size ? fmt::format("; crop, padding and resize must end at the model input's {}x{} "
+                                                 "(w x h)",
+                                                 in.dims[3], in.dims[2])
+                                   : std::string()));
     }
     out.input_aipp[rank] = aipp::static_aipp_json(*p);
     const aipp::BatchParams& e = p->batches[0];
