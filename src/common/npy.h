@@ -1,5 +1,7 @@
-// The NumPy .npy header (format version 1.0) for dense little-endian arrays: what model
-// dumps write and tools read. Header only; no dependency beyond the standard library.
+// NumPy .npy files (format 1.0-3.0): the header model dumps write, a bounds-checked reader
+// safe on any bytes (fuzzed: tests/fuzz/npy_reader_fuzz.cpp) for svp_run's inputs and the
+// compiler's calibration data, and a whole-file writer. No dependency beyond the standard
+// library.
 #pragma once
 
 #include <cstdint>
@@ -27,5 +29,19 @@ inline std::string header(const std::string& descr, const std::vector<std::int64
   out += static_cast<char>((dict.size() >> 8) & 0xff);
   return out + dict;
 }
+
+struct Array {
+  std::string descr;               // e.g. "<f4"
+  std::vector<std::int64_t> shape;
+  std::vector<std::uint8_t> data;  // row-major (fortran_order arrays are rejected)
+};
+
+// Parses `bytes` as an .npy file. On failure returns false and sets `error` to a sentence
+// naming what is malformed; never reads outside `bytes`.
+bool parse(const std::uint8_t* bytes, std::size_t size, Array& out, std::string& error);
+
+// The .npy file holding `data` (dense, row-major) with dtype `descr` and `shape`.
+std::vector<std::uint8_t> make(const std::string& descr, const std::vector<std::int64_t>& shape,
+                               const std::uint8_t* data, std::size_t size);
 
 }  // namespace svp::npy

@@ -272,13 +272,41 @@ const std::vector<Flag>& flags() {
          p.options.max_segment_macs = static_cast<std::uint64_t>(*x);
          return Status::Ok();
        }},
+      {"preemptible", "1: higher-priority tasks may preempt this model between segments (ours; default 0)",
+       [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
+         auto b = to_bool(f, v);
+         if (!b.ok()) return b.status();
+         p.options.preemptible = *b;
+         return Status::Ok();
+       }},
       {"buffer_reuse", "svp_acl_buffer_reuse_type of the model (ours), -1..7",
        integer(&CompileOptions::buffer_reuse, -1, 7)},
       // The quantization family (the next stage of the compiler) and tuning flags.
-      {"image_list", "calibration data per input", vendor_only(true)},
-      {"quant_mode", "0 linear, 1 search-based", vendor_only(true)},
-      {"weight_quant_per_channel", "per-channel weights", vendor_only(true)},
-      {"matmul_per_channel_enable", "per-channel MatMul weights", vendor_only(true)},
+      {"image_list", "\"input:list.txt;input2:list2.txt\": calibration data, one item per line",
+       str(&CompileOptions::image_list)},
+      {"quant_mode", "0 linear (min-max), 1 search-based (MSE)", integer(&CompileOptions::quant_mode, 0, 1)},
+      {"calibration", "minmax | percentile | entropy | mse (ours; overrides --quant_mode)",
+       [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
+         if (v != "minmax" && v != "percentile" && v != "entropy" && v != "kl" && v != "mse") {
+           return Error(err::kInvalidParam, "--{}={}: not one of minmax, percentile, entropy, mse", f, v);
+         }
+         p.options.calibration = v;
+         return Status::Ok();
+       }},
+      {"weight_quant_per_channel", "1 (default): Conv weights per output channel; 0: per tensor",
+       [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
+         auto b = to_bool(f, v);
+         if (!b.ok()) return b.status();
+         p.options.weight_quant_per_channel = *b;
+         return Status::Ok();
+       }},
+      {"matmul_per_channel_enable", "1: MatMul/Gemm weights per output column (default 0)",
+       [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
+         auto b = to_bool(f, v);
+         if (!b.ok()) return b.status();
+         p.options.matmul_per_channel = *b;
+         return Status::Ok();
+       }},
       {"high_precision_layer", "layers kept at higher precision", vendor_only(true)},
       {"gfpq_param_file", "external quantization parameters", vendor_only(true)},
       {"all_batch_quant_together_enable", "quantization batching", vendor_only(true)},

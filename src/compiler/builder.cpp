@@ -255,11 +255,15 @@ std::vector<Segment> ModelBuilder::make_segments() const {
   return segs;
 }
 
-Result<BuiltModel> ModelBuilder::build() const {
+Result<BuiltModel> ModelBuilder::build() const& { return finish(weights_); }
+
+Result<BuiltModel> ModelBuilder::build() && { return finish(std::move(weights_)); }
+
+Result<BuiltModel> ModelBuilder::finish(std::vector<std::uint8_t> weights) const {
   if (!status_.ok()) return status_;
   BuiltModel m;
   m.program = program_;
-  m.weights = weights_;
+  m.weights = std::move(weights);
   m.program.segments = make_segments();
   // A recurrent net runs at most the time steps of its recurrent layers' input (validate()
   // checks that they agree).

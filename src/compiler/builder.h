@@ -133,9 +133,13 @@ class ModelBuilder {
 
   // Segments, plans the work_buf, sizes the task_buf, validates and serialises. May be
   // called more than once.
-  Result<BuiltModel> build() const;
+  Result<BuiltModel> build() const&;
+  // The same, moving the builder's weights into the model instead of copying them (the
+  // compiler's emit: one copy fewer at its peak).
+  Result<BuiltModel> build() &&;
 
  private:
+  Result<BuiltModel> finish(std::vector<std::uint8_t> weights) const;
   template <typename T>
   static constexpr DType dtype_of() {
     if constexpr (std::is_same_v<T, float>) return DType::kFloat32;
@@ -146,6 +150,8 @@ class ModelBuilder {
     else if constexpr (std::is_same_v<T, std::int32_t>) return DType::kInt32;
     else if constexpr (std::is_same_v<T, std::uint32_t>) return DType::kUint32;
     else if constexpr (std::is_same_v<T, std::int64_t>) return DType::kInt64;
+    else if constexpr (std::is_same_v<T, std::uint64_t>) return DType::kUint64;
+    else if constexpr (std::is_same_v<T, double>) return DType::kFloat64;
     else static_assert(!sizeof(T), "no DType for this element type (use the untyped add_constant for float16)");
   }
 

@@ -1,6 +1,9 @@
 #include "compiler/compile.h"
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -8,21 +11,41 @@
 
 #include "compiler/aipp/insert_op_apply.h"
 #include "compiler/emit.h"
+#include "compiler/graph_dot.h"
 #include "compiler/onnx_import.h"
 #include "compiler/pass.h"
 #include "compiler/passes/cancel_reshape.h"
 #include "compiler/passes/cancel_transpose.h"
 #include "compiler/passes/fold_batchnorm.h"
+#include "compiler/passes/io_types.h"
+#include "compiler/passes/placement.h"
 #include "compiler/passes/segmentation.h"
+#include "compiler/quantize/calibration_data.h"
+#include "compiler/quantize/quantize.h"
 
 namespace svp::compiler {
+namespace {
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const std::string& x : v) out += (out.empty() ? "" : sep) + x;
+  return out;
+}
+
+}  // namespace
 
 Result<CompileResult> compile(const CompileOptions& options, const std::vector<std::string>& unsupported_flags) {
-  if (options.compile_mode != "float") {
+  if (options.compile_mode != "float" && options.compile_mode != "0") {
     return Error(err::kFeatureUnsupported,
-                 "--compile_mode={}{}: int8 quantization is not implemented in svp_atc yet; compile the float model "
-                 "with --compile_mode=float",
-                 options.compile_mode, options.compile_mode == "0" ? " (the vendor's default)" : "");
+                 "--compile_mode={}: {} is not implemented in svp_atc yet; use --compile_mode=0 (A8W8) or "
+                 "--compile_mode=float",
+                 options.compile_mode, options.compile_mode == "1" ? "A16W8 (int16 activations)" : "cube-only int8 with fp16 elsewhere");
+  }
+  if (options.compile_mode == "0" && options.image_list.empty() && options.mode != 3) {
+    return Error(err::kInvalidParam,
+                 "--compile_mode=0 (A8W8, the vendor's default) quantizes with calibration data: give "
+                 "--image_list=\"input:list.txt\" (one item per line: .npy, .bin or the numbers), or compile a float "
+                 "model with --compile_mode=float");
   }
   if (!unsupported_flags.empty()) {
     std::string list;
@@ -31,12 +54,32 @@ Result<CompileResult> compile(const CompileOptions& options, const std::vector<s
                  list, unsupported_flags.size() == 1 ? "it" : "them");
   }
   if (options.model.empty()) return Error(err::kInvalidParam, "--model is required (the ONNX file to compile)");
-  CompileResult r;
   auto g = import_onnx(options.model, options);
   if (!g.ok()) return g.status();
+  return compile_graph(std::move(*g), options);
+}
+
+Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) {
+  CompileResult r;
+  Graph* g = &graph;
+  // --dump_graph: the graph after every stage, as NN_stage.dot.
+  int stage = 0;
+  auto dump = [&](const std::string& name) -> Status {
+    if (options.dump_graph.empty()) return Status::Ok();
+    std::error_code ec;
+    std::filesystem::create_directories(options.dump_graph, ec);
+    const auto path = std::filesystem::path(options.dump_graph) / fmt::format("{:02d}_{}.dot", stage++, name);
+    std::ofstream out(path);
+    out << to_dot(*g, name);
+    if (!out) return Error(err::kInvalidParam, "--dump_graph: cannot write {}", path.string());
+    return Status::Ok();
+  };
+  SVP_RETURN_IF_ERROR(dump("import"));
   r.log.push_back(fmt::format("import: {} nodes, {} inputs, {} outputs (opset {})", g->live_node_count(),
                               g->inputs.size(), g->outputs.size(), g->opset));
   SVP_RETURN_IF_ERROR(aipp_conf::apply_insert_op_conf(options, *g, &r.log));  // --insert_op_conf
+  // Before the passes, so that they leave the nodes the user placed alone.
+  SVP_RETURN_IF_ERROR(force_to_cpu(*g, options.force_to_cpu));
   // The graph passes, in this order (docs/compiler.md "Passes").
   {
     FoldBatchNormPass fold_bn;
@@ -48,9 +91,15 @@ Result<CompileResult> compile(const CompileOptions& options, const std::vector<s
       const std::size_t before = g->live_node_count();
       SVP_RETURN_IF_ERROR(p->run(*g, ctx));
       r.log.push_back(fmt::format("{}: {} → {} nodes", p->name(), before, g->live_node_count()));
+      SVP_RETURN_IF_ERROR(dump(p->name()));
     }
     g->compact();
     SVP_RETURN_IF_ERROR(g->topo_sort());
+  }
+  if (!options.input_type.empty() || !options.output_type.empty()) {
+    SVP_RETURN_IF_ERROR(apply_io_types(*g, options));
+    r.log.push_back(fmt::format("io_types: {} input type(s) applied", options.input_type.size()));
+    SVP_RETURN_IF_ERROR(dump("io_types"));
   }
   // Every node needs a kernel (the NPU core and the AI-CPU run the same reference
   // definitions): list every op that has none at once, not the first one.
@@ -69,11 +118,45 @@ Result<CompileResult> compile(const CompileOptions& options, const std::vector<s
                    count, missing, count > 20 ? "\n  ..." : "");
     }
   }
+  if (options.compile_mode == "0" && options.mode != 3) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto data = quant::load_calibration_data(*g, options.image_list);
+    if (!data.ok()) return data.status();
+    quant::QuantizeOptions q;
+    auto method = quant::method_from_name(!options.calibration.empty() ? options.calibration
+                                          : options.quant_mode == 1   ? "mse"
+                                                                      : "minmax");
+    if (!method.ok()) return method.status();
+    q.calibration.method = *method;
+    q.conv_per_channel = options.weight_quant_per_channel;
+    q.matmul_per_channel = options.matmul_per_channel;
+    q.progress = options.calibration_progress;
+    auto rep = quant::quantize_a8w8(*g, *data, q);
+    if (!rep.ok()) return rep.status();
+    r.log.push_back(fmt::format(
+        "quantize: A8W8, {} calibration, {} batch(es) of {} item(s): {} activations and {} weights int8, {} "
+        "Quantize/DequantizeLinear at the float edges ({:.0f} ms)",
+        quant::method_name(*method), rep->batches, data->items, rep->activations, rep->weights, rep->boundaries,
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()));
+    SVP_RETURN_IF_ERROR(dump("quantize"));
+  }
+  const PlacementReport place = place_nodes(*g);
+  r.log.push_back(fmt::format("placement: NPU {} nodes ({} MACs), AI-CPU {} nodes ({} MACs){}, {} group(s){}{}",
+                              place.npu_nodes, place.npu_macs, place.aicpu_nodes, place.aicpu_macs,
+                              options.force_to_cpu.empty()
+                                  ? std::string()
+                                  : fmt::format(" ({} forced by --force_to_cpu)", options.force_to_cpu.size()),
+                              place.groups,
+                              place.moved_to_aicpu ? fmt::format(", {} cheap node(s) joined their AI-CPU neighbours",
+                                                                 place.moved_to_aicpu)
+                                                   : std::string(),
+                              place.cuts.empty() ? std::string() : "; cuts: " + join(place.cuts, ", ")));
   const SegmentReport seg = segment_by_cost(*g, options.max_segment_macs);
   r.log.push_back(fmt::format("segments: {} (bound {} MACs); the longest, from \"{}\", {} MACs of {} in all",
                               seg.segments, options.max_segment_macs, seg.longest_first_node, seg.longest_macs,
                               seg.total_macs));
-  auto built = emit(*g, options);
+  SVP_RETURN_IF_ERROR(dump("placement_and_segments"));
+  auto built = emit_consuming(*g, options);
   if (!built.ok()) return built.status();
   r.log.push_back(fmt::format("emit: {} layers in {} segments, work_buf {} bytes, task_buf {} bytes, weights {} bytes",
                               built->program.layers.size(), built->program.segments.size(),

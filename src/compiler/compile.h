@@ -6,6 +6,7 @@
 
 #include "common/status.h"
 #include "compiler/builder.h"
+#include "compiler/graph.h"
 #include "compiler/options.h"
 
 namespace svp::compiler {
@@ -19,5 +20,9 @@ struct CompileResult {
 // err::kFeatureUnsupported for a request this build cannot honour (int8 compile modes,
 // other unsupported flags) — never a silently different model.
 Result<CompileResult> compile(const CompileOptions& options, const std::vector<std::string>& unsupported_flags = {});
+
+// The stages after import (passes, placement, segments, emit) on an imported graph: what
+// compile() runs on the file's graph, and what the importer's fuzz target reaches.
+Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options);
 
 }  // namespace svp::compiler

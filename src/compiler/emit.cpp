@@ -16,7 +16,10 @@ std::string model_name_for(const Graph& graph, const CompileOptions& options) {
   return name;
 }
 
-Result<BuiltModel> emit(const Graph& g, const CompileOptions& options) {
+namespace {
+
+// One emit for both forms: `release`, when given, drops a constant's data after copying.
+Result<BuiltModel> emit_graph(const Graph& g, const CompileOptions& options, Graph* release) {
   ModelBuilder b(model_name_for(g, options));
   std::map<ValueId, TensorId> tensor_of;
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
@@ -45,6 +48,7 @@ Result<BuiltModel> emit(const Graph& g, const CompileOptions& options) {
         }
         it = tensor_of.emplace(v, b.add_constant(c.name, c.dtype, c.shape, c.data->data(), c.data->size(), c.quant))
                  .first;
+        if (release != nullptr) release->value(v).data = std::make_shared<const std::vector<std::uint8_t>>();
       }
       inputs.push_back(it->second);
     }
@@ -83,10 +87,17 @@ Result<BuiltModel> emit(const Graph& g, const CompileOptions& options) {
     b.set_dynamic_hw(std::move(gears));
   }
   b.set_buffer_reuse(options.buffer_reuse);
+  b.set_preemptible(options.preemptible);
   b.set_compiler_info(fmt::format("svp-acl svp_atc {}", SVP_ACL_VERSION_STRING), options.command_line);
-  auto built = b.build();
+  auto built = std::move(b).build();
   if (!built.ok()) return built.status();
   return built;
 }
+
+}  // namespace
+
+Result<BuiltModel> emit(const Graph& g, const CompileOptions& options) { return emit_graph(g, options, nullptr); }
+
+Result<BuiltModel> emit_consuming(Graph& g, const CompileOptions& options) { return emit_graph(g, options, &g); }
 
 }  // namespace svp::compiler

@@ -17,6 +17,10 @@
 namespace svp::compiler {
 
 Result<BuiltModel> emit(const Graph& graph, const CompileOptions& options);
+// The same, releasing each constant of `graph` once the model holds its copy: the graph's
+// weights and the model's never exist in full side by side (the compiler's peak memory).
+// `graph` keeps its structure but no constant data afterwards.
+Result<BuiltModel> emit_consuming(Graph& graph, const CompileOptions& options);
 
 // The model name emit gives: the basename of options.output without ".om", else the
 // graph's name.

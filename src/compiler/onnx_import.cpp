@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "common/log.h"
+#include "compiler/onnx_node_inference.h"
 #include "kernels/invoke.h"
 #include "kernels/kernels.h"
 
@@ -35,6 +36,13 @@ std::string shape_text(const Shape& s) {
   return out + "]";
 }
 
+// The bytes of `v` (empty for an empty vector, whose data() may be null).
+template <typename T>
+Bytes to_bytes(const std::vector<T>& v) {
+  const auto* p = reinterpret_cast<const std::uint8_t*>(v.data());
+  return v.empty() ? Bytes{} : Bytes(p, p + v.size() * sizeof(T));
+}
+
 // ONNX element type → the IR's, or an error naming the type and where it was met.
 Result<DType> dtype_of(int onnx_type, const std::string& where) {
   using T = onnx::TensorProto;
@@ -48,10 +56,13 @@ Result<DType> dtype_of(int onnx_type, const std::string& where) {
     case T::INT32: return DType::kInt32;
     case T::UINT32: return DType::kUint32;
     case T::INT64: return DType::kInt64;
+    case T::UINT64: return DType::kUint64;
+    case T::DOUBLE: return DType::kFloat64;
+    case T::BOOL: return DType::kBool;
     default: break;
   }
   const char* name = onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(onnx_type)).c_str();
-  return Error(err::kParseModel, "{}: element type {} is not supported (float, float16, int8/16/32/64, uint8/16/32)",
+  return Error(err::kParseModel, "{}: element type {} is not supported (float, float16, double, bool, int8/16/32/64, uint8/16/32/64)",
                where, name);
 }
 
@@ -64,19 +75,23 @@ Result<Bytes> tensor_bytes(const onnx::TensorProto& t, DType dtype, const std::s
     if (n > (std::uint64_t{1} << 40)) return Error(err::kParseModel, "{}: too many elements", where);
   }
   const std::size_t size = model::dtype_size(dtype);
-  Bytes out(static_cast<std::size_t>(n) * size);
+  const std::uint64_t bytes = n * size;
+  // Sizes are checked against what the file holds before anything is allocated: a few
+  // bytes of protobuf must not claim gigabytes (found by onnx_import_fuzz).
   if (t.has_raw_data()) {
-    if (t.raw_data().size() != out.size()) {
+    if (t.raw_data().size() != bytes) {
       return Error(err::kParseModel, "{}: raw_data holds {} bytes, the shape needs {}", where, t.raw_data().size(),
-                   out.size());
+                   bytes);
     }
-    std::memcpy(out.data(), t.raw_data().data(), out.size());
+    Bytes out(t.raw_data().begin(), t.raw_data().end());
     return out;
   }
+  Bytes out;
   auto fill = [&](const auto& field, auto convert) -> Status {
     if (static_cast<std::uint64_t>(field.size()) != n) {
       return Error(err::kParseModel, "{}: {} values for a shape of {} elements", where, field.size(), n);
     }
+    out.resize(static_cast<std::size_t>(bytes));
     for (std::uint64_t i = 0; i < n; ++i) convert(field.Get(static_cast<int>(i)), out.data() + i * size);
     return Status::Ok();
   };
@@ -92,6 +107,12 @@ Result<Bytes> tensor_bytes(const onnx::TensorProto& t, DType dtype, const std::s
         const auto x = static_cast<std::uint32_t>(v);
         std::memcpy(p, &x, 4);
       }));
+      break;
+    case DType::kUint64:
+      SVP_RETURN_IF_ERROR(fill(t.uint64_data(), [](std::uint64_t v, std::uint8_t* p) { std::memcpy(p, &v, 8); }));
+      break;
+    case DType::kFloat64:
+      SVP_RETURN_IF_ERROR(fill(t.double_data(), [](double v, std::uint8_t* p) { std::memcpy(p, &v, 8); }));
       break;
     default:  // int32_data carries every type of 32 bits or fewer (float16 as its bits)
       SVP_RETURN_IF_ERROR(fill(t.int32_data(), [size](std::int32_t v, std::uint8_t* p) {
@@ -169,18 +190,30 @@ class Importer {
     } catch (const std::exception& e) {
       return Error(err::kParseModel, "the ONNX checker rejects the model: {}", first_line(e.what()));
     }
-    try {
-      onnx::shape_inference::InferShapes(m_);
-    } catch (const std::exception& e) {
-      return Error(err::kParseModel, "ONNX shape inference failed: {} (check --input_shape)", first_line(e.what()));
-    }
-    for (const auto& vi : m_.graph().value_info()) onnx_info_[vi.name()] = &vi;
-    for (const auto& vi : m_.graph().output()) onnx_info_[vi.name()] = &vi;
+    SVP_RETURN_IF_ERROR(check_references());
+    SVP_RETURN_IF_ERROR(lift_old_opset());
+    // No whole-model ONNX shape inference: libonnx 1.12's inference functions crash on some
+    // inconsistent nodes (a Conv whose input rank does not fit its weights, found by the
+    // importer's fuzzer). add_node asks ONNX about one node at a time, after the kernels'
+    // shape function has accepted it.
     g_.name = m_.graph().name();
     g_.opset = opset_;
     SVP_RETURN_IF_ERROR(add_initializers());
     SVP_RETURN_IF_ERROR(add_inputs());
-    for (int i = 0; i < m_.graph().node_size(); ++i) SVP_RETURN_IF_ERROR(add_node(m_.graph().node(i), i));
+    for (int i = 0; i < m_.graph().node_size(); ++i) {
+      const onnx::NodeProto& n = m_.graph().node(i);
+      if (reads_poisoned(n)) {  // pre-check: depends on a node already reported
+        poison(n);
+        ++unchecked_;
+        continue;
+      }
+      const Status st = add_node(n, i);
+      if (st.ok()) continue;
+      if (!collecting()) return st;
+      problems_.push_back(st.message());
+      poison(n);
+    }
+    if (!problems_.empty()) return precheck_error();
     SVP_RETURN_IF_ERROR(add_outputs());
     eliminate_dead_nodes();
     g_.compact();
@@ -190,6 +223,32 @@ class Importer {
 
  private:
   static std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+  // --mode=3 (pre-check) reports every problem of the model at once: a node that fails
+  // is recorded, its outputs are poisoned, and the nodes reading them are not checked
+  // (their inputs' shapes are unknown) but counted.
+  bool collecting() const { return opt_.mode == 3; }
+  bool reads_poisoned(const onnx::NodeProto& n) const {
+    for (const std::string& in : n.input()) {
+      if (poisoned_.count(in)) return true;
+    }
+    return false;
+  }
+  void poison(const onnx::NodeProto& n) {
+    for (const std::string& out : n.output()) {
+      if (out.empty()) continue;
+      poisoned_.insert(out);
+      names_.erase(out);
+    }
+  }
+  Status precheck_error() const {
+    std::string list;
+    for (std::size_t i = 0; i < problems_.size(); ++i) list += fmt::format("\n  {}. {}", i + 1, problems_[i]);
+    return Error(err::kParseModel, "pre-check: {} problem(s) in the model:{}{}", problems_.size(), list,
+                 unchecked_ ? fmt::format("\n  ({} node(s) after them depend on their outputs and were not checked)",
+                                          unchecked_)
+                            : std::string());
+  }
 
   Status check_versions() {
     if (m_.ir_version() > kMaxIrVersion) {
@@ -208,9 +267,39 @@ class Importer {
                    "opset_version ≤ {}, or convert it with onnx.version_converter.convert_version(model, {})",
                    opset_, kMaxOpset, kMaxOpset, kMaxOpset);
     }
+    return Status::Ok();
+  }
+
+  // Every value a node or the graph's outputs read is defined before it is read. ONNX's
+  // checker leaves the graph outputs unchecked at IR 3, and the version converter crashes
+  // on an output nothing produces (found by onnx_import_fuzz).
+  Status check_references() const {
+    std::set<std::string> defined;
+    for (const auto& in : m_.graph().input()) defined.insert(in.name());
+    for (const auto& t : m_.graph().initializer()) defined.insert(t.name());
+    for (const auto& n : m_.graph().node()) {
+      for (const std::string& in : n.input()) {
+        if (!in.empty() && !defined.count(in)) {
+          return Error(err::kParseModel, "node \"{}\" ({}) reads \"{}\", which no input, initializer or earlier node "
+                       "defines (the graph must be in topological order)", n.name(), n.op_type(), in);
+        }
+      }
+      for (const std::string& out : n.output()) defined.insert(out);
+    }
+    for (const auto& out : m_.graph().output()) {
+      if (!defined.count(out.name())) {
+        return Error(err::kParseModel, "model output \"{}\" is produced by no node, input or initializer", out.name());
+      }
+    }
+    return Status::Ok();
+  }
+
+  // Before opset 7 broadcasting was explicit (the "broadcast" attribute) and several ops
+  // had other attributes: ONNX's version converter lifts the model to opset 7. Only after
+  // the checker accepted the model: the converter crashes on malformed graphs (found by
+  // onnx_import_fuzz).
+  Status lift_old_opset() {
     if (opset_ < kMinOpset) {
-      // Before opset 7 broadcasting was explicit (the "broadcast" attribute) and several
-      // ops had other attributes: ONNX's version converter lifts the model to opset 7.
       try {
         m_ = onnx::version_conversion::ConvertVersion(m_, static_cast<int>(kMinOpset));
       } catch (const std::exception& e) {
@@ -249,7 +338,9 @@ class Importer {
         if (resolved[i] != -1) continue;
         ++gear_dims;
         if (!opt_.dynamic_batch_size.empty() && i == 0) {
-          resolved[i] = *std::max_element(opt_.dynamic_batch_size.begin(), opt_.dynamic_batch_size.end());
+          // The model describes one batch item; the runtime runs the selected batch as that
+          // many items (model/program.h, flags.dynamic_batch).
+          resolved[i] = 1;
         } else if (!opt_.dynamic_image_size.empty() && resolved.size() == 4 && (i == 2 || i == 3)) {
           resolved[i] = i == 2 ? opt_.dynamic_image_size.front().first : opt_.dynamic_image_size.front().second;
         } else {
@@ -268,7 +359,7 @@ class Importer {
   }
 
   Status add_initializers() {
-    for (const auto& t : m_.graph().initializer()) {
+    for (auto& t : *m_.mutable_graph()->mutable_initializer()) {
       const std::string where = fmt::format("initializer \"{}\"", t.name());
       auto dt = dtype_of(t.data_type(), where);
       if (!dt.ok()) return dt.status();
@@ -277,6 +368,14 @@ class Importer {
       const ValueId id = g_.add_constant(t.name(), *dt, Shape(t.dims().begin(), t.dims().end()),
                                          std::make_shared<const Bytes>(std::move(*bytes)));
       names_[t.name()] = id;
+      // The graph holds the values now: free the protobuf's copy (per-node ONNX inference
+      // reads constants from the graph, not from the model).
+      std::string().swap(*t.mutable_raw_data());
+      t.clear_float_data();
+      t.clear_int32_data();
+      t.clear_int64_data();
+      t.clear_double_data();
+      t.clear_uint64_data();
     }
     return Status::Ok();
   }
@@ -368,27 +467,29 @@ class Importer {
       case DType::kInt32: return *v.as<std::int32_t>();
       case DType::kUint32: return *v.as<std::uint32_t>();
       case DType::kInt64: return static_cast<double>(*v.as<std::int64_t>());
+      case DType::kUint64: return static_cast<double>(*v.as<std::uint64_t>());
+      case DType::kFloat64: return *v.as<double>();
+      case DType::kBool: return *v.as<std::uint8_t>() != 0 ? 1.0 : 0.0;
       default: return 0;
     }
   }
 
-  // The dtype ONNX inferred for a value, if it did.
-  std::optional<DType> onnx_dtype(const std::string& name) const {
-    auto it = onnx_info_.find(name);
-    if (it == onnx_info_.end() || !it->second->type().has_tensor_type()) return std::nullopt;
-    auto dt = dtype_of(it->second->type().tensor_type().elem_type(), name);
-    if (!dt.ok()) return std::nullopt;
-    return *dt;
-  }
-  std::optional<Shape> onnx_shape(const std::string& name) const {
-    auto it = onnx_info_.find(name);
-    if (it == onnx_info_.end() || !it->second->type().tensor_type().has_shape()) return std::nullopt;
-    Shape s;
-    for (const auto& d : it->second->type().tensor_type().shape().dim()) {
-      if (!d.has_dim_value()) return std::nullopt;
-      s.push_back(d.dim_value());
+  // ONNX's inference of node `n` alone, from the static shapes (and small constant values)
+  // of its inputs: the element types of its outputs, and the shapes of ops without a
+  // kernel. Nothing known where ONNX cannot tell.
+  NodeInference infer_with_onnx(const onnx::NodeProto& n) const {
+    constexpr std::size_t kMaxValueBytes = 64 * 1024;  // shape-like inputs are small
+    std::vector<InferenceInput> inputs;
+    for (const std::string& name : n.input()) {
+      InferenceInput in;
+      auto it = name.empty() ? names_.end() : names_.find(name);
+      if (it != names_.end()) {
+        const Value& v = g_.value(it->second);
+        in = {name, v.dtype, v.shape, v.data != nullptr && v.data->size() <= kMaxValueBytes ? v.data.get() : nullptr};
+      }
+      inputs.push_back(std::move(in));
     }
-    return s;
+    return onnx_infer_node(n, opset_, inputs);
   }
 
   Status add_node(const onnx::NodeProto& n, int index) {
@@ -415,9 +516,10 @@ class Importer {
       auto it = names_.find(in);
       if (it == names_.end()) return Error(err::kParseModel, "{} reads \"{}\", which nothing produces", where, in);
       // An empty constant is how exporters spell an absent optional input (Resize's roi
-      // and scales, for instance).
+      // and scales, for instance); Concat has no optional inputs, and an empty piece (a
+      // Shape slice of length 0) is data.
       const Value& v = g_.value(it->second);
-      const bool empty_constant = v.is_constant() && v.data->empty();
+      const bool empty_constant = v.is_constant() && v.data->empty() && n.op_type() != "Concat";
       node.inputs.push_back(empty_constant ? kNoValue : it->second);
     }
     SVP_RETURN_IF_ERROR(rewrite_old_semantics(&node, where));
@@ -453,20 +555,29 @@ class Importer {
       if (!inferred.ok()) return Error(err::kParseModel, "{}: {}", where, inferred.status().message());
       out_shapes = std::move(*inferred);
     }
+    // Only now, with the node accepted by the kernels (unknown ops excepted: they fail the
+    // compile anyway, and ONNX's shapes let the rest of the model be checked).
+    const NodeInference onnx = infer_with_onnx(n);
     for (int k = 0; k < n.output_size(); ++k) {
       const std::string& out_name = n.output(k);
       if (out_name.empty()) continue;  // an optional output nobody reads
+      const auto uk = static_cast<std::size_t>(k);
+      const std::optional<Shape> onnx_shape = uk < onnx.shapes.size() ? onnx.shapes[uk] : std::nullopt;
       Value v;
       v.name = out_name;
       if (known && static_cast<std::size_t>(k) < out_shapes.size()) {
         v.shape = out_shapes[static_cast<std::size_t>(k)];
         // (A rewritten op computes in 2-D; the Reshape after it restores ONNX's shape.)
-        if (auto s = onnx_shape(out_name); s && *s != v.shape && !pending_reshape_) {
+        if (onnx_shape && *onnx_shape != v.shape && !pending_reshape_) {
           return Error(err::kParseModel, "{}: output \"{}\" has shape {} by svp-acl's kernels but {} by ONNX", where,
-                       out_name, shape_text(v.shape), shape_text(*s));
+                       out_name, shape_text(v.shape), shape_text(*onnx_shape));
         }
-      } else if (auto s = onnx_shape(out_name)) {
-        v.shape = *s;
+      } else if (onnx_shape) {
+        v.shape = *onnx_shape;
+        if (!known && collecting() && k == 0) {
+          problems_.push_back(fmt::format("{}: svp-acl has no kernel for {} (docs/ops.md lists the supported ops)",
+                                          where, node.op));
+        }
       } else if (!known) {
         return Error(err::kParseModel,
                      "{}: svp-acl has no kernel for {} (docs/ops.md lists the supported ops): replace it in the model, "
@@ -475,9 +586,13 @@ class Importer {
       } else {
         return Error(err::kParseModel, "{}: the shape of output \"{}\" is not known statically", where, out_name);
       }
-      auto dt = onnx_dtype(out_name);
-      v.dtype = dt ? *dt : (node.inputs.empty() || node.inputs[0] == kNoValue ? DType::kFloat32
-                                                                           : g_.value(node.inputs[0]).dtype);
+      if (const std::int32_t t = uk < onnx.elem_types.size() ? onnx.elem_types[uk] : 0; t != 0) {
+        auto dt = dtype_of(t, fmt::format("{}: output \"{}\"", where, out_name));
+        if (!dt.ok()) return dt.status();
+        v.dtype = *dt;
+      } else {
+        v.dtype = node.inputs.empty() || node.inputs[0] == kNoValue ? DType::kFloat32 : g_.value(node.inputs[0]).dtype;
+      }
       const ValueId id = g_.add_value(std::move(v));
       names_[out_name] = id;
       node.outputs.push_back(id);
@@ -510,16 +625,14 @@ class Importer {
         std::vector<float> v = a.name() == "value_float" ? std::vector<float>{a.f()}
                                                           : std::vector<float>(a.floats().begin(), a.floats().end());
         if (a.name() == "value_floats") dims = {static_cast<std::int64_t>(v.size())};
-        bytes.resize(v.size() * 4);
-        std::memcpy(bytes.data(), v.data(), bytes.size());
+        bytes = to_bytes(v);
       } else if (a.name() == "value_int" || a.name() == "value_ints") {
         std::vector<std::int64_t> v = a.name() == "value_int"
                                           ? std::vector<std::int64_t>{a.i()}
                                           : std::vector<std::int64_t>(a.ints().begin(), a.ints().end());
         if (a.name() == "value_ints") dims = {static_cast<std::int64_t>(v.size())};
         dt = DType::kInt64;
-        bytes.resize(v.size() * 8);
-        std::memcpy(bytes.data(), v.data(), bytes.size());
+        bytes = to_bytes(v);
       } else {
         return Error(err::kParseModel, "{}: a Constant given as \"{}\" is not supported", where, a.name());
       }
@@ -535,12 +648,19 @@ class Importer {
     if ((op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") && opset_ < 13) {
       // Before opset 13 these coerce the input to 2-D at `axis` (default 1) and normalise
       // over everything after it; the same as the current op when axis is the last one.
-      const Value& x = g_.value(node->inputs.at(0));
+      if (node->inputs.empty() || node->inputs[0] == kNoValue) {
+        return Error(err::kParseModel, "{}: {} needs an input", where, op);
+      }
+      // Copies: adding values below moves the graph's value storage.
+      const Value x = g_.value(node->inputs[0]);
       const auto rank = static_cast<std::int64_t>(x.shape.size());
       auto ax = node->attrs.get_int("axis", 1);
       if (!ax.ok()) return Error(err::kParseModel, "{}: {}", where, ax.status().message());
       std::int64_t axis = *ax;
       if (axis < 0) axis += rank;
+      if (axis < 0 || axis > rank) {
+        return Error(err::kParseModel, "{}: axis {} is out of range for an input of rank {}", where, *ax, rank);
+      }
       if (axis == rank - 1 || rank == 0) {
         node->attrs.set("axis", std::int64_t{-1});
         return Status::Ok();
@@ -570,13 +690,15 @@ class Importer {
       // Upsample (scales as attribute before opset 9, input after) and Resize-10 (X,
       // scales) use asymmetric coordinates with floor for nearest: Resize(X, roi, scales).
       ValueId scales = kNoValue;
+      if (node->inputs.empty() || node->inputs[0] == kNoValue) {
+        return Error(err::kParseModel, "{}: {} needs an input", where, op);
+      }
       if (node->inputs.size() >= 2) {
         scales = node->inputs[1];
       } else if (node->attrs.has("scales")) {
         auto s = node->attrs.get_floats("scales", {});
         std::vector<float> f(s->begin(), s->end());
-        Bytes b(f.size() * 4);
-        std::memcpy(b.data(), f.data(), b.size());
+        Bytes b = to_bytes(f);
         scales = g_.add_constant(g_.unique_name(node->name + "_scales"), DType::kFloat32,
                                  {static_cast<std::int64_t>(f.size())}, std::make_shared<const Bytes>(std::move(b)));
       } else {
@@ -605,8 +727,7 @@ class Importer {
       const ValueId y = node.outputs[0];
       const std::string final_name = g_.value(y).name;
       g_.value(y).name = g_.unique_name(final_name + "_2d");
-      Bytes b(back.size() * 8);
-      std::memcpy(b.data(), back.data(), b.size());
+      Bytes b = to_bytes(back);
       const ValueId shape_c = g_.add_constant(g_.unique_name(final_name + "_shape"), DType::kInt64,
                                               {static_cast<std::int64_t>(back.size())},
                                               std::make_shared<const Bytes>(std::move(b)));
@@ -627,8 +748,7 @@ class Importer {
     }
     if (node.op == "Shape" && node.inputs.size() == 1 && node.inputs[0] != kNoValue) {
       const Shape part = shape_slice(g_.value(node.inputs[0]).shape, node.attrs);
-      Bytes bytes(part.size() * 8);
-      std::memcpy(bytes.data(), part.data(), bytes.size());
+      Bytes bytes = to_bytes(part);
       return replace_with_constant(id, {std::move(bytes)});
     }
     if (!is_kernel_op(node.op)) return Status::Ok();
@@ -686,13 +806,24 @@ class Importer {
   Status add_output(const std::string& name) {
     auto it = names_.find(name);
     if (it == names_.end()) return Error(err::kParseModel, "model output \"{}\" is produced by no node", name);
-    if (g_.value(it->second).is_constant()) {
-      return Error(err::kParseModel,
-                   "model output \"{}\" is a constant (it does not depend on any input): remove it from the model "
-                   "or from --out_nodes",
-                   name);
-    }
     ValueId out = it->second;
+    if (g_.value(out).is_constant()) {
+      // A folded output (Shape or Size of a static shape, an op of constants only): an
+      // Identity layer copies it into the output buffer at every execution.
+      Value v;
+      v.name = name;
+      v.dtype = g_.value(out).dtype;
+      v.shape = g_.value(out).shape;
+      g_.value(out).name = g_.unique_name(name + "_const");
+      const ValueId copy = g_.add_value(std::move(v));
+      Node n;
+      n.name = g_.unique_name(name + "_copy");
+      n.op = "Identity";
+      n.inputs = {out};
+      n.outputs = {copy};
+      g_.add_node(std::move(n));
+      out = copy;
+    }
     if (g_.value(out).shape.empty()) {
       // Model outputs are at least 1-D (the vendor's I/O rule): a scalar leaves as [1].
       Value v;
@@ -753,32 +884,43 @@ class Importer {
   Graph g_;
   std::int64_t opset_ = 0;
   std::unordered_map<std::string, ValueId> names_;
-  std::unordered_map<std::string, const onnx::ValueInfoProto*> onnx_info_;
   std::optional<Shape> pending_reshape_;
+  std::vector<std::string> problems_;  // pre-check only
+  std::set<std::string> poisoned_;     // pre-check: outputs of failed nodes
+  std::size_t unchecked_ = 0;
   int folded_ = 0;
 };
+
+Status too_big(std::uint64_t size) {
+  return Error(err::kParseModel, "the model is {} bytes; ONNX files of 2 GiB or more must keep their weights as "
+               "external data", size);
+}
+Status not_onnx() {
+  return Error(err::kParseModel, "not an ONNX model (the file does not parse as an onnx.ModelProto)");
+}
 
 }  // namespace
 
 Result<Graph> import_onnx_bytes(const std::string& bytes, const std::string& base_dir, const CompileOptions& options) {
-  if (bytes.size() >= kMaxModelBytes) {
-    return Error(err::kParseModel, "the model is {} bytes; ONNX files of 2 GiB or more must keep their weights as "
-                 "external data", bytes.size());
-  }
+  if (bytes.size() >= kMaxModelBytes) return too_big(bytes.size());
   onnx::ModelProto m;
-  if (!m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) || !m.has_graph()) {
-    return Error(err::kParseModel, "not an ONNX model (the file does not parse as an onnx.ModelProto)");
-  }
+  if (!m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) || !m.has_graph()) return not_onnx();
   return Importer(std::move(m), options).run(base_dir);
 }
 
 Result<Graph> import_onnx(const std::string& path, const CompileOptions& options) {
-  std::ifstream in(path, std::ios::binary);
+  // Parsed straight from the file: no copy of its bytes beside the parsed model (the
+  // compiler's peak memory is a figure of the issue).
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return Error(err::kInvalidParam, "cannot read the model file \"{}\"", path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto g = import_onnx_bytes(ss.str(), std::filesystem::path(path).parent_path().string(), options);
-  if (!g.ok()) return Status(g.status().code(), path + ": " + g.status().message());
+  const auto size = static_cast<std::uint64_t>(in.tellg());
+  in.seekg(0);
+  auto fail = [&](const Status& s) { return Status(s.code(), path + ": " + s.message()); };
+  if (size >= kMaxModelBytes) return fail(too_big(size));
+  onnx::ModelProto m;
+  if (!m.ParseFromIstream(&in) || !m.has_graph()) return fail(not_onnx());
+  auto g = Importer(std::move(m), options).run(std::filesystem::path(path).parent_path().string());
+  if (!g.ok()) return fail(g.status());
   return g;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -43,8 +44,21 @@ struct CompileOptions {
   std::string om;                    // --om (mode 1)
   std::string json;                  // --json (mode 1)
   std::string compile_mode = "0";    // "float" = no quantization (our extension)
+  // Quantization (--compile_mode 0): --image_list, the calibration method (--quant_mode 0
+  // = min-max, 1 = search; our --calibration overrides it), per-channel weights.
+  std::string image_list;
+  std::int32_t quant_mode = 0;
+  std::string calibration;           // "" = from quant_mode; minmax | percentile | entropy | mse
+  bool weight_quant_per_channel = true;
+  bool matmul_per_channel = false;
+  // Called after each calibration batch: (done, total). svp_atc prints progress with it.
+  std::function<void(std::size_t, std::size_t)> calibration_progress;
   std::string dump_graph;            // --dump_graph=DIR: Graphviz after each stage
   std::int32_t buffer_reuse = 0;     // svp_acl_buffer_reuse_type of the compiled model
+  // The model may be preempted between segments by higher-priority tasks (seed 003 §8.6:
+  // "the preempted low-priority model must enable priority preemption when it is
+  // generated"). Our flag name: the ATC guide's is not in our sources.
+  bool preemptible = false;
   // Segments (the preemption unit): the longest segment's estimated cost stays within
   // this many MACs where single layers allow.
   std::uint64_t max_segment_macs = 50'000'000;

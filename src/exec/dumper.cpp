@@ -40,6 +40,9 @@ const char* npy_descr(model::DType t) {
     case model::DType::kInt32: return "<i4";
     case model::DType::kUint32: return "<u4";
     case model::DType::kInt64: return "<i8";
+    case model::DType::kUint64: return "<u8";
+    case model::DType::kFloat64: return "<f8";
+    case model::DType::kBool: return "|b1";
   }
   return nullptr;
 }

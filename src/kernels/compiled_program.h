@@ -37,6 +37,10 @@ struct CompileOptions {
   bool fast_paths = true;
   // Threads a fast-path kernel may use for one layer; fixed at compile time.
   int threads = 1;
+  // Fold layers into their producer (Conv + Add + activation, int8 Add + Relu). false:
+  // every layer writes its own output, so that read_tensor can read every tensor — the
+  // compiler's calibration observes each activation that way.
+  bool fuse = true;
 };
 
 // What one execution tells its layers beyond the tensors.

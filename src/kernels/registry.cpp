@@ -26,6 +26,13 @@ const std::vector<OpDef>& table() {
     detail::add_reduce_ops(v);
     detail::add_quant_ops(v);
     detail::add_math_ops(v);
+    detail::add_unary_ops(v);
+    detail::add_index_ops(v);
+    detail::add_loss_ops(v);
+    detail::add_einsum_ops(v);
+    detail::add_grid_sample_ops(v);
+    detail::add_dft_ops(v);
+    detail::add_roi_align_ops(v);
     std::sort(v.begin(), v.end(), [](const OpDef& a, const OpDef& b) { return std::string(a.name) < b.name; });
     return v;
   }();
@@ -94,7 +101,8 @@ Status run_reference(const std::string& op, const Attrs& attrs, const std::vecto
                      const std::vector<TensorView>& outputs) {
   KN_ASSIGN(const OpDef* def, find(op, inputs.size()));
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (i >= def->min_inputs && detail::is_absent_marker(inputs[i])) continue;  // absent optional input
+    // An absent optional input; a variadic op's inputs are all required.
+    if (i >= def->min_inputs && def->max_inputs != detail::kVariadic && detail::is_absent_marker(inputs[i])) continue;
     SVP_RETURN_IF_ERROR(check_view(def->name, fmt::format("input {}", i), inputs[i]));
   }
   for (std::size_t i = 0; i < outputs.size(); ++i) {

@@ -18,6 +18,14 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/reference/reduce.cpp
   src/kernels/reference/quant.cpp
   src/kernels/reference/math_ops.cpp
+  src/kernels/reference/typed.cpp
+  src/kernels/reference/unary.cpp
+  src/kernels/reference/index_ops.cpp
+  src/kernels/reference/loss.cpp
+  src/kernels/reference/einsum.cpp
+  src/kernels/reference/grid_sample.cpp
+  src/kernels/reference/dft.cpp
+  src/kernels/reference/roi_align.cpp
   src/kernels/onednn/runtime.cpp
   src/kernels/onednn/layout.cpp
   src/kernels/onednn/quant_params.cpp

@@ -484,7 +484,7 @@ Result<CompilerInfo> decode_compiler(std::string_view text) {
 }
 
 // ---------------------------------------------------------------------------------------
-std::vector<std::uint8_t> write_container(const std::vector<RawSection>& sections) {
+std::vector<std::uint8_t> write_container(const std::vector<RawSection>& sections, std::uint32_t version) {
   const std::uint64_t table_end = kHeaderSize + kSectionEntrySize * sections.size();
   std::vector<std::uint64_t> offsets;
   std::uint64_t end = table_end;
@@ -495,7 +495,7 @@ std::vector<std::uint8_t> write_container(const std::vector<RawSection>& section
   }
   std::vector<std::uint8_t> out(static_cast<std::size_t>(end), 0);
   std::memcpy(out.data(), kModelMagic, sizeof(kModelMagic));
-  put_u32(out, 8, kFormatVersion);
+  put_u32(out, 8, version);
   put_u32(out, 12, static_cast<std::uint32_t>(sections.size()));
   for (std::size_t i = 0; i < sections.size(); ++i) {
     const RawSection& s = sections[i];
@@ -521,7 +521,10 @@ std::vector<std::uint8_t> write_model(const Program& program, const std::uint8_t
   if (weights_size > 0) sections[1].bytes.assign(weights, weights + weights_size);
   sections[2].type = kSectionCompiler;
   sections[2].bytes.assign(comp.begin(), comp.end());
-  return write_container(sections);
+  const bool v2 = std::any_of(program.tensors.begin(), program.tensors.end(), [](const Tensor& t) {
+    return t.dtype == DType::kUint64 || t.dtype == DType::kFloat64 || t.dtype == DType::kBool;
+  });
+  return write_container(sections, v2 ? 2 : 1);
 }
 
 Result<LoadedModel> read_model(const void* data, std::size_t size) {
@@ -547,9 +550,10 @@ Result<LoadedModel> read_model(const void* data, std::size_t size) {
                  printable_prefix(base, sizeof(kModelMagic)));
   }
   const std::uint32_t version = get_u32(base + 8);
-  if (version != kFormatVersion) {
-    return Error(err::kDeserializeModel, "svp-acl model format version {} is not supported (this library reads {})",
-                 version, kFormatVersion);
+  if (version < kMinFormatVersion || version > kFormatVersion) {
+    return Error(err::kDeserializeModel,
+                 "svp-acl model format version {} is not supported (this library reads {} to {})", version,
+                 kMinFormatVersion, kFormatVersion);
   }
   const std::uint32_t count = get_u32(base + 12);
   if (count == 0 || count > kMaxSections) {

@@ -2,7 +2,7 @@
 // vendor-style scripts work, but vendor .om files are not readable). docs/model_format.md
 // is the byte-level description; in short, little-endian throughout:
 //
-//   header   16 bytes   magic "SVPACLOM", u32 format version (1), u32 section count
+//   header   16 bytes   magic "SVPACLOM", u32 format version (1 or 2), u32 section count
 //   table    32 bytes per section: u32 type, u32 flags, u64 offset, u64 size, u32 crc32,
 //            u32 reserved (0)
 //   sections METADATA (JSON of the Program), WEIGHTS (raw, 64-byte aligned in the file),
@@ -25,7 +25,10 @@
 namespace svp::model {
 
 inline constexpr char kModelMagic[8] = {'S', 'V', 'P', 'A', 'C', 'L', 'O', 'M'};
-inline constexpr std::uint32_t kFormatVersion = 1;
+// Version 2 adds the dtypes uint64, float64 and bool. A writer writes version 1 unless the
+// model uses one of them, so models that older readers could read stay readable by them.
+inline constexpr std::uint32_t kFormatVersion = 2;
+inline constexpr std::uint32_t kMinFormatVersion = 1;
 inline constexpr std::size_t kHeaderSize = 16;
 inline constexpr std::size_t kSectionEntrySize = 32;
 inline constexpr std::uint32_t kMaxSections = 64;
@@ -76,7 +79,8 @@ struct RawSection {
 };
 // Lays out header, table and sections in the given order, each section at the next 64-byte
 // aligned offset, CRCs computed.
-std::vector<std::uint8_t> write_container(const std::vector<RawSection>& sections);
+std::vector<std::uint8_t> write_container(const std::vector<RawSection>& sections,
+                                          std::uint32_t version = kMinFormatVersion);
 
 // The METADATA / COMPILER JSON texts and their decoders. decode_metadata returns the
 // program without compiler info and without validating it.

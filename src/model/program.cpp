@@ -41,7 +41,8 @@ bool is_integer_dtype(DType t) {
     case DType::kInt8: case DType::kUint8: case DType::kInt16: case DType::kUint16:
     case DType::kInt32: case DType::kUint32: case DType::kInt64:
       return true;
-    case DType::kFloat32: case DType::kFloat16:
+    // uint64 zero points do not fit the format's int32 quantization fields.
+    case DType::kFloat32: case DType::kFloat16: case DType::kUint64: case DType::kFloat64: case DType::kBool:
       return false;
   }
   return false;
@@ -303,7 +304,8 @@ const char* layout_name(Layout l) {
 bool is_valid(DType t) {
   switch (t) {
     case DType::kFloat32: case DType::kFloat16: case DType::kInt8: case DType::kInt32: case DType::kUint8:
-    case DType::kInt16: case DType::kUint16: case DType::kUint32: case DType::kInt64:
+    case DType::kInt16: case DType::kUint16: case DType::kUint32: case DType::kInt64: case DType::kUint64:
+    case DType::kFloat64: case DType::kBool:
       return true;
   }
   return false;
@@ -317,7 +319,7 @@ bool is_valid(Target t) { return t == Target::kNpu || t == Target::kAiCpu; }
 
 std::optional<DType> dtype_from_name(const std::string& s) {
   for (DType t : {DType::kFloat32, DType::kFloat16, DType::kInt8, DType::kInt32, DType::kUint8, DType::kInt16,
-                  DType::kUint16, DType::kUint32, DType::kInt64}) {
+                  DType::kUint16, DType::kUint32, DType::kInt64, DType::kUint64, DType::kFloat64, DType::kBool}) {
     if (s == dtype_name(t)) return t;
   }
   return std::nullopt;

@@ -6,8 +6,8 @@ std::size_t dtype_size(DType t) {
   switch (t) {
     case DType::kFloat32: case DType::kInt32: case DType::kUint32: return 4;
     case DType::kFloat16: case DType::kInt16: case DType::kUint16: return 2;
-    case DType::kInt8: case DType::kUint8: return 1;
-    case DType::kInt64: return 8;
+    case DType::kInt8: case DType::kUint8: case DType::kBool: return 1;
+    case DType::kInt64: case DType::kUint64: case DType::kFloat64: return 8;
   }
   return 0;
 }
@@ -23,6 +23,9 @@ const char* dtype_name(DType t) {
     case DType::kUint16: return "uint16";
     case DType::kUint32: return "uint32";
     case DType::kInt64: return "int64";
+    case DType::kUint64: return "uint64";
+    case DType::kFloat64: return "float64";
+    case DType::kBool: return "bool";
   }
   return "?";
 }

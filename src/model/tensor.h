@@ -23,6 +23,9 @@ enum class DType : std::int32_t {
   kUint16 = 7,
   kUint32 = 8,
   kInt64 = 9,
+  kUint64 = 10,
+  kFloat64 = 11,  // SVP_ACL_DOUBLE
+  kBool = 12,     // one byte per element, 0 or 1 (ONNX's bool)
 };
 
 enum class Layout : std::int32_t {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -60,9 +61,11 @@ class OnnxModelsVsOnnxruntime : public test::RuntimeTest {
   }
 
   // Compiles `onnx` at `shape`, runs it on `x` (default: uniform [0, 1) data) through the
-  // C API and through onnxruntime, and checks every output.
+  // C API and through onnxruntime, and checks every output. With `calibration` items the
+  // model is compiled A8W8 (--compile_mode=0) from them and compared with onnxruntime's
+  // float outputs; max_abs is then only reported.
   void check(const std::string& onnx, const std::string& input, const std::vector<std::int64_t>& shape,
-             double min_cosine, std::vector<float> x = {}) {
+             double min_cosine, std::vector<float> x = {}, const std::vector<std::vector<float>>& calibration = {}) {
     ASSERT_TRUE(fs::exists(onnx)) << onnx << " is missing (scripts/npm_deps.sh installs the PP-OCR models)";
     ASSERT_TRUE(fs::exists(npm_modules() + "/onnxruntime-node"))
         << "the onnxruntime oracle is missing: run scripts/npm_deps.sh (or set SVP_NPM_MODULES)";
@@ -80,6 +83,16 @@ class OnnxModelsVsOnnxruntime : public test::RuntimeTest {
     o.model = onnx;
     o.compile_mode = "float";
     o.input_shape = {{input, shape}};
+    if (!calibration.empty()) {
+      std::ofstream list(dir_ / "calibration.txt");
+      for (std::size_t k = 0; k < calibration.size(); ++k) {
+        const std::string item = (dir_ / ("calib_" + std::to_string(k) + ".npy")).string();
+        test::write_npy_f32(item, shape, calibration[k]);
+        list << item << "\n";
+      }
+      o.compile_mode = "0";
+      o.image_list = input + ":" + (dir_ / "calibration.txt").string();
+    }
     auto compiled = compiler::compile(o);
     ASSERT_TRUE(compiled.ok()) << compiled.status().message();
     test::ModelRun run(compiled->model.image);
@@ -100,7 +113,9 @@ class OnnxModelsVsOnnxruntime : public test::RuntimeTest {
       std::printf("%s output %s: cosine %.9f, max |error| %.3g (max |value| %.3g)\n", fs::path(onnx).filename().c_str(),
                   name.c_str(), a.cosine, a.max_abs, a.max_ref);
       EXPECT_GE(a.cosine, min_cosine) << name;
-      EXPECT_LE(a.max_abs, 1e-3 * std::max(1.0, a.max_ref)) << name;
+      if (calibration.empty()) {
+        EXPECT_LE(a.max_abs, 1e-3 * std::max(1.0, a.max_ref)) << name;
+      }
     }
   }
 
@@ -116,14 +131,15 @@ TEST_F(OnnxModelsVsOnnxruntime, FashionMnistLeNet) {
 // A page-like picture, normalised as PP-OCR expects ((v/255 - mean)/std): white paper with
 // dark word-shaped blocks on lines, so the detector's probability map is not all zeros (on
 // noise it is ~1e-6 everywhere, where a cosine says nothing).
-std::vector<float> page_like(std::int64_t h, std::int64_t w) {
+std::vector<float> page_like(std::int64_t h, std::int64_t w, std::int64_t shift = 0) {
   const float mean[3] = {0.485f, 0.456f, 0.406f}, stdv[3] = {0.229f, 0.224f, 0.225f};
   std::vector<float> x(static_cast<std::size_t>(3 * h * w));
   for (std::int64_t c = 0; c < 3; ++c) {
     for (std::int64_t y = 0; y < h; ++y) {
       for (std::int64_t i = 0; i < w; ++i) {
-        const bool line = (y % 40) >= 14 && (y % 40) < 26;
-        const bool glyph = ((i / 6) % 5) != 4 && ((i / 37) % 7) != 6 && i > 16 && i < w - 16;
+        const std::int64_t yy = y + shift, ii = i + 3 * shift;
+        const bool line = (yy % 40) >= 14 && (yy % 40) < 26;
+        const bool glyph = ((ii / 6) % 5) != 4 && ((ii / 37) % 7) != 6 && i > 16 && i < w - 16;
         const float v = line && glyph && ((i + y) % 3 != 0) ? 0.1f : 0.95f;
         x[static_cast<std::size_t>((c * h + y) * w + i)] = (v - mean[c]) / stdv[c];
       }
@@ -136,12 +152,39 @@ TEST_F(OnnxModelsVsOnnxruntime, PpOcrDetection) {
   check(kOcr + "ch_PP-OCRv4_det_infer.onnx", "x", {1, 3, 320, 320}, 0.99999, page_like(320, 320));
 }
 
+// int8 (A8W8, min-max) against onnxruntime's float outputs, calibrated on inputs other
+// than the one tested. (PP-OCR det int8 reaches only cosine 0.91 — docs/quantization.md,
+// "Known accuracy problems" — so it is not asserted here yet.)
+TEST_F(OnnxModelsVsOnnxruntime, FashionMnistLeNetInt8) {
+  std::vector<std::vector<float>> calibration;
+  for (unsigned s = 0; s < 8; ++s) calibration.push_back(test::random_floats(784, 100 + s, 0.0f, 1.0f));
+  check(SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx", "image", {1, 1, 28, 28}, 0.999, {}, calibration);
+}
+
 TEST_F(OnnxModelsVsOnnxruntime, PpOcrRecognition) {
   check(kOcr + "ch_PP-OCRv4_rec_infer.onnx", "x", {1, 3, 48, 320}, 0.99999);
 }
 
 TEST_F(OnnxModelsVsOnnxruntime, PpOcrDirectionClassifier) {
   check(kOcr + "ch_ppocr_mobile_v2.0_cls_infer.onnx", "x", {1, 3, 48, 192}, 0.99999);
+}
+
+// torchvision ResNet-18/-50 and MobileNetV2 (random weights, BatchNorm statistics from a few
+// train-mode batches) exported by scripts/models/export_torchvision.py with Debian's
+// python3-torch (`scripts/deps.sh --model-tools`): too large for git, so this case runs
+// where they have been exported (SVP_TORCHVISION_MODELS, default build/models) and says
+// it skipped otherwise — CI's default labels have no torch.
+TEST_F(OnnxModelsVsOnnxruntime, TorchvisionClassifiersWhereExported) {
+  const char* env = std::getenv("SVP_TORCHVISION_MODELS");
+  const std::string dir = env != nullptr ? env : SVP_SOURCE_DIR "/build/models";
+  int checked = 0;
+  for (const char* name : {"resnet18.onnx", "mobilenet_v2.onnx", "resnet50.onnx"}) {
+    const std::string path = dir + "/" + name;
+    if (!fs::exists(path)) continue;
+    check(path, "input", {1, 3, 224, 224}, 0.99999);
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "no torchvision exports in " << dir << ": run scripts/models/export_torchvision.py";
 }
 
 }  // namespace

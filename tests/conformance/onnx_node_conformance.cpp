@@ -1,7 +1,7 @@
 // ONNX backend conformance: every test case of Debian's libonnx-testdata (node/,
 // pytorch-converted/, pytorch-operator/) compiled with --compile_mode=float and run through
-// the C API, its outputs compared with the shipped ones (rtol 1e-3, atol 1e-4; integers and
-// booleans exactly).
+// the C API, its outputs compared with the shipped ones (float, double and float16 with rtol
+// 1e-3, atol 1e-4; integers and booleans exactly).
 //
 //   onnx_node_conformance [--data DIR] [--filter SUBSTRING] [--every N] [--json OUT.json] [--check]
 //
@@ -51,64 +51,12 @@ const std::set<std::string> kCnnOps = {
 // CNN-set cases that do not pass yet, each with the reason. --check fails if one of these
 // passes (take it off the list) or another CNN case fails.
 const std::map<std::string, std::string> kKnownCnnFailures = {
-    {"node/test_add_uint8",
-     "integer arithmetic without quantization parameters: the reference kernels compute float or quantized int8 only"},
-    {"node/test_batchnorm_epsilon_training_mode",
-     "BatchNormalization in training mode: inference only"},
-    {"node/test_batchnorm_example_training_mode",
-     "BatchNormalization in training mode: inference only"},
-    {"node/test_clip_default_int8_inbounds",
-     "integer arithmetic without quantization parameters: the reference kernels compute float or quantized int8 only"},
-    {"node/test_clip_default_int8_max",
-     "integer arithmetic without quantization parameters: the reference kernels compute float or quantized int8 only"},
-    {"node/test_clip_default_int8_min",
-     "integer arithmetic without quantization parameters: the reference kernels compute float or quantized int8 only"},
-    {"node/test_convtranspose_output_shape",
-     "ConvTranspose output_shape larger than the full output (negative total padding) is rejected by the kernel"},
-    {"node/test_div_uint8",
-     "integer arithmetic without quantization parameters: the reference kernels compute float or quantized int8 only"},
-    {"node/test_globalmaxpool",
-     "GlobalMaxPool has no reference kernel yet"},
-    {"node/test_globalmaxpool_precomputed",
-     "GlobalMaxPool has no reference kernel yet"},
-    {"node/test_maxpool_2d_uint8",
-     "integer arithmetic without quantization parameters: the reference kernels compute float or quantized int8 only"},
-    {"node/test_maxpool_with_argmax_2d_precomputed_pads",
-     "MaxPool with its Indices output: not supported"},
-    {"node/test_maxpool_with_argmax_2d_precomputed_strides",
-     "MaxPool with its Indices output: not supported"},
-    {"node/test_mul_uint8",
-     "integer arithmetic without quantization parameters: the reference kernels compute float or quantized int8 only"},
     {"node/test_reshape_allowzero_reordered",
      "zero-size tensors: the model format requires every dimension > 0"},
-    {"node/test_resize_downsample_scales_cubic",
-     "Resize mode cubic is not implemented"},
-    {"node/test_resize_downsample_scales_cubic_A_n0p5_exclude_outside",
-     "Resize mode cubic is not implemented"},
-    {"node/test_resize_downsample_scales_cubic_align_corners",
-     "Resize mode cubic is not implemented"},
-    {"node/test_resize_downsample_scales_linear_align_corners",
-     "Resize linear align_corners downsampling differs from the ONNX reference (under investigation)"},
-    {"node/test_resize_downsample_sizes_cubic",
-     "Resize mode cubic is not implemented"},
-    {"node/test_resize_tf_crop_and_resize",
-     "Resize coordinate mode tf_crop_and_resize is not implemented"},
-    {"node/test_resize_upsample_scales_cubic",
-     "Resize mode cubic is not implemented"},
-    {"node/test_resize_upsample_scales_cubic_A_n0p5_exclude_outside",
-     "Resize mode cubic is not implemented"},
-    {"node/test_resize_upsample_scales_cubic_align_corners",
-     "Resize mode cubic is not implemented"},
-    {"node/test_resize_upsample_scales_cubic_asymmetric",
-     "Resize mode cubic is not implemented"},
-    {"node/test_resize_upsample_sizes_cubic",
-     "Resize mode cubic is not implemented"},
     {"node/test_slice_start_out_of_bounds",
      "zero-size tensors: the model format requires every dimension > 0"},
     {"node/test_split_zero_size_splits",
      "zero-size tensors: the model format requires every dimension > 0"},
-    {"node/test_sub_uint8",
-     "integer arithmetic without quantization parameters: the reference kernels compute float or quantized int8 only"},
 };
 
 struct Case {
@@ -173,15 +121,39 @@ std::string compare(const onnx::TensorProto& want, const std::vector<std::uint8_
   if (w.size() != got_bytes.size()) {
     return "output size " + std::to_string(got_bytes.size()) + " bytes, expected " + std::to_string(w.size());
   }
-  if (want.data_type() == onnx::TensorProto::FLOAT) {
-    const auto* a = reinterpret_cast<const float*>(got_bytes.data());
-    const auto* b = reinterpret_cast<const float*>(w.data());
+  const int type = want.data_type();
+  if (type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::DOUBLE || type == onnx::TensorProto::FLOAT16) {
+    // Floating outputs of every width with the same tolerance.
+    auto value = [&](const std::vector<std::uint8_t>& bytes, std::size_t i) -> double {
+      if (type == onnx::TensorProto::DOUBLE) {
+        double d;
+        std::memcpy(&d, bytes.data() + 8 * i, 8);
+        return d;
+      }
+      if (type == onnx::TensorProto::FLOAT16) {
+        std::uint16_t h;
+        std::memcpy(&h, bytes.data() + 2 * i, 2);
+        const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+        const double mag = e == 0 ? std::ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp(m + 1024, e - 25);
+        return (h & 0x8000) ? -mag : mag;
+      }
+      float f;
+      std::memcpy(&f, bytes.data() + 4 * i, 4);
+      return f;
+    };
+    std::vector<double> av(w.size() / elem), bv(w.size() / elem);
+    for (std::size_t i = 0; i < av.size(); ++i) {
+      av[i] = value(got_bytes, i);
+      bv[i] = value(w, i);
+    }
+    const double* a = av.data();
+    const double* b = bv.data();
     double worst = 0;
     std::size_t at = 0;
-    for (std::size_t i = 0; i < w.size() / 4; ++i) {
+    for (std::size_t i = 0; i < av.size(); ++i) {
       const bool both_nan = std::isnan(a[i]) && std::isnan(b[i]);
-      const double err = both_nan ? 0 : std::fabs(static_cast<double>(a[i]) - b[i]);
-      const double tol = 1e-4 + 1e-3 * std::fabs(static_cast<double>(b[i]));
+      const double err = both_nan || a[i] == b[i] ? 0 : std::fabs(a[i] - b[i]);  // equal infinities match
+      const double tol = 1e-4 + 1e-3 * std::fabs(b[i]);
       if (!(err <= tol) && (std::isnan(err) || err / tol > worst)) {
         worst = std::isnan(err) ? 1e30 : err / tol;
         at = i;
@@ -229,17 +201,23 @@ Outcome run_case(const Case& c) {
     outputs.push_back(std::move(t));
   }
   // Parameter inputs — int64 tensors (Reshape's shape, Slice's starts, Gather's indices)
-  // and the parameter slots of Resize, Pad and Clip — are known when an NPU model is
-  // compiled, so they become initializers holding the test's values (docs/ops.md says so).
-  std::set<std::string> parameters;
+  // and the parameter slots of Resize, Pad, Clip and OneHot (depth) — are known when an
+  // NPU model is compiled, so they become initializers holding the test's values
+  // (docs/ops.md says so). An int64 tensor that is a node's first input is its data (Trilu
+  // of int64, Max of int64) and stays a model input, as does the model's last input.
+  std::set<std::string> parameters, data_inputs;
   for (const auto& node : m.graph().node()) {
     const std::string& op = node.op_type();
-    const int first = (op == "Resize" || op == "Pad" || op == "Clip" || op == "Upsample") ? 1 : 1 << 30;
+    const int first = (op == "Resize" || op == "Pad" || op == "Clip" || op == "Upsample" || op == "OneHot") ? 1
+                                                                                                            : 1 << 30;
     for (int k = first; k < node.input_size(); ++k) parameters.insert(node.input(k));
+    if (node.input_size() > 0) data_inputs.insert(node.input(0));
   }
   bool rewritten = false;
   for (std::size_t i = 0; i < inputs.size();) {
-    if (inputs[i].data_type() != onnx::TensorProto::INT64 && !parameters.count(input_names[i])) {
+    const bool int64_parameter =
+        inputs[i].data_type() == onnx::TensorProto::INT64 && !data_inputs.count(input_names[i]) && inputs.size() > 1;
+    if (!int64_parameter && !parameters.count(input_names[i])) {
       ++i;
       continue;
     }

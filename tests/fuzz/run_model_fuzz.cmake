@@ -1,11 +1,24 @@
-# ctest model_loader_fuzz: builds tests/fuzz as a separate clang project with
-# -fsanitize=fuzzer,address,undefined, then fuzzes read_model for MAX_TOTAL_TIME seconds
-# starting from the committed seed corpus. Fails if the build fails or the fuzzer reports
-# a crash, leak, timeout or sanitizer error (the input is kept in WORK_DIR/artifacts).
+# ctest model_loader_fuzz / onnx_import_fuzz: builds tests/fuzz as a separate clang
+# project with -fsanitize=fuzzer,address,undefined, then fuzzes for MAX_TOTAL_TIME seconds
+# starting from the committed seed corpus. SUITE=model (default): the model-file reader,
+# then svp_run's .npy reader and svp_atc's --insert_op_conf reader for a quarter of the
+# time each; SUITE=onnx: the compiler's ONNX
+# front end. Fails if the build fails or the fuzzer reports a crash, leak, timeout or
+# sanitizer error (the input is kept in WORK_DIR/artifacts).
 #   cmake -DSOURCE_DIR=... -DWORK_DIR=... -DCLANGXX=... [-DGENERATOR=Ninja] [-DMAX_TOTAL_TIME=20]
-#         -P run_model_fuzz.cmake
+#         [-DSUITE=model|onnx] -P run_model_fuzz.cmake
 if(NOT MAX_TOTAL_TIME)
   set(MAX_TOTAL_TIME 20)
+endif()
+if(NOT SUITE)
+  set(SUITE model)
+endif()
+if(SUITE STREQUAL "model")
+  set(targets model_loader_fuzz npy_reader_fuzz insert_op_conf_fuzz)
+elseif(SUITE STREQUAL "onnx")
+  set(targets onnx_import_fuzz)
+else()
+  message(FATAL_ERROR "SUITE must be model or onnx, not ${SUITE}")
 endif()
 set(build ${WORK_DIR}/build)
 set(generator_args)
@@ -22,68 +35,49 @@ if(NOT EXISTS ${build}/CMakeCache.txt)
     message(FATAL_ERROR "configuring the fuzzer with ${CLANGXX} failed:\n${out}")
   endif()
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${build} -j2 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${build} -j2 --target ${targets} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 if(rc)
   message(FATAL_ERROR "building the fuzzer failed:\n${out}")
 endif()
 
-# A fresh working corpus each run (new inputs go to the first directory; the committed
-# seeds are only read).
-set(corpus ${WORK_DIR}/corpus)
+# Fuzzes `target` for `seconds` from the committed `seeds` (and `dict`, if given), in a
+# fresh working corpus each run (new inputs go to the first directory; seeds are only read).
 set(artifacts ${WORK_DIR}/artifacts/)
-file(REMOVE_RECURSE ${corpus} ${artifacts})
-file(MAKE_DIRECTORY ${corpus} ${artifacts})
-set(log ${WORK_DIR}/fuzz.log)
-execute_process(COMMAND ${build}/model_loader_fuzz -max_total_time=${MAX_TOTAL_TIME} -rss_limit_mb=2048 -timeout=10
-                        -print_final_stats=1 -artifact_prefix=${artifacts} -dict=${SOURCE_DIR}/tests/fuzz/model.dict
-                        ${corpus} ${SOURCE_DIR}/tests/fuzz/corpus
-                RESULT_VARIABLE rc OUTPUT_FILE ${log} ERROR_FILE ${log})
-file(READ ${log} text)
-string(REGEX MATCH "Done [0-9]+ runs in [0-9]+ second" done "${text}")
-string(REGEX MATCH "stat::number_of_executed_units: *[0-9]+" units "${text}")
-string(REGEX MATCH "stat::peak_rss_mb: *[0-9]+" rss "${text}")
-string(REGEX MATCH "cov: [0-9]+ ft: [0-9]+ corp: [^ ]+" cov_all "${text}")
-if(rc)
-  file(GLOB found ${artifacts}*)
-  string(LENGTH "${text}" len)
-  if(len GREATER 12000)
-    math(EXPR start "${len} - 12000")
-    string(SUBSTRING "${text}" ${start} -1 text)
+file(REMOVE_RECURSE ${artifacts})
+file(MAKE_DIRECTORY ${artifacts})
+function(run_fuzz target seconds seeds dict)
+  set(corpus ${WORK_DIR}/corpus_${target})
+  file(REMOVE_RECURSE ${corpus})
+  file(MAKE_DIRECTORY ${corpus})
+  set(dict_arg)
+  if(dict)
+    set(dict_arg -dict=${dict})
   endif()
-  message(FATAL_ERROR "model_loader_fuzz failed (exit ${rc}); reproducer(s): ${found}\nlog ${log}:\n${text}")
-endif()
-message(STATUS "model_loader_fuzz: ${done}s, ${units}, ${rss}; log ${log}")
-
-# svp_run's .npy reader, a quarter of the time, from the committed .npy seeds.
-math(EXPR npy_time "(${MAX_TOTAL_TIME} + 3) / 4")
-set(npy_corpus ${WORK_DIR}/npy_corpus)
-file(REMOVE_RECURSE ${npy_corpus})
-file(MAKE_DIRECTORY ${npy_corpus})
-set(npy_log ${WORK_DIR}/npy_fuzz.log)
-execute_process(COMMAND ${build}/npy_reader_fuzz -max_total_time=${npy_time} -rss_limit_mb=2048 -timeout=10
-                        -artifact_prefix=${artifacts} ${npy_corpus} ${SOURCE_DIR}/tests/fuzz/npy_corpus
-                RESULT_VARIABLE rc OUTPUT_FILE ${npy_log} ERROR_FILE ${npy_log})
-if(rc)
-  file(READ ${npy_log} text)
-  file(GLOB found ${artifacts}*)
-  message(FATAL_ERROR "npy_reader_fuzz failed (exit ${rc}); reproducer(s): ${found}\nlog ${npy_log}:\n${text}")
-endif()
-message(STATUS "npy_reader_fuzz: ${npy_time}s; log ${npy_log}")
-
-# The --insert_op_conf reader, a quarter of the time, from the golden configurations
-# (absent when the fuzz project found no protobuf).
-if(EXISTS ${build}/insert_op_conf_fuzz)
-  set(cfg_corpus ${WORK_DIR}/insert_op_corpus)
-  file(REMOVE_RECURSE ${cfg_corpus})
-  file(MAKE_DIRECTORY ${cfg_corpus})
-  set(cfg_log ${WORK_DIR}/insert_op_fuzz.log)
-  execute_process(COMMAND ${build}/insert_op_conf_fuzz -max_total_time=${npy_time} -rss_limit_mb=2048 -timeout=10
-                          -artifact_prefix=${artifacts} ${cfg_corpus} ${SOURCE_DIR}/tests/data/aipp
-                  RESULT_VARIABLE rc OUTPUT_FILE ${cfg_log} ERROR_FILE ${cfg_log})
+  set(log ${WORK_DIR}/${target}.log)
+  execute_process(COMMAND ${build}/${target} -max_total_time=${seconds} -rss_limit_mb=2048 -timeout=10
+                          -print_final_stats=1 -artifact_prefix=${artifacts} ${dict_arg} ${corpus} ${seeds}
+                  RESULT_VARIABLE rc OUTPUT_FILE ${log} ERROR_FILE ${log})
+  file(READ ${log} text)
+  string(REGEX MATCH "Done [0-9]+ runs in [0-9]+ second" done "${text}")
+  string(REGEX MATCH "stat::number_of_executed_units: *[0-9]+" units "${text}")
+  string(REGEX MATCH "stat::peak_rss_mb: *[0-9]+" rss "${text}")
   if(rc)
-    file(READ ${cfg_log} text)
     file(GLOB found ${artifacts}*)
-    message(FATAL_ERROR "insert_op_conf_fuzz failed (exit ${rc}); reproducer(s): ${found}\nlog ${cfg_log}:\n${text}")
+    string(LENGTH "${text}" len)
+    if(len GREATER 12000)
+      math(EXPR start "${len} - 12000")
+      string(SUBSTRING "${text}" ${start} -1 text)
+    endif()
+    message(FATAL_ERROR "${target} failed (exit ${rc}); reproducer(s): ${found}\nlog ${log}:\n${text}")
   endif()
-  message(STATUS "insert_op_conf_fuzz: ${npy_time}s; log ${cfg_log}")
+  message(STATUS "${target}: ${done}s, ${units}, ${rss}; log ${log}")
+endfunction()
+
+if(SUITE STREQUAL "model")
+  run_fuzz(model_loader_fuzz ${MAX_TOTAL_TIME} ${SOURCE_DIR}/tests/fuzz/corpus ${SOURCE_DIR}/tests/fuzz/model.dict)
+  math(EXPR npy_time "(${MAX_TOTAL_TIME} + 3) / 4")
+  run_fuzz(npy_reader_fuzz ${npy_time} ${SOURCE_DIR}/tests/fuzz/npy_corpus "")
+  run_fuzz(insert_op_conf_fuzz ${npy_time} ${SOURCE_DIR}/tests/data/aipp "")
+else()
+  run_fuzz(onnx_import_fuzz ${MAX_TOTAL_TIME} ${SOURCE_DIR}/tests/fuzz/onnx_corpus ${SOURCE_DIR}/tests/fuzz/onnx.dict)
 endif()

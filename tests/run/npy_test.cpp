@@ -5,21 +5,19 @@
 #include <cstring>
 #include <string>
 
-#include "svp_run/npy.h"
+#include "common/npy.h"
 
+namespace svp {
 namespace {
 
-using svp::run::make_npy;
-using svp::run::NpyArray;
-using svp::run::parse_npy;
 
 TEST(Npy, WrittenArrayReadsBack) {
   const float v[6] = {1, -2, 3.5f, 4, 5, 6};
-  const auto f = make_npy("<f4", {2, 3}, reinterpret_cast<const std::uint8_t*>(v), sizeof v);
+  const auto f = npy::make("<f4", {2, 3}, reinterpret_cast<const std::uint8_t*>(v), sizeof v);
   EXPECT_EQ((f.size() - sizeof v) % 64, 0u);  // data 64-byte aligned
-  NpyArray a;
+  npy::Array a;
   std::string error;
-  ASSERT_TRUE(parse_npy(f.data(), f.size(), a, error)) << error;
+  ASSERT_TRUE(npy::parse(f.data(), f.size(), a, error)) << error;
   EXPECT_EQ(a.descr, "<f4");
   EXPECT_EQ(a.shape, (std::vector<std::int64_t>{2, 3}));
   ASSERT_EQ(a.data.size(), sizeof v);
@@ -28,27 +26,28 @@ TEST(Npy, WrittenArrayReadsBack) {
 
 TEST(Npy, MalformedFilesAreRejectedWithAReason) {
   const std::uint8_t v[4] = {1, 2, 3, 4};
-  const auto good = make_npy("|u1", {4}, v, 4);
-  NpyArray a;
+  const auto good = npy::make("|u1", {4}, v, 4);
+  npy::Array a;
   std::string error;
-  EXPECT_FALSE(parse_npy(good.data(), 5, a, error));
+  EXPECT_FALSE(npy::parse(good.data(), 5, a, error));
   EXPECT_NE(error.find("magic"), std::string::npos);
-  EXPECT_FALSE(parse_npy(good.data(), good.size() - 1, a, error));  // data one byte short
+  EXPECT_FALSE(npy::parse(good.data(), good.size() - 1, a, error));  // data one byte short
   EXPECT_NE(error.find("need 4"), std::string::npos);
   auto big = good;
   big[8] = 0xff;  // header longer than the file
-  EXPECT_FALSE(parse_npy(big.data(), big.size(), a, error));
+  EXPECT_FALSE(npy::parse(big.data(), big.size(), a, error));
   EXPECT_NE(error.find("truncated"), std::string::npos);
   const auto fortran = [&] {
     std::string s(good.begin(), good.end());
     s.replace(s.find("False"), 5, "True ");
     return std::vector<std::uint8_t>(s.begin(), s.end());
   }();
-  EXPECT_FALSE(parse_npy(fortran.data(), fortran.size(), a, error));
+  EXPECT_FALSE(npy::parse(fortran.data(), fortran.size(), a, error));
   EXPECT_NE(error.find("Fortran"), std::string::npos);
-  const auto bad_dtype = make_npy("<c8", {4}, v, 4);
-  EXPECT_FALSE(parse_npy(bad_dtype.data(), bad_dtype.size(), a, error));
+  const auto bad_dtype = npy::make("<c8", {4}, v, 4);
+  EXPECT_FALSE(npy::parse(bad_dtype.data(), bad_dtype.size(), a, error));
   EXPECT_NE(error.find("dtype"), std::string::npos);
 }
 
 }  // namespace
+}  // namespace svp

@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/builder.h"
-#include "svp_run/npy.h"
+#include "common/npy.h"
 #include "svp_run/runner.h"
 
 namespace {
@@ -169,7 +169,7 @@ TEST_F(SvpRun, BinInputIsCopiedThroughTheStridedBuffers) {
 
 TEST_F(SvpRun, NpyInputAndNpyOutput) {
   const auto x = ramp(kReluCount, -3.0f);
-  const auto f = svp::run::make_npy("<f4", {1, 3, 4, 5}, reinterpret_cast<const std::uint8_t*>(x.data()), x.size() * 4);
+  const auto f = svp::npy::make("<f4", {1, 3, 4, 5}, reinterpret_cast<const std::uint8_t*>(x.data()), x.size() * 4);
   write_bytes(dir_ / "a.npy", f.data(), f.size());
   RunOptions o = options(relu_model());
   o.inputs = {(dir_ / "a.npy").string()};
@@ -177,9 +177,9 @@ TEST_F(SvpRun, NpyInputAndNpyOutput) {
   ASSERT_EQ(run_tool(o).code, 0);
   std::ifstream in(result("a_0.npy"), std::ios::binary);
   const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  svp::run::NpyArray a;
+  svp::npy::Array a;
   std::string error;
-  ASSERT_TRUE(svp::run::parse_npy(bytes.data(), bytes.size(), a, error)) << error;
+  ASSERT_TRUE(svp::npy::parse(bytes.data(), bytes.size(), a, error)) << error;
   EXPECT_EQ(a.descr, "<f4");
   EXPECT_EQ(a.shape, (std::vector<std::int64_t>{1, 3, 4, 5}));
   std::vector<float> y(kReluCount);
@@ -234,6 +234,27 @@ TEST_F(SvpRun, DirectoriesGiveOneExecutionPerFilePairWithTwoStreamsAndThreads) {
   EXPECT_EQ(j["inferences"], 10);
   EXPECT_EQ(j["streams"], 2);
   EXPECT_EQ(j["threads"], 2);
+}
+
+// A model with an AI-CPU layer executes asynchronously only while a thread serves
+// svp_acl_ext_process_aicpu_task (as on the board): svp_run starts one, so the run
+// completes on several streams instead of waiting forever.
+TEST_F(SvpRun, ModelsWithAiCpuLayersRunOnStreamsWithTheToolsAiCpuThread) {
+  ModelBuilder b("aicpu");
+  const TensorId x = b.add_input("x", DType::kFloat32, {1, 3, 4, 5});
+  svp::compiler::LayerOptions cpu;
+  cpu.target = svp::model::Target::kAiCpu;
+  b.add_output(b.add_layer("relu_on_cpu", "Relu", {b.add_layer("relu", "Relu", {x})}, cpu), "y");
+  RunOptions o = options(save(b, "aicpu"));
+  const auto x0 = ramp(kReluCount, -7.0f);
+  write_bytes(dir_ / "x.bin", x0.data(), x0.size());
+  o.inputs = {(dir_ / "x.bin").string()};
+  o.streams = 2;
+  o.threads = 2;
+  o.loop = 4;
+  const Outcome r = run_tool(o);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_floats(result("x_0.bin")), relu(x0));
 }
 
 TEST_F(SvpRun, BatchsizeGroupsSingleItemFilesIntoDynamicBatches) {

@@ -382,6 +382,24 @@ TEST(KernelsConvTranspose, OutputShapeAttributeDerivesPads) {
   }
 }
 
+TEST(KernelsConvTranspose, OutputShapeBeyondTheFullOutputPadsTheEndWithZeros) {
+  // in 3, k 3, s 2: full = 7. output_shape 8 → total pad -1 → (0, -1): the full output
+  // followed by one row and column no input reaches.
+  auto x = OwnedTensor::f32({1, 1, 3, 3}, pseudo_random(9, 33));
+  auto w = OwnedTensor::f32({1, 1, 3, 3}, pseudo_random(9, 34));
+  auto full = run_reference_owned("ConvTranspose", {{"strides", I{2, 2}}}, {x.view(), w.view()});
+  auto big = run_reference_owned("ConvTranspose", {{"strides", I{2, 2}}, {"output_shape", I{8, 8}}},
+                                 {x.view(), w.view()});
+  ASSERT_TRUE(full.ok() && big.ok()) << big.status().message();
+  ASSERT_EQ((*big)[0].view().dims, (I{1, 1, 8, 8}));
+  const auto f = (*full)[0].values<float>(), b = (*big)[0].values<float>();
+  for (std::size_t i = 0; i < 8; ++i) {
+    for (std::size_t j = 0; j < 8; ++j) {
+      EXPECT_EQ(b[i * 8 + j], i < 7 && j < 7 ? f[i * 7 + j] : 0.0f) << i << "," << j;
+    }
+  }
+}
+
 TEST(KernelsConvTranspose, SameUpperOutputIsInputTimesStride) {
   auto r = infer_shapes("ConvTranspose", {{"strides", I{2, 2}}, {"auto_pad", std::string("SAME_UPPER")}},
                         {{1, 8, 5, 7}, {8, 4, 3, 3}});
@@ -397,7 +415,7 @@ TEST(KernelsConvTranspose, BadShapesAndAttributesAreRejected) {
   EXPECT_EQ(code({{"group", std::int64_t{3}}}, {{1, 4, 3, 3}, {4, 2, 3, 3}}), err::kInvalidParam);
   EXPECT_EQ(code({{"output_padding", I{1}}}, {{1, 4, 3, 3}, {4, 2, 3, 3}}), err::kParseModel);
   EXPECT_EQ(code({{"output_padding", I{-1, 0}}}, {{1, 4, 3, 3}, {4, 2, 3, 3}}), err::kInvalidParam);
-  EXPECT_EQ(code({{"output_shape", I{9, 9}}}, {{1, 4, 3, 3}, {4, 2, 3, 3}}), err::kInvalidParam);  // > full 5
+  EXPECT_EQ(code({{"output_shape", I{0, 9}}}, {{1, 4, 3, 3}, {4, 2, 3, 3}}), err::kInvalidParam);
   EXPECT_EQ(code({{"pads", I{3, 3, 3, 3}}}, {{1, 4, 3, 3}, {4, 2, 3, 3}}), err::kInvalidParam);    // no output
   EXPECT_EQ(code({}, {{1, 4, 3, 3}, {4, 2, 3, 3}, {4}}), err::kInvalidParam);                      // bias != M=2
 }
@@ -426,6 +444,22 @@ TEST(KernelsConv, ThreeByThree64To64On56x56MatchesTheFormulaInsideAndOnTheBorder
     }
     EXPECT_NEAR(y[static_cast<std::size_t>((m * 56 + oh) * 56 + ow)], acc, 1e-3);
   }
+}
+
+TEST(KernelsConvInteger, SubtractsZeroPointsAndAccumulatesExactly) {
+  // x (1,1,2,2) uint8 [10 11 12 13] with zero point 10 → [0 1 2 3]; w 1x1 of 3 with zero
+  // point 1 → 2: y = 2 * [0 1 2 3].
+  auto x = OwnedTensor::from<std::uint8_t>(DType::kUint8, {1, 1, 2, 2}, {10, 11, 12, 13});
+  auto w = OwnedTensor::from<std::uint8_t>(DType::kUint8, {1, 1, 1, 1}, {3});
+  auto xzp = OwnedTensor::from<std::uint8_t>(DType::kUint8, {}, {10});
+  auto wzp = OwnedTensor::from<std::uint8_t>(DType::kUint8, {}, {1});
+  auto r = run_reference_owned("ConvInteger", {}, {x.view(), w.view(), xzp.view(), wzp.view()},
+                               {{DType::kInt32, std::nullopt}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)[0].values<std::int32_t>(), (std::vector<std::int32_t>{0, 2, 4, 6}));
+  auto f = OwnedTensor::f32({1, 1, 2, 2}, {1, 2, 3, 4});
+  EXPECT_EQ(run_reference_owned("ConvInteger", {}, {f.view(), w.view()}, {{DType::kInt32, std::nullopt}}).status().code(),
+            err::kUnsupportedDataType);
 }
 
 }  // namespace

@@ -192,7 +192,13 @@ TEST(KernelsPRelu, PerChannelSlopeBroadcastsOverSpatialDims) {
 }
 
 TEST(KernelsPRelu, SlopeMustBroadcastToInput) {
-  EXPECT_EQ(infer_shapes("PRelu", {}, {{1, 2, 3, 4}, {2}}).status().code(), err::kInvalidParam);           // 2 vs 4
+  EXPECT_EQ(infer_shapes("PRelu", {}, {{1, 2, 3, 4}, {3}}).status().code(), err::kInvalidParam);           // 3 vs 4
+  // A 1-D slope of C values that does not broadcast numpy-style is per channel (opset 6).
+  auto x = OwnedTensor::f32({1, 2, 1, 3}, {-1, -1, -1, -2, -2, 2});
+  auto slope = OwnedTensor::f32({2}, {0.5f, 0.25f});
+  auto r = run_reference_owned("PRelu", {}, {x.view(), slope.view()});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r.value()[0].values<float>(), (F{-0.5f, -0.5f, -0.5f, -0.5f, -0.5f, 2}));
   EXPECT_EQ(infer_shapes("PRelu", {}, {{1, 2, 3, 1}, {1, 2, 1, 4}}).status().code(), err::kInvalidParam);  // grows X
   EXPECT_TRUE(infer_shapes("PRelu", {}, {{1, 2, 3, 4}, {4}}).ok());
 }
@@ -225,10 +231,26 @@ TEST(KernelsBatchNorm, DefaultEpsilonAndBatchOfTwoMatchFormula) {
   }
 }
 
-TEST(KernelsBatchNorm, BadParameterShapesAndTrainingModeAreRejected) {
+TEST(KernelsBatchNorm, TrainingModeUsesBatchStatisticsAndUpdatesTheRunningOnes) {
+  // One channel, batch [1 3]: mean 2, population variance 1; running mean 0, var 1,
+  // momentum 0.5: running mean 0 * 0.5 + 2 * 0.5 = 1, running var 1 * 0.5 + 1 * 0.5 = 1.
+  auto x = OwnedTensor::f32({2, 1}, {1, 3});
+  auto one = OwnedTensor::f32({1}, {1});
+  auto zero = OwnedTensor::f32({1}, {0});
+  auto r = run_reference_owned("BatchNormalization",
+                               {{"training_mode", std::int64_t{1}}, {"momentum", 0.5}, {"epsilon", 0.0}},
+                               {x.view(), one.view(), zero.view(), zero.view(), one.view()});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r.value().size(), 3u);
+  EXPECT_EQ(r.value()[0].values<float>(), (F{-1, 1}));
+  EXPECT_EQ(r.value()[1].values<float>(), (F{1}));
+  EXPECT_EQ(r.value()[2].values<float>(), (F{1}));
+}
+
+TEST(KernelsBatchNorm, BadParameterShapesAndModesAreRejected) {
   EXPECT_EQ(infer_shapes("BatchNormalization", {}, {{1, 3, 2, 2}, {3}, {3}, {2}, {3}}).status().code(),
             err::kInvalidParam);
-  EXPECT_EQ(infer_shapes("BatchNormalization", {{"training_mode", std::int64_t{1}}}, {{1, 3, 2, 2}, {3}, {3}, {3}, {3}})
+  EXPECT_EQ(infer_shapes("BatchNormalization", {{"training_mode", std::int64_t{2}}}, {{1, 3, 2, 2}, {3}, {3}, {3}, {3}})
                 .status()
                 .code(),
             err::kInvalidParam);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <vector>
+#include <string>
 
 #include "kernels/invoke.h"
 #include "kernels/kernels.h"
@@ -186,6 +187,98 @@ TEST(KernelsGemm, BadShapesAndFlagsAreRejected) {
   EXPECT_EQ(infer_shapes("Gemm", {}, {{2, 3}, {3, 4}, {1, 2, 4}}).status().code(), err::kInvalidParam);
   EXPECT_EQ(infer_shapes("Gemm", {{"transA", std::int64_t{2}}}, {{2, 3}, {3, 4}}).status().code(), err::kInvalidParam);
   EXPECT_EQ(infer_shapes("Gemm", {{"alpha", std::string("1")}}, {{2, 3}, {3, 4}}).status().code(), err::kParseModel);
+}
+
+TEST(KernelsEinsum, ContractionsDiagonalsAndImplicitOutput) {
+  auto a = OwnedTensor::f32({2, 2}, {1, 2, 3, 4});
+  auto b = OwnedTensor::f32({2, 2}, {5, 6, 7, 8});
+  auto mm = run_reference_owned("Einsum", {{"equation", std::string("ij,jk->ik")}}, {a.view(), b.view()});
+  ASSERT_TRUE(mm.ok()) << mm.status().message();
+  EXPECT_EQ((*mm)[0].values<float>(), (std::vector<float>{19, 22, 43, 50}));
+  auto tr = run_reference_owned("Einsum", {{"equation", std::string("ij")}}, {a.view()});  // implicit: ij
+  ASSERT_TRUE(tr.ok());
+  EXPECT_EQ((*tr)[0].values<float>(), (std::vector<float>{1, 2, 3, 4}));
+  auto t2 = run_reference_owned("Einsum", {{"equation", std::string("ji")}}, {a.view()});  // implicit: ij = transpose
+  ASSERT_TRUE(t2.ok());
+  EXPECT_EQ((*t2)[0].values<float>(), (std::vector<float>{1, 3, 2, 4}));
+  auto diag = run_reference_owned("Einsum", {{"equation", std::string("...ii->...i")}}, {a.view()});
+  ASSERT_TRUE(diag.ok()) << diag.status().message();
+  EXPECT_EQ((*diag)[0].values<float>(), (std::vector<float>{1, 4}));
+  auto dot = run_reference_owned("Einsum", {{"equation", std::string("i j , i j")}}, {a.view(), b.view()});
+  ASSERT_TRUE(dot.ok());
+  EXPECT_EQ((*dot)[0].view().dims, (std::vector<std::int64_t>{}));
+  EXPECT_EQ((*dot)[0].values<float>(), (std::vector<float>{70}));
+  EXPECT_EQ(infer_shapes("Einsum", {{"equation", std::string("ij,jk->ik")}}, {{2, 3}, {2, 2}}).status().code(),
+            err::kInvalidParam);
+  EXPECT_EQ(infer_shapes("Einsum", {{"equation", std::string("ij->k")}}, {{2, 3}}).status().code(), err::kInvalidParam);
+}
+
+TEST(KernelsMatMulInteger, ZeroPointsAreSubtractedExactly) {
+  auto a = OwnedTensor::from<std::uint8_t>(DType::kUint8, {2, 2}, {1, 2, 3, 4});
+  auto b = OwnedTensor::from<std::uint8_t>(DType::kUint8, {2, 1}, {5, 6});
+  auto azp = OwnedTensor::from<std::uint8_t>(DType::kUint8, {}, {1});
+  auto r = run_reference_owned("MatMulInteger", {}, {a.view(), b.view(), azp.view()}, {{DType::kInt32, {}}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)[0].values<std::int32_t>(), (std::vector<std::int32_t>{6, 28}));  // (A - 1) @ B
+  EXPECT_EQ(run_reference_owned("MatMulInteger", {}, {a.view(), b.view()}).status().code(), err::kUnsupportedDataType);
+}
+
+TEST(KernelsQLinearMatMul, RequantizesTheProduct) {
+  // a = 0.5 * [2 4] = [1 2], b = 0.5 * [2 2]' = [1 1]': a @ b = 3 → 3 / 0.25 + 10 = 22.
+  auto a = OwnedTensor::from<std::uint8_t>(DType::kUint8, {1, 2}, {2, 4});
+  auto b = OwnedTensor::from<std::uint8_t>(DType::kUint8, {2, 1}, {2, 2});
+  auto half = OwnedTensor::f32({}, {0.5f});
+  auto quarter = OwnedTensor::f32({}, {0.25f});
+  auto zero = OwnedTensor::from<std::uint8_t>(DType::kUint8, {}, {0});
+  auto ten = OwnedTensor::from<std::uint8_t>(DType::kUint8, {}, {10});
+  auto r = run_reference_owned(
+      "QLinearMatMul", {},
+      {a.view(), half.view(), zero.view(), b.view(), half.view(), zero.view(), quarter.view(), ten.view()},
+      {{DType::kUint8, {}}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)[0].values<std::uint8_t>(), (std::vector<std::uint8_t>{22}));
+  auto i8zero = OwnedTensor::from<std::int8_t>(DType::kInt8, {}, {0});
+  EXPECT_EQ(run_reference_owned(
+                "QLinearMatMul", {},
+                {a.view(), half.view(), i8zero.view(), b.view(), half.view(), zero.view(), quarter.view(), ten.view()},
+                {{DType::kUint8, {}}})
+                .status()
+                .code(),
+            err::kUnsupportedDataType);  // zero point of another type than its data
+}
+
+TEST(KernelsDet, DeterminantsOfTrailingMatricesWithPivoting) {
+  // det [[1 2] [3 4]] = -2; det [[0 1] [1 0]] = -1 (needs a row swap).
+  auto x = OwnedTensor::f32({2, 2, 2}, {1, 2, 3, 4, 0, 1, 1, 0});
+  auto r = run_reference_owned("Det", {}, {x.view()});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)[0].view().dims, (I{2}));
+  const auto v = (*r)[0].values<float>();
+  EXPECT_NEAR(v[0], -2, 1e-6);
+  EXPECT_NEAR(v[1], -1, 1e-6);
+  EXPECT_EQ(infer_shapes("Det", {}, {{2, 3}}).status().code(), err::kInvalidParam);
+}
+
+TEST(KernelsDft, RealSignalForwardOnesidedAndInverse) {
+  // [1 2 3 4] (real, axis 1 of [1, 4, 1]): X0 = 10, X1 = -2 + 2i, X2 = -2, X3 = -2 - 2i.
+  auto x = OwnedTensor::f32({1, 4, 1}, {1, 2, 3, 4});
+  auto r = run_reference_owned("DFT", {}, {x.view()});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)[0].view().dims, (I{1, 4, 2}));
+  const std::vector<float> want{10, 0, -2, 2, -2, 0, -2, -2};
+  const auto v = (*r)[0].values<float>();
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(v[i], want[i], 1e-5) << i;
+  auto one = run_reference_owned("DFT", {{"onesided", std::int64_t{1}}}, {x.view()});
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ((*one)[0].view().dims, (I{1, 3, 2}));
+  auto back = run_reference_owned("DFT", {{"inverse", std::int64_t{1}}}, {(*r)[0].view()});
+  ASSERT_TRUE(back.ok());
+  const auto b = (*back)[0].values<float>();
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR(b[2 * i], static_cast<float>(i + 1), 1e-5);
+    EXPECT_NEAR(b[2 * i + 1], 0, 1e-5);
+  }
+  EXPECT_EQ(infer_shapes("DFT", {}, {{1, 4, 3}}).status().code(), err::kInvalidParam);
 }
 
 }  // namespace

@@ -135,11 +135,15 @@ TEST(KernelsMaxPool, BadAttributesAreRejected) {
   EXPECT_EQ(code({{"kernel_shape", I{2, 2}}, {"ceil_mode", std::int64_t{2}}}, {1, 1, 4, 4}), err::kInvalidParam);
 }
 
-TEST(KernelsMaxPool, IndicesOutputIsNotSupported) {
+TEST(KernelsMaxPool, IndicesMustBeInt64AndThereAreAtMostTwoOutputs) {
+  // The values of the Indices output: kernels_norm_test.
   auto x = OwnedTensor::f32({1, 1, 2, 2}, {1, 2, 3, 4});
-  OwnedTensor y(DType::kFloat32, {1, 1, 1, 1}), idx(DType::kInt64, {1, 1, 1, 1});
-  EXPECT_EQ(run_reference("MaxPool", {{"kernel_shape", I{2, 2}}}, {x.view()}, {y.view(), idx.view()}).code(),
-            err::kInvalidParam);
+  OwnedTensor y(DType::kFloat32, {1, 1, 1, 1}), idx(DType::kInt64, {1, 1, 1, 1}), idx32(DType::kInt32, {1, 1, 1, 1});
+  const Attrs k{{"kernel_shape", I{2, 2}}};
+  ASSERT_TRUE(run_reference("MaxPool", k, {x.view()}, {y.view(), idx.view()}).ok());
+  EXPECT_EQ(idx.values<std::int64_t>(), (I{3}));
+  EXPECT_EQ(run_reference("MaxPool", k, {x.view()}, {y.view(), idx32.view()}).code(), err::kUnsupportedDataType);
+  EXPECT_EQ(run_reference("MaxPool", k, {x.view()}, {y.view(), idx.view(), idx.view()}).code(), err::kInvalidParam);
 }
 
 TEST(KernelsAveragePool, CountIncludePadChangesBorderDivisors) {

@@ -1,4 +1,5 @@
-// ReduceMean, ReduceMax and ArgMax reference kernels (float32).
+// The Reduce* family and ArgMax/ArgMin reference kernels: hand-computed values in float32,
+// integer and double reductions, ties and NaN.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -139,6 +140,55 @@ TEST(KernelsArgMax, BadAxisAndOutputTypeAreRejected) {
   EXPECT_EQ(infer_shapes("ArgMax", {}, {{0, 3}}).status().code(), err::kInvalidParam);
   auto x = OwnedTensor::f32({2}, {1, 2});
   EXPECT_EQ(run_reference_owned("ArgMax", {}, {x.view()}).status().code(), err::kUnsupportedDataType);  // float out
+}
+
+
+TEST(KernelsReduce, EveryReductionOnHandValues) {
+  // [[1 2 3] [4 5 6]] reduced over axis 1.
+  auto x = OwnedTensor::f32({2, 3}, k23);
+  const std::pair<const char*, F> cases[] = {
+      {"ReduceSum", {6, 15}},
+      {"ReduceMin", {1, 4}},
+      {"ReduceProd", {6, 120}},
+      {"ReduceL1", {6, 15}},
+      {"ReduceSumSquare", {14, 77}},
+      {"ReduceL2", {std::sqrt(14.0f), std::sqrt(77.0f)}},
+      {"ReduceLogSum", {std::log(6.0f), std::log(15.0f)}},
+      {"ReduceLogSumExp",
+       {static_cast<float>(std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0))),
+        static_cast<float>(std::log(std::exp(4.0) + std::exp(5.0) + std::exp(6.0)))}}};
+  for (const auto& [op, want] : cases) {
+    Out o = reduce(op, {{"axes", I{1}}, {"keepdims", std::int64_t{0}}}, {x.view()});
+    ASSERT_TRUE(o.status.ok()) << op << ": " << o.status.message();
+    ASSERT_EQ(o.values.size(), 2u) << op;
+    for (std::size_t i = 0; i < 2; ++i) EXPECT_FLOAT_EQ(o.values[i], want[i]) << op << " " << i;
+  }
+}
+
+TEST(KernelsReduce, ReduceSumTakesAxesAsAnInputAndKeepsIntegerTypes) {
+  auto x = OwnedTensor::from<std::int32_t>(DType::kInt32, {2, 2}, {1, -2, 30, 40});
+  auto axes = OwnedTensor::i64({1}, {0});
+  auto r = run_reference_owned("ReduceSum", {}, {x.view(), axes.view()}, {{DType::kInt32, {}}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r.value()[0].view().dims, (I{1, 2}));
+  EXPECT_EQ(r.value()[0].values<std::int32_t>(), (std::vector<std::int32_t>{31, 38}));
+  auto d = OwnedTensor::from<double>(DType::kFloat64, {3}, {0.5, 0.25, 0.125});
+  auto rd = run_reference_owned("ReduceProd", {}, {d.view()}, {{DType::kFloat64, {}}});
+  ASSERT_TRUE(rd.ok()) << rd.status().message();
+  EXPECT_EQ(rd.value()[0].values<double>(), (std::vector<double>{0.015625}));
+  // The output type must be the input's.
+  EXPECT_EQ(run_reference_owned("ReduceSum", {}, {x.view(), axes.view()}).status().code(), err::kUnsupportedDataType);
+}
+
+TEST(KernelsArgMin, FirstOrLastIndexOfTheMinimumInAnyNumericType) {
+  auto x = OwnedTensor::from<std::int64_t>(DType::kInt64, {2, 3}, {3, 1, 1, 0, 7, 0});
+  auto r = run_reference_owned("ArgMin", {{"axis", std::int64_t{1}}}, {x.view()}, {{DType::kInt64, {}}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r.value()[0].values<std::int64_t>(), (I{1, 0}));
+  r = run_reference_owned("ArgMin", {{"axis", std::int64_t{1}}, {"select_last_index", std::int64_t{1}}}, {x.view()},
+                          {{DType::kInt64, {}}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value()[0].values<std::int64_t>(), (I{2, 2}));
 }
 
 }  // namespace

@@ -168,12 +168,15 @@ TEST(KernelsResize, OutputSizeFromScalesIsFloored) {
 TEST(KernelsResize, UnsupportedModesAndBadParametersAreRejected) {
   auto x = OwnedTensor::f32({1, 1, 2, 2}, {1, 2, 3, 4});
   auto code = [&](const Attrs& a, const F& scales) { return resize_scales(a, x, scales).status.code(); };
-  EXPECT_EQ(code(modes("cubic", "half_pixel"), {1, 1, 2, 2}), err::kInvalidParam);
+  EXPECT_EQ(code(modes("cubic", "half_pixel_symmetric"), {1, 1, 2, 2}), err::kInvalidParam);
   EXPECT_EQ(code(modes("bicubic", "half_pixel"), {1, 1, 2, 2}), err::kParseModel);
   EXPECT_EQ(code(modes("nearest", "tf_crop_and_resize"), {1, 1, 2, 2}), err::kInvalidParam);
   EXPECT_EQ(code(modes("nearest", "corners"), {1, 1, 2, 2}), err::kParseModel);
   EXPECT_EQ(code(modes("nearest", "half_pixel", "nearest"), {1, 1, 2, 2}), err::kParseModel);
-  EXPECT_EQ(code(modes("linear", "half_pixel"), {1, 2, 2, 2}), err::kInvalidParam);  // linear on the channel dim
+  // Linear on the channel dim of size 1 (any dim may change): every sample reads channel 0.
+  const auto ch = resize_scales(modes("linear", "half_pixel"), x, {1, 2, 1, 1});
+  ASSERT_TRUE(ch.status.ok()) << ch.status.message();
+  EXPECT_EQ(ch.values, (F{1, 2, 3, 4, 1, 2, 3, 4}));
   EXPECT_EQ(code({}, {1, 2, 2}), err::kInvalidParam);                                // wrong count
   EXPECT_EQ(code({}, {1, 1, 0, 2}), err::kInvalidParam);                             // zero scale
   EXPECT_EQ(code({}, {1, 1, 0.1f, 2}), err::kInvalidParam);                          // output dim 0
@@ -190,6 +193,56 @@ TEST(KernelsResize, UnsupportedModesAndBadParametersAreRejected) {
             err::kInvalidParam);
   // Scales must be known at build time.
   EXPECT_EQ(infer_shapes("Resize", {}, {{1, 1, 2, 2}, {}, {4}}).status().code(), err::kInvalidParam);
+}
+
+TEST(KernelsGridSample, CornersCentresAndPadding) {
+  // 2x2 image [[1 2] [3 4]]. With align_corners, (-1, -1) is pixel (0, 0) and (0, 0) the
+  // centre (bilinear mean 2.5); without, (-1, -1) is the outer corner: bilinear with zero
+  // padding takes a quarter of pixel (0, 0), border padding all of it.
+  auto x = OwnedTensor::f32({1, 1, 2, 2}, {1, 2, 3, 4});
+  auto grid = OwnedTensor::f32({1, 1, 2, 2}, {-1, -1, 0, 0});
+  auto run = [&](const Attrs& a) {
+    auto r = run_reference_owned("GridSample", a, {x.view(), grid.view()});
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? (*r)[0].values<float>() : std::vector<float>{};
+  };
+  EXPECT_EQ(run({{"align_corners", std::int64_t{1}}}), (std::vector<float>{1, 2.5f}));
+  EXPECT_EQ(run({}), (std::vector<float>{0.25f, 2.5f}));
+  EXPECT_EQ(run({{"padding_mode", std::string("border")}}), (std::vector<float>{1, 2.5f}));
+  // Nearest at (0.5, 0.5) with align_corners: pixel coordinate 0.75 rounds to 1.
+  grid = OwnedTensor::f32({1, 1, 2, 2}, {-1, -1, 0.5f, 0.5f});
+  EXPECT_EQ(run({{"mode", std::string("nearest")}, {"align_corners", std::int64_t{1}}}), (std::vector<float>{1, 4}));
+  EXPECT_EQ(run_reference_owned("GridSample", {{"padding_mode", std::string("wrap")}}, {x.view(), grid.view()})
+                .status()
+                .code(),
+            err::kParseModel);
+  EXPECT_EQ(infer_shapes("GridSample", {}, {{1, 1, 2, 2}, {1, 1, 2, 3}}).status().code(), err::kInvalidParam);
+}
+
+TEST(KernelsRoiAlign, AveragesBilinearSamplesPerBin) {
+  // 1x1x2x2 [[1 2] [3 4]], one roi over the whole image [0 0 2 2], half_pixel (shift
+  // -0.5: [-0.5, 1.5]), one 1x1 bin of 2x2 samples at -0.5 + 0.5 = 0 and -0.5 + 1.5 = 1 per
+  // axis: the pixel centres 1, 2, 3, 4 (mean 2.5). output_half_pixel (no shift, [0, 2]):
+  // samples at 0.5 and 1.5 per axis; 1.5 clamps to the last pixel: rows 0.5 → 2, 1.5 → 3.
+  auto x = OwnedTensor::f32({1, 1, 2, 2}, {1, 2, 3, 4});
+  auto rois = OwnedTensor::f32({1, 4}, {0, 0, 2, 2});
+  auto bi = OwnedTensor::i64({1}, {0});
+  auto r = run_reference_owned("RoiAlign", {{"sampling_ratio", std::int64_t{2}}}, {x.view(), rois.view(), bi.view()});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)[0].view().dims, (I{1, 1, 1, 1}));
+  EXPECT_NEAR((*r)[0].values<float>()[0], 2.5, 1e-6);
+  auto o = run_reference_owned("RoiAlign",
+                               {{"sampling_ratio", std::int64_t{2}},
+                                {"coordinate_transformation_mode", std::string("output_half_pixel")}},
+                               {x.view(), rois.view(), bi.view()});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  // Samples (0.5, 0.5) = 2.5, (0.5, 1.5) = 3, (1.5, 0.5) = 3.5, (1.5, 1.5) = 4.
+  EXPECT_NEAR((*o)[0].values<float>()[0], (2.5 + 3 + 3.5 + 4) / 4, 1e-6);
+  auto bad = OwnedTensor::i64({1}, {1});
+  EXPECT_EQ(run_reference_owned("RoiAlign", {}, {x.view(), rois.view(), bad.view()}).status().code(),
+            err::kInvalidParam);
+  EXPECT_EQ(infer_shapes("RoiAlign", {{"mode", std::string("sum")}}, {{1, 1, 2, 2}, {1, 4}, {1}}).status().code(),
+            err::kParseModel);
 }
 
 }  // namespace

@@ -332,11 +332,35 @@ TEST(ModelFormat, ForeignFilesGetAClearMessage) {
   EXPECT_ERROR(read_status(bytes_of(text)), err::kDeserializeModel, "starts with \"{\\x22this\\x22:\"");
 }
 
+// Version 2 exists for the dtypes uint64, float64 and bool: a model using one is written
+// as version 2 and reads back; a model without them stays version 1 for older readers.
+TEST(ModelFormat, NewDtypesWriteVersionTwoOthersStayVersionOne) {
+  EXPECT_EQ(u32_at(small_model().image, 8), 1u);
+  ModelBuilder b("cmp");
+  const TensorId x = b.add_input("x", DType::kFloat64, {1, 4});
+  const TensorId w = b.add_constant("w", {4}, std::vector<double>{1, 2, 3, 4});
+  LayerOptions o;
+  o.output_dtypes = {DType::kBool};
+  b.add_output(b.add_layer("eq", "Equal", {x, w}, o), "y");
+  auto m = b.build();
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(u32_at(m->image, 8), 2u);
+  auto loaded = read_model(m->image.data(), m->image.size());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  bool saw_bool = false, saw_double = false;
+  for (const auto& t : loaded->program.tensors) {
+    saw_bool = saw_bool || t.dtype == DType::kBool;
+    saw_double = saw_double || t.dtype == DType::kFloat64;
+  }
+  EXPECT_TRUE(saw_bool);
+  EXPECT_TRUE(saw_double);
+}
+
 TEST(ModelFormat, RejectsUnknownVersionsAndBadSectionCounts) {
   const BuiltModel m = small_model();
   auto img = m.image;
-  set_u32(img, 8, 2);
-  EXPECT_ERROR(read_status(img), err::kDeserializeModel, "format version 2 is not supported");
+  set_u32(img, 8, 3);
+  EXPECT_ERROR(read_status(img), err::kDeserializeModel, "format version 3 is not supported");
   img = m.image;
   set_u32(img, 8, 0);
   EXPECT_ERROR(read_status(img), err::kDeserializeModel, "format version 0");

@@ -2,7 +2,7 @@
 // compiler library (src/compiler). docs/compiler.md has the flags, outputs and exit codes:
 //   0 success, 1 the model cannot be compiled (message names the node and the way out),
 //   2 usage error (unknown flag, bad value), 3 I/O error (reading or writing a file),
-//   4 a feature this build does not have (int8 compile modes, AIPP configurations).
+//   4 a feature this build does not have (A16W8 and cube-only compile modes, AIPP).
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -14,6 +14,7 @@
 #include "compiler/atc_options.h"
 #include "compiler/compile.h"
 #include "compiler/om_json.h"
+#include "compiler/perf_csv.h"
 #include "model/format.h"
 
 namespace {
@@ -86,7 +87,7 @@ int main(int argc, char** argv) {
     std::printf("svp_atc (svp-acl) %s\n", SVP_ACL_VERSION_STRING);
     return kOk;
   }
-  const svp::compiler::CompileOptions& o = parsed->options;
+  svp::compiler::CompileOptions& o = parsed->options;
   for (const std::string& f : parsed->ignored) {
     if (o.log_level <= 2) std::fprintf(stderr, "svp_atc: warning: --%s has no effect on the software NPU\n", f.c_str());
   }
@@ -94,6 +95,14 @@ int main(int argc, char** argv) {
   if (o.mode == 2) return fail(svp::Error(err::kInvalidParam, "--mode=2 does not exist (0, 1 or 3)"), kUsage);
   if (o.mode == 0 && o.output.empty()) return fail(svp::Error(err::kInvalidParam, "--output is required"), kUsage);
   const auto start = std::chrono::steady_clock::now();
+  // Calibration is the long step: a line per tenth once it has taken a second.
+  std::size_t next_tenth = 1;
+  o.calibration_progress = [&](std::size_t done, std::size_t total) {
+    if (done * 10 < next_tenth * total) return;
+    next_tenth = done * 10 / total + 1;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (s >= 1.0 && o.log_level <= 2) std::fprintf(stderr, "svp_atc: calibration %zu/%zu batches\n", done, total);
+  };
   auto r = svp::compiler::compile(o, parsed->unsupported);
   if (!r.ok()) return fail(r.status(), exit_code_of(r.status()));
   if (o.log_level <= 1) {
@@ -108,6 +117,11 @@ int main(int argc, char** argv) {
   if (!write_file(out, r->model.image.data(), r->model.image.size())) {
     return fail(svp::Error(err::kInvalidParam, "cannot write {}", out), kIo);
   }
+  // atc_perf.csv beside the model, prefixed with its name so that models compiled into one
+  // directory keep theirs (the vendor writes a bare atc_perf.csv).
+  const std::string perf = out.substr(0, out.size() - 3) + "_atc_perf.csv";
+  const std::string csv = svp::compiler::atc_perf_csv(r->model.program);
+  if (!write_file(perf, csv.data(), csv.size())) return fail(svp::Error(err::kInvalidParam, "cannot write {}", perf), kIo);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stderr, "svp_atc: wrote %s (%zu bytes, %zu layers) in %.0f ms\n", out.c_str(), r->model.image.size(),
                r->model.program.layers.size(), ms);

@@ -22,7 +22,7 @@
 #include "acl/svp_acl_rt.h"
 #include "svp_prof/app.h"
 #include "svp_run/data_types.h"
-#include "svp_run/npy.h"
+#include "common/npy.h"
 #include "svp_run/statistics.h"
 
 namespace svp::run {
@@ -91,9 +91,9 @@ std::vector<std::uint8_t> read_file(const fs::path& p) {
 std::vector<std::uint8_t> load_data(const fs::path& p) {
   std::vector<std::uint8_t> bytes = read_file(p);
   if (p.extension() != ".npy") return bytes;
-  NpyArray a;
+  npy::Array a;
   std::string error;
-  if (!parse_npy(bytes.data(), bytes.size(), a, error)) fail(kExitBadInput, p.string() + ": " + error);
+  if (!npy::parse(bytes.data(), bytes.size(), a, error)) fail(kExitBadInput, p.string() + ": " + error);
   return std::move(a.data);
 }
 
@@ -245,7 +245,7 @@ void write_output(const fs::path& path, const std::string& fmt, const Io& io, st
   } else if (fmt == "NPY") {
     std::vector<std::int64_t> shape = io.dims;
     if (!shape.empty()) shape[0] *= static_cast<std::int64_t>(items);
-    const std::vector<std::uint8_t> f = make_npy(npy_descr(io.dtype), shape, data.data(), data.size());
+    const std::vector<std::uint8_t> f = npy::make(npy_descr(io.dtype), shape, data.data(), data.size());
     write_file(path, f.data(), f.size());
   } else {
     std::ostringstream s;
@@ -538,9 +538,30 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
         if (thread_error.empty()) thread_error = f.message;
       }
     };
+    // A model with AI-CPU layers needs a thread serving them during asynchronous
+    // execution, as vendor applications run one (svp_acl_ext_process_aicpu_task).
+    std::uint32_t aicpu_tasks = 0;
+    check(svp_acl_ext_get_mdl_aicpu_task_num(s.model_id, &aicpu_tasks), "svp_acl_ext_get_mdl_aicpu_task_num");
+    std::atomic<bool> stop_aicpu{false};
+    std::thread aicpu_thread;
+    if (aicpu_tasks > 0) {
+      aicpu_thread = std::thread([&] {
+        svp_acl_rt_set_current_context(context);
+        while (!stop_aicpu.load(std::memory_order_acquire)) {
+          const svp_acl_error e = svp_acl_ext_process_aicpu_task(20);
+          if (e != SVP_ACL_SUCCESS && e != SVP_ACL_ERROR_RT_REPORT_TIMEOUT) {
+            std::lock_guard<std::mutex> lock(mu);
+            if (thread_error.empty()) thread_error = "svp_acl_ext_process_aicpu_task failed with error " + std::to_string(e);
+            break;
+          }
+        }
+      });
+    }
     std::vector<std::thread> pool;
     for (std::uint32_t t = 0; t < threads; ++t) pool.emplace_back(worker, t);
     for (std::thread& th : pool) th.join();
+    stop_aicpu.store(true, std::memory_order_release);
+    if (aicpu_thread.joinable()) aicpu_thread.join();
     if (!thread_error.empty()) fail(kExitRuntime, thread_error);
     const double wall_ms = ms_since(run_start);
 

@@ -26,6 +26,7 @@ Status CancelReshapePass::run(Graph& g, PassContext&) {
     const ValueId mid = s.inputs[0];
     const NodeId first = g.value(mid).producer;
     if (first < 0 || g.node(first).dead || g.node(first).op != "Reshape") continue;
+    if (g.node(first).target == model::Target::kAiCpu || s.target == model::Target::kAiCpu) continue;  // forced
     g.node(second).inputs[0] = g.node(first).inputs[0];
     if (g.consumers(mid).empty() && !g.is_graph_output(mid)) g.remove_node(first);
   }

@@ -10,6 +10,7 @@ Status CancelTransposePass::run(Graph& g, PassContext&) {
     const ValueId mid = g.node(second).inputs[0];
     const NodeId first = g.value(mid).producer;
     if (first < 0 || g.node(first).dead || g.node(first).op != "Transpose") continue;
+    if (g.node(first).target == model::Target::kAiCpu || g.node(second).target == model::Target::kAiCpu) continue;
     const ValueId x = g.node(first).inputs[0];
     const std::size_t rank = g.value(x).shape.size();
     // An absent perm reverses the dims.

@@ -30,9 +30,13 @@ Status FoldBatchNormPass::run(Graph& g, PassContext&) {
   for (NodeId bn_id : g.live_nodes()) {
     const Node& bn = g.node(bn_id);
     if (bn.op != "BatchNormalization" || bn.inputs.size() != 5 || bn.outputs.size() != 1) continue;
+    // Training mode normalises with the batch's statistics, not the folded constants.
+    if (auto t = bn.attrs.get_int("training_mode", 0); !t.ok() || *t != 0) continue;
     const ValueId x = bn.inputs[0];
     const NodeId conv_id = g.value(x).producer;
     if (conv_id < 0 || g.node(conv_id).op != "Conv" || g.is_graph_output(x) || g.consumers(x).size() != 1) continue;
+    // --force_to_cpu placed one of them: the user asked for that node as it is.
+    if (bn.target == model::Target::kAiCpu || g.node(conv_id).target == model::Target::kAiCpu) continue;
     const Node& conv = g.node(conv_id);
     if (conv.inputs.size() < 2 || !float_const(g, conv.inputs[1])) continue;
     const bool has_bias = conv.inputs.size() > 2 && conv.inputs[2] != kNoValue;

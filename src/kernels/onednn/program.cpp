@@ -64,8 +64,13 @@ bool is_binary(const std::string& op) { return op == "Add" || op == "Sub" || op 
 
 class FastProgram final : public CompiledProgram {
  public:
-  FastProgram(const model::Program& p, const std::uint8_t* weights, int threads)
-      : program_(p), weights_(weights), threads_(threads), nhwc_(p.tensors.size(), false), plans_(p.layers.size()) {}
+  FastProgram(const model::Program& p, const std::uint8_t* weights, int threads, bool fuse)
+      : program_(p),
+        weights_(weights),
+        threads_(threads),
+        fuse_(fuse),
+        nhwc_(p.tensors.size(), false),
+        plans_(p.layers.size()) {}
 
   void plan();
 
@@ -126,6 +131,7 @@ class FastProgram final : public CompiledProgram {
   const model::Program& program_;
   const std::uint8_t* weights_;
   int threads_;
+  bool fuse_;
   std::vector<bool> nhwc_;
   std::vector<int> readers_;
   std::vector<Plan> plans_;
@@ -201,7 +207,7 @@ bool FastProgram::try_conv(std::size_t i) {
   std::int32_t dst = t, sum = -1;
   std::vector<std::size_t> fused;
   std::size_t j = i + 1;
-  if (j < program_.layers.size() && private_intermediate(t)) {
+  if (fuse_ && j < program_.layers.size() && private_intermediate(t)) {
     const model::Layer& n = program_.layers[j];
     if (fp32 && n.op == "Add" && n.inputs.size() == 2 && n.outputs.size() == 1 &&
         (n.inputs[0] == t) != (n.inputs[1] == t)) {
@@ -374,7 +380,7 @@ bool FastProgram::try_q8_add(std::size_t i) {
   const bool nhwc = nhwc_[static_cast<std::size_t>(a)];
   if (nhwc_[static_cast<std::size_t>(b)] != nhwc || (nhwc && tensor(y).placement != Placement::kWorkBuf)) return false;
   std::int32_t dst = y;
-  if (i + 1 < program_.layers.size() && private_intermediate(y)) {
+  if (fuse_ && i + 1 < program_.layers.size() && private_intermediate(y)) {
     const model::Layer& r = program_.layers[i + 1];
     const model::Tensor& ro = tensor(r.outputs[0]);
     // Relu keeps the encoding (max(q, zp)); its output is written now, so it must not
@@ -552,7 +558,7 @@ Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data,
 
 Result<std::unique_ptr<CompiledProgram>> compile_fast(const model::Program& program, const std::uint8_t* weights,
                                                       std::size_t, const CompileOptions& options) {
-  auto fp = std::make_unique<FastProgram>(program, weights, options.threads < 1 ? 1 : options.threads);
+  auto fp = std::make_unique<FastProgram>(program, weights, options.threads < 1 ? 1 : options.threads, options.fuse);
   fp->plan();
   return std::unique_ptr<CompiledProgram>(std::move(fp));
 }

@@ -94,12 +94,14 @@ Result<ConvSetup> conv_transpose_setup(const InferCtx& c) {
     const std::int64_t full = w.s[d] * (w.in[d] - 1) + opad[i] + w.eff(d);
     if (!oshape.empty()) {
       if (oshape[i] < 1) return Invalid(c.op, "attribute \"output_shape\" must be positive, got {}", oshape[i]);
-      const std::int64_t total = full - oshape[i];
-      if (total < 0) {
-        return Invalid(c.op, "attribute \"output_shape\" {} exceeds the full output size {}", oshape[i], full);
+      if (oshape[i] > (std::int64_t{1} << 30)) {
+        return Invalid(c.op, "attribute \"output_shape\" {} is too large", oshape[i]);
       }
+      // A negative total (output_shape beyond the full output) pads the output with
+      // elements no input reaches; halves round down (ONNX's definition).
+      const std::int64_t total = full - oshape[i];
       w.out[d] = oshape[i];
-      w.pb[d] = ap == AutoPad::kSameUpper ? total / 2 : total - total / 2;
+      w.pb[d] = ap == AutoPad::kSameUpper ? floor_div(total, 2) : total - floor_div(total, 2);
       w.pe[d] = total - w.pb[d];
     } else if (ap == AutoPad::kSameUpper || ap == AutoPad::kSameLower) {
       w.out[d] = w.in[d] * w.s[d];
@@ -266,11 +268,48 @@ Status run_conv_any(const RunCtx& c, bool tr) {
 Status run_conv(const RunCtx& c) { return run_conv_any(c, false); }
 Status run_conv_transpose(const RunCtx& c) { return run_conv_any(c, true); }
 
+// ---------------------------------------------------------------------------
+// ConvInteger (x, w, x_zero_point?, w_zero_point?) → int32, exact; QLinearConv (x, x_scale,
+// x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B?) is Conv's integer path
+// on operands carrying those parameters.
+
+Result<std::vector<Shape>> infer_conv_integer(const InferCtx& c) { return with_inputs(c, {0, 1}, infer_conv); }
+Result<std::vector<Shape>> infer_qlinear_conv(const InferCtx& c) { return with_inputs(c, {0, 3, 8}, infer_conv); }
+
+Status run_conv_integer(const RunCtx& c) {
+  const TensorView& y = c.out[0];
+  if (y.dtype != DType::kInt32 || has_quant(y)) return BadType(c.op, "output must be int32, got {}", type_desc(y));
+  Quant qx, qw;
+  KN_ASSIGN(TensorView x, with_quant(c.op, "x", c.in[0], nullptr, c.has(2) ? &c.in[2] : nullptr, 1, &qx));
+  KN_ASSIGN(TensorView w, with_quant(c.op, "w", c.in[1], nullptr, c.has(3) ? &c.in[3] : nullptr, 0, &qw));
+  if (qx.scale.size() > 1) return Invalid(c.op, "x_zero_point must be a single value");
+  KN_ASSIGN(ConvSetup g, with_infer_ctx(c, [](const InferCtx& ic) { return with_inputs(ic, {0, 1}, conv_setup); }));
+  const std::vector<std::int32_t> xs = shifted_ints(x), ws = shifted_ints(w);
+  std::vector<std::int64_t> acc(static_cast<std::size_t>(y.elements()));
+  conv_forward<std::int32_t, std::int64_t>(g, xs.data(), ws.data(), nullptr, acc.data());
+  for (std::size_t i = 0; i < acc.size(); ++i) y.as<std::int32_t>()[i] = saturate_i32(acc[i]);
+  return Status::Ok();
+}
+
+Status run_qlinear_conv(const RunCtx& c) {
+  Quant qx, qw, qy;
+  KN_ASSIGN(TensorView x, with_quant(c.op, "x", c.in[0], &c.in[1], &c.in[2], 1, &qx));
+  KN_ASSIGN(TensorView w, with_quant(c.op, "w", c.in[3], &c.in[4], &c.in[5], 0, &qw));
+  KN_ASSIGN(TensorView y, with_quant(c.op, "y", c.out[0], &c.in[6], &c.in[7], 1, &qy));
+  if (qx.scale.size() > 1 || qy.scale.size() > 1) return Invalid(c.op, "x and y quantization must be per-tensor");
+  std::vector<TensorView> in{x, w};
+  if (c.has(8)) in.push_back(c.in[8]);
+  const std::vector<TensorView> out{y};
+  return run_conv_any(RunCtx{c.op, c.attrs, in, out}, false);
+}
+
 }  // namespace
 
 void add_conv_ops(std::vector<OpDef>& ops) {
   ops.push_back({"Conv", 2, 3, infer_conv, run_conv});
   ops.push_back({"ConvTranspose", 2, 3, infer_conv_transpose, run_conv_transpose});
+  ops.push_back({"ConvInteger", 2, 4, infer_conv_integer, run_conv_integer});
+  ops.push_back({"QLinearConv", 8, 9, infer_qlinear_conv, run_qlinear_conv});
 }
 
 }  // namespace svp::kernels::detail

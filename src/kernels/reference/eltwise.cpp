@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "kernels/reference/ops.h"
+#include "kernels/reference/typed.h"
 
 namespace svp::kernels::detail {
 namespace {
@@ -119,7 +120,46 @@ Status run_sigmoid(const RunCtx& c) { return run_via_float(c, sigmoid_float); }
 Status run_tanh(const RunCtx& c) { return run_via_float(c, tanh_float); }
 Status run_hard_sigmoid(const RunCtx& c) { return run_via_float(c, hard_sigmoid_float); }
 Status run_hard_swish(const RunCtx& c) { return run_via_float(c, hard_swish_float); }
-Status run_clip(const RunCtx& c) { return run_via_float(c, clip_float); }
+// Unquantized tensors of any numeric type clamp in their own type (the bounds, inputs of
+// the same type or the float attributes, saturated to it).
+Status clip_typed(const RunCtx& c) {
+  const TensorView &x = c.in[0], &y = c.out[0];
+  if (x.dtype != y.dtype) return BadType(c.op, "input is {} but the output is {}", type_desc(x), type_desc(y));
+  double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
+  if (c.in.size() > 1) {
+    for (std::size_t i = 1; i < c.in.size(); ++i) {
+      if (!c.has(i)) continue;
+      if (c.in[i].dtype != x.dtype) {
+        return BadType(c.op, "input {} is {} but input 0 is {}", i, type_desc(c.in[i]), type_desc(x));
+      }
+      (i == 1 ? lo : hi) = value_at(c.in[i], 0);
+    }
+  } else {
+    KN_ASSIGN(lo, c.attr().f("min", lo));
+    KN_ASSIGN(hi, c.attr().f("max", hi));
+  }
+  const bool ok = visit_types<kNumericTypes>(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    using C = calc_t<T>;
+    const C l = load(from_double<T>(lo)), h = load(from_double<T>(hi));
+    const T* xs = x.as<const T>();
+    T* ys = y.as<T>();
+    for (std::int64_t i = 0; i < x.elements(); ++i) {
+      const C v = load(xs[i]);
+      ys[i] = is_nan(v) ? xs[i] : store<T>(std::min(std::max(v, l), h));
+    }
+  });
+  if (!ok) return bad_type(c.op, "input 0", x, kNumericTypes);
+  return Status::Ok();
+}
+
+Status run_clip(const RunCtx& c) {
+  for (const TensorView& t : c.in) {
+    if (has_quant(t)) return run_via_float(c, clip_float);
+  }
+  if (has_quant(c.out[0])) return run_via_float(c, clip_float);
+  return clip_typed(c);
+}
 
 }  // namespace
 

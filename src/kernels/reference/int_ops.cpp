@@ -68,4 +68,35 @@ AccWriter::AccWriter(const TensorView& x, const std::function<float(std::int64_t
   }
 }
 
+Result<TensorView> with_quant(const char* op, const char* what, const TensorView& data, const TensorView* scale,
+                              const TensorView* zero_point, std::int64_t axis, Quant* q) {
+  if (!is_q8(data.dtype) || has_quant(data)) {
+    return BadType(op, "{} must be plain int8 or uint8, got {}", what, type_desc(data));
+  }
+  const std::int64_t n = zero_point != nullptr ? zero_point->elements() : scale != nullptr ? scale->elements() : 1;
+  *q = Quant{};
+  for (std::int64_t i = 0; i < n; ++i) {
+    float s = 1.0f;
+    if (scale != nullptr) {
+      if (scale->dtype != DType::kFloat32 || (scale->elements() != n && scale->elements() != 1)) {
+        return Invalid(op, "the scale of {} must be float32 with 1 or {} values", what, n);
+      }
+      s = scale->as<const float>()[scale->elements() == 1 ? 0 : i];
+    }
+    q->scale.push_back(s);
+    if (zero_point != nullptr) {
+      if (zero_point->dtype != data.dtype) {
+        return BadType(op, "the zero point of {} must be {}, got {}", what, model::dtype_name(data.dtype),
+                       type_desc(*zero_point));
+      }
+      q->zero_point.push_back(static_cast<std::int32_t>(int_at(*zero_point, i)));
+    }
+  }
+  q->axis = n > 1 ? static_cast<std::int32_t>(axis) : -1;
+  TensorView v = data;
+  v.quant = q;
+  SVP_RETURN_IF_ERROR(check_quant(op, what, v));
+  return v;
+}
+
 }  // namespace svp::kernels::detail

@@ -52,4 +52,25 @@ class AccWriter {
   std::int64_t lo_ = 0, hi_ = 0;
 };
 
+// The ONNX integer-op operands (ConvInteger, MatMulInteger, QLinearConv, QLinearMatMul):
+// `data` given a Quant from separate scale and zero-point inputs (absent scale = 1, absent
+// zero point = 0), per-tensor or, with one entry per index of `axis`, per-channel. The
+// view points into `q`, which must outlive it.
+Result<TensorView> with_quant(const char* op, const char* what, const TensorView& data, const TensorView* scale,
+                              const TensorView* zero_point, std::int64_t axis, Quant* q);
+
+// Runs f on an InferCtx of the inputs `pick` of c (an index past c's inputs is absent):
+// the integer ops' data operands seen as the inputs of Conv or MatMul.
+template <typename F>
+auto with_inputs(const InferCtx& c, std::initializer_list<std::size_t> pick, F&& f) {
+  std::vector<Shape> shapes;
+  std::vector<const TensorView*> values;
+  for (std::size_t i : pick) {
+    shapes.push_back(i < c.in.size() ? c.in[i] : Shape{});
+    values.push_back(c.value(i));
+  }
+  const InferCtx sub{c.op, c.attrs, shapes, values, c.num_outputs};
+  return f(sub);
+}
+
 }  // namespace svp::kernels::detail

@@ -1,8 +1,12 @@
-// MatMul (numpy semantics: 1-D promotion, broadcast batch dims) and Gemm.
+// MatMul (numpy semantics: 1-D promotion, broadcast batch dims), Gemm, the integer
+// MatMulInteger / QLinearMatMul, and Det.
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 #include "kernels/reference/int_ops.h"
 #include "kernels/reference/ops.h"
+#include "kernels/reference/typed.h"
 
 namespace svp::kernels::detail {
 namespace {
@@ -199,11 +203,101 @@ Status run_gemm(const RunCtx& c) {
   return Status::Ok();
 }
 
+// ---------------------------------------------------------------------------
+// MatMulInteger (A, B, a_zero_point?, b_zero_point?) → int32, exact (per-tensor zero
+// points, or B's per column); QLinearMatMul (a, a_scale, a_zero_point, b, b_scale,
+// b_zero_point, y_scale, y_zero_point) is MatMul's integer path on operands carrying them.
+
+Result<std::vector<Shape>> infer_qlinear_matmul(const InferCtx& c) { return with_inputs(c, {0, 3}, infer_matmul); }
+
+std::int64_t last_axis(const TensorView& t) { return static_cast<std::int64_t>(t.dims.size()) - 1; }
+
+Status run_matmul_integer(const RunCtx& c) {
+  const TensorView& y = c.out[0];
+  if (y.dtype != DType::kInt32 || has_quant(y)) return BadType(c.op, "output must be int32, got {}", type_desc(y));
+  Quant qa, qb;
+  KN_ASSIGN(TensorView a, with_quant(c.op, "A", c.in[0], nullptr, c.has(2) ? &c.in[2] : nullptr, 0, &qa));
+  KN_ASSIGN(TensorView b, with_quant(c.op, "B", c.in[1], nullptr, c.has(3) ? &c.in[3] : nullptr, last_axis(c.in[1]),
+                                     &qb));
+  if (qa.scale.size() > 1) return Invalid(c.op, "a_zero_point must be a single value");
+  KN_ASSIGN(MatMulSetup s, with_infer_ctx(c, matmul_setup));
+  const std::vector<std::int32_t> as = shifted_ints(a), bs = shifted_ints(b);
+  std::vector<std::int64_t> acc(static_cast<std::size_t>(y.elements()));
+  matmul_batches<std::int32_t, std::int64_t>(s, as.data(), bs.data(), acc.data());
+  for (std::size_t i = 0; i < acc.size(); ++i) y.as<std::int32_t>()[i] = saturate_i32(acc[i]);
+  return Status::Ok();
+}
+
+Status run_qlinear_matmul(const RunCtx& c) {
+  Quant qa, qb, qy;
+  KN_ASSIGN(TensorView a, with_quant(c.op, "a", c.in[0], &c.in[1], &c.in[2], 0, &qa));
+  KN_ASSIGN(TensorView b, with_quant(c.op, "b", c.in[3], &c.in[4], &c.in[5], last_axis(c.in[3]), &qb));
+  KN_ASSIGN(TensorView y, with_quant(c.op, "y", c.out[0], &c.in[6], &c.in[7], 0, &qy));
+  if (qa.scale.size() > 1 || qy.scale.size() > 1) return Invalid(c.op, "a and y quantization must be per-tensor");
+  const std::vector<TensorView> in{a, b}, out{y};
+  return run_matmul(RunCtx{c.op, c.attrs, in, out});
+}
+
+// ---------------------------------------------------------------------------
+// Det: determinants of the trailing M x M matrices, by LU decomposition with partial
+// pivoting in double.
+
+Result<std::vector<Shape>> infer_det(const InferCtx& c) {
+  const Shape& x = c.in[0];
+  if (x.size() < 2 || x[x.size() - 1] != x[x.size() - 2]) {
+    return Invalid(c.op, "input must end in a square matrix [..., M, M], got {}", shape_str(x));
+  }
+  return std::vector<Shape>{Shape(x.begin(), x.end() - 2)};
+}
+
+double determinant(std::vector<double>& a, std::int64_t m) {
+  double det = 1;
+  for (std::int64_t k = 0; k < m; ++k) {
+    std::int64_t p = k;
+    for (std::int64_t r = k + 1; r < m; ++r) {
+      if (std::fabs(a[static_cast<std::size_t>(r * m + k)]) > std::fabs(a[static_cast<std::size_t>(p * m + k)])) p = r;
+    }
+    if (a[static_cast<std::size_t>(p * m + k)] == 0.0) return 0.0;
+    if (p != k) {
+      for (std::int64_t j = 0; j < m; ++j) std::swap(a[static_cast<std::size_t>(p * m + j)], a[static_cast<std::size_t>(k * m + j)]);
+      det = -det;
+    }
+    const double pivot = a[static_cast<std::size_t>(k * m + k)];
+    det *= pivot;
+    for (std::int64_t r = k + 1; r < m; ++r) {
+      const double f = a[static_cast<std::size_t>(r * m + k)] / pivot;
+      for (std::int64_t j = k; j < m; ++j) a[static_cast<std::size_t>(r * m + j)] -= f * a[static_cast<std::size_t>(k * m + j)];
+    }
+  }
+  return det;
+}
+
+Status run_det(const RunCtx& c) {
+  const TensorView &x = c.in[0], &y = c.out[0];
+  if (x.dtype != y.dtype || has_quant(x)) {
+    return BadType(c.op, "input is {} but the output is {}", type_desc(x), type_desc(y));
+  }
+  const std::int64_t m = x.dims.back(), mats = y.elements();
+  const bool ok = visit_types<kFloatTypes>(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<double> a(static_cast<std::size_t>(m * m));
+    for (std::int64_t i = 0; i < mats; ++i) {
+      for (std::int64_t e = 0; e < m * m; ++e) a[static_cast<std::size_t>(e)] = load(x.as<const T>()[i * m * m + e]);
+      y.as<T>()[i] = store<T>(determinant(a, m));
+    }
+  });
+  if (!ok) return bad_type(c.op, "input 0", x, kFloatTypes);
+  return Status::Ok();
+}
+
 }  // namespace
 
 void add_matmul_ops(std::vector<OpDef>& ops) {
   ops.push_back({"MatMul", 2, 2, infer_matmul, run_matmul});
   ops.push_back({"Gemm", 2, 3, infer_gemm, run_gemm});
+  ops.push_back({"MatMulInteger", 2, 4, infer_matmul, run_matmul_integer});
+  ops.push_back({"QLinearMatMul", 8, 8, infer_qlinear_matmul, run_qlinear_matmul});
+  ops.push_back({"Det", 1, 1, infer_det, run_det});
 }
 
 }  // namespace svp::kernels::detail

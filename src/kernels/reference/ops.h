@@ -25,7 +25,7 @@ inline constexpr std::size_t kVariadic = 1u << 20;
 void add_conv_ops(std::vector<OpDef>& ops);     // Conv, ConvTranspose
 void add_pool_ops(std::vector<OpDef>& ops);     // MaxPool, AveragePool, GlobalAveragePool
 void add_eltwise_ops(std::vector<OpDef>& ops);  // Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Clip
-void add_binary_ops(std::vector<OpDef>& ops);   // Add, Sub, Mul, Div, Pow, PRelu
+void add_binary_ops(std::vector<OpDef>& ops);   // arithmetic, variadic, comparison, logical; PRelu
 void add_matmul_ops(std::vector<OpDef>& ops);   // MatMul, Gemm
 void add_norm_ops(std::vector<OpDef>& ops);     // BatchNormalization, Softmax
 void add_shape_ops(
@@ -33,6 +33,13 @@ void add_shape_ops(
 void add_resize_ops(std::vector<OpDef>& ops);  // Resize
 void add_reduce_ops(std::vector<OpDef>& ops);  // ReduceMean, ReduceMax, ArgMax
 void add_quant_ops(std::vector<OpDef>& ops);   // QuantizeLinear, DequantizeLinear
-void add_math_ops(std::vector<OpDef>& ops);    // Sqrt, Cast
+void add_math_ops(std::vector<OpDef>& ops);    // Sqrt, Cast, CastLike
+void add_unary_ops(std::vector<OpDef>& ops);   // math functions, Abs/Neg/Sign, activations, IsNaN/IsInf, Not
+void add_index_ops(std::vector<OpDef>& ops);   // Gather*, Scatter*, Expand, Tile, OneHot, TopK, Trilu, CumSum, ...
+void add_einsum_ops(std::vector<OpDef>& ops);   // Einsum
+void add_grid_sample_ops(std::vector<OpDef>& ops);  // GridSample
+void add_dft_ops(std::vector<OpDef>& ops);          // DFT
+void add_roi_align_ops(std::vector<OpDef>& ops);    // RoiAlign
+void add_loss_ops(std::vector<OpDef>& ops);    // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 
 }  // namespace svp::kernels::detail

@@ -1,4 +1,7 @@
-// QuantizeLinear and DequantizeLinear (opset 13: per-tensor and per-axis).
+// QuantizeLinear and DequantizeLinear (opset 13: per-tensor and per-axis), and
+// DynamicQuantizeLinear.
+#include <algorithm>
+
 #include "kernels/reference/ops.h"
 
 namespace svp::kernels::detail {
@@ -121,11 +124,45 @@ Status run_dequantize(const RunCtx& c) {
   return Status::Ok();
 }
 
+// DynamicQuantizeLinear: uint8 with a scale and zero point from the data's range widened
+// to include 0: scale = (max - min) / 255, zero point = saturate(round(-min / scale)), y =
+// saturate(round(x / scale) + zero point), rounding halves to even.
+Result<std::vector<Shape>> infer_dynamic_quantize(const InferCtx& c) {
+  return std::vector<Shape>{c.in[0], Shape{}, Shape{}};
+}
+
+Status run_dynamic_quantize(const RunCtx& c) {
+  SVP_RETURN_IF_ERROR(require_f32(RunCtx{c.op, c.attrs, c.in, {c.out[1]}}, {0}));
+  for (std::size_t i : {std::size_t{0}, std::size_t{2}}) {
+    if (c.out[i].dtype != DType::kUint8 || has_quant(c.out[i])) {
+      return BadType(c.op, "output {} must be plain uint8, got {}", i, type_desc(c.out[i]));
+    }
+  }
+  const float* x = c.in[0].as<const float>();
+  const std::int64_t n = c.in[0].elements();
+  float lo = 0.0f, hi = 0.0f;
+  for (std::int64_t i = 0; i < n; ++i) {
+    lo = std::min(lo, x[i]);
+    hi = std::max(hi, x[i]);
+  }
+  const float scale = (hi - lo) / 255.0f;
+  const std::int64_t zp = scale > 0.0f ? round_saturate(-lo / scale, 0, 0, 255) : 0;
+  auto* y = c.out[0].as<std::uint8_t>();
+  for (std::int64_t i = 0; i < n; ++i) {
+    y[i] = static_cast<std::uint8_t>(scale > 0.0f ? round_saturate(x[i] / scale, static_cast<std::int32_t>(zp), 0, 255)
+                                                  : zp);
+  }
+  c.out[1].as<float>()[0] = scale;
+  c.out[2].as<std::uint8_t>()[0] = static_cast<std::uint8_t>(zp);
+  return Status::Ok();
+}
+
 }  // namespace
 
 void add_quant_ops(std::vector<OpDef>& ops) {
   ops.push_back({"QuantizeLinear", 1, 3, infer_qdq, run_quantize});
   ops.push_back({"DequantizeLinear", 1, 3, infer_qdq, run_dequantize});
+  ops.push_back({"DynamicQuantizeLinear", 1, 1, infer_dynamic_quantize, run_dynamic_quantize});
 }
 
 }  // namespace svp::kernels::detail

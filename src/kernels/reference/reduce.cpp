@@ -1,8 +1,10 @@
-// ReduceMean, ReduceMax (axes as attribute (opset 13) or input 1 (opset 18), keepdims,
-// noop_with_empty_axes) and ArgMax (axis, keepdims, select_last_index).
+// The Reduce* ops (axes as attribute (opset 13) or input 1 (ReduceSum 13, the others 18),
+// keepdims, noop_with_empty_axes) and ArgMax/ArgMin (axis, keepdims, select_last_index).
+#include <cmath>
 #include <limits>
 
 #include "kernels/reference/ops.h"
+#include "kernels/reference/typed.h"
 
 namespace svp::kernels::detail {
 namespace {
@@ -61,35 +63,84 @@ void for_each_reduced(const Shape& in, const ReduceSetup& s, F&& f) {
                   });
 }
 
-// Mean: sum in double, divided by the number of reduced elements.
-Status reduce_mean_float(const RunCtx& c) {
-  SVP_RETURN_IF_ERROR(require_f32(c, {0}));
-  KN_ASSIGN(ReduceSetup s, with_infer_ctx(c, reduce_setup));
-  const std::int64_t n_out = numel(s.kept);
-  const std::int64_t count = n_out > 0 ? c.in[0].elements() / n_out : 1;
-  std::vector<double> sum(static_cast<std::size_t>(n_out), 0.0);
-  const float* x = c.in[0].as<const float>();
-  for_each_reduced(c.in[0].dims, s, [&](std::int64_t i, std::int64_t o) { sum[static_cast<std::size_t>(o)] += x[i]; });
-  float* y = c.out[0].as<float>();
-  for (std::int64_t o = 0; o < n_out; ++o) y[o] = static_cast<float>(sum[static_cast<std::size_t>(o)] / count);
-  return Status::Ok();
-}
+// The reductions: an accumulator in double started at kInit, step(acc, x) per element and
+// finish(acc, count) per output element. Max and Min propagate NaN.
+struct SumR {
+  static constexpr double kInit = 0.0;
+  static double step(double a, double x) { return a + x; }
+  static double finish(double a, double) { return a; }
+};
+struct MeanR : SumR {
+  static double finish(double a, double n) { return a / n; }
+};
+struct MaxR {
+  static constexpr double kInit = -std::numeric_limits<double>::infinity();
+  static double step(double a, double x) { return (x > a || std::isnan(x)) && !std::isnan(a) ? x : a; }
+  static double finish(double a, double) { return a; }
+};
+struct MinR {
+  static constexpr double kInit = std::numeric_limits<double>::infinity();
+  static double step(double a, double x) { return (x < a || std::isnan(x)) && !std::isnan(a) ? x : a; }
+  static double finish(double a, double) { return a; }
+};
+struct ProdR {
+  static constexpr double kInit = 1.0;
+  static double step(double a, double x) { return a * x; }
+  static double finish(double a, double) { return a; }
+};
+struct L1R : SumR {
+  static double step(double a, double x) { return a + std::fabs(x); }
+};
+struct SumSquareR : SumR {
+  static double step(double a, double x) { return a + x * x; }
+};
+struct L2R : SumSquareR {
+  static double finish(double a, double) { return std::sqrt(a); }
+};
+struct LogSumR : SumR {
+  static double finish(double a, double) { return std::log(a); }
+};
+struct LogSumExpR : SumR {
+  static double step(double a, double x) { return a + std::exp(x); }
+  static double finish(double a, double) { return std::log(a); }
+};
 
-// Max: NaN propagates.
-Status reduce_max_float(const RunCtx& c) {
-  SVP_RETURN_IF_ERROR(require_f32(c, {0}));
+// Every numeric type; integer results saturate (the accumulator is a double, so int64
+// sums beyond 2^53 round).
+template <typename R>
+Status reduce_typed(const RunCtx& c) {
+  const TensorView &x = c.in[0], &y = c.out[0];
+  if (x.dtype != y.dtype) return BadType(c.op, "input is {} but the output is {}", type_desc(x), type_desc(y));
   KN_ASSIGN(ReduceSetup s, with_infer_ctx(c, reduce_setup));
-  float* y = c.out[0].as<float>();
   const std::int64_t n_out = numel(s.kept);
-  for (std::int64_t o = 0; o < n_out; ++o) y[o] = -std::numeric_limits<float>::infinity();
-  const float* x = c.in[0].as<const float>();
-  for_each_reduced(c.in[0].dims, s, [&](std::int64_t i, std::int64_t o) {
-    if (x[i] > y[o] || x[i] != x[i]) y[o] = x[i];
+  const double count = n_out > 0 ? static_cast<double>(x.elements() / n_out) : 1.0;
+  std::vector<double> acc(static_cast<std::size_t>(n_out), R::kInit);
+  const bool ok = visit_types<kNumericTypes>(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* xs = x.as<const T>();
+    for_each_reduced(x.dims, s, [&](std::int64_t i, std::int64_t o) {
+      double& a = acc[static_cast<std::size_t>(o)];
+      a = R::step(a, static_cast<double>(load(xs[i])));
+    });
+    T* ys = y.as<T>();
+    for (std::int64_t o = 0; o < n_out; ++o) {
+      const double v = R::finish(acc[static_cast<std::size_t>(o)], count);
+      if constexpr (is_floating_v<T>) {
+        ys[o] = store<T>(v);
+      } else {
+        ys[o] = from_double<T>(v);
+      }
+    }
   });
+  if (!ok) return bad_type(c.op, "input 0", x, kNumericTypes);
   return Status::Ok();
 }
 
-Status run_reduce_mean(const RunCtx& c) { return run_via_float(c, reduce_mean_float); }
+template <typename R>
+Status run_reduce(const RunCtx& c) {
+  if (has_quant(c.in[0]) || has_quant(c.out[0])) return run_via_float(c, reduce_typed<R>);
+  return reduce_typed<R>(c);
+}
 
 Status run_reduce_max(const RunCtx& c) {
   if (is_quantized(c.in[0]) && same_encoding(c.in[0], c.out[0])) {
@@ -102,7 +153,7 @@ Status run_reduce_max(const RunCtx& c) {
     for (std::size_t o = 0; o < m.size(); ++o) set_int(c.out[0], static_cast<std::int64_t>(o), m[o]);
     return Status::Ok();
   }
-  return run_via_float(c, reduce_max_float);
+  return run_reduce<MaxR>(c);
 }
 
 // ---------------------------------------------------------------------------
@@ -141,51 +192,61 @@ Result<std::vector<Shape>> infer_argmax(const InferCtx& c) {
   return std::vector<Shape>{s.out};
 }
 
-// The first (or with select_last_index the last) index of the maximum, NaN values
-// skipped (an all-NaN slice gives index 0, or the last index with select_last_index).
-Status run_argmax(const RunCtx& c) {
-  if (c.in[0].dtype == DType::kFloat32 || is_quantized(c.in[0])) {
-    // The output is an index tensor: dequantize the input only.
-    std::vector<TensorView> in = c.in;
-    OwnedTensor tmp;
-    if (is_quantized(c.in[0])) {
-      tmp.reset(DType::kFloat32, c.in[0].dims);
-      dequantize(c.in[0], tmp.data<float>());
-      in[0] = tmp.view();
-    }
-    const RunCtx fc{c.op, c.attrs, in, c.out};
-    const TensorView& y = c.out[0];
-    if (y.dtype != DType::kInt64 && y.dtype != DType::kInt32) {
-      return BadType(c.op, "output must be int64 (or int32), got {}", type_desc(y));
-    }
-    KN_ASSIGN(ArgMaxSetup s, with_infer_ctx(fc, argmax_setup));
-    const float* x = in[0].as<const float>();
+// The first (or with select_last_index the last) index of the maximum (kMin: minimum),
+// NaN values skipped (an all-NaN slice gives index 0, or the last index with
+// select_last_index). Quantized inputs compare their dequantized values.
+template <bool kMin>
+Status run_arg(const RunCtx& c) {
+  std::vector<TensorView> in = c.in;
+  OwnedTensor tmp;
+  if (is_quantized(c.in[0])) {
+    tmp.reset(DType::kFloat32, c.in[0].dims);
+    dequantize(c.in[0], tmp.data<float>());
+    in[0] = tmp.view();
+  }
+  const RunCtx fc{c.op, c.attrs, in, c.out};
+  const TensorView& y = c.out[0];
+  if (y.dtype != DType::kInt64 && y.dtype != DType::kInt32) {
+    return BadType(c.op, "output must be int64 (or int32), got {}", type_desc(y));
+  }
+  KN_ASSIGN(ArgMaxSetup s, with_infer_ctx(fc, argmax_setup));
+  const bool ok = visit_types<kNumericTypes>(in[0].dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = in[0].as<const T>();
     for (std::int64_t o = 0; o < s.outer; ++o) {
       for (std::int64_t i2 = 0; i2 < s.inner; ++i2) {
-        const float* xp = x + o * s.len * s.inner + i2;
+        const T* xp = x + o * s.len * s.inner + i2;
         std::int64_t best = -1;
         for (std::int64_t i = 0; i < s.len; ++i) {
-          const float v = xp[i * s.inner];
-          if (v != v) continue;
-          if (best < 0 || v > xp[best * s.inner] || (s.last && v == xp[best * s.inner])) best = i;
+          const auto v = load(xp[i * s.inner]);
+          if (is_nan(v)) continue;
+          const auto b = best < 0 ? v : load(xp[best * s.inner]);
+          const bool better = kMin ? v < b : v > b;
+          if (best < 0 || better || (s.last && v == b)) best = i;
         }
         set_int(y, o * s.inner + i2, best < 0 ? (s.last ? s.len - 1 : 0) : best);
       }
     }
-    return Status::Ok();
-  }
-  return BadType(c.op,
-                 "unsupported data type {} for input 0 (expected float32, or int8/uint8 with quantization "
-                 "parameters)",
-                 type_desc(c.in[0]));
+  });
+  if (!ok) return bad_type(c.op, "input 0", in[0], kNumericTypes);
+  return Status::Ok();
 }
 
 }  // namespace
 
 void add_reduce_ops(std::vector<OpDef>& ops) {
-  ops.push_back({"ReduceMean", 1, 2, infer_reduce, run_reduce_mean});
+  ops.push_back({"ReduceMean", 1, 2, infer_reduce, run_reduce<MeanR>});
   ops.push_back({"ReduceMax", 1, 2, infer_reduce, run_reduce_max});
-  ops.push_back({"ArgMax", 1, 1, infer_argmax, run_argmax});
+  ops.push_back({"ReduceMin", 1, 2, infer_reduce, run_reduce<MinR>});
+  ops.push_back({"ReduceSum", 1, 2, infer_reduce, run_reduce<SumR>});
+  ops.push_back({"ReduceProd", 1, 2, infer_reduce, run_reduce<ProdR>});
+  ops.push_back({"ReduceL1", 1, 2, infer_reduce, run_reduce<L1R>});
+  ops.push_back({"ReduceL2", 1, 2, infer_reduce, run_reduce<L2R>});
+  ops.push_back({"ReduceSumSquare", 1, 2, infer_reduce, run_reduce<SumSquareR>});
+  ops.push_back({"ReduceLogSum", 1, 2, infer_reduce, run_reduce<LogSumR>});
+  ops.push_back({"ReduceLogSumExp", 1, 2, infer_reduce, run_reduce<LogSumExpR>});
+  ops.push_back({"ArgMax", 1, 1, infer_argmax, run_arg<false>});
+  ops.push_back({"ArgMin", 1, 1, infer_argmax, run_arg<true>});
 }
 
 }  // namespace svp::kernels::detail

@@ -1,5 +1,9 @@
-// Resize (opset 11-19 input layout: X, roi, scales, sizes): nearest on any dims, linear
-// (bilinear) on the last two dims. Coordinate arithmetic is float32, as in ONNX Runtime.
+// Resize (opset 11-19 input layout: X, roi, scales, sizes): nearest, linear and cubic on
+// any dims. Coordinate arithmetic is float32, as in ONNX Runtime; with scales, the resized
+// length in the coordinate transforms is input length × scale, unrounded (ONNX's
+// definition). Nearest and the common bilinear case (last two dims) have direct loops;
+// the rest (cubic, linear on other dims, tf_crop_and_resize) one separable N-D loop.
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/reference/ops.h"
@@ -7,15 +11,20 @@
 namespace svp::kernels::detail {
 namespace {
 
-enum class Mode { kNearest, kLinear };
-enum class Ctm { kHalfPixel, kPytorchHalfPixel, kAlignCorners, kAsymmetric };
+enum class Mode { kNearest, kLinear, kCubic };
+enum class Ctm { kHalfPixel, kPytorchHalfPixel, kAlignCorners, kAsymmetric, kTfHalfPixelForNn, kTfCropAndResize };
 enum class Nearest { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
 
 struct ResizeSetup {
   Mode mode = Mode::kNearest;
   Ctm ctm = Ctm::kHalfPixel;
   Nearest nearest = Nearest::kRoundPreferFloor;
-  std::vector<float> scale;  // per dim, as used by the coordinate transform
+  std::vector<float> scale;   // per dim, as used by the coordinate transform
+  std::vector<float> length;  // per dim, the resized length the coordinate transforms use
+  std::vector<float> roi;     // tf_crop_and_resize: starts then ends, per dim
+  float cubic_a = -0.75f;
+  bool exclude_outside = false;
+  float extrapolation = 0.0f;
   Shape out;
 };
 
@@ -31,7 +40,7 @@ Result<ResizeSetup> resize_setup(const InferCtx& c) {
   } else if (mode == "linear") {
     s.mode = Mode::kLinear;
   } else if (mode == "cubic") {
-    return Invalid(c.op, "mode \"cubic\" is not supported");
+    s.mode = Mode::kCubic;
   } else {
     return Malformed(c.op, "attribute \"mode\" has unknown value \"{}\"", mode);
   }
@@ -44,7 +53,11 @@ Result<ResizeSetup> resize_setup(const InferCtx& c) {
     s.ctm = Ctm::kAlignCorners;
   } else if (ctm == "asymmetric") {
     s.ctm = Ctm::kAsymmetric;
-  } else if (ctm == "tf_crop_and_resize" || ctm == "half_pixel_symmetric" || ctm == "tf_half_pixel_for_nn") {
+  } else if (ctm == "tf_half_pixel_for_nn") {
+    s.ctm = Ctm::kTfHalfPixelForNn;
+  } else if (ctm == "tf_crop_and_resize") {
+    s.ctm = Ctm::kTfCropAndResize;
+  } else if (ctm == "half_pixel_symmetric") {
     return Invalid(c.op, "coordinate_transformation_mode \"{}\" is not supported", ctm);
   } else {
     return Malformed(c.op, "attribute \"coordinate_transformation_mode\" has unknown value \"{}\"", ctm);
@@ -61,6 +74,11 @@ Result<ResizeSetup> resize_setup(const InferCtx& c) {
   } else {
     return Malformed(c.op, "attribute \"nearest_mode\" has unknown value \"{}\"", nm);
   }
+  KN_ASSIGN(double cubic_a, a.f("cubic_coeff_a", -0.75));
+  s.cubic_a = static_cast<float>(cubic_a);
+  KN_ASSIGN(s.exclude_outside, a.flag("exclude_outside", false));
+  KN_ASSIGN(double extrapolation, a.f("extrapolation_value", 0.0));
+  s.extrapolation = static_cast<float>(extrapolation);
   KN_ASSIGN(std::int64_t antialias, a.i("antialias", 0));
   if (antialias != 0) return Invalid(c.op, "antialias is not supported");
   KN_ASSIGN(std::string policy, a.s("keep_aspect_ratio_policy", "stretch"));
@@ -78,6 +96,7 @@ Result<ResizeSetup> resize_setup(const InferCtx& c) {
     return Invalid(c.op, "exactly one of scales (input 2) and sizes (input 3) must be given");
   s.scale.assign(in.size(), 1.0f);
   s.out = in;
+  for (std::int64_t d : in) s.length.push_back(static_cast<float>(d));
   if (has_scales) {
     KN_ASSIGN(const TensorView* t, c.need_value(2, "scales"));
     KN_ASSIGN(std::vector<float> sc, read_floats(c.op, "scales", *t));
@@ -91,6 +110,7 @@ Result<ResizeSetup> resize_setup(const InferCtx& c) {
       }
       s.out[d] = static_cast<std::int64_t>(o);
       s.scale[d] = sc[i];
+      s.length[d] = static_cast<float>(in[d]) * sc[i];
     }
   } else {
     KN_ASSIGN(const TensorView* t, c.need_value(3, "sizes"));
@@ -101,12 +121,23 @@ Result<ResizeSetup> resize_setup(const InferCtx& c) {
       if (sz[i] < 1 || sz[i] > kMaxElements) return Invalid(c.op, "size {} must be positive", sz[i]);
       s.out[d] = sz[i];
       s.scale[d] = static_cast<float>(sz[i]) / static_cast<float>(in[d]);
+      s.length[d] = static_cast<float>(sz[i]);
     }
   }
   for (std::size_t d = 0; d < in.size(); ++d) {
     if (in[d] < 1) return Invalid(c.op, "input X has an empty dimension: {}", shape_str(in));
-    if (s.mode == Mode::kLinear && d + 2 < in.size() && (s.scale[d] != 1.0f || s.out[d] != in[d])) {
-      return Invalid(c.op, "linear mode resizes only the last two dims (dim {} has scale {})", d, s.scale[d]);
+  }
+  if (s.ctm == Ctm::kTfCropAndResize) {
+    KN_ASSIGN(const TensorView* t, c.need_value(1, "roi"));
+    KN_ASSIGN(std::vector<float> roi, read_floats(c.op, "roi", *t));
+    if (roi.size() != 2 * axes.size()) {
+      return Invalid(c.op, "roi has {} values for {} axes (starts then ends)", roi.size(), axes.size());
+    }
+    s.roi.assign(2 * in.size(), 0.0f);
+    for (std::size_t d = 0; d < in.size(); ++d) s.roi[in.size() + d] = 1.0f;
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+      s.roi[static_cast<std::size_t>(axes[i])] = roi[i];
+      s.roi[in.size() + static_cast<std::size_t>(axes[i])] = roi[axes.size() + i];
     }
   }
   return s;
@@ -117,18 +148,24 @@ Result<std::vector<Shape>> infer_resize(const InferCtx& c) {
   return std::vector<Shape>{s.out};
 }
 
-// The input coordinate of output index o (float arithmetic).
-float source_coord(Ctm m, std::int64_t o, float scale, std::int64_t in_len, std::int64_t out_len) {
-  const float x = static_cast<float>(o);
-  switch (m) {
+// The input coordinate of output index o along dim d (float arithmetic).
+float source_coord(const ResizeSetup& s, std::size_t d, std::int64_t o, std::int64_t in_len) {
+  const float x = static_cast<float>(o), scale = s.scale[d], len = s.length[d];
+  switch (s.ctm) {
     case Ctm::kHalfPixel:
       return (x + 0.5f) / scale - 0.5f;
     case Ctm::kPytorchHalfPixel:
-      return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
+      return len > 1.0f ? (x + 0.5f) / scale - 0.5f : 0.0f;
     case Ctm::kAlignCorners:
-      return out_len == 1 ? 0.0f : x * static_cast<float>(in_len - 1) / static_cast<float>(out_len - 1);
+      return len == 1.0f ? 0.0f : x * static_cast<float>(in_len - 1) / (len - 1.0f);
     case Ctm::kAsymmetric:
       return x / scale;
+    case Ctm::kTfHalfPixelForNn:
+      return (x + 0.5f) / scale;
+    case Ctm::kTfCropAndResize: {
+      const float start = s.roi[d], end = s.roi[s.out.size() + d], span = static_cast<float>(in_len - 1);
+      return len > 1.0f ? start * span + x * (end - start) * span / (len - 1.0f) : 0.5f * (start + end) * span;
+    }
   }
   return 0.0f;
 }
@@ -163,7 +200,7 @@ std::vector<LinearTap> linear_taps(const ResizeSetup& s, std::size_t d, std::int
   std::vector<LinearTap> taps;
   const std::int64_t out_len = s.out[d];
   for (std::int64_t o = 0; o < out_len; ++o) {
-    float x = source_coord(s.ctm, o, s.scale[d], in_len, out_len);
+    float x = source_coord(s, d, o, in_len);
     x = std::min(std::max(x, 0.0f), static_cast<float>(in_len - 1));
     const std::int64_t i0 = static_cast<std::int64_t>(x);
     const std::int64_t i1 = std::min(i0 + 1, in_len - 1);
@@ -173,17 +210,120 @@ std::vector<LinearTap> linear_taps(const ResizeSetup& s, std::size_t d, std::int
   return taps;
 }
 
+// The taps (input index, weight) of each output index along one dim for the separable
+// loop; `outside` marks tf_crop_and_resize coordinates outside the input (their output
+// elements take extrapolation_value). Zero-weight taps are dropped.
+struct Taps {
+  std::vector<std::vector<std::pair<std::int64_t, float>>> at;
+  std::vector<bool> outside;
+};
+
+Taps dim_taps(const ResizeSetup& s, std::size_t d, std::int64_t in_len) {
+  Taps t;
+  const float hi = static_cast<float>(in_len - 1);
+  auto clamp_index = [&](std::int64_t i) { return std::min(std::max<std::int64_t>(i, 0), in_len - 1); };
+  for (std::int64_t o = 0; o < s.out[d]; ++o) {
+    float x = source_coord(s, d, o, in_len);
+    if (!std::isfinite(x)) x = 0.0f;  // a NaN roi: keep the index arithmetic defined
+    x = std::min(std::max(x, -2.0f), hi + 2.0f);  // beyond the edges every tap reads the edge
+    t.outside.push_back(s.ctm == Ctm::kTfCropAndResize && (x < 0.0f || x > hi));
+    std::vector<std::pair<std::int64_t, float>> taps;
+    if (s.mode == Mode::kNearest) {
+      taps.emplace_back(nearest_index(s.nearest, x, in_len), 1.0f);
+    } else if (s.mode == Mode::kLinear) {
+      const float xc = std::min(std::max(x, 0.0f), hi);
+      const auto i0 = static_cast<std::int64_t>(xc);
+      const float w1 = xc - static_cast<float>(i0);
+      taps.emplace_back(i0, 1.0f - w1);
+      taps.emplace_back(clamp_index(i0 + 1), w1);
+    } else {
+      // Keys' cubic convolution with coefficient A over floor(x) - 1 .. floor(x) + 2; the
+      // indices beyond the edges read the edge (or, with exclude_outside, weigh nothing
+      // and the others are renormalised).
+      const float fl = std::floor(x), tt = x - fl, A = s.cubic_a;
+      const float u[4] = {tt + 1.0f, tt, 1.0f - tt, 2.0f - tt};
+      float sum = 0.0f;
+      for (int k = 0; k < 4; ++k) {
+        const float v = u[k];
+        const float w = (k == 1 || k == 2) ? ((A + 2.0f) * v - (A + 3.0f)) * v * v + 1.0f
+                                           : ((A * v - 5.0f * A) * v + 8.0f * A) * v - 4.0f * A;
+        const std::int64_t i = static_cast<std::int64_t>(fl) - 1 + k;
+        if (s.exclude_outside && (i < 0 || i >= in_len)) continue;
+        taps.emplace_back(clamp_index(i), w);
+        sum += w;
+      }
+      if (s.exclude_outside && sum != 0.0f) {
+        for (auto& tap : taps) tap.second /= sum;
+      }
+    }
+    taps.erase(std::remove_if(taps.begin(), taps.end(), [](const auto& tap) { return tap.second == 0.0f; }),
+               taps.end());
+    if (taps.empty()) taps.emplace_back(clamp_index(static_cast<std::int64_t>(std::floor(x))), 0.0f);
+    t.at.push_back(std::move(taps));
+  }
+  return t;
+}
+
+// y[o] = sum over the taps of every dim of the product of their weights times x (in double).
+void resize_separable(const ResizeSetup& s, const Shape& in, const float* x, float* y) {
+  const std::size_t r = in.size();
+  std::vector<Taps> taps;
+  for (std::size_t d = 0; d < r; ++d) taps.push_back(dim_taps(s, d, in[d]));
+  const std::vector<std::int64_t> st = strides_of(in);
+  const std::int64_t n = numel(s.out);
+  std::vector<std::int64_t> o(r, 0);
+  for (std::int64_t flat = 0; flat < n; ++flat) {
+    bool outside = false;
+    for (std::size_t d = 0; d < r; ++d) outside = outside || taps[d].outside[static_cast<std::size_t>(o[d])];
+    if (outside) {
+      y[flat] = s.extrapolation;
+    } else {
+      // Odometer over the taps of every dim.
+      std::vector<std::size_t> k(r, 0);
+      double acc = 0;
+      for (;;) {
+        double w = 1;
+        std::int64_t off = 0;
+        for (std::size_t d = 0; d < r; ++d) {
+          const auto& tap = taps[d].at[static_cast<std::size_t>(o[d])][k[d]];
+          w *= tap.second;
+          off += tap.first * st[d];
+        }
+        acc += w * x[off];
+        std::size_t d = r;
+        for (; d > 0; --d) {
+          if (++k[d - 1] < taps[d - 1].at[static_cast<std::size_t>(o[d - 1])].size()) break;
+          k[d - 1] = 0;
+        }
+        if (d == 0) break;
+      }
+      y[flat] = static_cast<float>(acc);
+    }
+    for (std::size_t d = r; d > 0; --d) {
+      if (++o[d - 1] < s.out[d - 1]) break;
+      o[d - 1] = 0;
+    }
+  }
+}
+
 Status resize_float(const RunCtx& c) {
   SVP_RETURN_IF_ERROR(require_f32(c, {0}));
   KN_ASSIGN(ResizeSetup s, with_infer_ctx(c, resize_setup));
   const Shape& in = c.in[0].dims;
   const std::size_t r = in.size();
+  bool bilinear = s.mode == Mode::kLinear && s.ctm != Ctm::kTfCropAndResize;
+  for (std::size_t d = 0; d + 2 < r; ++d) bilinear = bilinear && s.scale[d] == 1.0f && s.out[d] == in[d];
+  const bool direct_nearest = s.mode == Mode::kNearest && s.ctm != Ctm::kTfCropAndResize;
+  if (!bilinear && !direct_nearest) {
+    resize_separable(s, in, c.in[0].as<const float>(), c.out[0].as<float>());
+    return Status::Ok();
+  }
   if (s.mode == Mode::kNearest) {
     const std::vector<std::int64_t> st = strides_of(in);
     std::vector<std::vector<std::int64_t>> tables(r);
     for (std::size_t d = 0; d < r; ++d) {
       for (std::int64_t o = 0; o < s.out[d]; ++o) {
-        const float x = source_coord(s.ctm, o, s.scale[d], in[d], s.out[d]);
+        const float x = source_coord(s, d, o, in[d]);
         tables[d].push_back(nearest_index(s.nearest, x, in[d]) * st[d]);
       }
     }

@@ -1,9 +1,9 @@
-#include "svp_run/npy.h"
+#include "common/npy.h"
 
 #include <cstring>
 #include <limits>
 
-namespace svp::run {
+namespace svp::npy {
 namespace {
 
 // Value of `key` in the header dictionary: the text after "'key':" up to the next comma
@@ -43,7 +43,7 @@ std::size_t descr_size(const std::string& d) {
 
 }  // namespace
 
-bool parse_npy(const std::uint8_t* bytes, std::size_t size, NpyArray& out, std::string& error) {
+bool parse(const std::uint8_t* bytes, std::size_t size, Array& out, std::string& error) {
   static const char kMagic[] = "\x93NUMPY";
   if (size < 10 || std::memcmp(bytes, kMagic, 6) != 0) {
     error = "not an .npy file (no \\x93NUMPY magic)";
@@ -136,25 +136,13 @@ bool parse_npy(const std::uint8_t* bytes, std::size_t size, NpyArray& out, std::
   return true;
 }
 
-std::vector<std::uint8_t> make_npy(const std::string& descr, const std::vector<std::int64_t>& shape,
-                                   const std::uint8_t* data, std::size_t size) {
-  std::string dims;
-  for (std::int64_t d : shape) dims += std::to_string(d) + ", ";
-  if (shape.size() > 1) dims.erase(dims.size() - 2);
-  else if (shape.size() == 1) dims.pop_back();
-  std::string h = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
-  // Data starts 64-byte aligned, the header ends with '\n' (format spec).
-  const std::size_t total = (10 + h.size() + 1 + 63) / 64 * 64;
-  h.append(total - 10 - h.size() - 1, ' ');
-  h += '\n';
-  std::vector<std::uint8_t> out(10 + h.size() + size);
-  const std::uint8_t magic[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
-  std::memcpy(out.data(), magic, 8);
-  out[8] = static_cast<std::uint8_t>(h.size() & 0xff);
-  out[9] = static_cast<std::uint8_t>(h.size() >> 8);
-  std::memcpy(out.data() + 10, h.data(), h.size());
-  if (size) std::memcpy(out.data() + 10 + h.size(), data, size);
+std::vector<std::uint8_t> make(const std::string& descr, const std::vector<std::int64_t>& shape,
+                               const std::uint8_t* data, std::size_t size) {
+  const std::string h = header(descr, shape);
+  std::vector<std::uint8_t> out(h.size() + size);
+  std::memcpy(out.data(), h.data(), h.size());
+  if (size) std::memcpy(out.data() + h.size(), data, size);
   return out;
 }
 
-}  // namespace svp::run
+}  // namespace svp::npy

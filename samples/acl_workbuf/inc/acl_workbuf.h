@@ -1,0 +1,8 @@
+#ifndef ACL_WORKBUF_H
+#define ACL_WORKBUF_H
+
+#define ACL_WORKBUF_DEFAULT_MODEL_DIR "../model"
+#define ACL_WORKBUF_DEFAULT_COUNT 200
+#define ACL_WORKBUF_MODEL_NUM 3
+
+#endif

@@ -1,0 +1,146 @@
+// quantize_a8w8 on hand-built graphs: what becomes int8, the weights' encodings, the float
+// edges, and that the quantized graph computes nearly what the float graph computes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "compiler/quantize/evaluate.h"
+#include "compiler/quantize/quantize.h"
+#include "compiler_graph.h"
+#include "model_io.h"
+
+namespace svp::compiler::quant {
+namespace {
+
+using model::DType;
+using namespace testing_graph;  // NOLINT(google-build-using-namespace)
+
+// x[1,2,6,6] → Conv(3 filters, 3×3) → Relu → Flatten → y[1,48].
+struct Net {
+  Graph g;
+  ValueId x = -1, w = -1, c = -1, r = -1, y = -1;
+  NodeId conv = -1;
+};
+
+Net net() {
+  Net n;
+  Graph& g = n.g;
+  n.x = value(g, "x", {1, 2, 6, 6});
+  g.inputs.push_back(n.x);
+  std::vector<float> w(3 * 2 * 3 * 3);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = (static_cast<float>(i % 11) - 5.0f) * (i < 18 ? 0.1f : 0.02f);
+  n.w = constant(g, "w", {3, 2, 3, 3}, w);
+  n.c = value(g, "c", {1, 3, 4, 4});
+  n.r = value(g, "r", {1, 3, 4, 4});
+  n.y = value(g, "y", {1, 48});
+  n.conv = node(g, "conv", "Conv", {n.x, n.w}, {n.c});
+  node(g, "relu", "Relu", {n.c}, {n.r});
+  node(g, "flat", "Flatten", {n.r}, {n.y});
+  g.outputs.push_back(n.y);
+  return n;
+}
+
+CalibrationSet batches(std::size_t count, unsigned seed) {
+  CalibrationSet set;
+  for (std::size_t b = 0; b < count; ++b) {
+    std::vector<kernels::OwnedTensor> in;
+    in.push_back(kernels::OwnedTensor::f32({1, 2, 6, 6}, test::random_floats(72, seed + static_cast<unsigned>(b))));
+    set.batches.push_back(std::move(in));
+  }
+  set.items = count;
+  return set;
+}
+
+TEST(QuantizeA8W8, ActivationsAndWeightsBecomeInt8BehindFloatEdges) {
+  Net n = net();
+  auto rep = quantize_a8w8(n.g, batches(4, 1), QuantizeOptions{});
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_EQ(rep->weights, 1u);
+  EXPECT_EQ(rep->boundaries, 2u);  // a QuantizeLinear after x, a DequantizeLinear before y
+  // After a ReLU the range starts at 0: uint8 with zero point 0 (all 256 levels), and the
+  // Conv the ReLU reads takes the ReLU's encoding so that the runtime fuses the pair.
+  EXPECT_EQ(n.g.value(n.r).dtype, DType::kUint8);
+  EXPECT_EQ(n.g.value(n.r).quant.zero_point, (std::vector<std::int32_t>{0}));
+  EXPECT_EQ(n.g.value(n.c).dtype, DType::kUint8);
+  EXPECT_EQ(n.g.value(n.c).quant.scale, n.g.value(n.r).quant.scale);
+  EXPECT_EQ(n.g.value(n.x).dtype, DType::kFloat32);  // the application's input stays float
+  // The graph output keeps its name and type; the int8 value before it was renamed.
+  ASSERT_EQ(n.g.outputs.size(), 1u);
+  EXPECT_EQ(n.g.value(n.g.outputs[0]).name, "y");
+  EXPECT_EQ(n.g.value(n.g.outputs[0]).dtype, DType::kFloat32);
+  // Flatten moves int8 values: its output has its input's encoding.
+  EXPECT_EQ(n.g.value(n.y).quant.scale, n.g.value(n.r).quant.scale);
+  EXPECT_EQ(n.g.value(n.y).quant.zero_point, n.g.value(n.r).quant.zero_point);
+  // Conv weights: symmetric per output channel, scale = max|w_c| / 127.
+  const Value& w = n.g.value(n.g.node(n.conv).inputs[1]);
+  EXPECT_EQ(w.dtype, DType::kInt8);
+  ASSERT_EQ(w.quant.scale.size(), 3u);
+  EXPECT_EQ(w.quant.axis, 0);
+  EXPECT_FLOAT_EQ(w.quant.scale[0], 0.5f / 127.0f);  // filter 0: |(i % 11) - 5| · 0.1 ≤ 0.5
+  EXPECT_FLOAT_EQ(w.quant.scale[2], 0.1f / 127.0f);  // filter 2: weights × 0.02
+  for (std::int32_t zp : w.quant.zero_point) EXPECT_EQ(zp, 0);
+}
+
+TEST(QuantizeA8W8, TheQuantizedGraphComputesNearlyWhatTheFloatGraphComputes) {
+  Net f = net();
+  Net q = net();
+  QuantizeOptions opt;
+  opt.calibration.method = Method::kMse;
+  ASSERT_TRUE(quantize_a8w8(q.g, batches(8, 10), opt).ok());
+  // Inputs the calibration did not see.
+  for (unsigned seed : {100u, 200u, 300u}) {
+    std::vector<kernels::OwnedTensor> in;
+    in.push_back(kernels::OwnedTensor::f32({1, 2, 6, 6}, test::random_floats(72, seed)));
+    auto want = evaluate(f.g, in);
+    auto got = evaluate(q.g, in);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    const float* a = (*want)[0].view().as<const float>();
+    const float* b = (*got)[0].view().as<const float>();
+    double dot = 0, na = 0, nb = 0;
+    for (int i = 0; i < 48; ++i) {
+      dot += static_cast<double>(a[i]) * b[i];
+      na += static_cast<double>(a[i]) * a[i];
+      nb += static_cast<double>(b[i]) * b[i];
+    }
+    EXPECT_GT(dot / std::sqrt(na * nb), 0.995) << seed;
+  }
+}
+
+// Calibration observes activations through the runtime's compiled program; it must see
+// what the reference evaluation sees.
+TEST(CompiledEvaluator, ObservesEveryActivationAsTheReferenceEvaluationDoes) {
+  Net n = net();
+  auto fast = CompiledEvaluator::create(n.g);
+  ASSERT_TRUE(fast.ok()) << fast.status().message();
+  const CalibrationSet in = batches(1, 42);
+  std::map<ValueId, std::vector<float>> ref, got;
+  auto keep = [](std::map<ValueId, std::vector<float>>* into) {
+    return [into](ValueId v, const model::TensorView& t) {
+      const float* p = t.as<const float>();
+      (*into)[v] = std::vector<float>(p, p + t.elements());
+    };
+  };
+  ASSERT_TRUE(evaluate(n.g, in.batches[0], keep(&ref)).ok());
+  auto out = (*fast)->run(in.batches[0], keep(&got));
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_EQ(got.size(), ref.size());  // conv, relu, flatten: nothing fused away
+  for (const auto& [v, values] : ref) {
+    ASSERT_EQ(got[v].size(), values.size()) << n.g.value(v).name;
+    for (std::size_t i = 0; i < values.size(); ++i) EXPECT_NEAR(got[v][i], values[i], 1e-5f) << n.g.value(v).name;
+  }
+}
+
+TEST(QuantizeA8W8, CalibrationFailuresNameTheBatchAndTheNode) {
+  Net n = net();
+  CalibrationSet bad = batches(1, 1);
+  bad.batches[0][0] = kernels::OwnedTensor::f32({1, 2, 5, 5}, std::vector<float>(50, 0.0f));  // wrong shape
+  auto r = quantize_a8w8(n.g, bad, QuantizeOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("calibration batch 1"), std::string::npos) << r.status().message();
+  EXPECT_FALSE(quantize_a8w8(n.g, CalibrationSet{}, QuantizeOptions{}).ok());
+}
+
+}  // namespace
+}  // namespace svp::compiler::quant
