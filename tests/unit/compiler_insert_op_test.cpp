@@ -278,10 +278,12 @@ class InsertOpCompileTest : public svp::test::RuntimeTest {
   }
 
   // LeNet (1x1x28x28 "image") compiled with `cfg` ("" = none).
-  svp::compiler::BuiltModel compile_lenet(const std::string& cfg, std::vector<std::string>* log = nullptr) {
+  svp::compiler::BuiltModel compile_lenet(const std::string& cfg, std::vector<std::string>* log = nullptr,
+                                          const std::string& image_list = "") {
     svp::compiler::CompileOptions o;
     o.model = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
-    o.compile_mode = "float";
+    o.compile_mode = image_list.empty() ? "float" : "0";
+    o.image_list = image_list;
     o.output = "lenet";
     std::string path;
     if (!cfg.empty()) {
@@ -415,6 +417,29 @@ TEST_F(InsertOpCompileTest, StaticAippModelsOfBothDialectsEqualTheFloatModelOnTh
       // And the preprocessing mattered: the raw pixels give another answer.
       EXPECT_NE(got, run_plain(plain, dtc(img, 0, 0, 1))) << seed;
     }
+  }
+}
+
+TEST_F(InsertOpCompileTest, Int8ModelWithStaticAippEqualsTheInt8ModelOnThePreprocessedImage) {
+  // Calibration items are first-layer tensors (preprocessed images), for both models.
+  const std::string list = (fs::temp_directory_path() / ("svp_insert_op_cal_" + std::to_string(::getpid()) + ".txt")).string();
+  {
+    std::ofstream out(list);
+    for (unsigned seed : {11u, 12u, 13u, 14u}) {
+      const auto x = dtc(gray_image(seed), 72.5f, 0.0f, 0.0125f);
+      for (std::size_t i = 0; i < x.size(); ++i) out << (i ? " " : "") << x[i];
+      out << "\n";
+    }
+  }
+  const auto plain = compile_lenet("", nullptr, "image:" + list);
+  const auto m = compile_lenet("aipp_op { input_format: YUV400_U8 mean_chn_0: 72.5 var_reci_chn_0: 0.0125 }", nullptr,
+                               "image:" + list);
+  fs::remove(list);
+  Loaded l(m);
+  for (unsigned seed : {5u, 6u}) {
+    const auto img = gray_image(seed);
+    write_rows(l.buffer(0), img);
+    EXPECT_EQ(l.run(), run_plain(plain, dtc(img, 72.5f, 0.0f, 0.0125f))) << seed;
   }
 }
 
