@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "aipp/pipeline.h"
@@ -286,6 +287,19 @@ INSTANTIATE_TEST_SUITE_P(PaddingModes, AippSampleVsOpenCV,
                          ::testing::Values(PadCase{AIPP_PADDING_SWITCH_CONSTANT, cv::BORDER_CONSTANT},
                                            PadCase{AIPP_PADDING_SWITCH_REPLICATION, cv::BORDER_REPLICATE},
                                            PadCase{AIPP_PADDING_SWITCH_REFLECTION, cv::BORDER_REFLECT_101},
-                                           PadCase{AIPP_PADDING_SWITCH_SYMMETRIC, cv::BORDER_REFLECT}));
+                                           PadCase{AIPP_PADDING_SWITCH_SYMMETRIC, cv::BORDER_REFLECT}),
+                         // Readable test names (the default prints the struct's bytes).
+                         [](const ::testing::TestParamInfo<PadCase>& info) -> std::string {
+                           switch (info.param.mode) {
+                             case AIPP_PADDING_SWITCH_CONSTANT:
+                               return "Constant";
+                             case AIPP_PADDING_SWITCH_REPLICATION:
+                               return "Replication";
+                             case AIPP_PADDING_SWITCH_REFLECTION:
+                               return "Reflection";
+                             default:
+                               return "Symmetric";
+                           }
+                         });
 
 }  // namespace
