@@ -26,7 +26,7 @@ Result<InputPlan> plan_input(const model::Model& model, std::size_t input, std::
   }
   if (hw.first > 0) {  // dynamic HW: the post-AIPP size must be the selected gear (seed §8.3.4)
     for (std::size_t b = 0; b < plan.params.batches.size(); ++b) {
-      const Size out = after_padding(plan.params, b);
+      const Size out = output_size(plan.params, b);
       if (out.h != hw.first || out.w != hw.second) {
         return Error(err::kInvalidParam,
                      "input {} (\"{}\"): AIPP output {}x{} (batch entry {}) differs from the selected resolution "

@@ -146,10 +146,11 @@ class RowConverter {
     }
   }
 
-  // Converts crop row y: out holds `channels` planes of columns() bytes each. Gathering the
+  // Converts crop row y: out holds `channels` planes of columns() bytes each, `plane_stride`
+  // bytes apart. Gathering the
   // canonical channels into int32 planes first keeps the CSC loop branch-free and
   // vectorizable (pipeline.cpp is built with -O3, src/aipp/sources.cmake).
-  void convert(std::int32_t y, std::uint8_t* out) const {
+  void convert(std::int32_t y, std::uint8_t* out, std::size_t plane_stride) const {
     const std::int64_t sy = static_cast<std::int64_t>(cy_) + y;
     const std::uint8_t* row = src_ + static_cast<std::uint64_t>(sy) * stride_;
     const std::size_t n = cols_.size();
@@ -206,8 +207,8 @@ class RowConverter {
     if (!p_.csc) {
       for (std::size_t k = 0; k < n; ++k) {
         out[k] = static_cast<std::uint8_t>(c0[k]);
-        out[n + k] = static_cast<std::uint8_t>(c1[k]);
-        out[2 * n + k] = static_cast<std::uint8_t>(c2[k]);
+        out[plane_stride + k] = static_cast<std::uint8_t>(c1[k]);
+        out[2 * plane_stride + k] = static_cast<std::uint8_t>(c2[k]);
       }
       return;
     }
@@ -216,7 +217,7 @@ class RowConverter {
       // Input biases folded into a constant: sum m_j (c_j - b_j) = sum m_j c_j - sum m_j b_j.
       const std::int32_t k0 = (1 << (kCscShift - 1)) - (m0 * ib_[0] + m1 * ib_[1] + m2 * ib_[2]);
       const std::int32_t ob = ob_[i];
-      std::uint8_t* o = out + static_cast<std::size_t>(i) * n;
+      std::uint8_t* o = out + static_cast<std::size_t>(i) * plane_stride;
       for (std::size_t k = 0; k < n; ++k) {
         std::int32_t v = ((m0 * c0[k] + m1 * c1[k] + m2 * c2[k] + k0) >> kCscShift) + ob;
         v = v < 0 ? 0 : v;
@@ -249,37 +250,55 @@ struct Lut {
 
 template <typename T>
 Status run_typed(const AippParams& p, const FormatInfo& f, const BatchParams& e, const std::uint8_t* src,
-                 std::uint64_t stride, model::Layout layout, const model::TensorView& out, T pad_value,
-                 const Lut<T>& lut) {
-  const Size crop = after_crop(p, static_cast<std::size_t>(&e - p.batches.data()));
-  const std::int32_t rw = e.resize != Resize::kOff ? e.resize_out_w : crop.w;
-  const std::int32_t rh = e.resize != Resize::kOff ? e.resize_out_h : crop.h;
-  const AxisMap mx = axis_map(e.resize, crop.w, rw);
-  const AxisMap my = axis_map(e.resize, crop.h, rh);
+                 std::uint64_t stride, model::Layout layout, const model::TensorView& out, const Lut<T>& lut) {
+  const auto b = static_cast<std::size_t>(&e - p.batches.data());
+  const Size crop = after_crop(p, b);
+  const Size padded = after_padding(p, b);  // what the resize stage reads
+  const bool pad = e.padding != Padding::kOff;
+  const std::int32_t left = pad ? e.pad_left : 0;
+  const std::int32_t top = pad ? e.pad_top : 0;
+  const std::int32_t rw = e.resize != Resize::kOff ? e.resize_out_w : padded.w;
+  const std::int32_t rh = e.resize != Resize::kOff ? e.resize_out_h : padded.h;
+  const AxisMap mx = axis_map(e.resize, padded.w, rw);
+  const AxisMap my = axis_map(e.resize, padded.h, rh);
   const int C = f.channels;
 
-  // Needed crop columns and each output column's two positions among them.
+  // Padded-image coordinates -> crop coordinates, or -1 for a constant border pixel.
+  auto crop_x = [&](std::int32_t px) { return border(px - left, crop.w, e.padding); };
+  auto crop_y = [&](std::int32_t py) { return border(py - top, crop.h, e.padding); };
+
+  // Needed crop columns and each output column's two positions among them; a constant
+  // border pixel reads the extra slot `ncols` (pixel value 0) at the end of every row plane.
   std::vector<std::int32_t> cols;
   cols.reserve(2 * static_cast<std::size_t>(rw));
   for (std::int32_t i = 0; i < rw; ++i) {
-    cols.push_back(mx.i0[static_cast<std::size_t>(i)]);
-    cols.push_back(mx.i1[static_cast<std::size_t>(i)]);
+    for (const std::int32_t px : {mx.i0[static_cast<std::size_t>(i)], mx.i1[static_cast<std::size_t>(i)]}) {
+      const std::int32_t cx = crop_x(px);
+      if (cx >= 0) cols.push_back(cx);
+    }
   }
   std::sort(cols.begin(), cols.end());
   cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+  const auto ncols = cols.size();
+  auto slot = [&](std::int32_t px) {
+    const std::int32_t cx = crop_x(px);
+    if (cx < 0) return static_cast<std::int32_t>(ncols);
+    return static_cast<std::int32_t>(std::lower_bound(cols.begin(), cols.end(), cx) - cols.begin());
+  };
   std::vector<std::int32_t> k0(static_cast<std::size_t>(rw)), k1(static_cast<std::size_t>(rw));
   for (std::int32_t i = 0; i < rw; ++i) {
     const auto u = static_cast<std::size_t>(i);
-    k0[u] = static_cast<std::int32_t>(std::lower_bound(cols.begin(), cols.end(), mx.i0[u]) - cols.begin());
-    k1[u] = static_cast<std::int32_t>(std::lower_bound(cols.begin(), cols.end(), mx.i1[u]) - cols.begin());
+    k0[u] = slot(mx.i0[u]);
+    k1[u] = slot(mx.i1[u]);
   }
   RowConverter conv(p, f, e, src, stride, std::move(cols));
 
-  // Two converted crop rows (C planes of the needed columns each), reused while
-  // consecutive output rows share them.
-  const std::size_t ncols = conv.columns();
-  const std::size_t row_len = ncols * static_cast<std::size_t>(C);
-  std::vector<std::uint8_t> rows_buf(2 * row_len);
+  // Two converted crop rows (C planes of the needed columns + the constant slot each),
+  // reused while consecutive output rows share them, and one all-constant border row.
+  const std::size_t plane_len = ncols + 1;
+  const std::size_t row_len = plane_len * static_cast<std::size_t>(C);
+  std::vector<std::uint8_t> rows_buf(2 * row_len, 0);
+  const std::vector<std::uint8_t> border_row(row_len, 0);
   std::int32_t tag[2] = {-1, -1};
   // `keep` is a slot that must survive (the other row of the current pair), or -1.
   auto get_row = [&](std::int32_t y, int keep) -> int {
@@ -289,32 +308,36 @@ Status run_typed(const AippParams& p, const FormatInfo& f, const BatchParams& e,
     // Rows mostly move forward, so the smaller tag is the better victim.
     const int s = keep >= 0 ? 1 - keep : (tag[0] < tag[1] ? 0 : 1);
     tag[s] = y;
-    conv.convert(y, rows_buf.data() + static_cast<std::size_t>(s) * row_len);
+    std::uint8_t* r = rows_buf.data() + static_cast<std::size_t>(s) * row_len;
+    conv.convert(y, r, plane_len);
     return s;
   };
+  // Row pointer for padded row py: a converted crop row or the constant border row.
+  auto row_ptr = [&](std::int32_t py, int keep, int* used) -> const std::uint8_t* {
+    const std::int32_t cy = crop_y(py);
+    if (cy < 0) {
+      *used = -1;
+      return border_row.data();
+    }
+    *used = get_row(cy, keep);
+    return rows_buf.data() + static_cast<std::size_t>(*used) * row_len;
+  };
 
-  const std::int32_t W = rw + (e.padding != Padding::kOff ? e.pad_left + e.pad_right : 0);
-  const std::int32_t H = rh + (e.padding != Padding::kOff ? e.pad_top + e.pad_bottom : 0);
-  const std::int32_t left = e.padding != Padding::kOff ? e.pad_left : 0;
-  const std::int32_t top = e.padding != Padding::kOff ? e.pad_top : 0;
   T* o = static_cast<T*>(out.data);
   const bool nchw = layout == model::Layout::kNCHW;
-  const std::size_t plane = static_cast<std::size_t>(H) * static_cast<std::size_t>(W);
+  const std::size_t plane = static_cast<std::size_t>(rh) * static_cast<std::size_t>(rw);
 
   // One resized + DTC'd row of rw pixels, interleaved channels.
   std::vector<T> line(static_cast<std::size_t>(rw) * static_cast<std::size_t>(C));
-  std::int32_t line_row = -1;
   auto make_line = [&](std::int32_t ry) {
-    if (line_row == ry) return;
-    line_row = ry;
     const auto u = static_cast<std::size_t>(ry);
-    const int sa = get_row(my.i0[u], -1);
-    const int sb = get_row(my.i1[u], sa);
-    const std::uint8_t* a = rows_buf.data() + static_cast<std::size_t>(sa) * row_len;
-    const std::uint8_t* b = rows_buf.data() + static_cast<std::size_t>(sb) * row_len;
+    int sa = -1, sb = -1;
+    const std::uint8_t* a = row_ptr(my.i0[u], -1, &sa);
+    const std::uint8_t* bb = row_ptr(my.i1[u], sa, &sb);
     if (u + 1 < my.i0.size()) {  // the next output row's source rows, while this one computes
-      if (my.i0[u + 1] != my.i0[u] && my.i0[u + 1] != my.i1[u]) conv.prefetch(my.i0[u + 1]);
-      if (my.i1[u + 1] != my.i1[u]) conv.prefetch(my.i1[u + 1]);
+      const std::int32_t n0 = crop_y(my.i0[u + 1]), n1 = crop_y(my.i1[u + 1]);
+      if (n0 >= 0 && n0 != crop_y(my.i0[u]) && n0 != crop_y(my.i1[u])) conv.prefetch(n0);
+      if (n1 >= 0 && n1 != crop_y(my.i1[u])) conv.prefetch(n1);
     }
     const std::int32_t wy = my.w[u];
     T* l = line.data();
@@ -323,8 +346,8 @@ Status run_typed(const AippParams& p, const FormatInfo& f, const BatchParams& e,
     const std::int32_t* wxs = mx.w.data();
     for (int c = 0; c < C; ++c) {
       const auto uc = static_cast<std::size_t>(c);
-      const std::uint8_t* ac = a + uc * ncols;
-      const std::uint8_t* bc = b + uc * ncols;
+      const std::uint8_t* ac = a + uc * plane_len;
+      const std::uint8_t* bc = bb + uc * plane_len;
       const T* lt = lut.v[uc].data();
       T* lc = l + uc;
       if (e.resize == Resize::kBilinear) {
@@ -347,38 +370,19 @@ Status run_typed(const AippParams& p, const FormatInfo& f, const BatchParams& e,
     }
   };
 
-  std::vector<std::int32_t> xmap(static_cast<std::size_t>(W));
-  for (std::int32_t x = 0; x < W; ++x) xmap[static_cast<std::size_t>(x)] = border(x - left, rw, e.padding);
-  const bool plain_cols = left == 0 && W == rw;
-
-  for (std::int32_t y = 0; y < H; ++y) {
-    const std::int32_t ry = border(y - top, rh, e.padding);
+  for (std::int32_t y = 0; y < rh; ++y) {
+    make_line(y);
     const auto uy = static_cast<std::size_t>(y);
-    if (ry < 0) {  // constant border row
-      for (int c = 0; c < C; ++c) {
-        for (std::int32_t x = 0; x < W; ++x) {
-          const auto ux = static_cast<std::size_t>(x);
-          const auto uc = static_cast<std::size_t>(c);
-          o[nchw ? uc * plane + uy * static_cast<std::size_t>(W) + ux
-                 : (uy * static_cast<std::size_t>(W) + ux) * static_cast<std::size_t>(C) + uc] = pad_value;
-        }
-      }
-      continue;
-    }
-    make_line(ry);
-    if (!nchw && plain_cols) {  // NHWC without column padding: the line is the output row
-      std::memcpy(o + uy * static_cast<std::size_t>(W) * static_cast<std::size_t>(C), line.data(),
+    if (!nchw) {  // NHWC: the line is the output row
+      std::memcpy(o + uy * static_cast<std::size_t>(rw) * static_cast<std::size_t>(C), line.data(),
                   line.size() * sizeof(T));
       continue;
     }
-    for (std::int32_t x = 0; x < W; ++x) {
-      const auto ux = static_cast<std::size_t>(x);
-      const std::int32_t rx = xmap[ux];
-      for (int c = 0; c < C; ++c) {
-        const auto uc = static_cast<std::size_t>(c);
-        const T v = rx < 0 ? pad_value : line[static_cast<std::size_t>(rx) * static_cast<std::size_t>(C) + uc];
-        o[nchw ? uc * plane + uy * static_cast<std::size_t>(W) + ux
-               : (uy * static_cast<std::size_t>(W) + ux) * static_cast<std::size_t>(C) + uc] = v;
+    for (int c = 0; c < C; ++c) {
+      const auto uc = static_cast<std::size_t>(c);
+      T* dst = o + uc * plane + uy * static_cast<std::size_t>(rw);
+      for (std::int32_t x = 0; x < rw; ++x) {
+        dst[x] = line[static_cast<std::size_t>(x) * static_cast<std::size_t>(C) + uc];
       }
     }
   }
@@ -416,7 +420,7 @@ Status run(const AippParams& p, std::size_t batch_image, const std::uint8_t* src
   if (layout != model::Layout::kNCHW && layout != model::Layout::kNHWC) {
     return Error(err::kInvalidParam, "AIPP output layout must be NCHW or NHWC");
   }
-  const Size s = after_padding(p, entry);
+  const Size s = output_size(p, entry);
   const bool nchw = layout == model::Layout::kNCHW;
   const std::vector<std::int64_t> want =
       nchw ? std::vector<std::int64_t>{1, f.channels, s.h, s.w} : std::vector<std::int64_t>{1, s.h, s.w, f.channels};
@@ -436,7 +440,7 @@ Status run(const AippParams& p, std::size_t batch_image, const std::uint8_t* src
             ((static_cast<float>(v) - e.mean[c]) - e.min[c]) * e.var_reci[c];
       }
     }
-    return run_typed<float>(p, f, e, src, src_stride, layout, out, 0.0f, lut);
+    return run_typed<float>(p, f, e, src, src_stride, layout, out, lut);
   }
   if (out.dtype == DType::kInt8 || out.dtype == DType::kUint8) {
     if (out.quant == nullptr || out.quant->scale.size() != 1 || out.quant->zero_point.size() != 1 ||
@@ -455,8 +459,7 @@ Status run(const AippParams& p, std::size_t batch_image, const std::uint8_t* src
             static_cast<std::uint8_t>(quantize(y, scale, zp, lo, hi));
       }
     }
-    const auto pad = static_cast<std::uint8_t>(quantize(0.0f, scale, zp, lo, hi));
-    return run_typed<std::uint8_t>(p, f, e, src, src_stride, layout, out, pad, lut);
+    return run_typed<std::uint8_t>(p, f, e, src, src_stride, layout, out, lut);
   }
   return Error(err::kInvalidParam, "AIPP output type {} is not supported (float32, int8, uint8)",
                model::dtype_name(out.dtype));

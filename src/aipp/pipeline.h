@@ -1,18 +1,18 @@
 // The AIPP pipeline: one raw source image -> the model's dense first-layer tensor.
 //
-// Stages, in the vendor's order (docs/aipp.md §2 has the exact arithmetic):
+// Stages, in the SVP board's order (docs/aipp.md §2 has the evidence and the arithmetic):
 //   1. unpack + channel swap: read canonical channels (R,G,B) or (Y,U,V) from the source
 //      format (4:2:0 / 4:2:2 chroma is shared by 2x2 / 2x1 pixels), AX swap moves the X
 //      byte, R/B (U/V) swap exchanges the two;
 //   2. crop: a window of the source;
 //   3. CSC: out_i = clamp(((sum_j m_ij (c_j - in_bias_j)) + 512) >> 10) + out_bias_i, 0, 255)
 //      (Q10 matrix), when switched on;
-//   4. resize: nearest or bilinear (OpenCV INTER_LINEAR geometry, half-pixel centres, Q11
-//      weights, result rounded to uint8);
-//   5. DTC: y = ((x - mean_c) - min_c) * var_reci_c in float32, then the model input's type
-//      (float32 as is; int8/uint8 quantized with the kernels' rule saturate(nearbyint(y/s)+zp));
-//   6. padding: constant (real 0), replication, reflection (OpenCV REFLECT_101) or
-//      symmetric (REFLECT) borders.
+//   4. padding: borders around the 8-bit crop: constant (pixel value 0), replication,
+//      reflection (OpenCV REFLECT_101) or symmetric (REFLECT);
+//   5. resize (scf) of the padded crop: nearest or bilinear (OpenCV INTER_LINEAR geometry,
+//      half-pixel centres, Q11 weights, result rounded to uint8);
+//   6. DTC: y = ((x - mean_c) - min_c) * var_reci_c in float32, then the model input's type
+//      (float32 as is; int8/uint8 quantized with the kernels' rule saturate(nearbyint(y/s)+zp)).
 // Only the source pixels that resize reads are converted (CSC is per pixel, so this is the
 // same result as converting the whole crop; a 1080p frame resized to 224x224 converts ~10%
 // of its pixels).

@@ -208,7 +208,7 @@ const std::vector<Flag>& flags() {
          }
          return Status::Ok();
        }},
-      {"insert_op_conf", "AIPP configuration file", vendor_only(true)},
+      {"insert_op_conf", "AIPP configuration file (both vendor dialects; docs/compiler.md)", str(&CompileOptions::insert_op_conf)},
       {"dynamic_image_size", "\"h1,w1;h2,w2\": resolution gears (the first the largest)",
        [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
          p.options.dynamic_image_size.clear();

@@ -9,6 +9,7 @@
 
 #include "kernels/kernels.h"
 
+#include "compiler/aipp/insert_op_apply.h"
 #include "compiler/emit.h"
 #include "compiler/graph_dot.h"
 #include "compiler/onnx_import.h"
@@ -76,6 +77,7 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
   SVP_RETURN_IF_ERROR(dump("import"));
   r.log.push_back(fmt::format("import: {} nodes, {} inputs, {} outputs (opset {})", g->live_node_count(),
                               g->inputs.size(), g->outputs.size(), g->opset));
+  SVP_RETURN_IF_ERROR(aipp_conf::apply_insert_op_conf(options, *g, &r.log));  // --insert_op_conf
   // Before the passes, so that they leave the nodes the user placed alone.
   SVP_RETURN_IF_ERROR(force_to_cpu(*g, options.force_to_cpu));
   // The graph passes, in this order (docs/compiler.md "Passes").

@@ -18,7 +18,7 @@ struct CompileResult {
 
 // Compiles options.model. Errors: what the importer and the passes report, and
 // err::kFeatureUnsupported for a request this build cannot honour (int8 compile modes,
-// AIPP configurations, other unsupported flags) — never a silently different model.
+// other unsupported flags) — never a silently different model.
 Result<CompileResult> compile(const CompileOptions& options, const std::vector<std::string>& unsupported_flags = {});
 
 // The stages after import (passes, placement, segments, emit) on an imported graph: what

@@ -15,6 +15,8 @@ nlohmann::json om_json(const model::Program& p, std::uint64_t weights_size) {
               {"layout", model::layout_name(x.layout)},
               {"placement", model::placement_name(x.placement)}};
     if (!x.quant.empty()) d["quant"] = {{"scale", x.quant.scale}, {"zero_point", x.quant.zero_point}};
+    // --insert_op_conf's result, so --mode=1 shows what the input expects from the camera.
+    if (!x.aipp.empty()) d["aipp"] = json::parse(x.aipp, nullptr, false);
     return d;
   };
   std::vector<std::int32_t> producer(p.tensors.size(), -1);

@@ -1,7 +1,8 @@
 # ctest model_loader_fuzz / onnx_import_fuzz: builds tests/fuzz as a separate clang
 # project with -fsanitize=fuzzer,address,undefined, then fuzzes for MAX_TOTAL_TIME seconds
 # starting from the committed seed corpus. SUITE=model (default): the model-file reader,
-# then svp_run's .npy reader for a quarter of the time; SUITE=onnx: the compiler's ONNX
+# then svp_run's .npy reader and svp_atc's --insert_op_conf reader for a quarter of the
+# time each; SUITE=onnx: the compiler's ONNX
 # front end. Fails if the build fails or the fuzzer reports a crash, leak, timeout or
 # sanitizer error (the input is kept in WORK_DIR/artifacts).
 #   cmake -DSOURCE_DIR=... -DWORK_DIR=... -DCLANGXX=... [-DGENERATOR=Ninja] [-DMAX_TOTAL_TIME=20]
@@ -13,7 +14,7 @@ if(NOT SUITE)
   set(SUITE model)
 endif()
 if(SUITE STREQUAL "model")
-  set(targets model_loader_fuzz npy_reader_fuzz)
+  set(targets model_loader_fuzz npy_reader_fuzz insert_op_conf_fuzz)
 elseif(SUITE STREQUAL "onnx")
   set(targets onnx_import_fuzz)
 else()
@@ -76,6 +77,7 @@ if(SUITE STREQUAL "model")
   run_fuzz(model_loader_fuzz ${MAX_TOTAL_TIME} ${SOURCE_DIR}/tests/fuzz/corpus ${SOURCE_DIR}/tests/fuzz/model.dict)
   math(EXPR npy_time "(${MAX_TOTAL_TIME} + 3) / 4")
   run_fuzz(npy_reader_fuzz ${npy_time} ${SOURCE_DIR}/tests/fuzz/npy_corpus "")
+  run_fuzz(insert_op_conf_fuzz ${npy_time} ${SOURCE_DIR}/tests/data/aipp "")
 else()
   run_fuzz(onnx_import_fuzz ${MAX_TOTAL_TIME} ${SOURCE_DIR}/tests/fuzz/onnx_corpus ${SOURCE_DIR}/tests/fuzz/onnx.dict)
 endif()

@@ -312,6 +312,51 @@ TEST_F(AippApiTest, CameraFrame1080pThroughDynamicAippEqualsThePreprocessedTenso
   EXPECT_EQ(r.output0(), direct.output0());
 }
 
+// The vendor sample's dynamic AIPP case (same values in every copy of the sample, both
+// chips): a 720x576 YUV420SP source, crop 716x572 at (0, 0), padding 2 on every side, scf
+// 720x576 -> 1920x1080. The board pads before it resizes, so the scf input is the padded
+// crop (docs/aipp.md §2); tests/opencv runs it end to end against OpenCV.
+svp_acl_mdl_aipp* sample_aipp(int32_t crop_x, int8_t padding, int32_t scf_in_w, int32_t scf_in_h, int32_t out_h) {
+  svp_acl_mdl_aipp* a = svp_acl_mdl_create_aipp(1);
+  EXPECT_ACL_OK(svp_acl_mdl_set_aipp_input_format(a, SVP_ACL_YUV420SP_U8));
+  EXPECT_ACL_OK(svp_acl_mdl_set_aipp_src_image_size(a, 720, 576));
+  EXPECT_ACL_OK(svp_acl_mdl_set_aipp_crop_params(a, 1, crop_x, 0, 716, 572, 0));
+  EXPECT_ACL_OK(svp_acl_mdl_set_aipp_padding_params(a, padding, 2, 2, 2, 2, 0));
+  EXPECT_ACL_OK(svp_acl_mdl_set_aipp_scf_params(a, AIPP_RESIZE_SWITCH_BILINEAR, scf_in_w, scf_in_h, 1920, out_h, 0));
+  return a;
+}
+
+TEST_F(AippApiTest, VendorSampleCropPaddingScfValuesAreAcceptedAndWrongSizesRejectedByStage) {
+  const BuiltModel m = conv_model(1080, 1920, svp::aipp::dynamic_aipp_json(720, 576));
+  AippRun r(m);
+  auto expect = [&](svp_acl_mdl_aipp* a, const char* needle) {
+    const svp_acl_error e = svp_acl_mdl_set_input_aipp(r.id, r.input, 1, a);
+    if (needle == nullptr) {
+      EXPECT_EQ(e, SVP_ACL_SUCCESS) << svp_acl_get_recent_err_msg();
+    } else {
+      EXPECT_EQ(e, SVP_ACL_ERROR_INVALID_PARAM);
+      EXPECT_NE(std::string(svp_acl_get_recent_err_msg()).find(needle), std::string::npos)
+          << svp_acl_get_recent_err_msg();
+    }
+    EXPECT_ACL_OK(svp_acl_mdl_destroy_aipp(a));
+  };
+  expect(sample_aipp(0, AIPP_PADDING_SWITCH_CONSTANT, 720, 576, 1080), nullptr);
+  expect(sample_aipp(0, AIPP_PADDING_SWITCH_REPLICATION, 720, 576, 1080), nullptr);
+  EXPECT_EQ(svp_acl_mdl_get_input_size_by_index(r.desc, 0), 720u * 864u);
+  // The Ascend reading (scf input = crop size) is not the board's when padding is on.
+  expect(sample_aipp(0, AIPP_PADDING_SWITCH_CONSTANT, 716, 572, 1080),
+         "resize (scf) input 716x572 differs from the padded crop size 720x576 that the resize stage reads "
+         "(716x572 crop + left 2 right 2, top 2 bottom 2 padding)");
+  // Without padding the scf input is the crop size itself.
+  expect(sample_aipp(0, AIPP_PADDING_SWITCH_OFF, 720, 576, 1080),
+         "resize (scf) input 720x576 differs from the crop size 716x572 that the resize stage reads (padding is off)");
+  // The crop must lie inside the source; the output must be the model input's size.
+  expect(sample_aipp(6, AIPP_PADDING_SWITCH_CONSTANT, 720, 576, 1080),
+         "crop window at (6, 0) of 716x572 lies outside the 720x576 source image");
+  expect(sample_aipp(0, AIPP_PADDING_SWITCH_CONSTANT, 720, 576, 1088),
+         "output 1920x1088 (w x h after crop, padding and resize) does not match the model input (1920x1080)");
+}
+
 TEST_F(AippApiTest, SetInputAippErrors) {
   const BuiltModel m = conv_model(8, 8, svp::aipp::dynamic_aipp_json(16, 16));
   AippRun r(m);

@@ -269,8 +269,9 @@ TEST(AippPipeline, ConstantPaddingOfQuantizedOutputIsTheZeroPoint) {
   EXPECT_EQ(out, (std::vector<std::uint8_t>{27, 7}));  // 10 / 0.5 + 7; real 0 → zp
 }
 
-TEST(AippPipeline, StageOrderCropThenCscThenResizeThenDtcThenPadding) {
-  // NV12 4x2, crop (2, 0) 2x2, CSC BT.601, resize 2x2 → 1x1, mean 100, padding 1 left.
+TEST(AippPipeline, StageOrderCropThenCscThenPaddingThenResizeThenDtc) {
+  // NV12 4x2, crop (2, 0) 2x2, CSC BT.601, constant padding 1 left (padded 3x2), resize
+  // 3x2 → 3x1, mean 100. The resize reads the padded crop, so its input is 3x2.
   std::vector<std::uint8_t> src(3 * 16, 0);
   const std::uint8_t y[2][4] = {{16, 16, 100, 150}, {16, 16, 200, 50}};
   for (int r = 0; r < 2; ++r)
@@ -286,16 +287,53 @@ TEST(AippPipeline, StageOrderCropThenCscThenResizeThenDtcThenPadding) {
   e.crop_x = 2;
   e.crop_w = 2;
   e.crop_h = 2;
-  e.resize = Resize::kBilinear;
-  e.resize_in_w = e.resize_in_h = 2;
-  e.resize_out_w = e.resize_out_h = 1;
-  e.mean = {100, 100, 100, 0};
   e.padding = Padding::kConstant;
   e.pad_left = 1;
-  // CSC of the crop (values of CscBt601...): R 213 255 255 154, G 54 112 171 0, B 21 79 138 0.
-  // Resize to the centre: R (213+255+255+154)/4 = 219.25 → 219; G 84.25 → 84; B 59.5 → 60
-  // (bilinear rounds half up). DTC − 100: 119, −16, −40. Padding 0 on the left.
-  EXPECT_EQ(run_f32(p, src, 16, 3, 1, 2), (std::vector<float>{0, 119, 0, -16, 0, -40}));
+  e.resize = Resize::kBilinear;
+  e.resize_in_w = 3;
+  e.resize_in_h = 2;
+  e.resize_out_w = 3;
+  e.resize_out_h = 1;
+  e.mean = {100, 100, 100, 0};
+  // CSC of the crop (values of CscBt601...): R [213 255; 255 154], G [54 112; 171 0],
+  // B [21 79; 138 0]. Padded rows: [0, c0, c1]. Horizontal 3 → 3 is the identity; vertical
+  // 2 → 1 samples at 0.5: (a + b + 1) >> 1 (Q11 weights 1024/1024, rounded half up).
+  // R: 0, (213+255+1)/2 = 234, (255+154+1)/2 = 205; G: 0, 113, 56; B: 0, 80, 40.
+  // DTC − 100: the padded pixel 0 becomes −100 like any other pixel.
+  EXPECT_EQ(run_f32(p, src, 16, 3, 1, 3),
+            (std::vector<float>{-100, 134, 105, -100, 13, -44, -100, -20, -60}));
+}
+
+TEST(AippPipeline, ConstantPaddingIsPixelValueZeroBeforeDtc) {
+  // YUV400 1x1 = 10, constant padding 1 right, mean 4, var_reci 0.5: the padded pixel is 0
+  // before DTC, so it leaves DTC as (0 − 4) · 0.5 = −2; the image pixel as (10 − 4) · 0.5 = 3.
+  AippParams p = base(fmt_id::kYuv400, 1, 1);
+  p.batches[0].padding = Padding::kConstant;
+  p.batches[0].pad_right = 1;
+  p.batches[0].mean[0] = 4;
+  p.batches[0].var_reci[0] = 0.5f;
+  EXPECT_EQ(run_f32(p, row_image({10}), 16, 1, 1, 2), (std::vector<float>{3, -2}));
+}
+
+TEST(AippPipeline, ResizeBlendsThePaddedBorder) {
+  // YUV400 2x1 [40, 80], replication padding 1 left and right → [40, 40, 80, 80], nearest
+  // 4 → 2 reads columns 0 and 2: [40, 80]; bilinear 4 → 2 samples at 0.5 and 2.5:
+  // (40+40)/2 = 40 and (80+80)/2 = 80. Constant padding instead → [0, 40, 80, 0]: bilinear
+  // gives (0+40+1)>>1 = 20 and (80+0+1)>>1 = 40.
+  AippParams p = base(fmt_id::kYuv400, 2, 1);
+  auto& e = p.batches[0];
+  e.padding = Padding::kReplication;
+  e.pad_left = e.pad_right = 1;
+  e.resize = Resize::kNearest;
+  e.resize_in_w = 4;
+  e.resize_in_h = 1;
+  e.resize_out_w = 2;
+  e.resize_out_h = 1;
+  EXPECT_EQ(run_f32(p, row_image({40, 80}), 16, 1, 1, 2), (std::vector<float>{40, 80}));
+  e.resize = Resize::kBilinear;
+  EXPECT_EQ(run_f32(p, row_image({40, 80}), 16, 1, 1, 2), (std::vector<float>{40, 80}));
+  e.padding = Padding::kConstant;
+  EXPECT_EQ(run_f32(p, row_image({40, 80}), 16, 1, 1, 2), (std::vector<float>{20, 40}));
 }
 
 // A random 6x4 RGB image written in every packed / planar layout reads back the same.
@@ -443,9 +481,18 @@ TEST(AippValidate, CropResizePaddingDtc) {
   e.resize_in_w = 8;
   e.resize_in_h = 8;
   e.resize_out_w = e.resize_out_h = 2;
-  expect_invalid(p, "resize input 8x8 differs from the crop size 2x8");
+  expect_invalid(p, "resize (scf) input 8x8 differs from the crop size 2x8");
   e.resize_in_w = 2;
   EXPECT_TRUE(svp::aipp::validate(p).ok());
+  // Padding extends what the resize reads: the scf input must include it.
+  e.padding = Padding::kConstant;
+  e.pad_left = e.pad_right = 1;
+  expect_invalid(p, "resize (scf) input 2x8 differs from the padded crop size 4x8 that the resize stage reads "
+                    "(2x8 crop + left 1 right 1, top 0 bottom 0 padding)");
+  e.resize_in_w = 4;
+  EXPECT_TRUE(svp::aipp::validate(p).ok());
+  e.pad_right = 0;
+  e.resize_in_w = 2;
   e.padding = Padding::kReflection;
   e.pad_left = 2;
   expect_invalid(p, "reflection padding must be smaller");
@@ -472,7 +519,7 @@ TEST(AippValidate, AgainstTheModelInput) {
     EXPECT_EQ(s.code(), svp::err::kInvalidParam);
     EXPECT_NE(s.message().find(needle), std::string::npos) << s.message();
   };
-  check(base(fmt_id::kYuv420Sp, 8, 4), "output 8x4 (w x h after crop/resize/padding) does not match the model input (6x4)");
+  check(base(fmt_id::kYuv420Sp, 8, 4), "output 8x4 (w x h after crop, padding and resize) does not match the model input (6x4)");
   check(base(fmt_id::kYuv420Sp, 10, 4), "exceeds the model's maximum 8x8");
   check(base(fmt_id::kYuv400, 6, 4), "produces 1 channel(s), the model input has 3");
   AippParams three = p;

@@ -31,7 +31,8 @@ int fail(const Status& s, int code) {
 
 int exit_code_of(const Status& s) {
   if (s.code() == err::kFeatureUnsupported) return kUnsupported;
-  if (s.code() == err::kInvalidParam) return kUsage;
+  if (s.code() == err::kInvalidParam || s.code() == err::kParseFile) return kUsage;  // incl. --insert_op_conf
+  if (s.code() == err::kInvalidFile || s.code() == err::kInvalidFileSize) return kIo;
   return kModelError;
 }
 

@@ -78,8 +78,8 @@ class Reader {
     const std::int64_t base = item * item_elems_;
     if (ext == ".jpg" || ext == ".jpeg" || ext == ".png" || ext == ".bmp" || ext == ".yuv") {
       return Error(err::kFeatureUnsupported,
-                   "{}: \"{}\" is an image; image calibration data needs the input's AIPP configuration "
-                   "(--insert_op_conf, not implemented yet): give the preprocessed input as .npy or .bin",
+                   "{}: \"{}\" is an image; svp_atc does not decode images (the vendor's ATC decodes them and "
+                   "applies the input's --insert_op_conf AIPP): give the preprocessed input as .npy or .bin",
                    where, line);
     }
     if (ext == ".npy" || ext == ".bin") {

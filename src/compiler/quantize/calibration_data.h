@@ -7,8 +7,9 @@
 // Relative paths are looked up beside the list file first, then in the current
 // directory. Items are grouped into batches of the input's first dimension; every list
 // must give the same number of items, and a partial last batch is an error naming how many
-// items are missing. Image files (.jpg, .png, …) need an AIPP configuration to become an
-// input and are refused with err::kFeatureUnsupported until --insert_op_conf lands.
+// items are missing. Image files (.jpg, .png, …) are refused with err::kFeatureUnsupported:
+// svp_atc decodes no images (the vendor's ATC decodes them and applies the AIPP of
+// --insert_op_conf); the items are the first-layer tensors, also for AIPP inputs.
 #pragma once
 
 #include <cstddef>

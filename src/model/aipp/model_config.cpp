@@ -168,8 +168,8 @@ Result<ModelAipp> parse_model_aipp(const std::string& text) {
     r.f32(vr[c], &e.var_reci[c]);
   }
   SVP_RETURN_IF_ERROR(r.status());
-  // The resize input is the crop (or source) size by construction in a model file.
-  const Size in = after_crop(p, 0);
+  // The resize input is the padded crop (or source) size by construction in a model file.
+  const Size in = after_padding(p, 0);
   e.resize_in_w = in.w;
   e.resize_in_h = in.h;
   const Status v = validate(p);

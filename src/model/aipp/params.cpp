@@ -81,19 +81,19 @@ Size after_crop(const AippParams& p, std::size_t b) {
   return e.crop ? Size{e.crop_w, e.crop_h} : Size{p.src_w, p.src_h};
 }
 
-Size after_resize(const AippParams& p, std::size_t b) {
-  const BatchParams& e = p.batches[b];
-  return e.resize != Resize::kOff ? Size{e.resize_out_w, e.resize_out_h} : after_crop(p, b);
-}
-
 Size after_padding(const AippParams& p, std::size_t b) {
   const BatchParams& e = p.batches[b];
-  Size s = after_resize(p, b);
+  Size s = after_crop(p, b);
   if (e.padding != Padding::kOff) {
     s.w += e.pad_left + e.pad_right;
     s.h += e.pad_top + e.pad_bottom;
   }
   return s;
+}
+
+Size output_size(const AippParams& p, std::size_t b) {
+  const BatchParams& e = p.batches[b];
+  return e.resize != Resize::kOff ? Size{e.resize_out_w, e.resize_out_h} : after_padding(p, b);
 }
 
 std::int32_t output_channels(const AippParams& p) {
@@ -153,34 +153,48 @@ Status validate(const AippParams& p) {
         return Error(err::kInvalidParam, "AIPP batch {}: crop start x {} must be even for {}", b, e.crop_x, f->name);
       }
     }
-    if (e.resize != Resize::kOff) {
-      const Size in = after_crop(p, b);
-      if (e.resize_in_w != in.w || e.resize_in_h != in.h) {
-        return Error(err::kInvalidParam,
-                     "AIPP batch {}: resize input {}x{} differs from the {} size {}x{}", b, e.resize_in_w,
-                     e.resize_in_h, e.crop ? "crop" : "source image", in.w, in.h);
-      }
-      if (e.resize_out_w <= 0 || e.resize_out_h <= 0 || e.resize_out_w > kMaxSide || e.resize_out_h > kMaxSide) {
-        return Error(err::kInvalidParam, "AIPP batch {}: resize output {}x{} out of range", b, e.resize_out_w,
-                     e.resize_out_h);
-      }
-    }
     if (e.padding != Padding::kOff) {
       if (e.pad_top < 0 || e.pad_bottom < 0 || e.pad_left < 0 || e.pad_right < 0 || e.pad_top > kMaxSide ||
           e.pad_bottom > kMaxSide || e.pad_left > kMaxSide || e.pad_right > kMaxSide) {
         return Error(err::kInvalidParam, "AIPP batch {}: padding sizes must be 0..{}", b, kMaxSide);
       }
-      const Size in = after_resize(p, b);
+      // Padding extends the crop (or the source), before any resize.
+      const Size in = after_crop(p, b);
       // Reflection needs a pixel to reflect across: pads must be smaller than the image.
       if (e.padding == Padding::kReflection &&
           (e.pad_left >= in.w || e.pad_right >= in.w || e.pad_top >= in.h || e.pad_bottom >= in.h)) {
-        return Error(err::kInvalidParam, "AIPP batch {}: reflection padding must be smaller than the {}x{} image", b,
-                     in.w, in.h);
+        return Error(err::kInvalidParam, "AIPP batch {}: reflection padding must be smaller than the {}x{} {}", b,
+                     in.w, in.h, e.crop ? "crop" : "source image");
       }
       if (e.padding == Padding::kSymmetric &&
           (e.pad_left > in.w || e.pad_right > in.w || e.pad_top > in.h || e.pad_bottom > in.h)) {
-        return Error(err::kInvalidParam, "AIPP batch {}: symmetric padding must not exceed the {}x{} image", b, in.w,
-                     in.h);
+        return Error(err::kInvalidParam, "AIPP batch {}: symmetric padding must not exceed the {}x{} {}", b, in.w,
+                     in.h, e.crop ? "crop" : "source image");
+      }
+    }
+    if (e.resize != Resize::kOff) {
+      // The board's scf stage reads the padded crop (docs/aipp.md §2): its input size is the
+      // crop (or source) size plus the pads, and nothing else.
+      const Size in = after_padding(p, b);
+      if (e.resize_in_w != in.w || e.resize_in_h != in.h) {
+        const Size c = after_crop(p, b);
+        const char* what = e.crop ? "crop" : "source image";
+        if (e.padding == Padding::kOff) {
+          return Error(err::kInvalidParam,
+                       "AIPP batch {}: resize (scf) input {}x{} differs from the {} size {}x{} that the resize "
+                       "stage reads (padding is off); pass {}x{} as the scf input size",
+                       b, e.resize_in_w, e.resize_in_h, what, in.w, in.h, in.w, in.h);
+        }
+        return Error(err::kInvalidParam,
+                     "AIPP batch {}: resize (scf) input {}x{} differs from the padded {} size {}x{} that the resize "
+                     "stage reads ({}x{} {} + left {} right {}, top {} bottom {} padding); pass {}x{} as the scf "
+                     "input size",
+                     b, e.resize_in_w, e.resize_in_h, what, in.w, in.h, c.w, c.h, what, e.pad_left, e.pad_right,
+                     e.pad_top, e.pad_bottom, in.w, in.h);
+      }
+      if (e.resize_out_w <= 0 || e.resize_out_h <= 0 || e.resize_out_w > kMaxSide || e.resize_out_h > kMaxSide) {
+        return Error(err::kInvalidParam, "AIPP batch {}: resize output {}x{} out of range", b, e.resize_out_w,
+                     e.resize_out_h);
       }
     }
     for (int c = 0; c < 4; ++c) {
@@ -214,14 +228,14 @@ Status validate_for(const AippParams& p, const Target& t) {
                  t.input_name, p.src_w, p.src_h, t.max_src_w, t.max_src_h);
   }
   for (std::size_t b = 0; b < n; ++b) {
-    const Size out = after_padding(p, b);
+    const Size out = output_size(p, b);
     bool ok = false;
     for (const auto& hw : t.hw) ok = ok || (hw.first == out.h && hw.second == out.w);
     if (!ok) {
       std::string allowed;
       for (const auto& hw : t.hw) allowed += fmt::format("{}{}x{}", allowed.empty() ? "" : ", ", hw.second, hw.first);
       return Error(err::kInvalidParam,
-                   "AIPP on input \"{}\", batch {}: output {}x{} (w x h after crop/resize/padding) does not match "
+                   "AIPP on input \"{}\", batch {}: output {}x{} (w x h after crop, padding and resize) does not match "
                    "the model input ({})",
                    t.input_name, b, out.w, out.h, allowed);
     }

@@ -1,9 +1,11 @@
 // AIPP parameters (the NPU's image preprocessing) and their validation.
 //
 // One AippParams is what an svp_acl_mdl_aipp object collects (dynamic AIPP) or what a model
-// input's static configuration holds. The processing order is the vendor's:
-//   channel / UV swap -> crop -> CSC -> resize -> (x - mean - min) * var_reci -> padding
-// (docs/aipp.md §2 defines every stage bit by bit). This header is pure C++ with no C API
+// input's static configuration holds. The processing order is the SVP board's:
+//   channel / UV swap -> crop -> CSC -> padding -> resize (scf) -> (x - mean - min) * var_reci
+// Padding comes before resize because the board's scf stage reads the padded crop: the
+// vendor sample pads a 716x572 crop by 2 on every side and resizes 720x576 -> 1920x1080
+// (docs/aipp.md §2 gives the evidence and defines every stage bit by bit). This header is pure C++ with no C API
 // or runtime dependency so the pipeline can be tested alone.
 #pragma once
 
@@ -113,16 +115,18 @@ struct Size {
   std::int32_t w = 0, h = 0;
 };
 
-// Image sizes after crop, resize and padding for batch entry `b` (valid params).
+// Image sizes of batch entry `b` (valid params) after crop, after padding (the crop, or the
+// source, plus the pads: what the resize stage reads) and at the end of AIPP (the resize
+// output, or the padded size when resize is off).
 Size after_crop(const AippParams& p, std::size_t b);
-Size after_resize(const AippParams& p, std::size_t b);
 Size after_padding(const AippParams& p, std::size_t b);
+Size output_size(const AippParams& p, std::size_t b);
 // Channels the pipeline produces: 3, or 1 for YUV400.
 std::int32_t output_channels(const AippParams& p);
 
 // Self-consistency: both mandatory setters called, a supported format, even sizes and crop
 // offsets for YUV 4:2:0 (even widths for 4:2:2), crop inside the source, resize input =
-// crop (or source) size, the swaps applicable to the format, finite DTC values. Errors are
+// the padded crop (or source) size, the swaps applicable to the format, finite DTC values. Errors are
 // err::kInvalidParam and name the batch entry and the parameter at fault.
 Status validate(const AippParams& p);
 
