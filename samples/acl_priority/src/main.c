@@ -270,7 +270,7 @@ static int acl_prio_run(const char *model_dir)
     svp_acl_rt_stream sl = NULL, sh = NULL;
     svp_acl_rt_event *levents = NULL;
     float reference[ACL_PRIORITY_BATCH * SAMPLE_CLASS_NUM];
-    size_t n, i, low_done_prio, low_done_equal;
+    size_t n, n_events, i, low_done_prio, low_done_equal;
     int low_finished, high_busy_plain, high_busy_promoted;
     double t0, exec_ms;
 
@@ -309,9 +309,11 @@ static int acl_prio_run(const char *model_dir)
     n = n < 20 ? 20 : (n > ACL_PRIORITY_MAX_QUEUE ? ACL_PRIORITY_MAX_QUEUE : n);
     SAMPLE_INFO_LOG("one execution (%d images) takes %.3f ms: queues of %zu executions", ACL_PRIORITY_BATCH, exec_ms,
                     n);
-    levents = (svp_acl_rt_event *)calloc(n, sizeof(svp_acl_rt_event));
+    /* n may grow below (part 2 doubles its queue); the events are for part 1's n */
+    n_events = n;
+    levents = (svp_acl_rt_event *)calloc(n_events, sizeof(svp_acl_rt_event));
     SAMPLE_CHECK_EXPR_RET(levents != NULL, "out of memory");
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n_events; i++) {
         SAMPLE_CHECK_RET(svp_acl_rt_create_event(&levents[i]));
     }
     SAMPLE_CHECK_RET(svp_acl_rt_create_stream(&sl));
@@ -404,7 +406,7 @@ static int acl_prio_run(const char *model_dir)
         return SAMPLE_FAILURE;
     }
 
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n_events; i++) {
         SAMPLE_CHECK_RET(svp_acl_rt_destroy_event(levents[i]));
     }
     free(levents);

@@ -9,6 +9,13 @@
 #include "common/log.h"
 
 namespace svp::hal::softnpu {
+
+// Outside the anonymous namespace: SoftMemory::Alloc (declared in the header) holds these.
+struct FreeDeleter {
+  void operator()(std::uint8_t* p) const { std::free(p); }
+};
+using Buffer = std::unique_ptr<std::uint8_t, FreeDeleter>;
+
 namespace {
 
 const char* kind_name(MemKind k) {
@@ -20,11 +27,6 @@ const char* kind_name(MemKind k) {
   }
   return "?";
 }
-
-struct FreeDeleter {
-  void operator()(std::uint8_t* p) const { std::free(p); }
-};
-using Buffer = std::unique_ptr<std::uint8_t, FreeDeleter>;
 
 Buffer aligned_buffer(std::size_t size) {
   if (size > SIZE_MAX - SoftMemory::kAlignment) return Buffer(nullptr);  // rounding would wrap
