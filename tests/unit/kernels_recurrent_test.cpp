@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -228,6 +229,117 @@ TEST(KernelsRecurrent, Float64AndFloat16) {
                 .status()
                 .code(),
             err::kUnsupportedDataType);
+}
+
+// Random small configurations of every op (directions, layouts, optional inputs, lengths
+// including 0): a bidirectional layer is its forward and reverse halves run separately,
+// and layout 1 is layout 0 batch-first, value for value. Run under AddressSanitizer this
+// also walks every index path of the kernels.
+TEST(KernelsRecurrent, RandomConfigurationsAreConsistent) {
+  std::mt19937 rng(7);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto rnd = [&](std::int64_t n) {
+    F v(static_cast<std::size_t>(n));
+    for (float& f : v) f = std::uniform_real_distribution<float>(-1, 1)(rng);
+    return v;
+  };
+  // [a, b, c] → [b, a, c] (rank 3) or [a, b, c, d] → [c, a, b, d] (Y: [T, D, N, H] → [N, T, D, H]).
+  auto to_batch_first = [](const F& v, const std::vector<std::int64_t>& d) {
+    F out(v.size());
+    if (d.size() == 3) {
+      for (std::int64_t a = 0; a < d[0]; ++a)
+        for (std::int64_t b = 0; b < d[1]; ++b)
+          for (std::int64_t c = 0; c < d[2]; ++c)
+            out[static_cast<std::size_t>((b * d[0] + a) * d[2] + c)] = v[static_cast<std::size_t>((a * d[1] + b) * d[2] + c)];
+    } else {
+      for (std::int64_t t = 0; t < d[0]; ++t)
+        for (std::int64_t k = 0; k < d[1]; ++k)
+          for (std::int64_t n = 0; n < d[2]; ++n)
+            for (std::int64_t h = 0; h < d[3]; ++h)
+              out[static_cast<std::size_t>(((n * d[0] + t) * d[1] + k) * d[3] + h)] =
+                  v[static_cast<std::size_t>(((t * d[1] + k) * d[2] + n) * d[3] + h)];
+    }
+    return out;
+  };
+  for (const char* op : {"LSTM", "GRU", "RNN"}) {
+    const bool lstm = std::string(op) == "LSTM";
+    const std::int64_t G = lstm ? 4 : std::string(op) == "GRU" ? 3 : 1;
+    for (int iter = 0; iter < 40; ++iter) {
+      SCOPED_TRACE(std::string(op) + " iteration " + std::to_string(iter));
+      const std::int64_t T = pick(1, 5), N = pick(1, 3), I = pick(1, 4), H = pick(1, 4);
+      const F x = rnd(T * N * I), w = rnd(2 * G * H * I), r = rnd(2 * G * H * H), b = rnd(2 * 2 * G * H),
+              h0 = rnd(2 * N * H), c0 = rnd(2 * N * H), p = rnd(2 * 3 * H);
+      std::vector<std::int32_t> lens;
+      for (std::int64_t k = 0; k < N; ++k) lens.push_back(pick(0, static_cast<int>(T)));
+      const bool use_b = pick(0, 1) == 1, use_lens = pick(0, 1) == 1, use_h0 = pick(0, 1) == 1,
+                 use_c0 = lstm && pick(0, 1) == 1, use_p = lstm && pick(0, 1) == 1;
+      Attrs attrs{{"hidden_size", H}};
+      if (std::string(op) == "GRU") attrs.set("linear_before_reset", std::int64_t{pick(0, 1)});
+      if (pick(0, 2) == 0) attrs.set("clip", 0.5);
+      // Inputs for D directions taken from the bidirectional weights (dir = -1: both).
+      auto run = [&](int dir, bool batch_first) {
+        const std::int64_t D = dir < 0 ? 2 : 1, d0 = dir < 0 ? 0 : dir;
+        auto slice = [&](const F& v, std::int64_t per_dir) {
+          return F(v.begin() + d0 * per_dir, v.begin() + (d0 + D) * per_dir);
+        };
+        auto state = [&](const F& v) {  // [2, N, H] → the directions used, maybe batch-first
+          F s = slice(v, N * H);
+          return batch_first ? to_batch_first(s, {D, N, H}) : s;
+        };
+        const std::vector<std::int64_t> sd = batch_first ? std::vector<std::int64_t>{N, D, H} : std::vector<std::int64_t>{D, N, H};
+        std::vector<OwnedTensor> keep;
+        keep.push_back(batch_first ? OwnedTensor::f32({N, T, I}, to_batch_first(x, {T, N, I})) : OwnedTensor::f32({T, N, I}, x));
+        keep.push_back(OwnedTensor::f32({D, G * H, I}, slice(w, G * H * I)));
+        keep.push_back(OwnedTensor::f32({D, G * H, H}, slice(r, G * H * H)));
+        keep.push_back(use_b ? OwnedTensor::f32({D, 2 * G * H}, slice(b, 2 * G * H)) : OwnedTensor());
+        keep.push_back(use_lens ? i32({N}, lens) : OwnedTensor());
+        keep.push_back(use_h0 ? OwnedTensor::f32(sd, state(h0)) : OwnedTensor());
+        if (lstm) {
+          keep.push_back(use_c0 ? OwnedTensor::f32(sd, state(c0)) : OwnedTensor());
+          keep.push_back(use_p ? OwnedTensor::f32({D, 3 * H}, slice(p, 3 * H)) : OwnedTensor());
+        }
+        std::vector<TensorView> in;
+        for (auto& t : keep) in.push_back(t.view().data != nullptr && !t.view().dims.empty() ? t.view() : TensorView{});
+        Attrs a = attrs;
+        a.set("direction", std::string(dir < 0 ? "bidirectional" : dir == 0 ? "forward" : "reverse"));
+        a.set("layout", std::int64_t{batch_first ? 1 : 0});
+        return run_ok(op, a, in);
+      };
+      const auto both = run(-1, false), fwd = run(0, false), rev = run(1, false), bf = run(-1, true);
+      ASSERT_EQ(both.size(), lstm ? 3u : 2u);
+      ASSERT_EQ(bf.size(), both.size());
+      // Y [T, 2, N, H] holds the forward half at direction 0 and the reverse at 1; the states likewise.
+      const F y = both[0].values<float>(), yf = fwd[0].values<float>(), yr = rev[0].values<float>();
+      for (std::int64_t t = 0; t < T; ++t)
+        for (std::int64_t k = 0; k < N * H; ++k) {
+          EXPECT_EQ(y[static_cast<std::size_t>((t * 2 + 0) * N * H + k)], yf[static_cast<std::size_t>(t * N * H + k)]);
+          EXPECT_EQ(y[static_cast<std::size_t>((t * 2 + 1) * N * H + k)], yr[static_cast<std::size_t>(t * N * H + k)]);
+        }
+      for (std::size_t o = 1; o < both.size(); ++o) {
+        F halves = fwd[o].values<float>();
+        const F second = rev[o].values<float>();
+        halves.insert(halves.end(), second.begin(), second.end());
+        EXPECT_EQ(both[o].values<float>(), halves) << "output " << o;
+      }
+      EXPECT_EQ(bf[0].values<float>(), to_batch_first(y, {T, 2, N, H}));
+      for (std::size_t o = 1; o < both.size(); ++o) {
+        EXPECT_EQ(bf[o].values<float>(), to_batch_first(both[o].values<float>(), {2, N, H})) << "output " << o;
+      }
+      // Past each entry's length Y is zero.
+      if (use_lens) {
+        for (std::int64_t t = 0; t < T; ++t) {
+          for (std::int64_t n = 0; n < N; ++n) {
+            if (t < lens[static_cast<std::size_t>(n)]) continue;
+            for (std::int64_t d = 0; d < 2; ++d) {
+              for (std::int64_t h = 0; h < H; ++h) {
+                EXPECT_EQ(y[static_cast<std::size_t>(((t * 2 + d) * N + n) * H + h)], 0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(KernelsRecurrent, Errors) {
