@@ -451,7 +451,9 @@ class Importer {
           // (kernels/reference/recurrent.cpp); ONNX names the functions without commas.
           const bool recurrent = n.op_type() == "LSTM" || n.op_type() == "GRU" || n.op_type() == "RNN";
           if (!recurrent || a.name() != "activations") {
-            return Error(err::kParseModel, "{}: attribute \"{}\" is a list of strings, which svp-acl does not support",
+            return Error(err::kFeatureUnsupported,
+                         "{}: attribute \"{}\" is a list of strings, which svp-acl does not support (only the "
+                         "recurrent ops' activations)",
                          where, a.name());
           }
           std::string joined;
