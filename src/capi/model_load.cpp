@@ -76,7 +76,8 @@ svp_acl_error svp_acl_ext_get_mdl_aicpu_task_num(uint32_t model_id, uint32_t* nu
   });
 }
 
-// The IR has no recurrent networks (no recurrent flag), so every model is a CNN.
+// A model with recurrent layers (LSTM/GRU/RNN) carries its compiled time steps in
+// flags.max_total_t (0 for every other model): that flag is the net type.
 svp_acl_error svp_acl_ext_get_mdl_net_type(uint32_t model_id, uint32_t* net_type) {
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(require(net_type != nullptr, "net_type is NULL"));

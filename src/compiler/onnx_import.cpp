@@ -444,6 +444,28 @@ class Importer {
           out->set(a.name() + "_dtype", static_cast<std::int64_t>(*dt));
           break;
         }
+        case onnx::AttributeProto::STRINGS: {
+          // The IR has no list-of-strings attribute (adding one would change the model
+          // format). The one such attribute a kernel reads, the recurrent ops' activation
+          // functions, is stored as one string with the names separated by commas
+          // (kernels/reference/recurrent.cpp); ONNX names the functions without commas.
+          const bool recurrent = n.op_type() == "LSTM" || n.op_type() == "GRU" || n.op_type() == "RNN";
+          if (!recurrent || a.name() != "activations") {
+            return Error(err::kFeatureUnsupported,
+                         "{}: attribute \"{}\" is a list of strings, which svp-acl does not support (only the "
+                         "recurrent ops' activations)",
+                         where, a.name());
+          }
+          std::string joined;
+          for (const std::string& v : a.strings()) {
+            if (v.empty() || v.find(',') != std::string::npos) {
+              return Error(err::kParseModel, "{}: activation function name \"{}\" is not valid", where, v);
+            }
+            joined += (joined.empty() ? "" : ",") + v;
+          }
+          out->set(a.name(), joined);
+          break;
+        }
         case onnx::AttributeProto::GRAPH:
         case onnx::AttributeProto::GRAPHS:
           return Error(err::kParseModel,
@@ -558,9 +580,16 @@ class Importer {
     // Only now, with the node accepted by the kernels (unknown ops excepted: they fail the
     // compile anyway, and ONNX's shapes let the rest of the model be checked).
     const NodeInference onnx = infer_with_onnx(n);
+    // Outputs are positional: an optional output left out ("") before one that is used
+    // still takes its slot (LSTM's Y in outputs ["", "Y_h"]), as an internal value nothing
+    // reads; trailing left-out outputs are dropped.
+    int last_used = -1;
     for (int k = 0; k < n.output_size(); ++k) {
-      const std::string& out_name = n.output(k);
-      if (out_name.empty()) continue;  // an optional output nobody reads
+      if (!n.output(k).empty()) last_used = k;
+    }
+    for (int k = 0; k <= last_used; ++k) {
+      const std::string out_name = n.output(k).empty() ? g_.unique_name(fmt::format("{}_unused_output{}", node.name, k))
+                                                       : n.output(k);
       const auto uk = static_cast<std::size_t>(k);
       const std::optional<Shape> onnx_shape = uk < onnx.shapes.size() ? onnx.shapes[uk] : std::nullopt;
       Value v;
@@ -594,7 +623,7 @@ class Importer {
         v.dtype = node.inputs.empty() || node.inputs[0] == kNoValue ? DType::kFloat32 : g_.value(node.inputs[0]).dtype;
       }
       const ValueId id = g_.add_value(std::move(v));
-      names_[out_name] = id;
+      if (!n.output(k).empty()) names_[out_name] = id;
       node.outputs.push_back(id);
     }
     if (node.outputs.empty()) return Status::Ok();  // nothing observable

@@ -33,6 +33,7 @@ const std::vector<OpDef>& table() {
     detail::add_grid_sample_ops(v);
     detail::add_dft_ops(v);
     detail::add_roi_align_ops(v);
+    detail::add_recurrent_ops(v);
     std::sort(v.begin(), v.end(), [](const OpDef& a, const OpDef& b) { return std::string(a.name) < b.name; });
     return v;
   }();

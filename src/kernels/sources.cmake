@@ -26,6 +26,7 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/reference/grid_sample.cpp
   src/kernels/reference/dft.cpp
   src/kernels/reference/roi_align.cpp
+  src/kernels/reference/recurrent.cpp
   src/kernels/onednn/runtime.cpp
   src/kernels/onednn/layout.cpp
   src/kernels/onednn/quant_params.cpp

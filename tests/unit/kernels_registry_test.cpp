@@ -80,7 +80,9 @@ TEST(KernelsRegistry, SupportsEveryRequiredOpOnce) {
                                       "Gather", "GatherElements", "GatherND", "ScatterElements", "Scatter",
                                       "ScatterND", "Expand", "Tile", "OneHot", "TopK", "Trilu", "CumSum",
                                       "DepthToSpace", "SpaceToDepth", "EyeLike", "Where", "Dropout", "Size",
-                                      "ConstantOfShape", "Range", "ReverseSequence", "MaxUnpool", "Det", "DFT", "RoiAlign"};
+                                      "ConstantOfShape", "Range", "ReverseSequence", "MaxUnpool", "Det", "DFT", "RoiAlign",
+                                      // recurrent layers
+                                      "LSTM", "GRU", "RNN"};
   std::vector<std::string> got = supported_ops();
   EXPECT_TRUE(std::is_sorted(got.begin(), got.end()));
   EXPECT_EQ(std::adjacent_find(got.begin(), got.end()), got.end());

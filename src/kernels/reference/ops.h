@@ -40,6 +40,7 @@ void add_einsum_ops(std::vector<OpDef>& ops);   // Einsum
 void add_grid_sample_ops(std::vector<OpDef>& ops);  // GridSample
 void add_dft_ops(std::vector<OpDef>& ops);          // DFT
 void add_roi_align_ops(std::vector<OpDef>& ops);    // RoiAlign
+void add_recurrent_ops(std::vector<OpDef>& ops);   // LSTM, GRU, RNN
 void add_loss_ops(std::vector<OpDef>& ops);    // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 
 }  // namespace svp::kernels::detail
