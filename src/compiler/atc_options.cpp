@@ -307,7 +307,13 @@ const std::vector<Flag>& flags() {
          p.options.matmul_per_channel = *b;
          return Status::Ok();
        }},
-      {"high_precision_layer", "layers kept at higher precision", vendor_only(true)},
+      {"high_precision_layer", "\"node;node\": keep these layers float in a quantized model",
+       [](ParsedCommandLine& p, const std::string&, const std::string& v) -> Status {
+         for (const std::string& item : split(v, ';')) {
+           if (!trim(item).empty()) p.options.high_precision_layer.push_back(trim(item));
+         }
+         return Status::Ok();
+       }},
       {"gfpq_param_file", "external quantization parameters", vendor_only(true)},
       {"all_batch_quant_together_enable", "quantization batching", vendor_only(true)},
       {"forward_quantization_option", "quantization forward option", vendor_only(true)},

@@ -118,6 +118,9 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
                    count, missing, count > 20 ? "\n  ..." : "");
     }
   }
+  if (options.compile_mode == "float" && !options.high_precision_layer.empty()) {
+    r.log.push_back("--high_precision_layer has no effect with --compile_mode=float (every layer is float)");
+  }
   if (options.compile_mode == "0" && options.mode != 3) {
     const auto t0 = std::chrono::steady_clock::now();
     auto data = quant::load_calibration_data(*g, options.image_list);
@@ -131,12 +134,14 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
     q.conv_per_channel = options.weight_quant_per_channel;
     q.matmul_per_channel = options.matmul_per_channel;
     q.progress = options.calibration_progress;
+    SVP_RETURN_IF_ERROR(quant::mark_high_precision(*g, options.high_precision_layer));
     auto rep = quant::quantize_a8w8(*g, *data, q);
     if (!rep.ok()) return rep.status();
     r.log.push_back(fmt::format(
         "quantize: A8W8, {} calibration, {} batch(es) of {} item(s): {} activations and {} weights int8, {} "
-        "Quantize/DequantizeLinear at the float edges ({:.0f} ms)",
-        quant::method_name(*method), rep->batches, data->items, rep->activations, rep->weights, rep->boundaries,
+        "layer(s) kept float, {} Quantize/DequantizeLinear at the float edges ({:.0f} ms)",
+        quant::method_name(*method), rep->batches, data->items, rep->activations, rep->weights, rep->float_layers,
+        rep->boundaries,
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()));
     SVP_RETURN_IF_ERROR(dump("quantize"));
   }

@@ -45,6 +45,14 @@ std::size_t Graph::live_node_count() const { return order_.size(); }
 
 std::vector<NodeId> Graph::live_nodes() const { return order_; }
 
+std::vector<NodeId> Graph::nodes_named(const std::string& name) const {
+  std::vector<NodeId> found;
+  for (NodeId id : order_) {
+    if (node(id).name == name || node(id).origin.onnx_name == name) found.push_back(id);
+  }
+  return found;
+}
+
 std::vector<NodeId> Graph::consumers(ValueId v) const {
   std::vector<NodeId> out;
   for (NodeId n : order_) {

@@ -59,6 +59,7 @@ struct Node {
   std::vector<ValueId> outputs;  // never kNoValue
   model::Target target = model::Target::kNpu;  // set by placement
   bool starts_segment = false;  // set by segmentation: a new segment begins here
+  bool high_precision = false;  // --high_precision_layer: stays float in a quantized model
   Origin origin;
   bool dead = false;
 };
@@ -89,6 +90,8 @@ class Graph {
 
   // Live nodes in their current (topological) order.
   std::vector<NodeId> live_nodes() const;
+  // Live nodes called `name` in the graph or in the ONNX file (the names users give flags).
+  std::vector<NodeId> nodes_named(const std::string& name) const;
   // Live nodes reading `v` (a node reading it twice appears once).
   std::vector<NodeId> consumers(ValueId v) const;
   bool is_graph_output(ValueId v) const;

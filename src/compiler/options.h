@@ -37,6 +37,7 @@ struct CompileOptions {
   std::vector<std::pair<std::int64_t, std::int64_t>> dynamic_image_size;
   std::vector<std::int64_t> dynamic_batch_size;  // --dynamic_batch_size="1,2,4,8"
   std::vector<std::string> force_to_cpu;         // --force_to_cpu="a;b"
+  std::vector<std::string> high_precision_layer;  // --high_precision_layer="a;b": float in an int8 model
   std::int32_t online_model_type = 2;
   bool save_original_model = false;
   std::int32_t log_level = 3;        // 0 debug .. 3 error

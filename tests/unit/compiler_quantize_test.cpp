@@ -2,6 +2,7 @@
 // edges, and that the quantized graph computes nearly what the float graph computes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -80,6 +81,60 @@ TEST(QuantizeA8W8, ActivationsAndWeightsBecomeInt8BehindFloatEdges) {
   EXPECT_FLOAT_EQ(w.quant.scale[0], 0.5f / 127.0f);  // filter 0: |(i % 11) - 5| · 0.1 ≤ 0.5
   EXPECT_FLOAT_EQ(w.quant.scale[2], 0.1f / 127.0f);  // filter 2: weights × 0.02
   for (std::int32_t zp : w.quant.zero_point) EXPECT_EQ(zp, 0);
+}
+
+TEST(QuantizeA8W8, AHighPrecisionLayerStaysFloatBetweenInt8Neighbours) {
+  Net n = net();
+  ASSERT_TRUE(mark_high_precision(n.g, {"conv"}).ok());
+  auto rep = quantize_a8w8(n.g, batches(4, 1), QuantizeOptions{});
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_EQ(rep->float_layers, 1u);
+  EXPECT_EQ(rep->weights, 0u);  // the Conv's weights stay float
+  const Node& conv = n.g.node(n.conv);
+  EXPECT_EQ(n.g.value(conv.inputs[1]).dtype, DType::kFloat32);
+  EXPECT_EQ(n.g.value(conv.inputs[0]).dtype, DType::kFloat32);  // reads the float input itself
+  EXPECT_EQ(n.g.value(n.c).dtype, DType::kFloat32);             // writes float
+  // The Relu after it is int8 again: a QuantizeLinear between them, a DequantizeLinear at y.
+  EXPECT_EQ(n.g.value(n.r).dtype, DType::kUint8);
+  EXPECT_EQ(rep->boundaries, 2u);
+  int quantize_nodes = 0;
+  for (NodeId id : n.g.live_nodes()) quantize_nodes += n.g.node(id).op == "QuantizeLinear";
+  EXPECT_EQ(quantize_nodes, 1);
+}
+
+TEST(QuantizeA8W8, ANodeForcedOntoTheAiCpuComputesInFloat) {
+  Net n = net();
+  n.g.node(n.conv).target = model::Target::kAiCpu;  // what --force_to_cpu leaves before quantization
+  auto rep = quantize_a8w8(n.g, batches(4, 1), QuantizeOptions{});
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_EQ(rep->float_layers, 1u);
+  EXPECT_EQ(n.g.value(n.g.node(n.conv).inputs[1]).dtype, DType::kFloat32);
+  EXPECT_EQ(n.g.value(n.c).dtype, DType::kFloat32);
+}
+
+TEST(QuantizeA8W8, AnUnknownHighPrecisionLayerIsRefusedByName) {
+  Net n = net();
+  const Status st = mark_high_precision(n.g, {"conv", "no_such_layer"});
+  EXPECT_EQ(st.code(), err::kInvalidParam);
+  EXPECT_NE(st.message().find("no_such_layer"), std::string::npos) << st.message();
+}
+
+TEST(QuantizeA8W8, AHighPrecisionLayerKeepsTheGraphComputingWhatTheFloatGraphComputes) {
+  Net f = net();
+  Net q = net();
+  ASSERT_TRUE(mark_high_precision(q.g, {"conv"}).ok());
+  ASSERT_TRUE(quantize_a8w8(q.g, batches(8, 10), QuantizeOptions{}).ok());
+  std::vector<kernels::OwnedTensor> in;
+  in.push_back(kernels::OwnedTensor::f32({1, 2, 6, 6}, test::random_floats(72, 1000)));
+  auto want = evaluate(f.g, in);
+  auto got = evaluate(q.g, in);
+  ASSERT_TRUE(want.ok() && got.ok());
+  const float* a = (*want)[0].view().as<const float>();
+  const float* b = (*got)[0].view().as<const float>();
+  float peak = 0;
+  for (int i = 0; i < 48; ++i) peak = std::max(peak, std::fabs(a[i]));
+  // Only the Relu output is quantized now: every value within one quantization step.
+  for (int i = 0; i < 48; ++i) EXPECT_NEAR(a[i], b[i], peak / 255.0f * 1.01f) << i;
 }
 
 TEST(QuantizeA8W8, TheQuantizedGraphComputesNearlyWhatTheFloatGraphComputes) {

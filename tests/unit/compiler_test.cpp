@@ -74,10 +74,13 @@ TEST(AtcOptions, TheOtherVendorLinesParse) {
     auto p = parse_atc_command_line(words(line));
     EXPECT_TRUE(p.ok()) << line << ": " << p.status().message();
   }
-  auto p = parse_atc_command_line(words("--model=m.onnx --input_type=\"images:UINT8\" --force_to_cpu=a;b"));
+  auto p = parse_atc_command_line(
+      words("--model=m.onnx --input_type=\"images:UINT8\" --force_to_cpu=a;b --high_precision_layer=c;d"));
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->options.input_type.at("images"), model::DType::kUint8);
   EXPECT_EQ(p->options.force_to_cpu, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(p->options.high_precision_layer, (std::vector<std::string>{"c", "d"}));
+  EXPECT_TRUE(p->unsupported.empty());
 }
 
 TEST(AtcOptions, TheConfigFileFormReadsBracketedKeys) {

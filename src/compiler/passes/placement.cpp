@@ -52,15 +52,9 @@ bool npu_op(const Graph& g, NodeId id) {
 
 Status force_to_cpu(Graph& g, const std::vector<std::string>& names) {
   for (const std::string& want : names) {
-    bool found = false;
-    for (NodeId id : g.live_nodes()) {
-      Node& n = g.node(id);
-      if (n.name == want || n.origin.onnx_name == want) {
-        n.target = Target::kAiCpu;
-        found = true;
-      }
-    }
-    if (!found) {
+    const std::vector<NodeId> found = g.nodes_named(want);
+    for (NodeId id : found) g.node(id).target = Target::kAiCpu;
+    if (found.empty()) {
       return Error(err::kInvalidParam,
                    "--force_to_cpu names \"{}\", which is not a node of the model (ONNX node names; "
                    "svp_atc --mode=1 lists them in om.json)",

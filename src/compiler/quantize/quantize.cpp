@@ -23,8 +23,13 @@ bool passes_encoding(const std::string& op) {
   return ops.count(op) > 0;
 }
 
-// Ops that read and write plain (not quantized) values.
-bool float_only(const std::string& op) { return op == "Cast"; }
+// Nodes that read and write plain (not quantized) values: Cast, the layers the user keeps
+// at high precision (--high_precision_layer) and the nodes forced onto the AI-CPU
+// (--force_to_cpu: the AI-CPU computes in float; the only placement known before this pass).
+bool float_node(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  return n.op == "Cast" || n.high_precision || n.target == model::Target::kAiCpu;
+}
 
 // A range that starts at 0 (after a ReLU) uses all 256 levels either as int8 with zero
 // point -128 or as uint8 with zero point 0; the same values, but the second is what the
@@ -109,6 +114,20 @@ bool is_float_constant(const Graph& g, ValueId v) {
 
 }  // namespace
 
+Status mark_high_precision(Graph& g, const std::vector<std::string>& names) {
+  for (const std::string& want : names) {
+    const std::vector<NodeId> found = g.nodes_named(want);
+    if (found.empty()) {
+      return Error(err::kInvalidParam,
+                   "--high_precision_layer names \"{}\", which is not a node of the model (ONNX node names; "
+                   "svp_atc --mode=1 lists them in om.json)",
+                   want);
+    }
+    for (NodeId id : found) g.node(id).high_precision = true;
+  }
+  return Status::Ok();
+}
+
 Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const QuantizeOptions& options) {
   if (data.batches.empty()) return Error(err::kInvalidParam, "no calibration batches");
   QuantizeReport report;
@@ -182,14 +201,17 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
   // values the Relu discards — what the hardware's fused ReLU does.
   for (NodeId id : order) {
     const Node& n = g.node(id);
-    if (n.op != "Relu" || n.inputs.empty() || !enc.count(n.outputs[0]) || !enc.count(n.inputs[0])) continue;
+    if (n.op != "Relu" || float_node(g, id) || n.inputs.empty() || !enc.count(n.outputs[0]) ||
+        !enc.count(n.inputs[0])) {
+      continue;
+    }
     const ValueId x = n.inputs[0];
     if (g.value(x).producer < 0 || g.consumers(x).size() != 1 || g.is_graph_output(x)) continue;
     enc[x] = enc[n.outputs[0]];
   }
   for (NodeId id : order) {
     const Node& n = g.node(id);
-    if (!passes_encoding(n.op) || n.inputs.empty() || !enc.count(n.inputs[0])) continue;
+    if (!passes_encoding(n.op) || float_node(g, id) || n.inputs.empty() || !enc.count(n.inputs[0])) continue;
     for (ValueId o : n.outputs) {
       if (enc.count(o)) enc[o] = enc[n.inputs[0]];
     }
@@ -202,9 +224,9 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
   for (ValueId v : floats) {
     if (!enc.count(v)) continue;
     bool float_reader = false;
-    for (NodeId c : g.consumers(v)) float_reader = float_reader || float_only(g.node(c).op);
+    for (NodeId c : g.consumers(v)) float_reader = float_reader || float_node(g, c);
     const Value& val = g.value(v);
-    const bool float_producer = val.producer < 0 || float_only(g.node(val.producer).op);
+    const bool float_producer = val.producer < 0 || float_node(g, val.producer);
     if (float_producer) {
       boundary_in.insert(v);
     } else if (!float_reader) {
@@ -221,7 +243,7 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
   for (ValueId v : boundary_in) {
     std::vector<NodeId> readers;
     for (NodeId c : g.consumers(v)) {
-      if (!float_only(g.node(c).op)) readers.push_back(c);
+      if (!float_node(g, c)) readers.push_back(c);
     }
     if (readers.empty()) continue;
     Value q;
@@ -242,7 +264,7 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
   for (ValueId v : quantized) {
     std::vector<NodeId> readers;
     for (NodeId c : g.consumers(v)) {
-      if (float_only(g.node(c).op)) readers.push_back(c);
+      if (float_node(g, c)) readers.push_back(c);
     }
     const bool output = g.is_graph_output(v);
     if (readers.empty() && !output) continue;
@@ -270,6 +292,10 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
   }
   // Weights.
   for (NodeId id : order) {
+    if (float_node(g, id)) {
+      report.float_layers += g.node(id).op != "Cast";
+      continue;
+    }
     Node& n = g.node(id);
     std::int32_t axis = -2;  // -2: not a weight input
     if (n.op == "Conv") axis = options.conv_per_channel ? 0 : -1;

@@ -18,7 +18,10 @@
 //    stay float32 (the integer kernels fold them into the int32 accumulator per call).
 //    The model's outputs always get their whole observed range (min-max), whatever the
 //    method: clipping them saturates exactly the scores that decide the answer.
-// 4. Model inputs and outputs keep their float types: a QuantizeLinear after every float
+// 4. Nodes kept float (Cast, --high_precision_layer, --force_to_cpu) read and write float
+//    values: a DequantizeLinear before and a QuantizeLinear after them where their
+//    neighbours are int8, and their weights stay float.
+// 5. Model inputs and outputs keep their float types: a QuantizeLinear after every float
 //    input, a DequantizeLinear before every quantized output (the vendor's FP32 default
 //    for inputs and outputs). Cast reads and writes float values, with the same
 //    conversions around it.
@@ -51,8 +54,15 @@ struct QuantizeReport {
   std::size_t activations = 0;  // values made int8
   std::size_t weights = 0;      // constants made int8
   std::size_t boundaries = 0;   // QuantizeLinear / DequantizeLinear inserted
+  std::size_t float_layers = 0;  // left float: --high_precision_layer and --force_to_cpu nodes
   std::size_t batches = 0;
 };
+
+// --high_precision_layer: the named nodes (graph or ONNX names) stay float — their inputs
+// are dequantized, their outputs quantized again for int8 readers. The vendor raises such
+// layers to A16W8 (int16 activations); float is at least as precise (docs/quantization.md).
+// err::kInvalidParam naming an unknown node.
+Status mark_high_precision(Graph& g, const std::vector<std::string>& names);
 
 // Errors: those of evaluating the float graph on the data (the node and the kernel's
 // message); err::kInvalidParam for an empty calibration set.
