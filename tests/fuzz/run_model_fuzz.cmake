@@ -1,12 +1,15 @@
-# ctest model_loader_fuzz / onnx_import_fuzz: builds tests/fuzz as a separate clang
-# project with -fsanitize=fuzzer,address,undefined, then fuzzes for MAX_TOTAL_TIME seconds
-# starting from the committed seed corpus. SUITE=model (default): the model-file reader,
-# then svp_run's .npy reader and svp_atc's --insert_op_conf reader for a quarter of the
-# time each; SUITE=onnx: the compiler's ONNX
-# front end. Fails if the build fails or the fuzzer reports a crash, leak, timeout or
-# sanitizer error (the input is kept in WORK_DIR/artifacts).
+# ctest fuzz_build / model_loader_fuzz / onnx_import_fuzz: tests/fuzz is a separate clang
+# project with -fsanitize=fuzzer,address,undefined. SUITE=build configures and builds all
+# its fuzz targets in WORK_DIR/build (once: the model format objects and the protobuf
+# schema are shared between targets, and the two fuzz runs below reuse the build, so
+# nothing is compiled twice). SUITE=model (default): fuzzes the model-file reader for
+# MAX_TOTAL_TIME seconds, then svp_run's .npy reader and svp_atc's --insert_op_conf reader
+# for a quarter of the time each; SUITE=onnx: the compiler's ONNX front end. Runs start
+# from the committed seed corpus and use BUILD_DIR's fuzzers when given (ctest's fixture),
+# otherwise build their own. Fails if the build fails or the fuzzer reports a crash, leak,
+# timeout or sanitizer error (the input is kept in WORK_DIR/artifacts).
 #   cmake -DSOURCE_DIR=... -DWORK_DIR=... -DCLANGXX=... [-DGENERATOR=Ninja] [-DMAX_TOTAL_TIME=20]
-#         [-DSUITE=model|onnx] -P run_model_fuzz.cmake
+#         [-DSUITE=build|model|onnx] [-DBUILD_DIR=...] -P run_model_fuzz.cmake
 if(NOT MAX_TOTAL_TIME)
   set(MAX_TOTAL_TIME 20)
 endif()
@@ -17,27 +20,42 @@ if(SUITE STREQUAL "model")
   set(targets model_loader_fuzz npy_reader_fuzz insert_op_conf_fuzz)
 elseif(SUITE STREQUAL "onnx")
   set(targets onnx_import_fuzz)
+elseif(SUITE STREQUAL "build")
+  set(targets model_loader_fuzz npy_reader_fuzz insert_op_conf_fuzz onnx_import_fuzz)
 else()
-  message(FATAL_ERROR "SUITE must be model or onnx, not ${SUITE}")
+  message(FATAL_ERROR "SUITE must be build, model or onnx, not ${SUITE}")
 endif()
-set(build ${WORK_DIR}/build)
-set(generator_args)
-if(GENERATOR)
-  set(generator_args -G ${GENERATOR})
-endif()
-if(NOT EXISTS ${build}/CMakeCache.txt)
-  execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/fuzz -B ${build} ${generator_args}
-                          -DCMAKE_CXX_COMPILER=${CLANGXX} -DCMAKE_BUILD_TYPE=RelWithDebInfo
-                          -DSVP_ACL_SOURCE_DIR=${SOURCE_DIR}
+if(BUILD_DIR AND NOT SUITE STREQUAL "build")
+  set(build ${BUILD_DIR})
+  foreach(t ${targets})
+    if(NOT EXISTS ${build}/${t})
+      message(FATAL_ERROR "${build}/${t} does not exist: the fuzz_build test builds it (ctest runs it first)")
+    endif()
+  endforeach()
+else()
+  set(build ${WORK_DIR}/build)
+  set(generator_args)
+  if(GENERATOR)
+    set(generator_args -G ${GENERATOR})
+  endif()
+  if(NOT EXISTS ${build}/CMakeCache.txt)
+    execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/fuzz -B ${build} ${generator_args}
+                            -DCMAKE_CXX_COMPILER=${CLANGXX} -DCMAKE_BUILD_TYPE=RelWithDebInfo
+                            -DSVP_ACL_SOURCE_DIR=${SOURCE_DIR}
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+    if(rc)
+      file(REMOVE_RECURSE ${build})
+      message(FATAL_ERROR "configuring the fuzzer with ${CLANGXX} failed:\n${out}")
+    endif()
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} --build ${build} -j2 --target ${targets}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(rc)
-    file(REMOVE_RECURSE ${build})
-    message(FATAL_ERROR "configuring the fuzzer with ${CLANGXX} failed:\n${out}")
+    message(FATAL_ERROR "building the fuzzer failed:\n${out}")
   endif()
-endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${build} -j2 --target ${targets} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-if(rc)
-  message(FATAL_ERROR "building the fuzzer failed:\n${out}")
+  if(SUITE STREQUAL "build")
+    return()
+  endif()
 endif()
 
 # Fuzzes `target` for `seconds` from the committed `seeds` (and `dict`, if given), in a

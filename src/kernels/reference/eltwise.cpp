@@ -9,7 +9,6 @@
 namespace svp::kernels::detail {
 namespace {
 
-Result<std::vector<Shape>> infer_same(const InferCtx& c) { return std::vector<Shape>{c.in[0]}; }
 
 // Same shape; the float attributes are read here too so a malformed one fails at build time.
 template <const char* const* kNames, std::size_t kCount>

@@ -14,7 +14,6 @@
 namespace svp::kernels::detail {
 namespace {
 
-Result<std::vector<Shape>> infer_same(const InferCtx& c) { return std::vector<Shape>{c.in[0]}; }
 
 Status sqrt_float(const RunCtx& c) {
   SVP_RETURN_IF_ERROR(require_f32(c, {0}));

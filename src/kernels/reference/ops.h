@@ -22,6 +22,9 @@ struct OpDef {
 
 inline constexpr std::size_t kVariadic = 1u << 20;
 
+// Shape inference of the ops whose one output has their first input's shape.
+inline Result<std::vector<Shape>> infer_same(const InferCtx& c) { return std::vector<Shape>{c.in[0]}; }
+
 void add_conv_ops(std::vector<OpDef>& ops);     // Conv, ConvTranspose
 void add_pool_ops(std::vector<OpDef>& ops);     // MaxPool, AveragePool, GlobalAveragePool
 void add_eltwise_ops(std::vector<OpDef>& ops);  // Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Clip

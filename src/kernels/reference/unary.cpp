@@ -183,7 +183,6 @@ Status run_unary(const RunCtx& c) {
   return unary_typed<Op>(c);
 }
 
-Result<std::vector<Shape>> infer_same(const InferCtx& c) { return std::vector<Shape>{c.in[0]}; }
 
 // IsNaN, IsInf (detect_negative, detect_positive): float input, bool output.
 template <bool kInf>
