@@ -54,8 +54,10 @@ std::vector<ocr::PageResult> run_pages(ocr::Pipeline& pipeline, const std::vecto
       const bool more = started < pages.size();
       const std::size_t next = started;
       if (more) ++started;
-      lock.unlock();
+      // Notified under the lock: once the last page is in, the waiting thread returns and
+      // destroys mu, cv and results; after unlocking, this handler touches only locals.
       cv.notify_all();
+      lock.unlock();
       if (more) start(next);
     });
   };
