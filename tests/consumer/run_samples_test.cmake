@@ -1,8 +1,9 @@
-# Builds every guide sample (samples/<name>/CMakeLists.txt) the way a vendor application
-# developer would: against the package installed by `cmake --install` into a scratch prefix,
-# every sample with find_package(SvpAcl CONFIG), and acl_sync also with pkg-config (the
-# samples share that code path, samples/common/sample_common.cmake); then runs acl_sync from
-# both builds on the LeNet the sample_acl_sync_model fixture compiled.
+# Builds every guide sample (samples/<name>/CMakeLists.txt; also the C++ OCR sample) the
+# way a vendor application developer would: against the package installed by `cmake
+# --install` into a scratch prefix, every sample with find_package(SvpAcl CONFIG), and
+# acl_sync also with pkg-config (the samples share that code path,
+# samples/common/sample_common.cmake); then runs acl_sync from both builds on the LeNet the
+# sample_acl_sync_model fixture compiled.
 #   -DBUILD_DIR -DSOURCE_DIR -DWORK_DIR -DSAMPLES=a,b -DMODEL=lenet.om -DDATASET=dir -DFLAGS
 string(REPLACE "," ";" SAMPLES "${SAMPLES}")
 file(REMOVE_RECURSE ${WORK_DIR})
@@ -26,6 +27,7 @@ foreach(mode cmake pkgconfig)
     execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_path}
                             ${CMAKE_COMMAND} -S ${SOURCE_DIR}/samples/${sample} -B ${bdir} -DCMAKE_PREFIX_PATH=${prefix}
                             -DSAMPLE_USE_PKG_CONFIG=${use_pc} "-DCMAKE_C_FLAGS=-Werror ${FLAGS}"
+                            "-DCMAKE_CXX_FLAGS=-Werror ${FLAGS}"
                             "-DCMAKE_EXE_LINKER_FLAGS=${FLAGS}"
                     OUTPUT_VARIABLE out ERROR_VARIABLE out RESULT_VARIABLE rc)
     if(rc)
