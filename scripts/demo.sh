@@ -52,7 +52,17 @@ fi
 
 echo "== OCR (samples/ocr, C++ API + Asio): the PP-OCR models with AIPP, the recogniser with resolution gears"
 samples/ocr/script/compile_model.sh ./build/tools/svp_atc/svp_atc "$out/ocr" "$ocr"
-./build/samples/ocr/ocr_sample "$out/ocr" samples/ocr/data
+# Profiled (acl.json "profiler"), as a vendor application is: svp_prof turns the JOB
+# directory into CSV summaries, a Chrome trace and an HTML timeline of the three streams.
+ocr_prof=$out/ocr_profile
+rm -rf "$ocr_prof" && mkdir -p "$ocr_prof"
+cat >"$ocr_prof/acl.json" <<JSON
+{ "profiler": { "switch": "on", "output": "$ocr_prof", "aicpu": "on", "acl_api": "on" } }
+JSON
+./build/samples/ocr/ocr_sample "$out/ocr" samples/ocr/data 0.02 2 "$ocr_prof/acl.json"
+ocr_job=$(ls -d "$ocr_prof"/JOB*)
+./build/tools/svp_prof/svp_prof "$ocr_job" >/dev/null
+echo "OCR profile: open $ocr_job/report/report.html in a browser (or $ocr_job/report/trace.json in ui.perfetto.dev)"
 
 echo "== the model sample (vendor-style C): sync and async execution with profiling"
 mkdir -p build/samples/models

@@ -105,8 +105,10 @@ int main(int argc, char** argv) {
   const std::string data_dir = argc > 2 ? argv[2] : ocr::kDefaultDataDir;
   const double max_cer = argc > 3 ? std::atof(argv[3]) : ocr::kDefaultMaxCer;
   const int rounds = argc > 4 ? std::atoi(argv[4]) : ocr::kDefaultRounds;
-  if (argc > 5 || rounds < 1 || max_cer < 0) {
-    std::fprintf(stderr, "usage: %s [MODEL_DIR] [DATA_DIR] [MAX_CER] [ROUNDS >= 1]\n", argv[0]);
+  // acl.json, as vendor samples pass it to svp_acl_init (the demo's turns profiling on).
+  const char* acl_json = argc > 5 ? argv[5] : nullptr;
+  if (argc > 6 || rounds < 1 || max_cer < 0) {
+    std::fprintf(stderr, "usage: %s [MODEL_DIR] [DATA_DIR] [MAX_CER] [ROUNDS >= 1] [ACL_JSON]\n", argv[0]);
     return 2;
   }
   bool ok = true;
@@ -114,7 +116,7 @@ int main(int argc, char** argv) {
     const std::vector<ocr::Page> pages = ocr::load_documents(data_dir);
     const ocr::CtcDecoder decoder(model_dir + "/ppocr_keys_v1.txt");
 
-    auto rt = acl::runtime::init();
+    auto rt = acl::runtime::init(acl_json);
     acl::device dev(rt, 0);
     acl::context ctx(dev);
     net::thread_pool host(ocr::kHostThreads);
