@@ -14,16 +14,14 @@
 #include "compiler/compile.h"
 #include "model_io.h"
 #include "npy_io.h"
+#include "onnxruntime_oracle.h"
 
 namespace svp {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string npm_modules() {
-  const char* env = std::getenv("SVP_NPM_MODULES");
-  return env != nullptr && env[0] != '\0' ? env : std::string(SVP_SOURCE_DIR) + "/build/npm/node_modules";
-}
+using test::npm_modules;
 
 struct Agreement {
   double cosine = 0;
@@ -75,8 +73,7 @@ class OnnxModelsVsOnnxruntime : public test::RuntimeTest {
     ASSERT_EQ(x.size(), static_cast<std::size_t>(n));
     const std::string in_path = (dir_ / "input.npy").string();
     test::write_npy_f32(in_path, shape, x);
-    const std::string cmd = "SVP_NPM_MODULES='" + npm_modules() + "' node '" SVP_SOURCE_DIR "/tests/oracle/ort_run.mjs' '" +
-                            onnx + "' '" + (dir_ / "ort").string() + "' '" + input + "=" + in_path + "'";
+    const std::string cmd = test::onnxruntime_command(onnx, (dir_ / "ort").string(), {{input, in_path}});
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
 
     compiler::CompileOptions o;

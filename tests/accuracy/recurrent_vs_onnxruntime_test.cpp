@@ -32,6 +32,7 @@
 #include "compiler/om_json.h"
 #include "model_io.h"
 #include "npy_io.h"
+#include "onnxruntime_oracle.h"
 #include "onnx_builder.h"
 
 namespace svp {
@@ -39,10 +40,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string npm_modules() {
-  const char* env = std::getenv("SVP_NPM_MODULES");
-  return env != nullptr && env[0] != '\0' ? env : std::string(SVP_SOURCE_DIR) + "/build/npm/node_modules";
-}
+using test::npm_modules;
 
 void write_npy_i32(const std::string& path, const std::vector<std::int64_t>& dims, const std::vector<std::int32_t>& v) {
   std::ofstream out(path, std::ios::binary);
@@ -96,8 +94,7 @@ class RecurrentVsOnnxruntime : public test::RuntimeTest {
   // onnxruntime's outputs of `onnx_path` on `inputs`, by output name.
   std::map<std::string, test::NpyF32> oracle(const std::string& onnx_path, const std::vector<Input>& inputs,
                                              const std::string& tag) {
-    std::string cmd = "SVP_NPM_MODULES='" + npm_modules() + "' node '" SVP_SOURCE_DIR "/tests/oracle/ort_run.mjs' '" +
-                      onnx_path + "' '" + (dir_ / (tag + "_ort")).string() + "'";
+    std::vector<std::pair<std::string, std::string>> files;
     for (const Input& in : inputs) {
       const std::string p = (dir_ / (tag + "_" + file_name(in.name) + ".npy")).string();
       if (in.i.empty()) {
@@ -105,8 +102,9 @@ class RecurrentVsOnnxruntime : public test::RuntimeTest {
       } else {
         write_npy_i32(p, in.dims, in.i);
       }
-      cmd += " '" + in.name + "=" + p + "'";
+      files.emplace_back(in.name, p);
     }
+    const std::string cmd = test::onnxruntime_command(onnx_path, (dir_ / (tag + "_ort")).string(), files);
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     std::map<std::string, test::NpyF32> out;
     for (const auto& e : fs::directory_iterator(dir_ / (tag + "_ort"))) {
