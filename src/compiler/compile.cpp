@@ -11,14 +11,19 @@
 
 #include "compiler/aipp/insert_op_apply.h"
 #include "compiler/emit.h"
+#include "compiler/fusion_report.h"
 #include "compiler/graph_dot.h"
 #include "compiler/onnx_import.h"
 #include "compiler/pass.h"
 #include "compiler/passes/cancel_reshape.h"
 #include "compiler/passes/cancel_transpose.h"
 #include "compiler/passes/fold_batchnorm.h"
+#include "compiler/passes/fold_batchnorm_gemm.h"
+#include "compiler/passes/fold_channel_affine.h"
+#include "compiler/passes/fold_pad.h"
 #include "compiler/passes/io_types.h"
 #include "compiler/passes/placement.h"
+#include "compiler/passes/remove_identity.h"
 #include "compiler/passes/segmentation.h"
 #include "compiler/quantize/calibration_data.h"
 #include "compiler/quantize/quantize.h"
@@ -82,12 +87,17 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
   SVP_RETURN_IF_ERROR(force_to_cpu(*g, options.force_to_cpu));
   // The graph passes, in this order (docs/compiler.md "Passes").
   {
+    RemoveIdentityPass remove_identity;
+    FoldPadPass fold_pad;
     FoldBatchNormPass fold_bn;
+    FoldBatchNormGemmPass fold_bn_gemm;
+    FoldChannelAffinePass fold_channel_affine;
     CancelTransposePass cancel_transpose;
     CancelReshapePass cancel_reshape;
     PassContext ctx;
     ctx.options = &options;
-    for (Pass* p : std::initializer_list<Pass*>{&fold_bn, &cancel_transpose, &cancel_reshape}) {
+    for (Pass* p : std::initializer_list<Pass*>{&remove_identity, &fold_pad, &fold_bn, &fold_bn_gemm,
+                                                &fold_channel_affine, &cancel_transpose, &cancel_reshape}) {
       const std::size_t before = g->live_node_count();
       SVP_RETURN_IF_ERROR(p->run(*g, ctx));
       r.log.push_back(fmt::format("{}: {} → {} nodes", p->name(), before, g->live_node_count()));
@@ -163,6 +173,11 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
                               built->program.flags.work_buf_size, built->program.flags.task_buf_size,
                               built->weights.size()));
   r.model = std::move(*built);
+  // The fusions the runtime will apply at load (reported, not rewritten: fusion_report.h).
+  auto fusions = runtime_fusions(r.model.program, r.model.weights.data(), r.model.weights.size());
+  if (!fusions.ok()) return fusions.status();
+  r.log.push_back(fmt::format("fusions at load: {} group(s): {}", fusions->size(),
+                              fusion_text(r.model.program, *fusions)));
   return r;
 }
 
