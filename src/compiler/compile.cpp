@@ -27,6 +27,7 @@
 #include "compiler/passes/segmentation.h"
 #include "compiler/quantize/calibration_data.h"
 #include "compiler/quantize/quantize.h"
+#include "model/format.h"
 
 namespace svp::compiler {
 namespace {
@@ -166,7 +167,9 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
                               seg.segments, options.max_segment_macs, seg.longest_first_node, seg.longest_macs,
                               seg.total_macs));
   SVP_RETURN_IF_ERROR(dump("placement_and_segments"));
-  auto built = emit_consuming(*g, options);
+  // The image is written after the fusion report: the runtime's plan copies (reorders) the
+  // weights, and that copy, the weights and the image side by side would be the peak.
+  auto built = emit_consuming(*g, options, /*image=*/false);
   if (!built.ok()) return built.status();
   r.log.push_back(fmt::format("emit: {} layers in {} segments, work_buf {} bytes, task_buf {} bytes, weights {} bytes",
                               built->program.layers.size(), built->program.segments.size(),
@@ -178,6 +181,8 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
   if (!fusions.ok()) return fusions.status();
   r.log.push_back(fmt::format("fusions at load: {} group(s): {}", fusions->size(),
                               fusion_text(r.model.program, *fusions)));
+  return_free_memory();  // the plan's reordered weights
+  r.model.image = model::write_model(r.model.program, r.model.weights.data(), r.model.weights.size());
   return r;
 }
 
