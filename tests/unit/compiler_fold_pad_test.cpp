@@ -92,6 +92,9 @@ TEST(FoldPadPass, KeepsPadsThatAreNotExact) {
   expect_same_outputs(nonzero, 2);
   PadThen too_wide = pad_then("MaxPool", {0, 0, 3, 0, 0, 0, 0, 0}, -std::numeric_limits<float>::infinity());
   expect_same_outputs(too_wide, 2);  // a window of padding only
+  PadThen ceil = pad_then("MaxPool", {0, 0, 1, 1, 0, 0, 1, 1}, -std::numeric_limits<float>::infinity());
+  ceil.g.node(ceil.user).attrs.set("ceil_mode", std::int64_t{1});  // its extra window could be padding only
+  expect_same_outputs(ceil, 2);
 }
 
 }  // namespace

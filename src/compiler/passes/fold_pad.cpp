@@ -99,7 +99,10 @@ Status FoldPadPass::run(Graph& g, PassContext&) {
     if (user.op == "Conv") {
       fold = *value == 0.0f;
     } else if (user.op == "MaxPool") {
-      fold = user.outputs.size() == 1 && std::isinf(*value) && *value < 0 && window_holds_input();
+      // ceil_mode's extra last window could lie in the padding alone.
+      auto ceil = user.attrs.get_int("ceil_mode", 0);
+      fold = user.outputs.size() == 1 && std::isinf(*value) && *value < 0 && ceil.ok() && *ceil == 0 &&
+             window_holds_input();
     } else if (user.op == "AveragePool") {
       auto ceil = user.attrs.get_int("ceil_mode", 0);
       auto counted = user.attrs.get_int("count_include_pad", 0);

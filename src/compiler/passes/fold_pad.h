@@ -3,8 +3,8 @@
 // the same:
 //  * Conv, pad value 0: the Conv's zero padding is the same zeros;
 //  * MaxPool (one output, no Indices), pad value -inf: MaxPool's padding never wins a max,
-//    as -inf never does (dilations 1 and total pads below the kernel, so every window
-//    still holds an input element);
+//    as -inf never does (dilations 1, ceil_mode 0 and total pads below the kernel, so
+//    every window still holds an input element);
 //  * AveragePool with ceil_mode 0, pad value 0: the padded zeros are counted, so the pool
 //    gets count_include_pad = 1, allowed when its own pads are zero or already counted
 //    (total pads below the kernel).
