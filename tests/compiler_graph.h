@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "compiler/graph.h"
+#include "compiler/quantize/evaluate.h"
+#include "kernels/tensor_buffer.h"
 
 namespace svp::compiler::testing_graph {
 
@@ -42,6 +44,30 @@ inline std::vector<float> floats_of(const Graph& g, ValueId v) {
   std::vector<float> f(g.value(v).data->size() / sizeof(float));
   std::memcpy(f.data(), g.value(v).data->data(), f.size() * sizeof(float));
   return f;
+}
+
+// The graph's float32 outputs for float32 inputs (one vector per graph input, in order);
+// empty when evaluation fails.
+inline std::vector<std::vector<float>> run_graph(const Graph& g, const std::vector<std::vector<float>>& inputs) {
+  std::vector<kernels::OwnedTensor> in;
+  for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+    in.push_back(kernels::OwnedTensor::from(model::DType::kFloat32, g.value(g.inputs[i]).shape, inputs.at(i)));
+  }
+  auto out = evaluate(g, in);
+  if (!out.ok()) return {};
+  std::vector<std::vector<float>> result;
+  for (const auto& t : *out) {
+    const float* p = t.view().as<const float>();
+    result.emplace_back(p, p + t.view().elements());
+  }
+  return result;
+}
+
+// A deterministic ramp of n values in about [-1, 1].
+inline std::vector<float> ramp(std::size_t n, float phase = 0.0f) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>((static_cast<int>((i * 37 + 11) % 23) - 11) / 11.0) + phase;
+  return v;
 }
 
 }  // namespace svp::compiler::testing_graph

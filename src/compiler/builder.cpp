@@ -259,7 +259,9 @@ Result<BuiltModel> ModelBuilder::build() const& { return finish(weights_); }
 
 Result<BuiltModel> ModelBuilder::build() && { return finish(std::move(weights_)); }
 
-Result<BuiltModel> ModelBuilder::finish(std::vector<std::uint8_t> weights) const {
+Result<BuiltModel> ModelBuilder::build_without_image() && { return finish(std::move(weights_), false); }
+
+Result<BuiltModel> ModelBuilder::finish(std::vector<std::uint8_t> weights, bool image) const {
   if (!status_.ok()) return status_;
   BuiltModel m;
   m.program = program_;
@@ -277,7 +279,7 @@ Result<BuiltModel> ModelBuilder::finish(std::vector<std::uint8_t> weights) const
   m.program.flags.task_buf_size = task_buf_size_for(m.program.layers.size());
   SVP_RETURN_IF_ERROR(plan_work_buf(&m.program));
   SVP_RETURN_IF_ERROR(m.program.validate(m.weights.size()));
-  m.image = write_model(m.program, m.weights.data(), m.weights.size());
+  if (image) m.image = write_model(m.program, m.weights.data(), m.weights.size());
   return m;
 }
 

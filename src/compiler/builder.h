@@ -130,6 +130,10 @@ class ModelBuilder {
   // The program so far (no segments, no memory plan yet) and the weights blob.
   const Program& program() const { return program_; }
   const std::vector<std::uint8_t>& weights() const { return weights_; }
+  // Room for `bytes` more of constants (each at a 64-byte aligned offset: reserve the
+  // aligned sizes), so that the weights never reallocate — old and new buffers side by
+  // side would double the compiler's peak memory.
+  void reserve_weights(std::size_t bytes) { weights_.reserve(weights_.size() + bytes); }
 
   // Segments, plans the work_buf, sizes the task_buf, validates and serialises. May be
   // called more than once.
@@ -137,9 +141,13 @@ class ModelBuilder {
   // The same, moving the builder's weights into the model instead of copying them (the
   // compiler's emit: one copy fewer at its peak).
   Result<BuiltModel> build() &&;
+  // As build() &&, but image left empty: the caller writes it (model::write_model) when
+  // it is done with the weights (the compiler's fusion report needs them before the image
+  // doubles them in memory).
+  Result<BuiltModel> build_without_image() &&;
 
  private:
-  Result<BuiltModel> finish(std::vector<std::uint8_t> weights) const;
+  Result<BuiltModel> finish(std::vector<std::uint8_t> weights, bool image = true) const;
   template <typename T>
   static constexpr DType dtype_of() {
     if constexpr (std::is_same_v<T, float>) return DType::kFloat32;

@@ -11,6 +11,7 @@
 
 #include "compiler/aipp/insert_op_apply.h"
 #include "compiler/emit.h"
+#include "compiler/fusion_report.h"
 #include "compiler/gear_constants.h"
 #include "compiler/graph_dot.h"
 #include "compiler/onnx_import.h"
@@ -18,11 +19,16 @@
 #include "compiler/passes/cancel_reshape.h"
 #include "compiler/passes/cancel_transpose.h"
 #include "compiler/passes/fold_batchnorm.h"
+#include "compiler/passes/fold_batchnorm_gemm.h"
+#include "compiler/passes/fold_channel_affine.h"
+#include "compiler/passes/fold_pad.h"
 #include "compiler/passes/io_types.h"
 #include "compiler/passes/placement.h"
+#include "compiler/passes/remove_identity.h"
 #include "compiler/passes/segmentation.h"
 #include "compiler/quantize/calibration_data.h"
 #include "compiler/quantize/quantize.h"
+#include "model/format.h"
 
 namespace svp::compiler {
 namespace {
@@ -95,12 +101,17 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
   SVP_RETURN_IF_ERROR(force_to_cpu(*g, options.force_to_cpu));
   // The graph passes, in this order (docs/compiler.md "Passes").
   {
+    RemoveIdentityPass remove_identity;
+    FoldPadPass fold_pad;
     FoldBatchNormPass fold_bn;
+    FoldBatchNormGemmPass fold_bn_gemm;
+    FoldChannelAffinePass fold_channel_affine;
     CancelTransposePass cancel_transpose;
     CancelReshapePass cancel_reshape;
     PassContext ctx;
     ctx.options = &options;
-    for (Pass* p : std::initializer_list<Pass*>{&fold_bn, &cancel_transpose, &cancel_reshape}) {
+    for (Pass* p : std::initializer_list<Pass*>{&remove_identity, &fold_pad, &fold_bn, &fold_bn_gemm,
+                                                &fold_channel_affine, &cancel_transpose, &cancel_reshape}) {
       const std::size_t before = g->live_node_count();
       SVP_RETURN_IF_ERROR(p->run(*g, ctx));
       r.log.push_back(fmt::format("{}: {} → {} nodes", p->name(), before, g->live_node_count()));
@@ -174,13 +185,22 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
                               seg.segments, options.max_segment_macs, seg.longest_first_node, seg.longest_macs,
                               seg.total_macs));
   SVP_RETURN_IF_ERROR(dump("placement_and_segments"));
-  auto built = emit_consuming(*g, options);
+  // The image is written after the fusion report: the runtime's plan copies (reorders) the
+  // weights, and that copy, the weights and the image side by side would be the peak.
+  auto built = emit_consuming(*g, options, /*image=*/false);
   if (!built.ok()) return built.status();
   r.log.push_back(fmt::format("emit: {} layers in {} segments, work_buf {} bytes, task_buf {} bytes, weights {} bytes",
                               built->program.layers.size(), built->program.segments.size(),
                               built->program.flags.work_buf_size, built->program.flags.task_buf_size,
                               built->weights.size()));
   r.model = std::move(*built);
+  // The fusions the runtime will apply at load (reported, not rewritten: fusion_report.h).
+  auto fusions = runtime_fusions(r.model.program, r.model.weights.data(), r.model.weights.size());
+  if (!fusions.ok()) return fusions.status();
+  r.log.push_back(fmt::format("fusions at load: {} group(s): {}", fusions->size(),
+                              fusion_text(r.model.program, *fusions)));
+  return_free_memory();  // the plan's reordered weights
+  r.model.image = model::write_model(r.model.program, r.model.weights.data(), r.model.weights.size());
   return r;
 }
 

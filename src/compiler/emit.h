@@ -20,7 +20,13 @@ Result<BuiltModel> emit(const Graph& graph, const CompileOptions& options);
 // The same, releasing each constant of `graph` once the model holds its copy: the graph's
 // weights and the model's never exist in full side by side (the compiler's peak memory).
 // `graph` keeps its structure but no constant data afterwards.
-Result<BuiltModel> emit_consuming(Graph& graph, const CompileOptions& options);
+// With `image` false the model's image is left empty (ModelBuilder::build_without_image).
+Result<BuiltModel> emit_consuming(Graph& graph, const CompileOptions& options, bool image = true);
+
+// Hands the pages of freed heap memory back to the system (glibc's malloc keeps them in
+// its free lists): after large temporaries, so that the next large allocation does not
+// add to them in the compiler's peak resident memory. No-op off glibc.
+void return_free_memory();
 
 // The model name emit gives: the basename of options.output without ".om", else the
 // graph's name.

@@ -4,7 +4,7 @@
 
 namespace svp::compiler {
 
-nlohmann::json om_json(const model::Program& p, std::uint64_t weights_size) {
+nlohmann::json om_json(const model::Program& p, std::uint64_t weights_size, const std::vector<FusionGroup>* fusions) {
   using nlohmann::json;
   auto desc = [&](std::int32_t t) {
     if (t < 0) return json(nullptr);
@@ -22,6 +22,18 @@ nlohmann::json om_json(const model::Program& p, std::uint64_t weights_size) {
   std::vector<std::int32_t> producer(p.tensors.size(), -1);
   for (std::size_t l = 0; l < p.layers.size(); ++l) {
     for (std::int32_t t : p.layers[l].outputs) producer[static_cast<std::size_t>(t)] = static_cast<std::int32_t>(l);
+  }
+  std::vector<std::int64_t> fused_into(p.layers.size(), -1);
+  json fusion_list = json::array();
+  if (fusions != nullptr) {
+    for (const FusionGroup& g : *fusions) {
+      json names = json::array({p.layers[g.head].name});
+      for (std::size_t f : g.fused) {
+        fused_into[f] = static_cast<std::int64_t>(g.head);
+        names.push_back(p.layers[f].name);
+      }
+      fusion_list.push_back(names);
+    }
   }
   std::uint64_t aicpu_layers = 0;
   json ops = json::array();
@@ -44,10 +56,11 @@ nlohmann::json om_json(const model::Program& p, std::uint64_t weights_size) {
                    {"input_desc", in},
                    {"output_desc", out},
                    {"data_flow", flow}});
+    if (fused_into[l] >= 0) ops.back()["fused_into"] = p.layers[static_cast<std::size_t>(fused_into[l])].name;
   }
   json segments = json::array();
   for (const model::Segment& s : p.segments) segments.push_back({s.begin, s.end});
-  return {{"name", p.name},
+  json j = {{"name", p.name},
           {"atc_version", p.compiler.producer_version},
           {"atc_command_line", p.compiler.command_line},
           {"tmp_buf_size", p.flags.work_buf_size},
@@ -61,6 +74,8 @@ nlohmann::json om_json(const model::Program& p, std::uint64_t weights_size) {
           {"preemptible", p.flags.preemptible},
           {"segments", segments},
           {"ops", ops}};
+  if (fusions != nullptr) j["fusions"] = fusion_list;
+  return j;
 }
 
 }  // namespace svp::compiler

@@ -5,10 +5,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include <vector>
+
+#include "compiler/fusion_report.h"
 #include "model/program.h"
 
 namespace svp::compiler {
 
-nlohmann::json om_json(const model::Program& program, std::uint64_t weights_size);
+// With `fusions` (runtime_fusions() of the program): each op folded into another at load
+// gets "fused_into" (the layer that computes it), and the model "fusions" (per group, the
+// head's name then the folded layers').
+nlohmann::json om_json(const model::Program& program, std::uint64_t weights_size,
+                       const std::vector<FusionGroup>* fusions = nullptr);
 
 }  // namespace svp::compiler

@@ -33,5 +33,7 @@ Result<Graph> import_onnx_bytes(const std::string& bytes, const std::string& bas
 inline constexpr std::int64_t kMaxIrVersion = 8;
 inline constexpr std::int64_t kMaxOpset = 17;
 inline constexpr std::int64_t kMinOpset = 7;
+// The one other operator domain read (version 1): its optimizers Adagrad, Adam, Momentum.
+inline constexpr const char* kTrainingDomain = "ai.onnx.preview.training";
 
 }  // namespace svp::compiler

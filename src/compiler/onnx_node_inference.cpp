@@ -38,6 +38,12 @@ NodeInference onnx_infer_node(const onnx::NodeProto& node, std::int64_t opset,
   auto* imp = m.add_opset_import();
   imp->set_domain("");
   imp->set_version(opset);
+  if (!node.domain().empty() && node.domain() != "ai.onnx") {
+    // The training optimizers' domain, version 1 (the only other domain the importer reads).
+    auto* other = m.add_opset_import();
+    other->set_domain(node.domain());
+    other->set_version(1);
+  }
   auto* g = m.mutable_graph();
   g->set_name("node");
   *g->add_node() = node;

@@ -34,6 +34,8 @@ const std::vector<OpDef>& table() {
     detail::add_dft_ops(v);
     detail::add_roi_align_ops(v);
     detail::add_recurrent_ops(v);
+    detail::add_tfidf_ops(v);
+    detail::add_optimizer_ops(v);
     std::sort(v.begin(), v.end(), [](const OpDef& a, const OpDef& b) { return std::string(a.name) < b.name; });
     return v;
   }();

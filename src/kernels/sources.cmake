@@ -27,6 +27,8 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/reference/dft.cpp
   src/kernels/reference/roi_align.cpp
   src/kernels/reference/recurrent.cpp
+  src/kernels/reference/tfidf.cpp
+  src/kernels/reference/optimizers.cpp
   src/kernels/onednn/runtime.cpp
   src/kernels/onednn/layout.cpp
   src/kernels/onednn/quant_params.cpp

@@ -484,47 +484,63 @@ Result<CompilerInfo> decode_compiler(std::string_view text) {
 }
 
 // ---------------------------------------------------------------------------------------
-std::vector<std::uint8_t> write_container(const std::vector<RawSection>& sections, std::uint32_t version) {
+namespace {
+
+// A section's bytes where they already are: write_model lays the weights out once, in the
+// image, instead of copying them into a RawSection first (the compiler's peak memory).
+struct SectionView {
+  std::uint32_t type = 0;
+  std::uint32_t flags = 0;
+  const std::uint8_t* data = nullptr;
+  std::size_t size = 0;
+};
+
+std::vector<std::uint8_t> write_sections(const std::vector<SectionView>& sections, std::uint32_t version) {
   const std::uint64_t table_end = kHeaderSize + kSectionEntrySize * sections.size();
   std::vector<std::uint64_t> offsets;
   std::uint64_t end = table_end;
-  for (const RawSection& s : sections) {
+  for (const SectionView& s : sections) {
     const std::uint64_t off = align_up(end, kSectionAlign);
     offsets.push_back(off);
-    end = off + s.bytes.size();
+    end = off + s.size;
   }
   std::vector<std::uint8_t> out(static_cast<std::size_t>(end), 0);
   std::memcpy(out.data(), kModelMagic, sizeof(kModelMagic));
   put_u32(out, 8, version);
   put_u32(out, 12, static_cast<std::uint32_t>(sections.size()));
   for (std::size_t i = 0; i < sections.size(); ++i) {
-    const RawSection& s = sections[i];
+    const SectionView& s = sections[i];
     const std::size_t e = kHeaderSize + kSectionEntrySize * i;
     put_u32(out, e + 0, s.type);
     put_u32(out, e + 4, s.flags);
     put_u64(out, e + 8, offsets[i]);
-    put_u64(out, e + 16, s.bytes.size());
-    put_u32(out, e + 24, crc32(s.bytes.data(), s.bytes.size()));
+    put_u64(out, e + 16, s.size);
+    put_u32(out, e + 24, crc32(s.data, s.size));
     put_u32(out, e + 28, 0);
-    if (!s.bytes.empty()) std::memcpy(out.data() + offsets[i], s.bytes.data(), s.bytes.size());
+    if (s.size > 0) std::memcpy(out.data() + offsets[i], s.data, s.size);
   }
   return out;
 }
 
+}  // namespace
+
+std::vector<std::uint8_t> write_container(const std::vector<RawSection>& sections, std::uint32_t version) {
+  std::vector<SectionView> views;
+  for (const RawSection& s : sections) views.push_back({s.type, s.flags, s.bytes.data(), s.bytes.size()});
+  return write_sections(views, version);
+}
+
 std::vector<std::uint8_t> write_model(const Program& program, const std::uint8_t* weights, std::size_t weights_size) {
-  std::vector<RawSection> sections(3);
   const std::string meta = encode_metadata(program);
   const std::string comp = encode_compiler(program.compiler);
-  sections[0].type = kSectionMetadata;
-  sections[0].bytes.assign(meta.begin(), meta.end());
-  sections[1].type = kSectionWeights;
-  if (weights_size > 0) sections[1].bytes.assign(weights, weights + weights_size);
-  sections[2].type = kSectionCompiler;
-  sections[2].bytes.assign(comp.begin(), comp.end());
+  const std::vector<SectionView> sections = {
+      {kSectionMetadata, 0, reinterpret_cast<const std::uint8_t*>(meta.data()), meta.size()},
+      {kSectionWeights, 0, weights_size > 0 ? weights : nullptr, weights_size},
+      {kSectionCompiler, 0, reinterpret_cast<const std::uint8_t*>(comp.data()), comp.size()}};
   const bool v2 = std::any_of(program.tensors.begin(), program.tensors.end(), [](const Tensor& t) {
     return t.dtype == DType::kUint64 || t.dtype == DType::kFloat64 || t.dtype == DType::kBool;
   });
-  return write_container(sections, v2 ? 2 : 1);
+  return write_sections(sections, v2 ? 2 : 1);
 }
 
 Result<LoadedModel> read_model(const void* data, std::size_t size) {

@@ -34,6 +34,8 @@
 #include "acl/svp_acl.h"
 #include "acl/svp_acl_mdl.h"
 #include "compiler/compile.h"
+#include "compiler/passes/placement.h"
+#include "kernels/kernels.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -70,6 +72,7 @@ struct Outcome {
   std::string op;      // the single op of node tests ("" for multi-op models)
   std::int64_t opset = 0;
   std::vector<std::string> dtypes;
+  std::string target;  // where the compiled model runs the op: "npu", "aicpu", "" when not compiled
 };
 
 bool read_proto(const fs::path& p, google::protobuf::MessageLite* m) {
@@ -173,7 +176,7 @@ std::string compare(const onnx::TensorProto& want, const std::vector<std::uint8_
 Outcome run_case(const Case& c) {
   Outcome o;
   onnx::ModelProto m;
-  if (!read_proto(c.dir / "model.onnx", &m)) return {"unsupported", "model.onnx does not parse", "", 0, {}};
+  if (!read_proto(c.dir / "model.onnx", &m)) return {"unsupported", "model.onnx does not parse", "", 0, {}, ""};
   for (const auto& op : m.opset_import()) {
     if (op.domain().empty() || op.domain() == "ai.onnx") o.opset = op.version();
   }
@@ -189,7 +192,7 @@ Outcome run_case(const Case& c) {
   for (std::size_t i = 0; i < input_names.size(); ++i) {
     if (!read_proto(data / ("input_" + std::to_string(i) + ".pb"), &inputs[i])) {
       return {"unsupported", "input_" + std::to_string(i) + ".pb missing (optional or sequence input)", o.op, o.opset,
-              {}};
+              {}, ""};
     }
     o.dtypes.push_back(onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(inputs[i].data_type())));
   }
@@ -197,7 +200,7 @@ Outcome run_case(const Case& c) {
     onnx::TensorProto t;
     const fs::path p = data / ("output_" + std::to_string(i) + ".pb");
     if (!fs::exists(p)) break;
-    if (!read_proto(p, &t)) return {"unsupported", "output .pb does not parse", o.op, o.opset, o.dtypes};
+    if (!read_proto(p, &t)) return {"unsupported", "output .pb does not parse", o.op, o.opset, o.dtypes, ""};
     outputs.push_back(std::move(t));
   }
   // Parameter inputs — int64 tensors (Reshape's shape, Slice's starts, Gather's indices)
@@ -245,20 +248,23 @@ Outcome run_case(const Case& c) {
     std::vector<std::int64_t> dims(inputs[i].dims().begin(), inputs[i].dims().end());
     if (std::count(dims.begin(), dims.end(), 0) > 0) {
       return {"unsupported", "input \"" + input_names[i] + "\" is empty (model inputs have no zero dimension)",
-              o.op, o.opset, o.dtypes};
+              o.op, o.opset, o.dtypes, ""};
     }
     if (!dims.empty()) opt.input_shape.emplace_back(input_names[i], dims);
   }
   auto compiled = svp::compiler::compile(opt);
   if (rewritten) fs::remove(opt.model);
-  if (!compiled.ok()) return {"unsupported", compiled.status().message(), o.op, o.opset, o.dtypes};
+  if (!compiled.ok()) return {"unsupported", compiled.status().message(), o.op, o.opset, o.dtypes, ""};
+  for (const auto& layer : compiled->model.program.layers) {
+    if (layer.op == o.op) o.target = svp::model::target_name(layer.target);
+  }
   const auto& image = compiled->model.image;
   if (svp_acl_init(nullptr) != SVP_ACL_SUCCESS || svp_acl_rt_set_device(0) != SVP_ACL_SUCCESS) {
-    return {"crash", "runtime init failed", o.op, o.opset, o.dtypes};
+    return {"crash", "runtime init failed", o.op, o.opset, o.dtypes, ""};
   }
   std::uint32_t id = 0;
   if (svp_acl_mdl_load_from_mem(image.data(), image.size(), &id) != SVP_ACL_SUCCESS) {
-    return {"unsupported", std::string("load: ") + svp_acl_get_recent_err_msg(), o.op, o.opset, o.dtypes};
+    return {"unsupported", std::string("load: ") + svp_acl_get_recent_err_msg(), o.op, o.opset, o.dtypes, ""};
   }
   svp_acl_mdl_desc* desc = svp_acl_mdl_create_desc();
   svp_acl_mdl_get_desc(desc, id);
@@ -286,7 +292,7 @@ Outcome run_case(const Case& c) {
     if (i < inputs.size()) {
       std::vector<std::uint8_t> bytes;
       std::size_t elem = 0;
-      if (!tensor_data(inputs[i], &bytes, &elem)) return {"unsupported", "input type", o.op, o.opset, o.dtypes};
+      if (!tensor_data(inputs[i], &bytes, &elem)) return {"unsupported", "input type", o.op, o.opset, o.dtypes, ""};
       std::size_t rows = 0, row_bytes = 0, stride = 0;
       row_geometry(true, i, &rows, &row_bytes, &stride);
       for (std::size_t r = 0; r < rows && (r + 1) * row_bytes <= bytes.size(); ++r) {
@@ -305,11 +311,11 @@ Outcome run_case(const Case& c) {
                                    svp_acl_create_data_buffer(p, size, svp_acl_mdl_get_output_default_stride(desc, i)));
   }
   if (svp_acl_mdl_execute(id, in, out) != SVP_ACL_SUCCESS) {
-    return {"fail", std::string("execute: ") + svp_acl_get_recent_err_msg(), o.op, o.opset, o.dtypes};
+    return {"fail", std::string("execute: ") + svp_acl_get_recent_err_msg(), o.op, o.opset, o.dtypes, o.target};
   }
   if (n_out != outputs.size()) {
     return {"fail", "the model has " + std::to_string(n_out) + " outputs, the test " + std::to_string(outputs.size()),
-            o.op, o.opset, o.dtypes};
+            o.op, o.opset, o.dtypes, o.target};
   }
   for (std::size_t i = 0; i < n_out; ++i) {
     std::size_t rows = 0, row_bytes = 0, stride = 0;
@@ -318,7 +324,9 @@ Outcome run_case(const Case& c) {
     const auto* p = static_cast<const std::uint8_t*>(mem[n_in + i]);
     for (std::size_t r = 0; r < rows; ++r) std::memcpy(dense.data() + r * row_bytes, p + r * stride, row_bytes);
     const std::string diff = compare(outputs[i], dense);
-    if (!diff.empty()) return {"fail", "output " + std::to_string(i) + ": " + diff, o.op, o.opset, o.dtypes};
+    if (!diff.empty()) {
+      return {"fail", "output " + std::to_string(i) + ": " + diff, o.op, o.opset, o.dtypes, o.target};
+    }
   }
   o.status = "pass";
   return o;
@@ -327,7 +335,7 @@ Outcome run_case(const Case& c) {
 // Forks, runs the case in the child, and reads its outcome back through a pipe.
 Outcome run_isolated(const Case& c) {
   int fds[2];
-  if (pipe(fds) != 0) return {"crash", "pipe failed", "", 0, {}};
+  if (pipe(fds) != 0) return {"crash", "pipe failed", "", 0, {}, ""};
   const pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
@@ -335,7 +343,7 @@ Outcome run_isolated(const Case& c) {
     setenv("SVP_ACL_LOG_LEVEL", "4", 1);  // the outcome carries the message
     const Outcome o = run_case(c);
     const std::string text = json{{"status", o.status}, {"message", o.message}, {"op", o.op}, {"opset", o.opset},
-                                  {"dtypes", o.dtypes}}.dump();
+                                  {"dtypes", o.dtypes}, {"target", o.target}}.dump();
     const ssize_t w = write(fds[1], text.data(), text.size());
     (void)w;
     close(fds[1]);
@@ -351,11 +359,11 @@ Outcome run_isolated(const Case& c) {
   waitpid(pid, &status, 0);
   try {
     const json j = json::parse(text);
-    return {j["status"], j["message"], j["op"], j["opset"], j["dtypes"].get<std::vector<std::string>>()};
+    return {j["status"], j["message"], j["op"], j["opset"], j["dtypes"].get<std::vector<std::string>>(), j["target"]};
   } catch (const std::exception&) {
     const std::string why = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
                                                 : "exit status " + std::to_string(WEXITSTATUS(status));
-    return {"crash", "the case crashed (" + why + ")", "", 0, {}};
+    return {"crash", "the case crashed (" + why + ")", "", 0, {}, ""};
   }
 }
 
@@ -416,8 +424,14 @@ int main(int argc, char** argv) {
     } else if (o.status == "fail" || o.status == "crash") {
       std::printf("%s %s: %s\n", o.status.c_str(), c.name.c_str(), o.message.c_str());
     }
+    // Where the op runs: the compiler's placement rule for its type (docs/ops.md's column;
+    // "" when svp-acl has no kernel for it), and where this case's compiled model put it.
+    const auto& kernel_ops = svp::kernels::supported_ops();
+    const bool has_kernel = std::find(kernel_ops.begin(), kernel_ops.end(), o.op) != kernel_ops.end();
     results.push_back({{"case", c.name}, {"status", o.status}, {"message", o.message}, {"op", o.op},
-                       {"opset", o.opset}, {"dtypes", o.dtypes}, {"cnn", cnn}});
+                       {"opset", o.opset}, {"dtypes", o.dtypes}, {"cnn", cnn},
+                       {"placement", has_kernel ? svp::compiler::npu_placement_rule(o.op) : ""},
+                       {"target", o.target}});
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto line = [](const char* what, std::map<std::string, int>& t) {

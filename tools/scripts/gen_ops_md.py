@@ -5,8 +5,12 @@
   python3 tools/scripts/gen_ops_md.py build/onnx_conformance.json docs/ops.md
 
 Per op of the single-op node cases: the opsets and input types seen, cases passed / failed /
-unsupported, and the first reason a case did not pass. Generated, never edited by hand:
-the table can't drift from what the compiler and the runtime really do.
+unsupported, where the op runs, and the first reason a case did not pass. Generated, never
+edited by hand: the table can't drift from what the compiler and the runtime really do.
+
+"runs on" is the compiler's placement rule for the op type (npu_placement_rule() in
+src/compiler/passes/placement.cpp, recorded by the conformance run); the script fails if a
+compiled case put the op elsewhere than the rule says.
 """
 import collections
 import json
@@ -19,18 +23,26 @@ def main():
         sys.exit(__doc__)
     results = json.load(open(sys.argv[1]))
     ops = collections.defaultdict(lambda: {"pass": 0, "fail": 0, "unsupported": 0, "crash": 0, "opsets": set(),
-                                           "dtypes": set(), "why": "", "cnn": False})
+                                           "dtypes": set(), "why": "", "cnn": False,
+                                           "placement": "", "targets": set()})
     totals = collections.Counter()
     for r in results:
         case = r["case"]
-        if not case.startswith("node/") or "_expanded" in case or not r["op"]:
+        if not case.startswith("node/") or "_expanded" in case:
+            continue
+        # The totals count every node case, as onnx_node_conformance does; the table the
+        # ones whose model is one node (a node case with several has no op of its own).
+        totals[r["status"]] += 1
+        if not r["op"]:
             continue
         o = ops[r["op"]]
         o[r["status"]] += 1
         o["opsets"].add(r["opset"])
         o["dtypes"].update(d.lower() for d in r["dtypes"])
         o["cnn"] = o["cnn"] or r["cnn"]
-        totals[r["status"]] += 1
+        o["placement"] = o["placement"] or r.get("placement", "")
+        if r.get("target"):
+            o["targets"].add(r["target"])
         if r["status"] != "pass" and not o["why"]:
             why = re.sub(r"/\S+\.onnx: ", "", r["message"])
             why = re.sub(r"\s+", " ", why)
@@ -43,18 +55,27 @@ def main():
            "with the shipped ones (float, double and float16 with rtol 1e-3, atol 1e-4; integers and booleans "
            "exactly). Parameter inputs (int64 tensors that are not "
            "an op's first (data) input, and the parameter slots of Resize, Pad, Clip and OneHot) are given as "
-           "constants, as an NPU compiler needs them. Where an op runs: the vendor NPU's native ops on the "
-           "NPU core (reference kernels, with oneDNN fast paths for Conv, Gemm/MatMul, pools and activations), "
-           "every other op on the AI-CPU (docs/compiler.md, \"Placement\").",
+           "constants, as an NPU compiler needs them. \"Runs on\" is the compiler's placement rule "
+           "for the op (`npu_placement_rule()`, src/compiler/passes/placement.cpp): the vendor NPU's native ops on "
+           "the NPU core (reference kernels, with oneDNN fast paths for Conv, Gemm/MatMul, pools and activations), "
+           "every other op on the AI-CPU (docs/compiler.md, \"Placement\"; a cheap NPU op between AI-CPU ops of a "
+           "larger model joins them); every compiled case was checked to run where the rule says.",
            "",
            f"Single-op cases: **{totals['pass']} of {all_cases} pass** ({100.0 * totals['pass'] / max(1, all_cases):.1f} %), "
            f"{totals['fail']} fail, {totals['unsupported']} unsupported, {totals['crash']} crash.",
            "",
-           "| op | CNN set | opsets | input types | pass | fail | unsupported | first reason |",
-           "|---|---|---|---|---:|---:|---:|---|"]
+           "| op | CNN set | runs on | opsets | input types | pass | fail | unsupported | first reason |",
+           "|---|---|---|---|---|---:|---:|---:|---|"]
+    where = {"npu": "NPU", "aicpu": "AI-CPU"}
     for name in sorted(ops):
         o = ops[name]
-        out.append(f"| {name} | {'yes' if o['cnn'] else ''} | {', '.join(str(x) for x in sorted(o['opsets']))} | "
+        rule = o["placement"]
+        for t in o["targets"]:
+            if rule and where[t] not in rule:
+                sys.exit(f"{name}: a compiled case runs on {where[t]}, but the placement rule says {rule!r}")
+        runs_on = rule or "— (no kernel)"
+        out.append(f"| {name} | {'yes' if o['cnn'] else ''} | {runs_on} | "
+                   f"{', '.join(str(x) for x in sorted(o['opsets']))} | "
                    f"{', '.join(sorted(o['dtypes']))} | {o['pass']} | {o['fail']} | {o['unsupported'] + o['crash']} | "
                    f"{o['why']} |")
     open(sys.argv[2], "w").write("\n".join(out) + "\n")

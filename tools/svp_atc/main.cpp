@@ -46,7 +46,7 @@ int mode_json(const svp::compiler::CompileOptions& o) {
   if (o.json.empty()) return fail(svp::Error(err::kInvalidParam, "--mode=1 needs --json=OUT.json"), kUsage);
   svp::model::Program program;
   std::uint64_t weights = 0;
-  std::vector<std::uint8_t> image;
+  std::vector<std::uint8_t> image, weight_bytes;
   if (!o.om.empty()) {
     std::ifstream in(o.om, std::ios::binary);
     if (!in) return fail(svp::Error(err::kInvalidParam, "cannot read --om {}", o.om), kIo);
@@ -55,13 +55,18 @@ int mode_json(const svp::compiler::CompileOptions& o) {
     if (!m.ok()) return fail(svp::Error(m.status().code(), "{}: {}", o.om, m.status().message()), kModelError);
     program = m->program;
     weights = m->weights_size;
+    if (m->weights != nullptr) weight_bytes.assign(m->weights, m->weights + m->weights_size);
   } else {
     auto r = svp::compiler::compile(o);
     if (!r.ok()) return fail(r.status(), exit_code_of(r.status()));
     program = r->model.program;
     weights = r->model.weights.size();
+    weight_bytes = std::move(r->model.weights);
   }
-  const std::string text = svp::compiler::om_json(program, weights).dump(1);
+  // The fusions the runtime applies when it loads this model.
+  auto fusions = svp::compiler::runtime_fusions(program, weight_bytes.data(), weight_bytes.size());
+  if (!fusions.ok()) return fail(fusions.status(), exit_code_of(fusions.status()));
+  const std::string text = svp::compiler::om_json(program, weights, &*fusions).dump(1);
   if (!write_file(o.json, text.data(), text.size())) {
     return fail(svp::Error(err::kInvalidParam, "cannot write {}", o.json), kIo);
   }

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <memory>
 
+#include "compiler/passes/const_util.h"
+
 namespace svp::compiler {
 namespace {
 
@@ -67,6 +69,8 @@ Status FoldBatchNormPass::run(Graph& g, PassContext&) {
     const ValueId nb = g.add_constant(g.unique_name(conv.name + "_b_bn"), model::DType::kFloat32,
                                       {static_cast<std::int64_t>(cout)}, blob(b));
     const ValueId y = bn.outputs[0];
+    const std::vector<ValueId> bn_params(bn.inputs.begin() + 1, bn.inputs.end());
+    const ValueId old_w = conv.inputs[1], old_b = has_bias ? conv.inputs[2] : kNoValue;
     g.remove_node(bn_id);
     Node& c = g.node(conv_id);
     c.inputs.resize(3);
@@ -75,6 +79,9 @@ Status FoldBatchNormPass::run(Graph& g, PassContext&) {
     c.outputs[0] = y;
     g.value(y).producer = conv_id;
     g.value(x).dead = true;
+    passes::release_if_unread(g, old_w);
+    passes::release_if_unread(g, old_b);
+    for (ValueId p : bn_params) passes::release_if_unread(g, p);
   }
   return Status::Ok();
 }

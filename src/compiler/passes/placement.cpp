@@ -50,6 +50,12 @@ bool npu_op(const Graph& g, NodeId id) {
   return true;
 }
 
+std::string npu_placement_rule(const std::string& op) {
+  if (!npu_ops().count(op)) return "AI-CPU";
+  if (op == "MatMul") return "NPU up to 4-D operands, else AI-CPU";
+  return "NPU";
+}
+
 Status force_to_cpu(Graph& g, const std::vector<std::string>& names) {
   for (const std::string& want : names) {
     const std::vector<NodeId> found = g.nodes_named(want);

@@ -40,6 +40,11 @@ struct PlacementReport {
 // True if the vendor's NPU executes node `n` natively (op and its constraints).
 bool npu_op(const Graph& g, NodeId n);
 
+// Step 2's rule for an op type, as docs/ops.md states it (generated from this, never
+// written by hand): "NPU", "NPU up to 4-D operands, else AI-CPU" (MatMul) or "AI-CPU".
+// Only meaningful for ops with a kernel; step 3 may still move a cheap node.
+std::string npu_placement_rule(const std::string& op);
+
 // Step 1: marks the nodes `names` (ONNX node names or the graph's own) as AI-CPU nodes.
 // Error kInvalidParam naming an unknown node, with the nodes of that op type if any.
 Status force_to_cpu(Graph& g, const std::vector<std::string>& names);

@@ -41,9 +41,11 @@ void add_unary_ops(std::vector<OpDef>& ops);   // math functions, Abs/Neg/Sign, 
 void add_index_ops(std::vector<OpDef>& ops);   // Gather*, Scatter*, Expand, Tile, OneHot, TopK, Trilu, CumSum, ...
 void add_einsum_ops(std::vector<OpDef>& ops);   // Einsum
 void add_grid_sample_ops(std::vector<OpDef>& ops);  // GridSample
-void add_dft_ops(std::vector<OpDef>& ops);          // DFT
+void add_dft_ops(std::vector<OpDef>& ops);          // DFT, STFT
 void add_roi_align_ops(std::vector<OpDef>& ops);    // RoiAlign
 void add_recurrent_ops(std::vector<OpDef>& ops);   // LSTM, GRU, RNN
 void add_loss_ops(std::vector<OpDef>& ops);    // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
+void add_tfidf_ops(std::vector<OpDef>& ops);   // TfIdfVectorizer
+void add_optimizer_ops(std::vector<OpDef>& ops);  // Adagrad, Adam, Momentum (ai.onnx.preview.training)
 
 }  // namespace svp::kernels::detail

@@ -1,0 +1,53 @@
+// Helpers the folding passes share: float32 constants read and written as vectors.
+#pragma once
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "compiler/graph.h"
+
+namespace svp::compiler::passes {
+
+inline bool float_const(const Graph& g, ValueId v) {
+  return v != kNoValue && g.value(v).is_constant() && g.value(v).dtype == model::DType::kFloat32 &&
+         g.value(v).quant.empty();
+}
+
+inline std::vector<float> floats(const Graph& g, ValueId v) {
+  const auto& bytes = *g.value(v).data;
+  std::vector<float> f(bytes.size() / sizeof(float));
+  std::memcpy(f.data(), bytes.data(), f.size() * sizeof(float));
+  return f;
+}
+
+inline std::shared_ptr<const std::vector<std::uint8_t>> blob(const std::vector<float>& f) {
+  auto b = std::make_shared<std::vector<std::uint8_t>>(f.size() * sizeof(float));
+  std::memcpy(b->data(), f.data(), b->size());
+  return b;
+}
+
+// The node reading `v` when it is its only reader and `v` is not a graph output: the
+// condition for rewriting the producer of `v` into the reader.
+inline NodeId sole_reader(const Graph& g, ValueId v) {
+  if (g.is_graph_output(v)) return -1;
+  const std::vector<NodeId> readers = g.consumers(v);
+  return readers.size() == 1 ? readers[0] : -1;
+}
+
+// Neither node was placed on the AI-CPU by --force_to_cpu: the user asked for those as
+// they are.
+inline bool both_free(const Graph& g, NodeId a, NodeId b) {
+  return g.node(a).target != model::Target::kAiCpu && g.node(b).target != model::Target::kAiCpu;
+}
+
+// A constant no live node reads any more (the one a fold replaced) gives its bytes back
+// now rather than at the next compact(): the old and the folded weights of a whole model
+// side by side would be the compiler's peak memory.
+inline void release_if_unread(Graph& g, ValueId v) {
+  if (v == kNoValue || !g.value(v).is_constant() || g.is_graph_output(v) || !g.consumers(v).empty()) return;
+  g.value(v).data.reset();
+  g.value(v).dead = true;
+}
+
+}  // namespace svp::compiler::passes

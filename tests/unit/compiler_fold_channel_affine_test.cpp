@@ -1,0 +1,65 @@
+// FoldChannelAffinePass on hand-built graphs: Conv → Mul by a per-channel constant → Add of
+// one → Sub of a scalar fold into one Conv with the same outputs; a constant that varies
+// over the spatial dims stays.
+#include <gtest/gtest.h>
+
+#include "compiler/passes/fold_channel_affine.h"
+#include "compiler_graph.h"
+
+namespace svp::compiler {
+namespace {
+
+using namespace testing_graph;  // NOLINT(google-build-using-namespace)
+
+// x [1, 2, 4, 4] → Conv 3x3 (3 output channels, with or without bias) → y [1, 3, 2, 2].
+ValueId conv(Graph& g, bool bias, NodeId* id) {
+  const ValueId x = value(g, "x", {1, 2, 4, 4});
+  g.inputs.push_back(x);
+  std::vector<ValueId> in = {x, constant(g, "w", {3, 2, 3, 3}, ramp(54, 0.05f))};
+  if (bias) in.push_back(constant(g, "b", {3}, {0.5f, -1.0f, 0.25f}));
+  const ValueId y = value(g, "c", {1, 3, 2, 2});
+  *id = node(g, "conv", "Conv", in, {y});
+  g.node(*id).attrs.set("kernel_shape", std::vector<std::int64_t>{3, 3});
+  return y;
+}
+
+TEST(FoldChannelAffinePass, MulAddSubFoldIntoTheConv) {
+  Graph g;
+  NodeId c = -1;
+  const ValueId y = conv(g, false, &c);
+  const ValueId m = value(g, "m", {1, 3, 2, 2}), a = value(g, "a", {1, 3, 2, 2}), s = value(g, "s", {1, 3, 2, 2});
+  node(g, "mul", "Mul", {constant(g, "k", {1, 3, 1, 1}, {2.0f, -0.5f, 3.0f}), y}, {m});
+  node(g, "add", "Add", {m, constant(g, "k2", {3, 1, 1}, {1.0f, 2.0f, -3.0f})}, {a});
+  node(g, "sub", "Sub", {a, constant(g, "k3", {}, {0.75f})}, {s});
+  g.outputs.push_back(s);
+  const auto want = run_graph(g, {ramp(32)});
+  ASSERT_FALSE(want.empty());
+  PassContext ctx;
+  ASSERT_TRUE(FoldChannelAffinePass().run(g, ctx).ok());
+  EXPECT_EQ(g.live_node_count(), 1u);
+  EXPECT_EQ(g.node(c).outputs[0], s);
+  const auto got = run_graph(g, {ramp(32)});
+  ASSERT_EQ(got.size(), 1u);
+  for (std::size_t i = 0; i < got[0].size(); ++i) EXPECT_NEAR(got[0][i], want[0][i], 1e-5) << i;
+}
+
+TEST(FoldChannelAffinePass, KeepsWhatIsNotAPerChannelAffineMap) {
+  for (int variant = 0; variant < 2; ++variant) {
+    Graph g;
+    NodeId c = -1;
+    const ValueId y = conv(g, true, &c);
+    const ValueId out = value(g, "out", {1, 3, 2, 2});
+    if (variant == 0) {
+      node(g, "mul", "Mul", {y, constant(g, "k", {1, 1, 2, 2}, {1, 2, 3, 4})}, {out});  // varies over H, W
+    } else {
+      node(g, "sub", "Sub", {constant(g, "k", {1}, {1.0f}), y}, {out});  // k − conv negates the Conv
+    }
+    g.outputs.push_back(out);
+    PassContext ctx;
+    ASSERT_TRUE(FoldChannelAffinePass().run(g, ctx).ok());
+    EXPECT_EQ(g.live_node_count(), 2u) << variant;
+  }
+}
+
+}  // namespace
+}  // namespace svp::compiler
