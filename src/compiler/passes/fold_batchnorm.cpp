@@ -7,26 +7,9 @@
 #include "compiler/passes/const_util.h"
 
 namespace svp::compiler {
-namespace {
-
-bool float_const(const Graph& g, ValueId v) {
-  return v != kNoValue && g.value(v).is_constant() && g.value(v).dtype == model::DType::kFloat32;
-}
-
-std::vector<float> floats(const Graph& g, ValueId v) {
-  const auto& bytes = *g.value(v).data;
-  std::vector<float> f(bytes.size() / sizeof(float));
-  std::memcpy(f.data(), bytes.data(), f.size() * sizeof(float));
-  return f;
-}
-
-std::shared_ptr<const std::vector<std::uint8_t>> blob(const std::vector<float>& f) {
-  auto b = std::make_shared<std::vector<std::uint8_t>>(f.size() * sizeof(float));
-  std::memcpy(b->data(), f.data(), b->size());
-  return b;
-}
-
-}  // namespace
+using passes::blob;
+using passes::float_const;
+using passes::floats;
 
 Status FoldBatchNormPass::run(Graph& g, PassContext&) {
   for (NodeId bn_id : g.live_nodes()) {
