@@ -50,4 +50,25 @@ inline void release_if_unread(Graph& g, ValueId v) {
   g.value(v).dead = true;
 }
 
+// Finishes folding node `folded` (which reads `conv`'s only output) into Conv `conv`: the
+// Conv takes `new_w` / `new_b` as weight and bias and writes the folded node's output, the
+// folded node and the value between them go, and the replaced weight and bias are released.
+// The folded node's own constant inputs are the caller's to release.
+inline void absorb_into_conv(Graph& g, NodeId conv, NodeId folded, ValueId new_w, ValueId new_b) {
+  const ValueId between = g.node(conv).outputs[0];
+  const ValueId out = g.node(folded).outputs[0];
+  Node& c = g.node(conv);
+  const ValueId old_w = c.inputs[1], old_b = c.inputs.size() > 2 ? c.inputs[2] : kNoValue;
+  g.remove_node(folded);
+  Node& kept = g.node(conv);
+  kept.inputs.resize(3);
+  kept.inputs[1] = new_w;
+  kept.inputs[2] = new_b;
+  kept.outputs[0] = out;
+  g.value(out).producer = conv;
+  g.value(between).dead = true;
+  release_if_unread(g, old_w);
+  release_if_unread(g, old_b);
+}
+
 }  // namespace svp::compiler::passes

@@ -51,19 +51,8 @@ Status FoldBatchNormPass::run(Graph& g, PassContext&) {
     const ValueId nw = g.add_constant(g.unique_name(conv.name + "_w_bn"), model::DType::kFloat32, wshape, blob(w));
     const ValueId nb = g.add_constant(g.unique_name(conv.name + "_b_bn"), model::DType::kFloat32,
                                       {static_cast<std::int64_t>(cout)}, blob(b));
-    const ValueId y = bn.outputs[0];
     const std::vector<ValueId> bn_params(bn.inputs.begin() + 1, bn.inputs.end());
-    const ValueId old_w = conv.inputs[1], old_b = has_bias ? conv.inputs[2] : kNoValue;
-    g.remove_node(bn_id);
-    Node& c = g.node(conv_id);
-    c.inputs.resize(3);
-    c.inputs[1] = nw;
-    c.inputs[2] = nb;
-    c.outputs[0] = y;
-    g.value(y).producer = conv_id;
-    g.value(x).dead = true;
-    passes::release_if_unread(g, old_w);
-    passes::release_if_unread(g, old_b);
+    passes::absorb_into_conv(g, conv_id, bn_id, nw, nb);
     for (ValueId p : bn_params) passes::release_if_unread(g, p);
   }
   return Status::Ok();

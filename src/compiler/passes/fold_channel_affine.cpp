@@ -78,17 +78,8 @@ Status FoldChannelAffinePass::run(Graph& g, PassContext&) {
     }
     const ValueId nb = g.add_constant(g.unique_name(conv.name + "_b_" + (op.op == "Mul" ? "mul" : "add")),
                                       model::DType::kFloat32, {channels}, blob(b));
-    const ValueId out = op.outputs[0];
-    const ValueId old_w = conv.inputs[1], old_b = has_bias ? conv.inputs[2] : kNoValue;
-    g.remove_node(op_id);
-    Node& c = g.node(conv_id);
-    c.inputs.resize(3);
-    c.inputs[1] = nw;
-    c.inputs[2] = nb;
-    c.outputs[0] = out;
-    g.value(out).producer = conv_id;
-    g.value(y).dead = true;
-    for (ValueId v : {old_w, old_b, k}) passes::release_if_unread(g, v);
+    passes::absorb_into_conv(g, conv_id, op_id, nw, nb);
+    passes::release_if_unread(g, k);
   }
   return Status::Ok();
 }
