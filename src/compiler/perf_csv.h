@@ -1,16 +1,21 @@
 // atc_perf.csv: the compiled model's estimated cost per layer, the table the vendor's ATC
 // writes beside the model. Columns: layer index, name, op type, device (NPU / CPU),
-// segment, cube MACs, bytes read (inputs, weights included), bytes written, weight bytes.
-// The vendor's estimated time column needs the chip's MAC rate and bandwidth, which we do
-// not model per SoC: it is left out (docs/compiler.md "Outputs").
+// segment, cube MACs, bytes read (inputs, weights included), bytes written, weight bytes,
+// estimated time in µs and what bounds it (compute or memory).
+//
+// The estimate is a roofline lower bound on the --soc_version's nominal figures
+// (device_profile.h): max(MACs / peak MAC rate, bytes moved / DRAM bandwidth), with the NPU
+// at its int8 rate for int8 activations and half of it for 16-bit and float ones (the
+// hardware computes float models in fp16), and AI-CPU layers at the AI-CPU's rate.
 #pragma once
 
 #include <string>
 
+#include "compiler/device_profile.h"
 #include "model/program.h"
 
 namespace svp::compiler {
 
-std::string atc_perf_csv(const model::Program& program);
+std::string atc_perf_csv(const model::Program& program, const DeviceProfile& device);
 
 }  // namespace svp::compiler

@@ -307,14 +307,30 @@ TEST(Compile, DumpGraphWritesEveryStageAndThePerfTableSumsTheLayers) {
   EXPECT_NE(dot.find("\"conv\" [label=\"conv\\nConv\"]"), std::string::npos) << dot;
   fs::remove_all(dir);
 
-  const std::string csv = atc_perf_csv(r->model.program);
+  const DeviceProfile& chip = device_profile(SocVersion::kHi3519DV500);
+  const std::string csv = atc_perf_csv(r->model.program, chip);
   std::istringstream lines(csv);
   std::string line;
   std::getline(lines, line);
-  EXPECT_EQ(line, "index,name,type,device,segment,macs,bytes_read,bytes_written,weight_bytes");
+  EXPECT_EQ(line, "index,name,type,device,segment,macs,bytes_read,bytes_written,weight_bytes,est_time_us,bound");
   std::size_t rows = 0;
-  while (std::getline(lines, line) && line.rfind("total", 0) != 0) ++rows;
+  double conv_us = -1;
+  while (std::getline(lines, line) && line.rfind("total", 0) != 0) {
+    ++rows;
+    if (line.find(",Conv,") == std::string::npos) continue;
+    // A float Conv at half the int8 rate, or its bytes over DRAM, whichever is slower.
+    std::vector<std::string> f;
+    std::istringstream cells(line);
+    for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
+    ASSERT_EQ(f.size(), 11u) << line;
+    const double macs = std::stod(f[5]), bytes = std::stod(f[6]) + std::stod(f[7]);
+    const double compute = macs / (chip.npu_int8_tops * 1e12 / 4) * 1e6, memory = bytes / (chip.ddr_gbps * 1e9) * 1e6;
+    conv_us = std::stod(f[9]);
+    EXPECT_NEAR(conv_us, std::max(compute, memory), 1e-3) << line;
+    EXPECT_EQ(f[10], compute >= memory ? "compute" : "memory");
+  }
   EXPECT_EQ(rows, r->model.program.layers.size());
+  EXPECT_GT(conv_us, 0);
   EXPECT_NE(line.find(",6912,"), std::string::npos) << line;  // the conv's MACs are the model's
 }
 

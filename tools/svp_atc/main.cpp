@@ -125,7 +125,12 @@ int main(int argc, char** argv) {
   // atc_perf.csv beside the model, prefixed with its name so that models compiled into one
   // directory keep theirs (the vendor writes a bare atc_perf.csv).
   const std::string perf = out.substr(0, out.size() - 3) + "_atc_perf.csv";
-  const std::string csv = svp::compiler::atc_perf_csv(r->model.program);
+  const svp::compiler::DeviceProfile& device = svp::compiler::device_profile(o.soc_version);
+  const std::string csv = svp::compiler::atc_perf_csv(r->model.program, device);
+  if (o.log_level <= 1) {
+    std::fprintf(stderr, "svp_atc: %s: estimated times for %s at %.1f TOPS int8, %.1f GB/s (%s); lower bounds\n",
+                 perf.c_str(), device.name, device.npu_int8_tops, device.ddr_gbps, device.source);
+  }
   if (!write_file(perf, csv.data(), csv.size())) return fail(svp::Error(err::kInvalidParam, "cannot write {}", perf), kIo);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stderr, "svp_atc: wrote %s (%zu bytes, %zu layers) in %.0f ms\n", out.c_str(), r->model.image.size(),
