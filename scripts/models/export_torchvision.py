@@ -10,6 +10,11 @@ convolutions as a no-op and hides BN-folding bugs; so each model first runs a fe
 of random data in train mode to give BatchNorm non-trivial running statistics.
 
   /usr/bin/python3 scripts/models/export_torchvision.py [--out build/models] [--models resnet18,mobilenet_v2]
+      [--dynamic-batch]
+
+--dynamic-batch writes NAME_dynamic_batch.onnx with a symbolic batch dimension instead (for
+bench/vs_onnxruntime.sh, which runs batch 1 and 8 in onnxruntime; svp_atc fixes the batch
+with --input_shape).
 """
 import argparse
 import os
@@ -30,6 +35,7 @@ def main():
     ap.add_argument("--out", default="build/models")
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--opset", type=int, default=13)
+    ap.add_argument("--dynamic-batch", action="store_true")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     torch.manual_seed(0)
@@ -43,9 +49,11 @@ def main():
             for _ in range(4):
                 model(torch.randn(8, 3, 224, 224) * 0.5 + 0.1)
         model.eval()
-        path = os.path.join(args.out, f"{name}.onnx")
+        path = os.path.join(args.out, f"{name}{'_dynamic_batch' if args.dynamic_batch else ''}.onnx")
+        axes = {"input": {0: "batch"}, "output": {0: "batch"}} if args.dynamic_batch else None
         torch.onnx.export(model, torch.zeros(1, 3, 224, 224), path, input_names=["input"],
-                          output_names=["output"], opset_version=args.opset, do_constant_folding=True)
+                          output_names=["output"], opset_version=args.opset, do_constant_folding=True,
+                          dynamic_axes=axes)
         print(f"wrote {path} ({os.path.getsize(path) / 1e6:.1f} MB)")
 
 

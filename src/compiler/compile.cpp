@@ -22,6 +22,7 @@
 #include "compiler/passes/fold_batchnorm_gemm.h"
 #include "compiler/passes/fold_channel_affine.h"
 #include "compiler/passes/fold_pad.h"
+#include "compiler/passes/fuse_hardswish.h"
 #include "compiler/passes/io_types.h"
 #include "compiler/passes/placement.h"
 #include "compiler/passes/remove_identity.h"
@@ -103,6 +104,7 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
   {
     RemoveIdentityPass remove_identity;
     FoldPadPass fold_pad;
+    FuseHardSwishPass fuse_hardswish;
     FoldBatchNormPass fold_bn;
     FoldBatchNormGemmPass fold_bn_gemm;
     FoldChannelAffinePass fold_channel_affine;
@@ -111,7 +113,8 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
     PassContext ctx;
     ctx.options = &options;
     for (Pass* p : std::initializer_list<Pass*>{&remove_identity, &fold_pad, &fold_bn, &fold_bn_gemm,
-                                                &fold_channel_affine, &cancel_transpose, &cancel_reshape}) {
+                                                &fold_channel_affine, &fuse_hardswish, &cancel_transpose,
+                                                &cancel_reshape}) {
       const std::size_t before = g->live_node_count();
       SVP_RETURN_IF_ERROR(p->run(*g, ctx));
       r.log.push_back(fmt::format("{}: {} → {} nodes", p->name(), before, g->live_node_count()));

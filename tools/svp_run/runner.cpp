@@ -327,7 +327,9 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
     if (!e) e = svp_acl_mdl_set_config_opt(cfg, SVP_ACL_MDL_MEM_ADDR_PTR, &addr, sizeof addr);
     if (!e) e = svp_acl_mdl_set_config_opt(cfg, SVP_ACL_MDL_MEM_SIZET, &size, sizeof size);
     if (!e && o.priority >= 0) e = svp_acl_mdl_set_config_opt(cfg, SVP_ACL_MDL_PRIORITY_INT32, &o.priority, sizeof o.priority);
+    const auto load_start = Clock::now();
     if (!e) e = svp_acl_mdl_load_with_config(cfg, &s.model_id);
+    const double load_ms = std::chrono::duration<double, std::milli>(Clock::now() - load_start).count();
     const std::string load_msg = svp_acl_get_recent_err_msg();
     svp_acl_mdl_destroy_config_handle(cfg);
     if (e == SVP_ACL_ERROR_DESERIALIZE_MODEL || e == SVP_ACL_ERROR_PARSE_MODEL || e == SVP_ACL_ERROR_MODEL_SIZE_INVALID) {
@@ -620,6 +622,7 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
     j["H2D_latency"] = stats_json(in_copy);
     j["D2H_latency"] = stats_json(out_copy);
     j["throughput"] = throughput;
+    j["load_model_ms"] = load_ms;
     j["npu_utilization"] = util_json;
     if (!o.expected.empty()) j["mismatches"] = mismatches;
 
@@ -637,6 +640,8 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
     out << std::left << std::setw(22) << "throughput" << " " << std::fixed << std::setprecision(2) << throughput
         << " inferences/s\n";
     out << std::left << std::setw(22) << "NPU utilisation" << " " << utilisation << "\n";
+    out << std::left << std::setw(22) << "model load" << " " << std::fixed << std::setprecision(2) << load_ms
+        << " ms (svp_acl_mdl_load_with_config: parse, plan and kernel preparation)\n";
     if (o.display_all_summary) {
       out << "latencies (ms):";
       for (double v : latency) out << " " << std::setprecision(3) << v;
