@@ -26,6 +26,7 @@
 #include "kernels/onednn/q8_add.h"
 #include "kernels/onednn/q8_gap.h"
 #include "kernels/onednn/runtime.h"
+#include "kernels/onednn/sgemm_matmul.h"
 #include "kernels/time_steps.h"
 
 namespace svp::kernels::onednn {
@@ -54,6 +55,10 @@ struct Plan {
   std::int32_t b = -1;     // -1: q8_global_avg_pool of src
   bool relu = false;
   Q8Operand qa{}, qb{}, qy{};
+  // kReference float MatMul that oneDNN's sgemm computes instead of the reference loop
+  // (inputs still converted to logical order as for any reference layer).
+  bool sgemm = false;
+  SgemmMatMul mm{};
 };
 
 bool is_unary_eltwise(const std::string& op) {
@@ -87,7 +92,7 @@ class FastProgram final : public CompiledProgram {
       case Kind::kNative:
         return "native";
       default:
-        return "reference";
+        return p.sgemm ? "onednn:sgemm" : "reference";
     }
   }
 
@@ -123,6 +128,7 @@ class FastProgram final : public CompiledProgram {
   bool try_conv(std::size_t i);
   bool try_other(std::size_t i);
   bool try_q8_add(std::size_t i);
+  bool try_sgemm(std::size_t i);
   bool agnostic(std::size_t i) const;
   void finish_fast(std::size_t i);
   Status run_reference_layer(std::size_t index, const std::vector<void*>& data, bool convert,
@@ -338,6 +344,9 @@ bool FastProgram::agnostic(std::size_t i) const {
   bool any_nhwc = false, all_nhwc = true;
   for (std::size_t k = 0; k < data_inputs; ++k) {
     const std::int32_t t = l.inputs[k];
+    // A constant scalar operand (a learnt scale, HardSwish's 3 and 6) is the same in any
+    // layout; the other operand decides.
+    if (data_inputs == 2 && t >= 0 && is_const(t) && tensor(t).elements().value_or(0) == 1) continue;
     if (t < 0 || tensor(t).dims != y.dims || tensor(t).quant.per_channel()) return false;
     any_nhwc = any_nhwc || nhwc_[static_cast<std::size_t>(t)];
     all_nhwc = all_nhwc && nhwc_[static_cast<std::size_t>(t)];
@@ -406,6 +415,19 @@ bool FastProgram::try_q8_add(std::size_t i) {
   return true;
 }
 
+bool FastProgram::try_sgemm(std::size_t i) {
+  const model::Layer& l = program_.layers[i];
+  if (l.op != "MatMul" || l.inputs.size() != 2 || l.outputs.size() != 1 || l.inputs[0] < 0 || l.inputs[1] < 0) {
+    return false;
+  }
+  for (std::int32_t t : {l.inputs[0], l.inputs[1], l.outputs[0]}) {
+    if (tensor(t).dtype != DType::kFloat32 || !tensor(t).quant.empty()) return false;
+  }
+  Plan& p = plans_[i];
+  p.sgemm = plan_sgemm_matmul(tensor(l.inputs[0]).dims, tensor(l.inputs[1]).dims, tensor(l.outputs[0]).dims, &p.mm);
+  return false;  // still a reference layer as far as layouts and tensors go
+}
+
 void FastProgram::plan() {
   readers_.assign(program_.tensors.size(), 0);
   for (const model::Layer& l : program_.layers)
@@ -418,6 +440,7 @@ void FastProgram::plan() {
     if (l.op == "Conv" && try_conv(i)) continue;
     if (try_other(i)) continue;
     if (try_q8_add(i)) continue;
+    if (try_sgemm(i)) continue;
     if (agnostic(i)) {
       plans_[i].kind = Kind::kAgnostic;
       nhwc_[static_cast<std::size_t>(l.outputs[0])] = true;
@@ -453,7 +476,9 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
     in.push_back(view(t, p));
   }
   for (std::int32_t t : layer.outputs) out.push_back(view(t, data[static_cast<std::size_t>(t)]));
-  Status s = run_reference_with_steps(layer, std::move(in), out, args);
+  Status s = plans_[index].sgemm ? run_sgemm_matmul(plans_[index].mm, in[0].as<const float>(), in[1].as<const float>(),
+                                                    out[0].as<float>(), threads_)
+                                 : run_reference_with_steps(layer, std::move(in), out, args);
   if (!s.ok()) return Status(s.code(), "layer \"" + layer.name + "\": " + s.message());
   return s;
 }

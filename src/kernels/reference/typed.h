@@ -141,12 +141,35 @@ void broadcast_apply(const TensorView& a, const TensorView& b, const TensorView&
   const TA* ap = a.as<const TA>();
   const TB* bp = b.as<const TB>();
   TY* yp = y.as<TY>();
+  // The common layouts get loops with unit or zero strides, which the compiler vectorises
+  // (same shapes, a scalar operand, a per-channel operand along rows); the arithmetic is
+  // the same element by element.
+  const std::int64_t total = y.elements();
+  if (a.dims == out && (b.dims == out || b.elements() == 1)) {
+    if (b.dims == out) {
+      for (std::int64_t i = 0; i < total; ++i) yp[i] = f(ap[i], bp[i]);
+    } else {
+      const TB bv = bp[0];
+      for (std::int64_t i = 0; i < total; ++i) yp[i] = f(ap[i], bv);
+    }
+    return;
+  }
   for_each_row<3>(out, {&so, &sa, &sb}, {0, 0, 0},
                   [&](const std::array<std::int64_t, 3>& off, std::int64_t n, const std::array<std::int64_t, 3>& st) {
                     TY* yr = yp + off[0];
                     const TA* ar = ap + off[1];
                     const TB* br = bp + off[2];
-                    for (std::int64_t i = 0; i < n; ++i) yr[i] = f(ar[i * st[1]], br[i * st[2]]);
+                    if (st[1] == 1 && st[2] == 1) {
+                      for (std::int64_t i = 0; i < n; ++i) yr[i] = f(ar[i], br[i]);
+                    } else if (st[1] == 1 && st[2] == 0) {
+                      const TB bv = br[0];
+                      for (std::int64_t i = 0; i < n; ++i) yr[i] = f(ar[i], bv);
+                    } else if (st[1] == 0 && st[2] == 1) {
+                      const TA av = ar[0];
+                      for (std::int64_t i = 0; i < n; ++i) yr[i] = f(av, br[i]);
+                    } else {
+                      for (std::int64_t i = 0; i < n; ++i) yr[i] = f(ar[i * st[1]], br[i * st[2]]);
+                    }
                   });
 }
 

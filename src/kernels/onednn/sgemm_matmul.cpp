@@ -1,0 +1,61 @@
+#include "kernels/onednn/sgemm_matmul.h"
+
+#include <dnnl.h>
+
+#include "kernels/onednn/runtime.h"
+
+namespace svp::kernels::onednn {
+namespace {
+
+std::int64_t product(std::vector<std::int64_t>::const_iterator b, std::vector<std::int64_t>::const_iterator e) {
+  std::int64_t p = 1;
+  for (; b != e; ++b) p *= *b;
+  return p;
+}
+
+// An operand's batch dims (all but its last two) against the output's: the same dims
+// (left-padded with 1s), or a single shared matrix.
+bool batch_fits(const std::vector<std::int64_t>& x, const std::vector<std::int64_t>& y, bool* shared) {
+  const std::size_t xb = x.size() - 2, yb = y.size() - 2;
+  const std::int64_t n = product(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(xb));
+  *shared = n == 1;
+  if (*shared) return true;
+  if (xb > yb) return false;
+  for (std::size_t i = 0; i < yb; ++i) {
+    const std::int64_t want = y[i];
+    const std::int64_t have = i < yb - xb ? 1 : x[i - (yb - xb)];
+    if (have != want) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool plan_sgemm_matmul(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b,
+                       const std::vector<std::int64_t>& y, SgemmMatMul* plan) {
+  if (a.size() < 2 || b.size() < 2 || y.size() != std::max(a.size(), b.size())) return false;
+  SgemmMatMul p;
+  p.M = a[a.size() - 2];
+  p.K = a[a.size() - 1];
+  p.N = b[b.size() - 1];
+  if (b[b.size() - 2] != p.K || y[y.size() - 2] != p.M || y[y.size() - 1] != p.N) return false;
+  if (p.M <= 0 || p.K <= 0 || p.N <= 0) return false;
+  if (!batch_fits(a, y, &p.a_shared) || !batch_fits(b, y, &p.b_shared)) return false;
+  p.batches = product(y.begin(), y.end() - 2);
+  *plan = p;
+  return true;
+}
+
+Status run_sgemm_matmul(const SgemmMatMul& p, const float* a, const float* b, float* y, int threads) {
+  ThreadScope scope(threads);
+  for (std::int64_t i = 0; i < p.batches; ++i) {
+    const float* ai = a + (p.a_shared ? 0 : i * p.M * p.K);
+    const float* bi = b + (p.b_shared ? 0 : i * p.K * p.N);
+    const dnnl_status_t s =
+        dnnl_sgemm('N', 'N', p.M, p.N, p.K, 1.0f, ai, p.K, bi, p.N, 0.0f, y + i * p.M * p.N, p.N);
+    if (s != dnnl_success) return Status(err::kInternalError, "oneDNN sgemm failed (status " + std::to_string(s) + ")");
+  }
+  return Status::Ok();
+}
+
+}  // namespace svp::kernels::onednn
