@@ -34,6 +34,7 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/onednn/quant_params.cpp
   src/kernels/onednn/fast_op.cpp
   src/kernels/onednn/conv.cpp
+  src/kernels/onednn/deconv.cpp
   src/kernels/onednn/pool.cpp
   src/kernels/onednn/inner_product.cpp
   src/kernels/onednn/eltwise.cpp

@@ -480,6 +480,77 @@ TEST(FastInnerProduct, GemmAndMatMul) {
   }
 }
 
+std::vector<float> ramp_values(std::size_t n, std::uint32_t seed) {
+  std::vector<float> v(n);
+  for (auto& x : v) x = static_cast<float>(testing::lcg(seed) % 2001) / 1000.f - 1.f;
+  return v;
+}
+
+// Attention-style products of two activations ([B, H, T, D] × [B, H, D, T]) and a 3-D
+// activation by 2-D weights: oneDNN's sgemm, one call per batch matrix.
+TEST(FastSgemmMatMul, ActivationProductsAndSharedWeights) {
+  {
+    ModelBuilder b("qk");
+    const auto q = b.add_input("q", DType::kFloat32, {1, 2, 5, 4});
+    const auto k = b.add_input("k", DType::kFloat32, {1, 2, 4, 5});
+    b.add_output(b.add_layer("qk", "MatMul", {q, k}));
+    check(b.build().value(), 0, "onednn:sgemm", false);
+  }
+  {
+    ModelBuilder b("proj");
+    const auto x = b.add_input("x", DType::kFloat32, {2, 6, 8});
+    const auto w = b.add_constant("w", {8, 3}, ramp_values(24, 5));
+    b.add_output(b.add_layer("proj", "MatMul", {x, w}));
+    check(b.build().value(), 0, "onednn:sgemm", false);
+  }
+  {  // a batch broadcast neither equal nor shared stays on the reference
+    ModelBuilder b("odd");
+    const auto x = b.add_input("x", DType::kFloat32, {2, 1, 3, 4});
+    const auto y = b.add_input("y", DType::kFloat32, {1, 2, 4, 3});
+    b.add_output(b.add_layer("mm", "MatMul", {x, y}));
+    check(b.build().value(), 0, "reference", false);
+  }
+}
+
+TEST(FastDeconv, ConvTransposeStridedGroupedAndOutputPadding) {
+  struct Case {
+    std::int64_t group, stride, pad, out_pad;
+  };
+  for (const Case& k : {Case{1, 2, 0, 0}, Case{2, 2, 1, 1}, Case{1, 1, 1, 0}}) {
+    SCOPED_TRACE(::testing::Message() << "group " << k.group << " stride " << k.stride << " pad " << k.pad
+                                      << " output_padding " << k.out_pad);
+    ModelBuilder b("deconv");
+    const auto x = b.add_input("x", DType::kFloat32, {1, 4, 5, 6});
+    const auto w = b.add_constant("w", {4, 6 / k.group, 3, 3}, ramp_values(static_cast<std::size_t>(4 * 6 / k.group * 9), 9));
+    const auto bias = b.add_constant("b", {6}, ramp_values(6, 3));
+    LayerOptions o;
+    o.attrs.set("group", k.group);
+    o.attrs.set("strides", std::vector<std::int64_t>{k.stride, k.stride});
+    o.attrs.set("pads", std::vector<std::int64_t>{k.pad, k.pad, k.pad, k.pad});
+    o.attrs.set("output_padding", std::vector<std::int64_t>{k.out_pad, k.out_pad});
+    b.add_output(b.add_layer("deconv", "ConvTranspose", {x, w, bias}, o));
+    check(b.build().value(), 0, "onednn", false);
+  }
+}
+
+// After a conv (NHWC output) a Mul by a constant scalar and a Mul by a per-channel gate
+// run on the NHWC data as it is, then an Add of the two.
+TEST(FastAgnostic, ScalarAndPerChannelOperandsOnNhwcData) {
+  ModelBuilder b("se");
+  const auto x = b.add_input("x", DType::kFloat32, {1, 4, 6, 5});
+  const auto gate = b.add_input("gate", DType::kFloat32, {1, 8, 1, 1});
+  const auto w = b.add_constant("w", {8, 4, 3, 3}, ramp_values(8 * 4 * 9, 11));
+  LayerOptions co;
+  co.attrs.set("pads", std::vector<std::int64_t>{1, 1, 1, 1});
+  const auto y = b.add_layer("conv", "Conv", {x, w}, co);
+  const auto scaled = b.add_layer("scale", "Mul", {y, b.add_constant("s", {}, std::vector<float>{1.5f})});
+  const auto gated = b.add_layer("gate_mul", "Mul", {gate, y});
+  b.add_output(b.add_layer("sum", "Add", {scaled, gated}));
+  auto c = compare(b.build().value(), 17);
+  EXPECT_EQ(c.impls[1], "reference");  // agnostic layers report the reference kernel
+  expect_f32_close(c.ref[0], c.fast[0]);
+}
+
 TEST(FastInnerProduct, InputZeroPointUsesTheReference) {
   // oneDNN 2.6's int8 inner product has no source zero point.
   check(gemm_model(DType::kInt8, true, true, "Gemm", 3), 0, "reference", true);

@@ -72,6 +72,12 @@ std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x
                                   const TensorView* bias, const TensorView& y, const Fusion& fusion, int threads,
                                   std::string* why);
 
+// ConvTranspose (2-D, any group, stride, dilation, explicit pads and output_padding) in
+// float32, with the same post-op fusions as make_conv except the sum.
+std::unique_ptr<FastOp> make_deconv(const model::Attrs& attrs, const TensorView& x, const TensorView& w,
+                                    const TensorView* bias, const TensorView& y, const Fusion& fusion, int threads,
+                                    std::string* why);
+
 // Gemm (transA = 0, alpha = 1, C a vector of N or absent, beta = 1) and MatMul with a 2-D
 // constant B, as an inner product; float32 or the integer path.
 std::unique_ptr<FastOp> make_inner_product(const std::string& op, const model::Attrs& attrs, const TensorView& a,

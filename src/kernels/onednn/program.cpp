@@ -59,6 +59,9 @@ struct Plan {
   // (inputs still converted to logical order as for any reference layer).
   bool sgemm = false;
   SgemmMatMul mm{};
+  // kAgnostic with a per-channel operand ([n, C, 1, 1]): the reference kernel sees every
+  // 4-D tensor with NHWC dims, so the channel broadcast lands on the innermost axis.
+  bool nhwc_view = false;
 };
 
 bool is_unary_eltwise(const std::string& op) {
@@ -129,7 +132,7 @@ class FastProgram final : public CompiledProgram {
   bool try_other(std::size_t i);
   bool try_q8_add(std::size_t i);
   bool try_sgemm(std::size_t i);
-  bool agnostic(std::size_t i) const;
+  bool agnostic(std::size_t i, bool* nhwc_view) const;
   void finish_fast(std::size_t i);
   Status run_reference_layer(std::size_t index, const std::vector<void*>& data, bool convert,
                              const RunArgs& args) const;
@@ -292,6 +295,12 @@ bool FastProgram::try_other(std::size_t i) {
   if (l.op == "MaxPool" || l.op == "AveragePool" || l.op == "GlobalAveragePool") {
     op = make_pool(l.op, l.attrs, view(x), view(y), threads_, &why);
     spatial = true;
+  } else if (l.op == "ConvTranspose" && l.inputs.size() >= 2 && is_const(l.inputs[1])) {
+    const std::int32_t b = l.inputs.size() > 2 ? l.inputs[2] : -1;
+    if (b >= 0 && !is_const(b)) return false;
+    TensorView bv = b >= 0 ? view(b) : TensorView{};
+    op = make_deconv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y), Fusion{}, threads_, &why);
+    spatial = true;
   } else if ((l.op == "Gemm" || l.op == "MatMul") && l.inputs.size() >= 2 && is_const(l.inputs[1])) {
     const std::int32_t c = l.inputs.size() > 2 ? l.inputs[2] : -1;
     if (c >= 0 && !is_const(c)) return false;
@@ -327,7 +336,7 @@ bool FastProgram::try_other(std::size_t i) {
 
 // Elementwise over tensors of one shape with per-tensor encodings: the reference kernel
 // gives the same bytes in any element order, so NHWC data can be passed as it is.
-bool FastProgram::agnostic(std::size_t i) const {
+bool FastProgram::agnostic(std::size_t i, bool* nhwc_view) const {
   const model::Layer& l = program_.layers[i];
   if (l.outputs.size() != 1 || l.target != model::Target::kNpu) return false;
   std::size_t data_inputs = 0;
@@ -347,6 +356,16 @@ bool FastProgram::agnostic(std::size_t i) const {
     // A constant scalar operand (a learnt scale, HardSwish's 3 and 6) is the same in any
     // layout; the other operand decides.
     if (data_inputs == 2 && t >= 0 && is_const(t) && tensor(t).elements().value_or(0) == 1) continue;
+    // A per-channel operand ([n, C, 1, 1]: an SE block's gate) has the same bytes in NCHW
+    // and NHWC; computing on NHWC dims broadcasts it along the innermost axis.
+    if (data_inputs == 2 && t >= 0 && y.dims.size() == 4 && !tensor(t).quant.per_channel()) {
+      const auto& d = tensor(t).dims;
+      if (d.size() == 4 && (d[0] == 1 || d[0] == y.dims[0]) && d[1] == y.dims[1] && d[2] == 1 && d[3] == 1 &&
+          (y.dims[2] != 1 || y.dims[3] != 1)) {
+        *nhwc_view = true;
+        continue;
+      }
+    }
     if (t < 0 || tensor(t).dims != y.dims || tensor(t).quant.per_channel()) return false;
     any_nhwc = any_nhwc || nhwc_[static_cast<std::size_t>(t)];
     all_nhwc = all_nhwc && nhwc_[static_cast<std::size_t>(t)];
@@ -441,8 +460,10 @@ void FastProgram::plan() {
     if (try_other(i)) continue;
     if (try_q8_add(i)) continue;
     if (try_sgemm(i)) continue;
-    if (agnostic(i)) {
+    bool nhwc_view = false;
+    if (agnostic(i, &nhwc_view)) {
       plans_[i].kind = Kind::kAgnostic;
+      plans_[i].nhwc_view = nhwc_view;
       nhwc_[static_cast<std::size_t>(l.outputs[0])] = true;
     }
   }
@@ -476,6 +497,11 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
     in.push_back(view(t, p));
   }
   for (std::int32_t t : layer.outputs) out.push_back(view(t, data[static_cast<std::size_t>(t)]));
+  if (plans_[index].nhwc_view) {
+    for (auto* views : {&in, &out})
+      for (TensorView& v : *views)
+        if (v.dims.size() == 4) v.dims = {v.dims[0], v.dims[2], v.dims[3], v.dims[1]};
+  }
   Status s = plans_[index].sgemm ? run_sgemm_matmul(plans_[index].mm, in[0].as<const float>(), in[1].as<const float>(),
                                                     out[0].as<float>(), threads_)
                                  : run_reference_with_steps(layer, std::move(in), out, args);
