@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 
 namespace svp::kernels::detail {
@@ -309,6 +310,14 @@ void for_each_channel(const TensorView& t, F&& f) {
 
 void dequantize(const TensorView& q, float* out) {
   const Quant& p = *q.quant;
+  if (quant_axis(q) < 0 && (q.dtype == DType::kInt8 || q.dtype == DType::kUint8)) {
+    if (q.dtype == DType::kInt8) {
+      dequantize_per_tensor(q.as<const std::int8_t>(), q.elements(), zp_at(p, 0), scale_at(p, 0), out);
+    } else {
+      dequantize_per_tensor(q.as<const std::uint8_t>(), q.elements(), zp_at(p, 0), scale_at(p, 0), out);
+    }
+    return;
+  }
   for_each_channel(q, [&](std::int64_t i, std::size_t c) {
     out[i] = static_cast<float>(int_at(q, i) - zp_at(p, c)) * scale_at(p, c);
   });
@@ -325,6 +334,14 @@ std::vector<std::int32_t> shifted_ints(const TensorView& q) {
 
 void quantize(const float* x, const TensorView& q) {
   const Quant& p = *q.quant;
+  if (quant_axis(q) < 0 && (q.dtype == DType::kInt8 || q.dtype == DType::kUint8)) {
+    if (q.dtype == DType::kInt8) {
+      quantize_per_tensor(x, q.elements(), scale_at(p, 0), zp_at(p, 0), q.as<std::int8_t>());
+    } else {
+      quantize_per_tensor(x, q.elements(), scale_at(p, 0), zp_at(p, 0), q.as<std::uint8_t>());
+    }
+    return;
+  }
   const std::int64_t lo = qmin(q.dtype), hi = qmax(q.dtype);
   for_each_channel(q, [&](std::int64_t i, std::size_t c) {
     set_int(q, i, quantize_value(x[i], scale_at(p, c), zp_at(p, c), lo, hi));

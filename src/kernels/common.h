@@ -251,6 +251,18 @@ inline std::int64_t round_saturate(float x, std::int32_t zp, std::int64_t lo, st
 inline std::int64_t quantize_value(float x, float s, std::int32_t zp, std::int64_t lo, std::int64_t hi) {
   return round_saturate(x / s, zp, lo, hi);
 }
+// Per-tensor int8/uint8 (T) loops without a per-element type dispatch: the generic int8
+// path of every op without an integer kernel dequantizes and requantizes through them.
+template <typename T>
+inline void dequantize_per_tensor(const T* q, std::int64_t n, std::int32_t zp, float scale, float* out) {
+  for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(static_cast<std::int64_t>(q[i]) - zp) * scale;
+}
+template <typename T>
+inline void quantize_per_tensor(const float* x, std::int64_t n, float scale, std::int32_t zp, T* q) {
+  const std::int64_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  for (std::int64_t i = 0; i < n; ++i) q[i] = static_cast<T>(quantize_value(x[i], scale, zp, lo, hi));
+}
+
 // Integer ops: scale_c = (float)s_x * (float)s_w[c] / (float)s_y, evaluated in float in that order.
 inline float requant_scale(float sx, float sw, float sy) {
   const float t = sx * sw;

@@ -104,6 +104,14 @@ Status run_quantize(const RunCtx& c) {
     if (z < lo || z > hi) return Invalid(c.op, "zero point {} is outside the {} range", z, model::dtype_name(y.dtype));
   }
   const float* xp = x.as<const float>();
+  if (p.axis < 0) {
+    if (y.dtype == DType::kInt8) {
+      quantize_per_tensor(xp, x.elements(), p.scale[0], p.zp[0], y.as<std::int8_t>());
+    } else {
+      quantize_per_tensor(xp, x.elements(), p.scale[0], p.zp[0], y.as<std::uint8_t>());
+    }
+    return Status::Ok();
+  }
   for_each_param(x, p,
                  [&](std::int64_t i, float s, std::int32_t z) { set_int(y, i, quantize_value(xp[i], s, z, lo, hi)); });
   return Status::Ok();
