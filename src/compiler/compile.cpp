@@ -166,9 +166,10 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
     if (!rep.ok()) return rep.status();
     r.log.push_back(fmt::format(
         "quantize: A8W8, {} calibration, {} batch(es) of {} item(s): {} activations and {} weights int8, {} "
-        "layer(s) kept float, {} Quantize/DequantizeLinear at the float edges ({:.0f} ms)",
+        "layer(s) kept float, {} Quantize/DequantizeLinear at the float edges, {} Clip(0, hi) run as Relu "
+        "({:.0f} ms)",
         quant::method_name(*method), rep->batches, data->items, rep->activations, rep->weights, rep->float_layers,
-        rep->boundaries,
+        rep->boundaries, rep->clips_as_relu,
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()));
     SVP_RETURN_IF_ERROR(dump("quantize"));
   }

@@ -326,6 +326,21 @@ void dequantize(const TensorView& q, float* out) {
 std::vector<std::int32_t> shifted_ints(const TensorView& q) {
   std::vector<std::int32_t> out(static_cast<std::size_t>(q.elements()));
   const Quant& p = *q.quant;
+  auto typed = [&](auto tag) {
+    using T = decltype(tag);
+    const T* v = q.as<const T>();
+    for_each_channel(q, [&](std::int64_t i, std::size_t c) {
+      out[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(v[i]) - zp_at(p, c);
+    });
+  };
+  if (q.dtype == DType::kInt8) {
+    typed(std::int8_t{});
+    return out;
+  }
+  if (q.dtype == DType::kUint8) {
+    typed(std::uint8_t{});
+    return out;
+  }
   for_each_channel(q, [&](std::int64_t i, std::size_t c) {
     out[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(int_at(q, i) - zp_at(p, c));
   });
@@ -375,25 +390,69 @@ Status require_f32(const RunCtx& c, std::initializer_list<std::size_t> inputs) {
   return Status::Ok();
 }
 
+namespace {
+
+// Float copies of quantized operands live in per-thread buffers reused from call to call:
+// a fresh multi-megabyte buffer per layer is an mmap, a page fault per 4 KiB on first
+// touch and an munmap, which cost more than the arithmetic (an int8 Clip over a
+// 96×112×112 map took ~1 ms that way). A thread keeps the largest buffers it needed.
+std::vector<std::vector<float>>& float_buffer_pool() {
+  thread_local std::vector<std::vector<float>> pool;
+  return pool;
+}
+
+std::vector<float> take_float_buffer(std::size_t n) {
+  auto& pool = float_buffer_pool();
+  std::vector<float> b;
+  if (!pool.empty()) {
+    b = std::move(pool.back());
+    pool.pop_back();
+  }
+  if (b.size() < n) b.resize(n);
+  return b;
+}
+
+// Gives the buffers back to the pool however the call ends.
+struct FloatBuffers {
+  std::vector<std::vector<float>> held;
+  ~FloatBuffers() {
+    for (auto& b : held) float_buffer_pool().push_back(std::move(b));
+  }
+  float* take(std::size_t n) {
+    held.push_back(take_float_buffer(n));
+    return held.back().data();
+  }
+};
+
+}  // namespace
+
 Status run_via_float(const RunCtx& c, Status (*float_run)(const RunCtx&)) {
   auto convertible = [](const TensorView& t) { return (is_q8(t.dtype) || t.dtype == DType::kInt32) && has_quant(t); };
-  std::vector<std::unique_ptr<OwnedTensor>> temps;
+  FloatBuffers buffers;
   std::vector<TensorView> in = c.in, out = c.out;
+  auto float_view = [&](const TensorView& t) {
+    TensorView v;
+    v.dtype = DType::kFloat32;
+    v.dims = t.dims;
+    v.data = buffers.take(static_cast<std::size_t>(std::max<std::int64_t>(t.elements(), 1)));
+    return v;
+  };
   for (std::size_t i = 0; i < in.size(); ++i) {
     if (!convertible(in[i])) continue;
-    temps.push_back(std::make_unique<OwnedTensor>(DType::kFloat32, in[i].dims));
-    dequantize(in[i], temps.back()->data<float>());
-    in[i] = temps.back()->view();
+    TensorView f = float_view(in[i]);
+    dequantize(in[i], f.as<float>());
+    in[i] = f;
   }
-  std::vector<std::pair<std::size_t, OwnedTensor*>> requant;
+  std::vector<std::size_t> requant;
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (!convertible(out[i])) continue;
-    temps.push_back(std::make_unique<OwnedTensor>(DType::kFloat32, out[i].dims));
-    requant.emplace_back(i, temps.back().get());
-    out[i] = temps.back()->view();
+    out[i] = float_view(out[i]);
+    // Zeroed as a fresh buffer was: a kernel may leave parts of an output to be zero.
+    std::fill(out[i].as<float>(), out[i].as<float>() + out[i].elements(), 0.0f);
+    requant.push_back(i);
   }
   SVP_RETURN_IF_ERROR(float_run(RunCtx{c.op, c.attrs, in, out}));
-  for (auto& [i, t] : requant) quantize(t->data<float>(), c.out[i]);
+  for (std::size_t i : requant) quantize(out[i].as<float>(), c.out[i]);
   return Status::Ok();
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -25,6 +26,26 @@ inline std::shared_ptr<const std::vector<std::uint8_t>> blob(const std::vector<f
   auto b = std::make_shared<std::vector<std::uint8_t>>(f.size() * sizeof(float));
   std::memcpy(b->data(), f.data(), b->size());
   return b;
+}
+
+// Clip's bounds: its constant inputs 1 and 2 (opset 11+) or its min/max attributes (opset
+// 6); an absent bound is unbounded. False when a bound is not a float scalar constant.
+inline bool clip_range(const Graph& g, const Node& n, float* lo, float* hi) {
+  *lo = std::numeric_limits<float>::lowest();
+  *hi = std::numeric_limits<float>::max();
+  for (std::size_t k = 1; k < n.inputs.size() && k < 3; ++k) {
+    const ValueId v = n.inputs[k];
+    if (v == kNoValue) continue;
+    if (!float_const(g, v) || g.value(v).data->size() != sizeof(float)) return false;
+    (k == 1 ? *lo : *hi) = floats(g, v)[0];
+  }
+  for (const char* name : {"min", "max"}) {
+    if (!n.attrs.has(name)) continue;
+    auto v = n.attrs.get_float(name, 0);
+    if (!v.ok()) return false;
+    (name[1] == 'i' ? *lo : *hi) = static_cast<float>(v.value());
+  }
+  return true;
 }
 
 // The node reading `v` when it is its only reader and `v` is not a graph output: the

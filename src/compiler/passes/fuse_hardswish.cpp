@@ -1,13 +1,11 @@
 #include "compiler/passes/fuse_hardswish.h"
 
-#include <cmath>
-#include <limits>
-
 #include "compiler/passes/const_util.h"
 
 namespace svp::compiler {
 namespace {
 
+using passes::clip_range;
 using passes::float_const;
 using passes::floats;
 using passes::release_if_unread;
@@ -24,25 +22,6 @@ bool hs_scalar_operand(const Graph& g, const Node& n, float* c, ValueId* other) 
     return true;
   }
   return false;
-}
-
-// Clip's bounds: inputs 1 and 2 (opset 11+) or the min/max attributes (opset 6).
-bool hs_clip_range(const Graph& g, const Node& n, float* lo, float* hi) {
-  *lo = std::numeric_limits<float>::lowest();
-  *hi = std::numeric_limits<float>::max();
-  for (std::size_t k = 1; k < n.inputs.size() && k < 3; ++k) {
-    const ValueId v = n.inputs[k];
-    if (v == kNoValue) continue;
-    if (!float_const(g, v) || g.value(v).data->size() != sizeof(float)) return false;
-    (k == 1 ? *lo : *hi) = floats(g, v)[0];
-  }
-  for (const char* name : {"min", "max"}) {
-    if (!n.attrs.has(name)) continue;
-    auto v = n.attrs.get_float(name, 0);
-    if (!v.ok()) return false;
-    (name[1] == 'i' ? *lo : *hi) = static_cast<float>(v.value());
-  }
-  return true;
 }
 
 bool hs_float_node(const Graph& g, NodeId id, const char* op) {
@@ -62,7 +41,7 @@ Status FuseHardSwishPass::run(Graph& g, PassContext&) {
     if (g.value(x).shape != g.value(g.node(add).outputs[0]).shape) continue;
     const NodeId clip = sole_reader(g, g.node(add).outputs[0]);
     float lo = 0, hi = 0;
-    if (clip < 0 || !hs_float_node(g, clip, "Clip") || !hs_clip_range(g, g.node(clip), &lo, &hi) || lo != 0.0f ||
+    if (clip < 0 || !hs_float_node(g, clip, "Clip") || !clip_range(g, g.node(clip), &lo, &hi) || lo != 0.0f ||
         hi != 6.0f)
       continue;
     const NodeId mul = sole_reader(g, g.node(clip).outputs[0]);

@@ -1,5 +1,7 @@
 #include "compiler/quantize/quantize.h"
 
+#include "compiler/passes/const_util.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -199,14 +201,24 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
   // point, which is exactly what the Relu would do, so the runtime fuses the pair (its
   // integer Conv + Relu and Add + Relu need equal encodings) and no level is spent on
   // values the Relu discards — what the hardware's fused ReLU does.
+  // The same for a Clip(0, hi) (ReLU6) whose output encoding ends at or below hi: with
+  // the shared encoding the producer's saturation already clips above, so in int8 the Clip
+  // is exactly a Relu (max(q, zp)), and becomes one below once the types are known.
+  std::vector<NodeId> relu_like_clips;
   for (NodeId id : order) {
     const Node& n = g.node(id);
-    if (n.op != "Relu" || float_node(g, id) || n.inputs.empty() || !enc.count(n.outputs[0]) ||
+    if ((n.op != "Relu" && n.op != "Clip") || float_node(g, id) || n.inputs.empty() || !enc.count(n.outputs[0]) ||
         !enc.count(n.inputs[0])) {
       continue;
     }
     const ValueId x = n.inputs[0];
     if (g.value(x).producer < 0 || g.consumers(x).size() != 1 || g.is_graph_output(x)) continue;
+    if (n.op == "Clip") {
+      float lo = 0, hi = 0;
+      const Encoding& e = enc[n.outputs[0]];
+      if (!passes::clip_range(g, n, &lo, &hi) || lo != 0.0f || e.hi > hi || e.lo > 0.0f) continue;
+      relu_like_clips.push_back(id);
+    }
     enc[x] = enc[n.outputs[0]];
   }
   for (NodeId id : order) {
@@ -238,6 +250,14 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
     val.dtype = dtype_of(enc[v]);
     val.quant = quant_of(enc[v]);
     ++report.activations;
+  }
+  for (NodeId id : relu_like_clips) {
+    Node& n = g.node(id);
+    if (!quantized.count(n.inputs[0]) || !quantized.count(n.outputs[0])) continue;
+    n.op = "Relu";
+    n.attrs = model::Attrs{};
+    n.inputs.resize(1);
+    ++report.clips_as_relu;
   }
   // Float values entering the quantized part: a QuantizeLinear in front of their readers.
   for (ValueId v : boundary_in) {

@@ -55,6 +55,7 @@ struct QuantizeReport {
   std::size_t weights = 0;      // constants made int8
   std::size_t boundaries = 0;   // QuantizeLinear / DequantizeLinear inserted
   std::size_t float_layers = 0;  // left float: --high_precision_layer and --force_to_cpu nodes
+  std::size_t clips_as_relu = 0;  // Clip(0, hi) that int8 saturation makes a Relu (ReLU6)
   std::size_t batches = 0;
 };
 

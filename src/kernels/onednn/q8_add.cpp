@@ -29,7 +29,7 @@ inline std::int32_t one(const void* a, const Q8Operand& qa, const void* b, const
   const float rb = static_cast<float>(static_cast<std::int32_t>(load1(b, i, qb.dtype)) - qb.zp) * qb.scale;
   float v = (ra + rb) / qy.scale;
   v = std::min(std::max(v, -kClamp), kClamp);
-  const std::int32_t r = static_cast<std::int32_t>(std::nearbyint(v)) + qy.zp;
+  const std::int32_t r = static_cast<std::int32_t>(std::rint(v)) + qy.zp;  // rint: nearbyint's rounding, no fenv save/restore
   return std::min(std::max(r, lo), hi);
 }
 

@@ -30,7 +30,7 @@ void q8_global_avg_pool(const void* x, const Q8Operand& qx, void* y, const Q8Ope
     for (std::int64_t ch = 0; ch < c; ++ch) {
       const float mean = static_cast<float>(sum[static_cast<std::size_t>(ch)] / static_cast<double>(hw));
       // The reference's quantize_value: nearbyint(x / s) + zp in [lo, hi].
-      const double r = static_cast<double>(std::nearbyint(mean / qy.scale)) + qy.zp;
+      const double r = static_cast<double>(std::rint(mean / qy.scale)) + qy.zp;
       const std::int64_t v = static_cast<std::int64_t>(std::min<double>(std::max<double>(r, lo), hi));
       if (qy.dtype == model::DType::kInt8) {
         static_cast<std::int8_t*>(y)[b * c + ch] = static_cast<std::int8_t>(v);

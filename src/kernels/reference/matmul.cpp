@@ -16,6 +16,25 @@ namespace {
 template <typename T, typename A>
 void gemm_core(const T* a, std::int64_t ars, std::int64_t acs, const T* b, std::int64_t brs, std::int64_t bcs, A* y,
                std::int64_t M, std::int64_t K, std::int64_t N) {
+  if (bcs != 1 && brs == 1) {
+    // B transposed (a Linear layer's Gemm, transB = 1): a dot product along k reads both
+    // operands contiguously; each y[m, n] still adds its products in ascending k from its
+    // initial value, so the result is the same as the loop below.
+    for (std::int64_t m = 0; m < M; ++m) {
+      for (std::int64_t n = 0; n < N; ++n) {
+        const T* bc = b + n * bcs;
+        A acc = y[m * N + n];
+        if (acs == 1) {
+          const T* ar = a + m * ars;
+          for (std::int64_t k = 0; k < K; ++k) acc += static_cast<A>(ar[k]) * static_cast<A>(bc[k]);
+        } else {
+          for (std::int64_t k = 0; k < K; ++k) acc += static_cast<A>(a[m * ars + k * acs]) * static_cast<A>(bc[k]);
+        }
+        y[m * N + n] = acc;
+      }
+    }
+    return;
+  }
   for (std::int64_t m = 0; m < M; ++m) {
     A* yr = y + m * N;
     for (std::int64_t k = 0; k < K; ++k) {
