@@ -539,18 +539,33 @@ std::int64_t throughput_rep(const std::vector<svp_acl_rt_stream>& streams, std::
 }
 
 // A latency figure measured one sample per call of `one`, interleaved (in `rounds`
-// rounds) with `floor_iters` ping-pong floor iterations per round.
+// rounds) with `floor_iters` ping-pong floor iterations per round. `cpu` receives, per
+// round, the process CPU time (all threads) per sample: beside the wall-clock figure it
+// shows what the host wait policy spends spinning.
 template <typename One>
 Stats interleaved_latency(std::size_t rounds, std::size_t warmup, std::size_t iters, std::size_t floor_iters,
-                          PingPongFloors& floors, One&& one) {
+                          PingPongFloors& floors, Samples& cpu, One&& one) {
   for (std::size_t i = 0; i < warmup; ++i) (void)one();
   Samples s(iters);
   const std::size_t per_round = (iters + rounds - 1) / rounds;
   bench::interleave(rounds, {[&] { floors.chunk(floor_iters / rounds); },
                              [&] {
+                               const std::size_t before = s.size();
+                               const std::int64_t c0 = bench::process_cpu_ns();
                                for (std::size_t i = 0; i < per_round && s.size() < iters; ++i) s.add(one());
+                               const std::int64_t c1 = bench::process_cpu_ns();
+                               if (s.size() > before) {
+                                 cpu.add((c1 - c0) / static_cast<std::int64_t>(s.size() - before));
+                               }
                              }});
   return s.stats();
+}
+
+// The info row beside a latency figure: process CPU time per sample (P50 = median round,
+// P99 = worst round), against the figure's own P50 wall time.
+Row cpu_row(const char* id, const char* name, const Samples& cpu, const Stats& wall) {
+  Row r{id, name, cpu.stats(), "wall", wall, "", {}, {}};
+  return r;
 }
 
 }  // namespace
@@ -602,7 +617,11 @@ int main(int argc, char** argv) {
   const std::size_t pp_iters = opt.n(10000, 1000);  // ping-pong floor iterations per figure
 
   // ---- runtime setup -----------------------------------------------------
-  CHECK(svp_acl_init(nullptr));
+  // RUNTIME_BENCH_ACL_JSON (experiments only): an acl.json for svp_acl_init, e.g. to
+  // compare softnpu.wait_policy values with one binary.
+  const char* acl_json = std::getenv("RUNTIME_BENCH_ACL_JSON");
+  if (acl_json != nullptr) std::printf("acl.json: %s\n", acl_json);
+  CHECK(svp_acl_init(acl_json));
   CHECK(svp_acl_rt_set_device(0));
   svp_acl_rt_stream cb_stream = nullptr;  // subscribed to the report thread
   svp_acl_rt_stream npu_stream = nullptr;
@@ -660,35 +679,44 @@ int main(int argc, char** argv) {
     const std::size_t iters = opt.n(5000, 400);
     {
       PingPongFloors fl;
-      const Stats st = interleaved_latency(rounds, 100, iters, pp_iters, fl, [&] { return callback_latency_idle(cb_stream); });
+      Samples cpu;
+      const Stats st =
+          interleaved_latency(rounds, 100, iters, pp_iters, fl, cpu, [&] { return callback_latency_idle(cb_stream); });
       report.add(Row{"fig2a", "callback: launch -> callback start (idle stream)", st, "F1.oneway", fl.f1_oneway(),
                      "F2.oneway", fl.f2_oneway(), {bench::p50_le_us(20), bench::p99_le_us(100)}});
+      report.add(cpu_row("fig2a.cpu", "CPU time per fig2a sample (info; sample incl. 50 us pause)", cpu, st));
     }
     {
       PingPongFloors fl;
-      const Stats st =
-          interleaved_latency(rounds, 100, iters, pp_iters, fl, [&] { return callback_latency_after_task(cb_stream); });
+      Samples cpu;
+      const Stats st = interleaved_latency(rounds, 100, iters, pp_iters, fl, cpu,
+                                           [&] { return callback_latency_after_task(cb_stream); });
       report.add(Row{"fig2b", "callback: NPU task end -> callback start", st, "F1.oneway", fl.f1_oneway(), "F2.oneway",
                      fl.f2_oneway(), {bench::p50_le_us(20), bench::p99_le_us(100)}});
+      report.add(cpu_row("fig2b.cpu", "CPU time per fig2b sample (info; sample incl. 50 us pause)", cpu, st));
     }
   }
 
   // ---- figure 3: event completion -> synchronize_event returns -----------
   if (opt.wants("fig3")) {
     PingPongFloors fl;
-    const Stats st = interleaved_latency(rounds, 50, opt.n(3000, 300), pp_iters, fl,
+    Samples cpu;
+    const Stats st = interleaved_latency(rounds, 50, opt.n(3000, 300), pp_iters, fl, cpu,
                                          [&] { return event_sync_latency(npu_stream, event); });
     report.add(Row{"fig3", "segment end -> synchronize_event returns", st, "F1.oneway", fl.f1_oneway(), "F2.oneway",
                    fl.f2_oneway(), {bench::p99_le_us(50)}});
+    report.add(cpu_row("fig3.cpu", "CPU time per fig3 sample (info; sample incl. 100 us sleep)", cpu, st));
   }
 
   // ---- figure 4: empty task round trip -----------------------------------
   if (opt.wants("fig4")) {
     PingPongFloors fl;
-    const Stats st = interleaved_latency(rounds, 1000, opt.n(20000, 2000), pp_iters, fl,
+    Samples cpu;
+    const Stats st = interleaved_latency(rounds, 1000, opt.n(20000, 2000), pp_iters, fl, cpu,
                                          [&] { return empty_task_roundtrip(npu_stream); });
     report.add(Row{"fig4", "empty task: launch + synchronize_stream", st, "F1.rtt", fl.f1_rtt.stats(), "F2.rtt",
                    fl.f2_rtt.stats(), {bench::p50_le_us(20)}});
+    report.add(cpu_row("fig4.cpu", "CPU time per fig4 sample (info)", cpu, st));
   }
 
   // ---- figure 5: throughput ----------------------------------------------

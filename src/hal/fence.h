@@ -2,11 +2,10 @@
 // thread that called synchronize waits on it with a timeout.
 #pragma once
 
-#include <chrono>
-#include <condition_variable>
 #include <mutex>
 
 #include "common/status.h"
+#include "common/waiter.h"
 #include "hal/hal.h"
 
 namespace svp::hal {
@@ -20,15 +19,13 @@ class Fence {
       done_ = true;
       status_ = std::move(status);
     }
-    cv_.notify_all();
+    waiter_.notify();
   }
 
   // Returns the signalled status, or a timeout error.
-  Status wait(TimeoutMs timeout) {
+  Status wait(TimeoutMs timeout, const WaitPolicy& policy) {
     std::unique_lock<std::mutex> lock(mu_);
-    if (timeout < 0) {
-      cv_.wait(lock, [&] { return done_; });
-    } else if (!cv_.wait_for(lock, std::chrono::milliseconds(timeout), [&] { return done_; })) {
+    if (!waiter_.wait(lock, timeout, policy, [&] { return done_; })) {
       return Error(err::kRtFailure, "timed out after {} ms waiting for queued work to finish", timeout);
     }
     return status_;
@@ -36,7 +33,7 @@ class Fence {
 
  private:
   std::mutex mu_;
-  std::condition_variable cv_;
+  Waiter waiter_;
   bool done_ = false;
   Status status_;
 };

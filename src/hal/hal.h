@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/waiter.h"
 
 namespace svp::hal {
 
@@ -293,6 +294,7 @@ struct BackendConfig {
   CacheMode cache_mode = CacheMode::kEmulated;
   std::shared_ptr<Clock> clock;     // null = steady clock
   std::map<std::string, std::string> options;  // backend-specific settings
+  WaitPolicy wait;                  // how host threads blocked in the device wait
 };
 
 class Backend {

@@ -1,7 +1,5 @@
 #include "runtime/aicpu_queue.h"
 
-#include <chrono>
-
 #include "common/log.h"
 
 namespace svp::runtime {
@@ -12,7 +10,7 @@ void AiCpuQueue::post(const hal::AiCpuJob& job) {
     if (shut_down_) return;  // the device is being torn down; the job dies with its task
     jobs_.push_back(job);
   }
-  cv_.notify_one();
+  waiter_.notify();
 }
 
 Status AiCpuQueue::process(hal::TimeoutMs timeout) {
@@ -20,9 +18,7 @@ Status AiCpuQueue::process(hal::TimeoutMs timeout) {
   {
     std::unique_lock<std::mutex> lock(mu_);
     auto ready = [&] { return !jobs_.empty() || shut_down_; };
-    if (timeout < 0) {
-      cv_.wait(lock, ready);
-    } else if (!cv_.wait_for(lock, std::chrono::milliseconds(timeout), ready)) {
+    if (!waiter_.wait(lock, timeout, wait_, ready)) {
       return Error(err::kRtReportTimeout, "process_aicpu_task: no AI-CPU task arrived within {} ms", timeout);
     }
     if (shut_down_) return Error(err::kUninitialize, "svp_acl_finalize has been called");
@@ -40,7 +36,7 @@ void AiCpuQueue::shutdown() {
     shut_down_ = true;
     jobs_.clear();
   }
-  cv_.notify_all();
+  waiter_.notify();
 }
 
 std::size_t AiCpuQueue::pending() const {

@@ -6,18 +6,18 @@
 // they were posted.
 #pragma once
 
-#include <condition_variable>
 #include <deque>
 #include <mutex>
 
 #include "common/status.h"
+#include "common/waiter.h"
 #include "hal/hal.h"
 
 namespace svp::runtime {
 
 class AiCpuQueue final : public hal::AiCpuSink {
  public:
-  explicit AiCpuQueue(hal::Backend* backend) : backend_(backend) {}
+  AiCpuQueue(hal::Backend* backend, const WaitPolicy& wait) : backend_(backend), wait_(wait) {}
 
   void post(const hal::AiCpuJob& job) override;
   // Runs one job, waiting up to `timeout` ms (-1 = forever) for one to arrive.
@@ -28,8 +28,9 @@ class AiCpuQueue final : public hal::AiCpuSink {
 
  private:
   hal::Backend* backend_;
+  const WaitPolicy wait_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;
+  Waiter waiter_;  // threads in process(); condition under mu_
   std::deque<hal::AiCpuJob> jobs_;
   bool shut_down_ = false;
 };

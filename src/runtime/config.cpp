@@ -1,6 +1,8 @@
 #include "runtime/config.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <sstream>
 
@@ -120,6 +122,19 @@ Status parse_softnpu(const json& s, const std::string& origin, RuntimeConfig* cf
                    it->dump());
     }
   }
+  if (auto it = s.find("wait_policy"); it != s.end()) {
+    static const std::pair<const char*, WaitMode> kModes[] = {
+        {"auto", WaitMode::kAuto}, {"spin", WaitMode::kSpin}, {"yield", WaitMode::kYield}, {"block", WaitMode::kBlock}};
+    const auto* mode = std::find_if(std::begin(kModes), std::end(kModes),
+                                    [&](const auto& m) { return it->is_string() && *it == m.first; });
+    if (mode == std::end(kModes)) {
+      return Error(err::kFileAttrInvalid,
+                   "{}: softnpu.wait_policy must be \"auto\", \"spin\", \"yield\" or \"block\", got {}", origin,
+                   it->dump());
+    }
+    b.wait.mode = mode->second;
+  }
+  SVP_RETURN_IF_ERROR(read_uint<std::uint32_t>(s, "spin_us", 0, 1'000'000, &b.wait.spin_us, origin));
   if (auto it = s.find("strict"); it != s.end()) {
     if (!it->is_boolean()) return Error(err::kFileAttrInvalid, "{}: softnpu.strict must be true or false", origin);
     cfg->strict = it->get<bool>();
@@ -134,7 +149,8 @@ Status parse_softnpu(const json& s, const std::string& origin, RuntimeConfig* cf
     for (const auto& [k, v] : it->items()) b.options[k] = v.is_string() ? v.get<std::string>() : v.dump();
   }
   static const char* const kKnown[] = {"devices", "cores", "wait_cap_ticks", "max_streams", "wait_tick_us",
-                                       "cache_mode", "strict", "backend", "backend_options", "kernel_threads"};
+                                       "cache_mode", "strict", "backend", "backend_options", "kernel_threads",
+                                       "wait_policy", "spin_us"};
   for (const auto& [k, v] : s.items()) {
     if (std::find(std::begin(kKnown), std::end(kKnown), k) == std::end(kKnown)) {
       SVP_LOG_WARN("{}: unknown key softnpu.{} ignored", origin, k);

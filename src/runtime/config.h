@@ -7,7 +7,8 @@
 //                  "max_streams": 128, "cache_mode": "emulated" | "coherent",
 //                  "strict": false, "backend": "softnpu" | "fault" | <registered>,
 //                  "backend_options": { "fail_every_nth_task": "3" },
-//                  "kernel_threads": 1 } }
+//                  "kernel_threads": 1,
+//                  "wait_policy": "auto" | "spin" | "yield" | "block", "spin_us": 30 } }
 // Unknown top-level sections are ignored (the vendor library does the same).
 #pragma once
 

@@ -1,6 +1,5 @@
 #include "runtime/reporter.h"
 
-#include <chrono>
 #include <exception>
 
 #include "common/log.h"
@@ -21,7 +20,7 @@ struct Reporter::ThreadQueue {
   std::uint32_t device = 0;
   std::size_t streams = 0;  // subscriptions
   std::mutex mu;
-  std::condition_variable cv;
+  Waiter waiter;  // the subscribed thread waits in process(); condition under mu
   std::deque<Record*> q;
   bool closed = false;
 };
@@ -75,7 +74,7 @@ std::deque<Reporter::Record*> Reporter::unroute(std::uint64_t stream) {
       threads_.erase(tq->thread_id);
     }
   }
-  tq->cv.notify_all();
+  tq->waiter.notify();
   return unrun;
 }
 
@@ -131,7 +130,7 @@ bool Reporter::deliver(hal::SqId /*sq*/, hal::ReportId id) {
     std::lock_guard<std::mutex> qlock(tq->mu);
     tq->q.push_back(r);
   }
-  tq->cv.notify_one();
+  tq->waiter.notify();
   return true;
 }
 
@@ -154,9 +153,7 @@ Status Reporter::process(std::uint64_t self, hal::TimeoutMs timeout) {
   {
     std::unique_lock<std::mutex> lock(tq->mu);
     auto ready = [&] { return !tq->q.empty() || tq->closed; };
-    if (timeout < 0) {
-      tq->cv.wait(lock, ready);
-    } else if (!tq->cv.wait_for(lock, std::chrono::milliseconds(timeout), ready)) {
+    if (!tq->waiter.wait(lock, timeout, wait_, ready)) {
       return Error(err::kRtReportTimeout, "process_report: no callback became due within {} ms", timeout);
     }
     if (tq->q.empty()) {
@@ -203,7 +200,7 @@ void Reporter::shutdown() {
       for (Record* r : tq->q) unrun.push_back(r);
       tq->q.clear();
     }
-    tq->cv.notify_all();
+    tq->waiter.notify();
   }
   for (Record* r : unrun) delete r;  // devices are being torn down; nothing to release
 }

@@ -10,7 +10,6 @@
 // other way round; user functions run with no lock held.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -18,6 +17,7 @@
 #include <unordered_map>
 
 #include "common/status.h"
+#include "common/waiter.h"
 #include "hal/hal.h"
 
 namespace svp::runtime {
@@ -28,7 +28,7 @@ class Reporter final : public hal::ReportSink {
  public:
   static constexpr std::size_t kMaxThreads = 128;
 
-  explicit Reporter(hal::Backend* backend) : backend_(backend) {}
+  Reporter(hal::Backend* backend, const WaitPolicy& wait) : backend_(backend), wait_(wait) {}
   ~Reporter() override;
 
   Status subscribe(std::uint64_t thread_id, std::uint32_t device, std::uint64_t stream);
@@ -60,6 +60,7 @@ class Reporter final : public hal::ReportSink {
   void complete_unrun(std::deque<Record*>& records);
 
   hal::Backend* backend_;
+  const WaitPolicy wait_;
   mutable std::mutex mu_;
   bool shut_down_ = false;
   std::unordered_map<std::uint64_t, std::shared_ptr<ThreadQueue>> threads_;  // by thread id

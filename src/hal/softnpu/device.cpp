@@ -68,13 +68,13 @@ struct SoftNpuDevice::Event {
   std::uint32_t pending_waits = 0;
   std::vector<SqId> waiters;     // queues stalled on this event
   bool destroyed = false;
-  std::condition_variable cv;    // synchronize_event waiters (with mu_)
+  Waiter waiter;                 // synchronize_event waiters (condition under mu_)
 };
 
 struct SoftNpuDevice::Core {
   std::uint32_t index = 0;
   CoreUsage usage;  // guarded by mu_
-  std::condition_variable cv;  // waits with mu_ for `run`
+  Waiter waiter;  // the core thread waits for `run` (and busy-wait AI-CPU results); condition under mu_
   Run* run = nullptr;
   std::thread thread;
 };
@@ -95,6 +95,7 @@ SoftNpuDevice::SoftNpuDevice(std::uint32_t index, const BackendConfig& config, M
       max_sqs_(config.max_sqs),
       clock_(config.clock ? config.clock : steady_clock()),
       memory_(memory),
+      wait_(config.wait),
       arbiter_(ArbiterConfig{config.wait_tick, config.wait_cap_ticks}) {
   const std::uint32_t n = std::max<std::uint32_t>(1, config.cores);
   cores_.reserve(n);
@@ -130,7 +131,7 @@ SoftNpuDevice::~SoftNpuDevice() {
     }
   }
   run_actions(a);
-  for (auto& core : cores_) core->cv.notify_one();
+  for (auto& core : cores_) core->waiter.notify();
   for (auto& core : cores_) core->thread.join();
 }
 
@@ -214,7 +215,7 @@ std::size_t SoftNpuDevice::destroy_sq(SqId id) {
       Run& run = *sq->run;
       run.cancel = true;
       arbiter_.remove(&run);
-      if (run.holder != nullptr) run.holder->cv.notify_one();  // a core busy-waiting on AI-CPU
+      if (run.holder != nullptr) run.holder->waiter.notify();  // a core busy-waiting on AI-CPU
       // A segment running on a core or on an AI-CPU thread finishes first.
       released_cv_.wait(lock, [&] { return !run.on_core && !run.aicpu_running; });
       if (sq->run) a.garbage.push_back(std::move(sq->run->task));
@@ -301,7 +302,7 @@ Status SoftNpuDevice::synchronize_sq(SqId sq, TimeoutMs timeout) {
   barrier.fence = std::make_shared<Fence>();
   auto fence = barrier.fence;
   SVP_RETURN_IF_ERROR(submit(sq, std::move(barrier)));
-  return fence->wait(timeout);
+  return fence->wait(timeout, wait_);
 }
 
 Status SoftNpuDevice::synchronize_all(TimeoutMs timeout) {
@@ -330,7 +331,7 @@ Status SoftNpuDevice::synchronize_all(TimeoutMs timeout) {
                                         deadline - std::chrono::steady_clock::now())
                                         .count());
     }
-    Status st = fence->wait(left);
+    Status st = fence->wait(left, wait_);
     if (first.ok() && !st.ok()) first = std::move(st);
   }
   return first;
@@ -537,7 +538,7 @@ void SoftNpuDevice::finish_run(Run& run, Status status, Actions& a) {
 void SoftNpuDevice::core_main(Core& core) {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    core.cv.wait(lock, [&] { return stopping_ || core.run != nullptr; });
+    core.waiter.wait(lock, kWaitForever, wait_, [&] { return stopping_ || core.run != nullptr; });
     if (core.run == nullptr) return;
     Run& run = *core.run;
     Actions a;
@@ -568,7 +569,8 @@ void SoftNpuDevice::core_main(Core& core) {
         post_aicpu(run, &core);
         // A busy-waiting core is occupied: it counts as busy for the utilisation figure.
         core.usage.begin(clock_->now());
-        core.cv.wait(lock, [&] { return run.aicpu_done || ((run.cancel || stopping_) && !run.aicpu_running); });
+        core.waiter.wait(lock, kWaitForever, wait_,
+                         [&] { return run.aicpu_done || ((run.cancel || stopping_) && !run.aicpu_running); });
         run.holder = nullptr;
         core.usage.end(clock_->now(), run.task->segment_macs(index));
         if (!run.aicpu_done) continue;  // cancelled while waiting: handled at the loop top
@@ -649,11 +651,11 @@ Status SoftNpuDevice::run_aicpu(const AiCpuJob& job) {
   Actions a;
   if (run->cancel || stopping_) {
     a.released = true;  // destroy_sq (or shutdown) owns the task now
-    if (run->holder != nullptr) run->holder->cv.notify_one();
+    if (run->holder != nullptr) run->holder->waiter.notify();
   } else if (run->holder != nullptr) {
     run->aicpu_status = std::move(st);
     run->aicpu_done = true;
-    run->holder->cv.notify_one();
+    run->holder->waiter.notify();
   } else {
     ++run->next;
     if (!st.ok() || run->next >= run->segments) {
@@ -670,10 +672,10 @@ Status SoftNpuDevice::run_aicpu(const AiCpuJob& job) {
 }
 
 void SoftNpuDevice::run_actions(Actions& a) {
-  for (Core* c : a.cores) c->cv.notify_one();
+  for (Core* c : a.cores) c->waiter.notify();
   for (auto& [fence, status] : a.fences) fence->signal(std::move(status));
   for (auto& ev : a.events) {
-    if (ev) ev->cv.notify_all();
+    if (ev) ev->waiter.notify();
   }
   for (auto& w : a.warnings) SVP_LOG_WARN("{}", w);
   a.garbage.clear();
@@ -752,9 +754,7 @@ Status SoftNpuDevice::synchronize_event(EventId id, TimeoutMs timeout) {
   }
   const std::uint64_t target = ev->records;
   auto done = [&] { return ev->done >= target || ev->destroyed || stopping_; };
-  if (timeout < 0) {
-    ev->cv.wait(lock, done);
-  } else if (!ev->cv.wait_for(lock, std::chrono::milliseconds(timeout), done)) {
+  if (!ev->waiter.wait(lock, timeout, wait_, done)) {
     return Error(err::kRtFailure, "timed out after {} ms waiting for the event", timeout);
   }
   if (ev->done < target) return Error(err::kRtFailure, "the event was destroyed (or the device stopped) while waiting");

@@ -7,7 +7,9 @@
 // need no core (event records and waits, resets, reports, barriers) retire right there,
 // and NPU tasks go to the arbiter, which hands them to idle cores. Cores run segments
 // without the lock and take it only between segments. Host waiters (fences, event
-// synchronisation) are woken after the lock is released.
+// synchronisation) are woken after the lock is released. Every thread that waits here
+// (cores for work, hosts in synchronize) waits through a Waiter under the configured
+// WaitPolicy (common/waiter.h).
 #pragma once
 
 #include <condition_variable>
@@ -85,6 +87,7 @@ class SoftNpuDevice final : public Device {
   const std::uint32_t max_sqs_;
   std::shared_ptr<Clock> clock_;
   Memory* memory_;
+  const WaitPolicy wait_;
 
   mutable std::mutex mu_;
   bool stopping_ = false;
