@@ -132,7 +132,8 @@ for r in $(seq 1 "$rounds"); do
     loops=$(loops_for "$name" "$b")
     for prec in fp32 int8; do
       "${pin[@]}" "$run" --model="$work/${name}_b${b}_$prec.om" --pure_data_type=random --loop="$loops" \
-        --warmup_count=2 --acl_json_path="$work/acl_t$t.json" --output="$work/out" --output_dirname=r >/dev/null
+        --warmup_count=2 --acl_json_path="$work/acl_t$t.json" --output="$work/out" --output_dirname=r \
+        >/dev/null 2>"$work/run.log" || { cat "$work/run.log" >&2; exit 1; }
       python3 - "$work/out/r/summary.json" "$name" "$b" "$t" "svp_$prec" "$r" >>"$results" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
+#include <memory>
+#include <string>
 
 #include "compiler/quantize/evaluate.h"
 #include "compiler/quantize/quantize.h"
@@ -21,10 +24,11 @@ using namespace testing_graph;  // NOLINT(google-build-using-namespace)
 struct Net {
   Graph g;
   ValueId x = -1, w = -1, c = -1, r = -1, y = -1;
-  NodeId conv = -1;
+  NodeId conv = -1, act = -1;
 };
 
-Net net() {
+// act: "Relu", or "Clip" with bounds [0, clip_hi] as constant inputs (opset 11+).
+Net net(const char* act = "Relu", float clip_hi = 6.0f) {
   Net n;
   Graph& g = n.g;
   n.x = value(g, "x", {1, 2, 6, 6});
@@ -36,7 +40,11 @@ Net net() {
   n.r = value(g, "r", {1, 3, 4, 4});
   n.y = value(g, "y", {1, 48});
   n.conv = node(g, "conv", "Conv", {n.x, n.w}, {n.c});
-  node(g, "relu", "Relu", {n.c}, {n.r});
+  if (std::string(act) == "Clip") {
+    n.act = node(g, "relu6", "Clip", {n.c, constant(g, "lo", {}, {0.0f}), constant(g, "hi", {}, {clip_hi})}, {n.r});
+  } else {
+    n.act = node(g, "relu", act, {n.c}, {n.r});
+  }
   node(g, "flat", "Flatten", {n.r}, {n.y});
   g.outputs.push_back(n.y);
   return n;
@@ -135,6 +143,34 @@ TEST(QuantizeA8W8, AHighPrecisionLayerKeepsTheGraphComputingWhatTheFloatGraphCom
   for (int i = 0; i < 48; ++i) peak = std::max(peak, std::fabs(a[i]));
   // Only the Relu output is quantized now: every value within one quantization step.
   for (int i = 0; i < 48; ++i) EXPECT_NEAR(a[i], b[i], peak / 255.0f * 1.01f) << i;
+}
+
+// ReLU6: when the Clip's calibrated output range ends below its upper bound, the Conv's
+// saturation does the upper clip and the int8 Clip is a Relu (which the runtime fuses).
+TEST(QuantizeA8W8, AClipFromZeroWithinItsRangeBecomesARelu) {
+  Net n = net("Clip", 0.05f);  // cuts well inside the conv's range: still a Relu in int8
+  auto rep = quantize_a8w8(n.g, batches(4, 1), QuantizeOptions{});
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_EQ(rep->clips_as_relu, 1u);
+  EXPECT_EQ(n.g.node(n.act).op, "Relu");
+  EXPECT_EQ(n.g.node(n.act).inputs.size(), 1u);
+  EXPECT_EQ(n.g.value(n.c).quant.scale, n.g.value(n.r).quant.scale);
+  EXPECT_EQ(n.g.value(n.c).quant.zero_point, n.g.value(n.r).quant.zero_point);
+}
+
+// The upper bound may cut inside the producer's range: the Clip's output encoding ends
+// at or below it anyway, so the shared encoding saturates there. A lower bound other than
+// 0 is not a Relu.
+TEST(QuantizeA8W8, AClipNotStartingAtZeroStaysAClip) {
+  Net n = net("Clip", 6.0f);
+  const float lo = -0.25f;
+  auto bytes = std::make_shared<std::vector<std::uint8_t>>(sizeof lo);
+  std::memcpy(bytes->data(), &lo, sizeof lo);
+  n.g.value(n.g.node(n.act).inputs[1]).data = bytes;
+  auto rep = quantize_a8w8(n.g, batches(4, 1), QuantizeOptions{});
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_EQ(rep->clips_as_relu, 0u);
+  EXPECT_EQ(n.g.node(n.act).op, "Clip");
 }
 
 TEST(QuantizeA8W8, TheQuantizedGraphComputesNearlyWhatTheFloatGraphComputes) {
