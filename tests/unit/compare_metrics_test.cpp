@@ -1,0 +1,74 @@
+// Metric definitions (docs/accuracy.md) on vectors small enough to compute by hand.
+#include "svp_compare/metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace svp::compare {
+namespace {
+
+TEST(CompareMetrics, HandComputedPair) {
+  // g = (3, 4), a = (4, 3): g·a = 24, ‖g‖ = ‖a‖ = 5 → cos = 24/25.
+  // a − g = (1, −1): ‖·‖ = √2 → rel = √2/5; max 1; mean 1.
+  const Metrics m = ComputeMetrics({3, 4}, {4, 3});
+  EXPECT_DOUBLE_EQ(m.cosine, 24.0 / 25.0);
+  EXPECT_DOUBLE_EQ(m.relative_distance, std::sqrt(2.0) / 5.0);
+  EXPECT_DOUBLE_EQ(m.max_abs_error, 1.0);
+  EXPECT_DOUBLE_EQ(m.mean_abs_error, 1.0);
+  // P = softmax(3,4) = (1/(1+e), e/(1+e)), Q = softmax(4,3) = reversed.
+  // KL = p1 log(p1/q1) + p2 log(p2/q2) = (1/(1+e))(−1) + (e/(1+e))(1) = (e−1)/(e+1).
+  const double e = std::exp(1.0);
+  EXPECT_NEAR(m.kl_divergence, (e - 1) / (e + 1), 1e-15);
+  EXPECT_EQ(m.finite_pairs, 2u);
+}
+
+TEST(CompareMetrics, IdenticalTensorsArePerfect) {
+  const Metrics m = ComputeMetrics({1, -2, 0.5}, {1, -2, 0.5});
+  EXPECT_DOUBLE_EQ(m.cosine, 1.0);
+  EXPECT_DOUBLE_EQ(m.relative_distance, 0.0);
+  EXPECT_DOUBLE_EQ(m.max_abs_error, 0.0);
+  EXPECT_DOUBLE_EQ(m.kl_divergence, 0.0);
+}
+
+TEST(CompareMetrics, OppositeSignGivesMinusOne) {
+  const Metrics m = ComputeMetrics({1, 2}, {-1, -2});
+  EXPECT_DOUBLE_EQ(m.cosine, -1.0);
+  EXPECT_DOUBLE_EQ(m.relative_distance, 2.0);
+  EXPECT_DOUBLE_EQ(m.max_abs_error, 4.0);
+  EXPECT_DOUBLE_EQ(m.mean_abs_error, 3.0);
+}
+
+TEST(CompareMetrics, ZeroTensors) {
+  const Metrics both = ComputeMetrics({0, 0}, {0, 0});
+  EXPECT_DOUBLE_EQ(both.cosine, 1.0);
+  EXPECT_DOUBLE_EQ(both.relative_distance, 0.0);
+  const Metrics golden_zero = ComputeMetrics({0, 0}, {1, 0});
+  EXPECT_DOUBLE_EQ(golden_zero.cosine, 0.0);
+  EXPECT_TRUE(std::isinf(golden_zero.relative_distance));
+}
+
+TEST(CompareMetrics, NonFiniteAreCountedAndExcluded) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const Metrics m = ComputeMetrics({nan, 3, 4, 1}, {1, 3, 4, -inf});
+  EXPECT_EQ(m.golden_nan, 1u);
+  EXPECT_EQ(m.golden_inf, 0u);
+  EXPECT_EQ(m.actual_nan, 0u);
+  EXPECT_EQ(m.actual_inf, 1u);
+  EXPECT_EQ(m.finite_pairs, 2u);
+  EXPECT_DOUBLE_EQ(m.cosine, 1.0);
+  const Metrics none = ComputeMetrics({nan}, {inf});
+  EXPECT_TRUE(std::isnan(none.cosine));
+}
+
+TEST(CompareMetrics, KlIsStableForLargeValues) {
+  // softmax is shift-invariant: adding 1000 to both sides changes nothing and must not overflow.
+  const Metrics small = ComputeMetrics({3, 4}, {4, 3});
+  const Metrics large = ComputeMetrics({1003, 1004}, {1004, 1003});
+  EXPECT_NEAR(large.kl_divergence, small.kl_divergence, 1e-12);
+}
+
+}  // namespace
+}  // namespace svp::compare

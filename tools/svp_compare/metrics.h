@@ -1,0 +1,33 @@
+// Per-tensor accuracy metrics of svp_compare (definitions: docs/accuracy.md, "Metrics").
+//
+// Pure functions of two equally long arrays of doubles, the golden g and the actual a.
+// Everything is accumulated in double, in index order, so results are deterministic.
+// Non-finite elements (NaN, ±Inf) are counted per side and excluded, pairwise, from every
+// other metric: a pair enters the sums only when both of its elements are finite.
+// Thread-safe (no state). Lengths must match; the caller reports a shape mismatch instead.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace svp::compare {
+
+struct Metrics {
+  // cos = Σ g·a / (‖g‖·‖a‖). Both norms zero: 1 (identical all-zero tensors);
+  // exactly one zero: 0. NaN when no finite pair exists.
+  double cosine = 0.0;
+  // ‖a − g‖ / ‖g‖; ‖g‖ = 0: 0 when a is also zero, +Inf otherwise.
+  double relative_distance = 0.0;
+  double max_abs_error = 0.0;   // max |a − g|
+  double mean_abs_error = 0.0;  // Σ |a − g| / n (n finite pairs)
+  // KL(P‖Q) with P = softmax(g), Q = softmax(a) over the flattened finite pairs, in nats.
+  double kl_divergence = 0.0;
+  std::size_t finite_pairs = 0;
+  std::size_t golden_nan = 0, golden_inf = 0;
+  std::size_t actual_nan = 0, actual_inf = 0;
+};
+
+// Precondition: golden.size() == actual.size().
+Metrics ComputeMetrics(const std::vector<double>& golden, const std::vector<double>& actual);
+
+}  // namespace svp::compare
