@@ -158,10 +158,10 @@ WaitStats wait_stats() {
 void Waiter::notify() noexcept {
   // seq_cst on both sides (here: bump then read sleepers_; in sleep_until_change: raise
   // sleepers_ then read seq_): either this sees the sleeper, or the sleeper sees the bump.
-  notifier_cpu_.store(waiter_current_cpu(), std::memory_order_relaxed);
+  const int cpu = waiter_current_cpu();
+  notifier_cpu_.store(cpu, std::memory_order_relaxed);
   seq_.fetch_add(1, std::memory_order_seq_cst);
   if (sleepers_.load(std::memory_order_seq_cst) == 0) return;
-  const int cpu = waiter_current_cpu();
   if (cpu >= 0 && sleeper_cpu_.load(std::memory_order_relaxed) == cpu) tl_waiter_woke_local = true;
 #ifdef __linux__
   syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&seq_), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);

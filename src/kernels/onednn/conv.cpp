@@ -101,10 +101,7 @@ std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x
     if (impl.rfind("ref", 0) == 0) return *why = "oneDNN offers only " + impl, nullptr;
 
     dnnl::memory user_w({wdims, wdt, g > 1 ? tag::goihw : tag::oihw}, eng, const_cast<void*>(w.data));
-    dnnl::memory wmem(pd.weights_desc(), eng);
-    dnnl::stream s(eng);
-    dnnl::reorder(user_w, wmem).execute(s, user_w, wmem);
-    s.wait();
+    dnnl::memory wmem = reordered_weights(user_w, pd.weights_desc());
 
     auto op = std::make_unique<FastOp>(dnnl::convolution_forward(pd), src_md, dst_md, pd.scratchpad_desc());
     op->set_weights(wmem);

@@ -71,10 +71,7 @@ std::unique_ptr<FastOp> make_deconv(const model::Attrs& attrs, const TensorView&
     if (impl.rfind("ref", 0) == 0) return *why = "oneDNN offers only " + impl, nullptr;
 
     dnnl::memory user_w({wdims, dt::f32, g > 1 ? tag::giohw : tag::iohw}, eng, const_cast<void*>(w.data));
-    dnnl::memory wmem(pd.weights_desc(), eng);
-    dnnl::stream st(eng);
-    dnnl::reorder(user_w, wmem).execute(st, user_w, wmem);
-    st.wait();
+    dnnl::memory wmem = reordered_weights(user_w, pd.weights_desc());
     auto fast = std::make_unique<FastOp>(dnnl::deconvolution_forward(pd), src_md, dst_md, pd.scratchpad_desc());
     fast->set_weights(wmem);
     if (bias) {

@@ -70,10 +70,7 @@ std::unique_ptr<FastOp> make_inner_product(const std::string& op, const model::A
     std::string impl = pd.impl_info_str();
     if (impl.rfind("ref", 0) == 0) return *why = "oneDNN offers only " + impl, nullptr;
     dnnl::memory user_w({{N, K}, wdt, trans_b ? tag::oi : tag::io}, eng, const_cast<void*>(b.data));
-    dnnl::memory wmem(pd.weights_desc(), eng);
-    dnnl::stream s(eng);
-    dnnl::reorder(user_w, wmem).execute(s, user_w, wmem);
-    s.wait();
+    dnnl::memory wmem = reordered_weights(user_w, pd.weights_desc());
     auto fop = std::make_unique<FastOp>(dnnl::inner_product_forward(pd), src_md, dst_md, pd.scratchpad_desc());
     fop->set_weights(wmem);
     if (c != nullptr) {

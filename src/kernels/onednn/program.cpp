@@ -131,7 +131,7 @@ class FastProgram final : public CompiledProgram {
   bool try_conv(std::size_t i);
   bool try_other(std::size_t i);
   bool try_q8_add(std::size_t i);
-  bool try_sgemm(std::size_t i);
+  void plan_sgemm(std::size_t i);
   bool agnostic(std::size_t i, bool* nhwc_view) const;
   void finish_fast(std::size_t i);
   Status run_reference_layer(std::size_t index, const std::vector<void*>& data, bool convert,
@@ -434,17 +434,18 @@ bool FastProgram::try_q8_add(std::size_t i) {
   return true;
 }
 
-bool FastProgram::try_sgemm(std::size_t i) {
+// A float MatMul stays a reference layer (layouts, read_tensor) whose arithmetic oneDNN's
+// sgemm does when the batch layout allows (sgemm_matmul.h).
+void FastProgram::plan_sgemm(std::size_t i) {
   const model::Layer& l = program_.layers[i];
   if (l.op != "MatMul" || l.inputs.size() != 2 || l.outputs.size() != 1 || l.inputs[0] < 0 || l.inputs[1] < 0) {
-    return false;
+    return;
   }
   for (std::int32_t t : {l.inputs[0], l.inputs[1], l.outputs[0]}) {
-    if (tensor(t).dtype != DType::kFloat32 || !tensor(t).quant.empty()) return false;
+    if (tensor(t).dtype != DType::kFloat32 || !tensor(t).quant.empty()) return;
   }
   Plan& p = plans_[i];
   p.sgemm = plan_sgemm_matmul(tensor(l.inputs[0]).dims, tensor(l.inputs[1]).dims, tensor(l.outputs[0]).dims, &p.mm);
-  return false;  // still a reference layer as far as layouts and tensors go
 }
 
 void FastProgram::plan() {
@@ -459,7 +460,7 @@ void FastProgram::plan() {
     if (l.op == "Conv" && try_conv(i)) continue;
     if (try_other(i)) continue;
     if (try_q8_add(i)) continue;
-    if (try_sgemm(i)) continue;
+    if (l.op == "MatMul") plan_sgemm(i);
     bool nhwc_view = false;
     if (agnostic(i, &nhwc_view)) {
       plans_[i].kind = Kind::kAgnostic;

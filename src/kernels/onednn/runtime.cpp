@@ -12,6 +12,14 @@ const dnnl::engine& cpu_engine() {
   return engine;
 }
 
+dnnl::memory reordered_weights(dnnl::memory user, const dnnl::memory::desc& wanted) {
+  dnnl::memory out(wanted, cpu_engine());
+  dnnl::stream s(cpu_engine());
+  dnnl::reorder(user, out).execute(s, user, out);
+  s.wait();
+  return out;
+}
+
 dnnl::stream& thread_stream() {
   thread_local dnnl::stream stream(cpu_engine());
   return stream;

@@ -21,6 +21,10 @@ namespace svp::kernels::onednn {
 
 // The process-wide CPU engine (thread-safe in oneDNN).
 const dnnl::engine& cpu_engine();
+
+// A copy of constant weights `user` (their data attached) in the layout `wanted` a
+// primitive chose, made once at load. Throws dnnl::error.
+dnnl::memory reordered_weights(dnnl::memory user, const dnnl::memory::desc& wanted);
 // A stream for the calling thread (oneDNN streams must not be shared between threads
 // executing concurrently).
 dnnl::stream& thread_stream();
