@@ -16,8 +16,8 @@ cd "$(dirname "$0")/.."
 config() {
   case "$1" in
     normal)  echo "build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSVP_ACL_UNITY_BUILD=ON -DSVP_ACL_WERROR=ON -DSVP_ACL_DEBUG_INFO=lines" ;;
-    thread)  echo "build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSVP_ACL_UNITY_BUILD=ON -DSVP_ACL_SANITIZE_THREAD=ON -DSVP_ACL_BUILD_BENCH=OFF -DSVP_ACL_BUILD_SAMPLES=OFF" ;;
-    address) echo "build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSVP_ACL_UNITY_BUILD=ON -DSVP_ACL_SANITIZE_ADDRESS=ON -DSVP_ACL_BUILD_BENCH=OFF" ;;
+    thread)  echo "build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSVP_ACL_UNITY_BUILD=ON -DSVP_ACL_SANITIZE_THREAD=ON -DSVP_ACL_DEBUG_INFO=lines -DSVP_ACL_BUILD_BENCH=OFF -DSVP_ACL_BUILD_SAMPLES=OFF" ;;
+    address) echo "build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSVP_ACL_UNITY_BUILD=ON -DSVP_ACL_SANITIZE_ADDRESS=ON -DSVP_ACL_DEBUG_INFO=lines -DSVP_ACL_BUILD_BENCH=OFF" ;;
     *) echo "usage: $0 [normal|thread|address] | --print-config MODE" >&2; return 2 ;;
   esac
 }

@@ -314,7 +314,8 @@ const std::vector<Flag>& flags() {
          }
          return Status::Ok();
        }},
-      {"gfpq_param_file", "external quantization parameters", vendor_only(true)},
+      {"gfpq_param_file", "CalibrationParam file (calibration_param.txt, AMCT's record): fixed layer encodings",
+       str(&CompileOptions::gfpq_param_file)},
       {"all_batch_quant_together_enable", "quantization batching", vendor_only(true)},
       {"forward_quantization_option", "quantization forward option", vendor_only(true)},
       {"batch_num", "FC/RNN batch buffers (no effect on the software NPU)", vendor_only(false)},

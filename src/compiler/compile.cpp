@@ -53,7 +53,16 @@ Result<CompileResult> compile(const CompileOptions& options, const std::vector<s
     return Error(err::kInvalidParam,
                  "--compile_mode=0 (A8W8, the vendor's default) quantizes with calibration data: give "
                  "--image_list=\"input:list.txt\" (one item per line: .npy, .bin or the numbers), or compile a float "
-                 "model with --compile_mode=float");
+                 "model with --compile_mode=float{}",
+                 options.gfpq_param_file.empty()
+                     ? ""
+                     : " (with --gfpq_param_file too: the file has no encodings for the model's outputs, so svp_atc "
+                       "still runs the data through the model)");
+  }
+  if (options.compile_mode == "float" && !options.gfpq_param_file.empty()) {
+    return Error(err::kInvalidParam,
+                 "--gfpq_param_file gives quantization parameters, and --compile_mode=float quantizes nothing: "
+                 "use --compile_mode=0, or leave the file out");
   }
   if (!unsupported_flags.empty()) {
     std::string list;
@@ -162,8 +171,24 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
     q.matmul_per_channel = options.matmul_per_channel;
     q.progress = options.calibration_progress;
     SVP_RETURN_IF_ERROR(quant::mark_high_precision(*g, options.high_precision_layer));
+    quant::ResolvedParams external;
+    if (!options.gfpq_param_file.empty()) {
+      auto file = quant::read_calibration_param(options.gfpq_param_file);
+      if (!file.ok()) return file.status();
+      auto resolved = quant::resolve_external_params(*g, *file);
+      if (!resolved.ok()) return resolved.status();
+      external = std::move(*resolved);
+      q.external = &external;
+    }
     auto rep = quant::quantize_a8w8(*g, *data, q);
     if (!rep.ok()) return rep.status();
+    if (q.external != nullptr) {
+      r.log.push_back(fmt::format("--gfpq_param_file: {} layer(s), {} tensor encoding(s) and {} weight scale set(s) "
+                                  "taken from {}",
+                                  external.layers, rep->external_values, external.weight_scales.size(),
+                                  options.gfpq_param_file));
+    }
+    r.calibration_param = quant::calibration_param_text(quant::external_params_of(*g));
     r.log.push_back(fmt::format(
         "quantize: A8W8, {} calibration, {} batch(es) of {} item(s): {} activations and {} weights int8, {} "
         "layer(s) kept float, {} Quantize/DequantizeLinear at the float edges, {} Clip(0, hi) run as Relu "

@@ -14,6 +14,9 @@ namespace svp::compiler {
 struct CompileResult {
   BuiltModel model;
   std::vector<std::string> log;  // what each stage did (svp_atc prints it at --log_level=1)
+  // Quantized compiles: the encodings chosen, as --gfpq_param_file reads them (svp_atc
+  // writes it beside the model as <name>_calibration_param.txt). Empty for float models.
+  std::string calibration_param;
 };
 
 // Compiles options.model. Errors: what the importer and the passes report, and

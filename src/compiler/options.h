@@ -52,6 +52,9 @@ struct CompileOptions {
   std::string calibration;           // "" = from quant_mode; minmax | percentile | entropy | mse
   bool weight_quant_per_channel = true;
   bool matmul_per_channel = false;
+  // --gfpq_param_file: encodings for the layers it lists (quantize/calibration_param.h);
+  // the others are calibrated from --image_list as usual.
+  std::string gfpq_param_file;
   // Called after each calibration batch: (done, total). svp_atc prints progress with it.
   std::function<void(std::size_t, std::size_t)> calibration_progress;
   std::string dump_graph;            // --dump_graph=DIR: Graphviz after each stage

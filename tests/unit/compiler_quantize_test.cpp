@@ -235,3 +235,96 @@ TEST(QuantizeA8W8, CalibrationFailuresNameTheBatchAndTheNode) {
 
 }  // namespace
 }  // namespace svp::compiler::quant
+
+namespace svp::compiler::quant {
+namespace {
+
+// --gfpq_param_file: the file written for one quantized graph, read back for the same
+// float graph calibrated on other data, fixes every layer's encodings to the first run's.
+TEST(ExternalParams, ARunsWrittenParametersReproduceItsEncodingsOnOtherData) {
+  Net first = net();
+  ASSERT_TRUE(quantize_a8w8(first.g, batches(4, 1), QuantizeOptions{}).ok());
+  const std::string text = calibration_param_text(external_params_of(first.g));
+  ASSERT_NE(text.find("name: \"conv\""), std::string::npos) << text;
+
+  Net other = net();  // other data, no file: other encodings (what the file must undo)
+  ASSERT_TRUE(quantize_a8w8(other.g, batches(2, 77), QuantizeOptions{}).ok());
+  ASSERT_NE(calibration_param_text(external_params_of(other.g)), text);
+
+  Net fixed = net();
+  auto file = parse_calibration_param(text, "calibration_param.txt");
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  auto resolved = resolve_external_params(fixed.g, *file);
+  ASSERT_TRUE(resolved.ok()) << resolved.status().message();
+  QuantizeOptions q;
+  q.external = &*resolved;
+  auto rep = quantize_a8w8(fixed.g, batches(2, 77), q);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_EQ(rep->external_values, 3u);  // x (conv), c (relu), r (flat)
+  EXPECT_EQ(calibration_param_text(external_params_of(fixed.g)), text);
+  EXPECT_EQ(fixed.g.value(fixed.r).quant.scale, first.g.value(first.r).quant.scale);
+}
+
+TEST(ExternalParams, AFloatLayerInTheFileStaysFloat) {
+  Net n = net();
+  auto file = parse_calibration_param("layer { name: \"conv\" calc_data_type: F32 quant_param { } }", "f.txt");
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  auto resolved = resolve_external_params(n.g, *file);
+  ASSERT_TRUE(resolved.ok()) << resolved.status().message();
+  QuantizeOptions q;
+  q.external = &*resolved;
+  auto rep = quantize_a8w8(n.g, batches(2, 1), q);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_EQ(rep->float_layers, 1u);
+  EXPECT_EQ(rep->weights, 0u);  // the float conv keeps float weights
+  EXPECT_EQ(n.g.value(n.g.node(n.conv).inputs[1]).dtype, DType::kFloat32);
+  // Written back, the layer is F32 again.
+  EXPECT_NE(calibration_param_text(external_params_of(n.g)).find("calc_data_type: F32"), std::string::npos);
+}
+
+TEST(ExternalParams, FileWeightScalesAreUsedAndTheirCountChecked) {
+  Net n = net();
+  auto file = parse_calibration_param(
+      "layer { name: \"conv\" quant_param { weight { data_type: S8 scale: 100 scale: 200 scale: 400 } } }", "f.txt");
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  auto resolved = resolve_external_params(n.g, *file);
+  ASSERT_TRUE(resolved.ok());
+  QuantizeOptions q;
+  q.external = &*resolved;
+  ASSERT_TRUE(quantize_a8w8(n.g, batches(2, 1), q).ok());
+  EXPECT_EQ(n.g.value(n.g.node(n.conv).inputs[1]).quant.scale, (std::vector<float>{0.01f, 0.005f, 0.0025f}));
+
+  Net bad = net();
+  auto two = parse_calibration_param(
+      "layer { name: \"conv\" quant_param { weight { data_type: S8 scale: 100 scale: 200 } } }", "two.txt");
+  ASSERT_TRUE(two.ok());
+  auto r2 = resolve_external_params(bad.g, *two);
+  ASSERT_TRUE(r2.ok());
+  q.external = &*r2;
+  auto rep = quantize_a8w8(bad.g, batches(2, 1), q);
+  ASSERT_FALSE(rep.ok());
+  EXPECT_EQ(rep.status().code(), err::kInvalidParam);
+  EXPECT_NE(rep.status().message().find("give 1 or 3"), std::string::npos) << rep.status().message();
+}
+
+TEST(ExternalParams, UnknownLayersAndExtraInputsNameTheFilePosition) {
+  Net n = net();
+  auto file = parse_calibration_param("\nlayer { name: \"conv9\" quant_param { } }", "p.txt");
+  ASSERT_TRUE(file.ok());
+  auto r = resolve_external_params(n.g, *file);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), err::kInvalidParam);
+  EXPECT_NE(r.status().message().find("p.txt:2:1"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("conv9"), std::string::npos);
+
+  auto extra = parse_calibration_param(
+      "layer { name: \"relu\" quant_param { input { scale: 2 } input { scale: 2 } } }", "e.txt");
+  ASSERT_TRUE(extra.ok()) << extra.status().message();
+  auto r2 = resolve_external_params(n.g, *extra);
+  ASSERT_FALSE(r2.ok());
+  EXPECT_NE(r2.status().message().find("has 1 activation input(s); the file gives 2"), std::string::npos)
+      << r2.status().message();
+}
+
+}  // namespace
+}  // namespace svp::compiler::quant

@@ -132,6 +132,14 @@ int main(int argc, char** argv) {
                  perf.c_str(), device.name, device.npu_int8_tops, device.ddr_gbps, device.source);
   }
   if (!write_file(perf, csv.data(), csv.size())) return fail(svp::Error(err::kInvalidParam, "cannot write {}", perf), kIo);
+  // The encodings of a quantized model, in the form --gfpq_param_file reads (the vendor
+  // writes a bare calibration_param.txt; prefixed for the same reason as atc_perf.csv).
+  if (!r->calibration_param.empty()) {
+    const std::string params = out.substr(0, out.size() - 3) + "_calibration_param.txt";
+    if (!write_file(params, r->calibration_param.data(), r->calibration_param.size())) {
+      return fail(svp::Error(err::kInvalidParam, "cannot write {}", params), kIo);
+    }
+  }
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stderr, "svp_atc: wrote %s (%zu bytes, %zu layers) in %.0f ms\n", out.c_str(), r->model.image.size(),
                r->model.program.layers.size(), ms);

@@ -3,43 +3,12 @@
 #include <algorithm>
 #include <fstream>
 
-#include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
 namespace svp::compiler::aipp_conf {
 namespace {
 
 namespace pb = google::protobuf;
-
-// Keeps the first error only: after a syntax error the tokenizer's later complaints are
-// consequences of the first, and one precise message is what the user acts on.
-class FirstError : public pb::io::ErrorCollector {
- public:
-  void AddError(int line, pb::io::ColumnNumber column, const std::string& message) override {
-    if (!seen_) {
-      seen_ = true;
-      at_ = Location{line + 1, column + 1};
-      message_ = message;
-    }
-  }
-  void AddWarning(int, pb::io::ColumnNumber, const std::string&) override {}
-
-  bool seen() const { return seen_; }
-  const Location& at() const { return at_; }
-  const std::string& message() const { return message_; }
-
- private:
-  bool seen_ = false;
-  Location at_;
-  std::string message_;
-};
-
-Location location_of(const pb::TextFormat::ParseInfoTree* tree, const pb::FieldDescriptor* field, int index) {
-  if (tree == nullptr) return {};
-  const pb::TextFormat::ParseLocation l = tree->GetLocation(field, index);
-  if (l.line < 0) return {};
-  return Location{l.line + 1, l.column + 1};
-}
 
 // The locations of every field written in one block.
 std::map<std::string, Location> field_locations(const pb::Message& m, const pb::TextFormat::ParseInfoTree* tree) {
@@ -48,31 +17,6 @@ std::map<std::string, Location> field_locations(const pb::Message& m, const pb::
   m.GetReflection()->ListFields(m, &set);
   for (const pb::FieldDescriptor* f : set) out[f->name()] = location_of(tree, f, f->is_repeated() ? 0 : -1);
   return out;
-}
-
-// protobuf reports an unknown field or enum name where its tokenizer stopped, after the
-// name; point at the name itself (the last "X" the message quotes, on that line, before
-// that position), which is what the user edits.
-Location at_quoted_name(const std::string& text, Location at, const std::string& message) {
-  const auto close = message.find("\" for field");
-  const std::string key = close != std::string::npos ? "value of \"" : "field named \"";
-  const auto open = message.find(key);
-  if (open == std::string::npos) return at;
-  const auto begin = open + key.size();
-  const auto end = message.find('"', begin);
-  if (end == std::string::npos || end == begin) return at;
-  const std::string name = message.substr(begin, end - begin);
-  std::size_t line_start = 0;
-  for (int l = 1; l < at.line && line_start != std::string::npos; ++l) {
-    line_start = text.find('\n', line_start);
-    if (line_start != std::string::npos) ++line_start;
-  }
-  if (line_start == std::string::npos) return at;
-  const std::string line = text.substr(line_start, text.find('\n', line_start) - line_start);
-  const std::size_t limit = std::min<std::size_t>(line.size(), static_cast<std::size_t>(std::max(at.column - 1, 0)));
-  const auto pos = line.rfind(name, limit);
-  if (pos == std::string::npos || pos + name.size() > limit) return at;
-  return Location{at.line, static_cast<int>(pos) + 1};
 }
 
 }  // namespace
@@ -92,19 +36,11 @@ Result<InsertOpConfig> parse_insert_op_conf(const std::string& text, const std::
                  kMaxConfigBytes);
   }
   svp::atc::InsertNewOps ops;
-  FirstError errors;
   pb::TextFormat::ParseInfoTree tree;
-  pb::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
-  parser.WriteLocationsTo(&tree);
-  if (!parser.ParseFromString(text, &ops) || errors.seen()) {
-    if (!errors.seen()) return Error(err::kParseFile, "{}: not a valid AIPP configuration", file);
-    const Location at = at_quoted_name(text, errors.at(), errors.message());
-    return Error(err::kParseFile,
-                 "{}:{}:{}: {} (an AIPP configuration is protobuf text: aipp_op {{ field: value ... }}; "
-                 "docs/compiler.md lists the fields)",
-                 file, at.line, at.column, errors.message());
-  }
+  SVP_RETURN_IF_ERROR(parse_text_proto(
+      text, file,
+      "an AIPP configuration is protobuf text: aipp_op { field: value ... }; docs/compiler.md lists the fields",
+      &ops, &tree));
   InsertOpConfig cfg;
   cfg.file = file;
   const pb::Descriptor* d = ops.GetDescriptor();

@@ -10,14 +10,11 @@
 
 #include "common/status.h"
 #include "compiler/aipp/insert_op.pb.h"
+#include "compiler/text_proto.h"
 
 namespace svp::compiler::aipp_conf {
 
-// 1-based line and column; 0 = unknown.
-struct Location {
-  int line = 0;
-  int column = 0;
-};
+using compiler::Location;
 
 // One aipp_op (or aapp_op) block as written.
 struct AippBlock {

@@ -31,8 +31,8 @@ Status apply_io_types(Graph& g, const CompileOptions& options) {
     if (g.value(old_in).dtype == dtype) continue;
     if (dtype == DType::kFloat16) {
       return Error(err::kFeatureUnsupported,
-                   "--input_type={}:FP16: float16 model inputs need the quantization pipeline (not implemented yet); "
-                   "give FP32 or an integer type",
+                   "--input_type={}:FP16: float16 model inputs are not implemented in svp_atc; give FP32 or an "
+                   "integer type (UINT8, INT8, ...), which the model converts on input",
                    name);
     }
     // The application's input takes the name; the graph's value becomes the Cast's output.
@@ -54,8 +54,8 @@ Status apply_io_types(Graph& g, const CompileOptions& options) {
   for (const auto& [where, dtype] : options.output_type) {
     if (dtype == DType::kFloat32) continue;
     return Error(err::kFeatureUnsupported,
-                 "--output_type={}{}: only FP32 outputs are implemented for --compile_mode=float (quantized output "
-                 "types come with int8 quantization, not implemented yet)",
+                 "--output_type={}{}: only FP32 outputs are implemented in svp_atc (int8 models dequantize "
+                 "their outputs to FP32); leave --output_type out or give FP32",
                  where.empty() ? "" : where + ":", model::dtype_name(dtype));
   }
   return g.topo_sort();

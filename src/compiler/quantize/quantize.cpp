@@ -66,8 +66,9 @@ void add_boundary(Graph& g, const std::string& op, ValueId from, ValueId to, con
   g.add_node(std::move(n));
 }
 
-// Symmetric int8 weights: per slice along `axis` (-1 = one scale for the tensor).
-ValueId quantize_weight(Graph& g, ValueId w, std::int32_t axis) {
+// Symmetric int8 weights: per slice along `axis` (-1 = one scale for the tensor), with
+// the scales `fixed` gives (--gfpq_param_file) or else max |w| / 127.
+ValueId quantize_weight(Graph& g, ValueId w, std::int32_t axis, const std::vector<float>* fixed) {
   const Value& v = g.value(w);
   const std::size_t n = v.data->size() / sizeof(float);
   std::vector<float> f(n);
@@ -89,7 +90,8 @@ ValueId quantize_weight(Graph& g, ValueId w, std::int32_t axis) {
       }
     }
   }
-  for (float& s : scale) s = s > 0 ? s / 127.0f : 1.0f;
+  for (float& s : scale) s = representable_scale(s > 0 ? s / 127.0f : 1.0f);
+  if (fixed != nullptr) scale = *fixed;
   auto data = std::make_shared<std::vector<std::uint8_t>>(n);
   for (std::size_t o = 0; o < outer; ++o) {
     for (std::size_t c = 0; c < channels; ++c) {
@@ -195,6 +197,17 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
     auto e = choose_encoding(range, it == hists.end() ? nullptr : it->second.get(), how);
     if (!e.ok()) return Error(e.status().code(), "value \"{}\": {}", g.value(v).name, e.status().message());
     enc[v] = *e;
+    // A scale calibration_param.txt can carry exactly (a float reciprocal), so that a
+    // compile repeated with --gfpq_param_file gives this model bit for bit.
+    enc[v].scale = representable_scale(enc[v].scale);
+  }
+  // --gfpq_param_file: the listed layers' inputs take the file's encodings (before the
+  // rules below, which then treat them like calibrated ones).
+  std::map<NodeId, const std::vector<float>*> fixed_weights;
+  if (options.external != nullptr) {
+    for (const auto& [v, e] : options.external->encodings) enc[v] = e;
+    for (const auto& [id, scales] : options.external->weight_scales) fixed_weights[id] = &scales;
+    report.external_values = options.external->encodings.size();
   }
   // A Relu that is the only reader of its input gives that input its own encoding
   // (range [0, max]): the producer (Conv, Add, …) then saturates negatives to the zero
@@ -327,8 +340,32 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
       auto tb = n.attrs.get_int("transB", 0);
       axis = options.matmul_per_channel ? (tb.ok() && *tb != 0 ? 0 : 1) : -1;
     }
-    if (axis == -2 || n.inputs.size() < 2 || !is_float_constant(g, n.inputs[1])) continue;
-    n.inputs[1] = quantize_weight(g, n.inputs[1], axis);
+    const auto fixed = fixed_weights.find(id);
+    if (axis == -2 || n.inputs.size() < 2 || !is_float_constant(g, n.inputs[1])) {
+      if (fixed != fixed_weights.end()) {
+        return Error(err::kInvalidParam,
+                     "--gfpq_param_file gives weight scales for {}, which has no int8 weight; remove its weight block",
+                     g.describe(id));
+      }
+      continue;
+    }
+    const std::vector<float>* scales = nullptr;
+    if (fixed != fixed_weights.end()) {
+      scales = fixed->second;
+      const auto& shape = g.value(n.inputs[1]).shape;
+      const bool per_channel_ok = axis >= 0 && static_cast<std::size_t>(axis) < shape.size() &&
+                                  static_cast<std::size_t>(shape[static_cast<std::size_t>(axis)]) == scales->size();
+      if (scales->size() == 1) {
+        axis = -1;
+      } else if (!per_channel_ok) {
+        return Error(err::kInvalidParam,
+                     "--gfpq_param_file gives {} weight scales for {}; give 1{}", scales->size(), g.describe(id),
+                     axis >= 0 && static_cast<std::size_t>(axis) < shape.size()
+                         ? fmt::format(" or {} (one per output channel)", shape[static_cast<std::size_t>(axis)])
+                         : std::string(" (this op's int8 weights are per tensor)"));
+      }
+    }
+    n.inputs[1] = quantize_weight(g, n.inputs[1], axis, scales);
     ++report.weights;
   }
   SVP_RETURN_IF_ERROR(g.topo_sort());

@@ -39,6 +39,7 @@
 #include "compiler/graph.h"
 #include "compiler/quantize/calibration.h"
 #include "compiler/quantize/calibration_data.h"
+#include "compiler/quantize/external_params.h"
 
 namespace svp::compiler::quant {
 
@@ -46,6 +47,9 @@ struct QuantizeOptions {
   CalibrationOptions calibration;
   bool conv_per_channel = true;     // --weight_quant_per_channel (vendor default: on)
   bool matmul_per_channel = false;  // --matmul_per_channel_enable (vendor default: off)
+  // --gfpq_param_file, resolved against this graph (null: calibrate everything). The
+  // encodings it fixes replace the calibrated ones; the rules above still apply to them.
+  const ResolvedParams* external = nullptr;
   // Called after each calibration batch of each pass: (batches done, batches in all).
   std::function<void(std::size_t, std::size_t)> progress;
 };
@@ -57,6 +61,7 @@ struct QuantizeReport {
   std::size_t float_layers = 0;  // left float: --high_precision_layer and --force_to_cpu nodes
   std::size_t clips_as_relu = 0;  // Clip(0, hi) that int8 saturation makes a Relu (ReLU6)
   std::size_t batches = 0;
+  std::size_t external_values = 0;  // encodings taken from --gfpq_param_file
 };
 
 // --high_precision_layer: the named nodes (graph or ONNX names) stay float — their inputs
