@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/read_file.h"
 #include "model/crc32.h"
 
 namespace svp::model {
@@ -685,10 +686,8 @@ Status save_model_file(const std::string& path, const std::vector<std::uint8_t>&
 }
 
 Result<std::vector<std::uint8_t>> load_model_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Error(err::kReadModelFailure, "cannot open model file \"{}\"", path);
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) return Error(err::kReadModelFailure, "cannot read model file \"{}\"", path);
+  std::vector<std::uint8_t> bytes;
+  if (!read_file_bytes(path, &bytes)) return Error(err::kReadModelFailure, "cannot open or read model file \"{}\"", path);
   if (bytes.empty()) return Error(err::kModelSizeInvalid, "model file \"{}\" is empty", path);
   return bytes;
 }

@@ -167,16 +167,23 @@ TEST(Crc32, MatchesTheStandardCheckValueAndABitwiseReference) {
     return ~c;
   };
   std::mt19937 rng(7);
-  std::vector<std::uint8_t> data(300);
+  // Lengths on both sides of the carry-less-multiplication path (256 bytes and up, on
+  // CPUs that have it) and of its 64- and 16-byte steps, at every alignment mod 16.
+  std::vector<std::uint8_t> data(1200);
   for (auto& b : data) b = static_cast<std::uint8_t>(rng());
-  for (std::size_t start = 0; start < 9; ++start) {
-    for (std::size_t len = 0; start + len <= data.size(); len += 7) {
+  for (std::size_t start = 0; start < 17; ++start) {
+    for (std::size_t len = 0; start + len <= data.size(); len += (len < 200 ? 7 : 5)) {
       ASSERT_EQ(crc32(data.data() + start, len), bitwise(data.data() + start, len)) << start << "+" << len;
     }
   }
-  // Incremental = one shot.
-  const std::uint32_t part = crc32(data.data(), 100);
-  EXPECT_EQ(crc32(data.data() + 100, 200, part), crc32(data.data(), 300));
+  // Incremental = one shot, across the paths.
+  for (std::size_t cut : {100u, 256u, 301u, 640u}) {
+    const std::uint32_t part = crc32(data.data(), cut);
+    EXPECT_EQ(crc32(data.data() + cut, data.size() - cut, part), crc32(data.data(), data.size())) << cut;
+  }
+  std::vector<std::uint8_t> big(3u << 20);
+  for (auto& b : big) b = static_cast<std::uint8_t>(rng());
+  EXPECT_EQ(crc32(big.data() + 3, big.size() - 3), bitwise(big.data() + 3, big.size() - 3));
 }
 
 // ---------------------------------------------------------------------------------------

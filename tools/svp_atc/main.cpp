@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/read_file.h"
 #include "compiler/atc_options.h"
 #include "compiler/compile.h"
 #include "compiler/om_json.h"
@@ -48,9 +49,7 @@ int mode_json(const svp::compiler::CompileOptions& o) {
   std::uint64_t weights = 0;
   std::vector<std::uint8_t> image, weight_bytes;
   if (!o.om.empty()) {
-    std::ifstream in(o.om, std::ios::binary);
-    if (!in) return fail(svp::Error(err::kInvalidParam, "cannot read --om {}", o.om), kIo);
-    image.assign(std::istreambuf_iterator<char>(in), {});
+    if (!svp::read_file_bytes(o.om, &image)) return fail(svp::Error(err::kInvalidParam, "cannot read --om {}", o.om), kIo);
     auto m = svp::model::read_model(image.data(), image.size());
     if (!m.ok()) return fail(svp::Error(m.status().code(), "{}: {}", o.om, m.status().message()), kModelError);
     program = m->program;

@@ -23,6 +23,7 @@
 #include "svp_prof/app.h"
 #include "svp_run/data_types.h"
 #include "common/npy.h"
+#include "common/read_file.h"
 #include "svp_run/statistics.h"
 
 namespace svp::run {
@@ -82,9 +83,9 @@ Io describe_io(svp_acl_mdl_desc* d, std::size_t i, bool input) {
 }
 
 std::vector<std::uint8_t> read_file(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) fail(kExitBadInput, "cannot read input file " + p.string());
-  return std::vector<std::uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<std::uint8_t> bytes;
+  if (!svp::read_file_bytes(p.string(), &bytes)) fail(kExitBadInput, "cannot read input file " + p.string());
+  return bytes;
 }
 
 // A .bin file's bytes or an .npy file's data.

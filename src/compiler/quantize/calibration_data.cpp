@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "common/npy.h"
+#include "common/read_file.h"
 #include "kernels/kernels.h"
 
 namespace svp::compiler::quant {
@@ -31,12 +32,7 @@ std::string lower_ext(const std::string& line) {
   return e;
 }
 
-bool read_file(const fs::path& p, std::vector<std::uint8_t>* out) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return false;
-  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return true;
-}
+bool read_file(const fs::path& p, std::vector<std::uint8_t>* out) { return svp::read_file_bytes(p.string(), out); }
 
 // Element `i` of a little-endian .npy payload of type `descr`, as a double.
 bool npy_value(const npy::Array& a, std::size_t i, double* v) {
