@@ -15,13 +15,13 @@ build=(cmake ninja-build g++ pkg-config
        ocl-icd-opencl-dev     # oneDNN's CMake package looks for OpenCL; libdnnl-dev only Recommends it
        libonnx-dev libprotobuf-dev protobuf-compiler  # the ONNX importer of svp_atc; text-format configs
        libboost-dev           # Boost.Asio: the C++ API's completions (include/svp/acl.hpp)
-       libcli11-dev)          # command lines of the tools (svp_prof, svp_atc, svp_run)
+       libcli11-dev           # command lines of the tools (svp_prof, svp_atc, svp_run)
+       libpng-dev libjpeg62-turbo-dev)  # svp_atc: JPEG/PNG calibration images (--image_list)
 # Tests, benchmarks and tools only (the library itself needs none of these).
 tests=(libgtest-dev libgmock-dev  # GoogleTest
        libbenchmark-dev           # Google Benchmark: bench/
        clang libclang-rt-14-dev   # libFuzzer: the fuzz targets (model loader, ONNX importer)
        libopencv-dev              # OpenCV: the AIPP oracle in tests and the AIPP benchmark
-       libpng-dev                 # the OCR sample decodes its PNG documents (samples/ocr)
        python3                    # bench/summarize_runs.py and test helpers
        libonnx-testdata           # ONNX node conformance tests of the compiler
        dataset-fashion-mnist      # labelled data: accuracy tests and the main job (Fashion-MNIST)

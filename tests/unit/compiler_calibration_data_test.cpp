@@ -91,10 +91,14 @@ TEST_F(CalibrationData, BadListsNameTheListTheItemAndTheFix) {
   write_bytes("small.bin", {1, 2, 3});
   EXPECT_NE(message("x:" + write("small.txt", "small.bin\n1 2 3\n")).find("12 bytes"), std::string::npos);
   EXPECT_NE(message("").find("--image_list is empty"), std::string::npos);
+  // Images are data only for inputs with a static AIPP (compiler_image_calibration_test).
   auto image = load_calibration_data(g, "x:" + write("img.txt", "cat.jpg\ndog.jpg\n"));
   ASSERT_FALSE(image.ok());
-  EXPECT_EQ(image.status().code(), err::kFeatureUnsupported);
+  EXPECT_EQ(image.status().code(), err::kInvalidParam);
   EXPECT_NE(image.status().message().find("--insert_op_conf"), std::string::npos);
+  auto yuv = load_calibration_data(g, "x:" + write("yuv.txt", "frame.yuv\nframe.yuv\n"));
+  ASSERT_FALSE(yuv.ok());
+  EXPECT_EQ(yuv.status().code(), err::kFeatureUnsupported);
 }
 
 }  // namespace

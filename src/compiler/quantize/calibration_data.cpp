@@ -12,6 +12,8 @@
 
 #include "common/npy.h"
 #include "common/read_file.h"
+#include "compiler/quantize/image_calibration.h"
+#include "model/aipp/model_config.h"
 #include "kernels/kernels.h"
 
 namespace svp::compiler::quant {
@@ -59,7 +61,8 @@ bool npy_value(const npy::Array& a, std::size_t i, double* v) {
 
 class Reader {
  public:
-  Reader(const Value& input, fs::path list) : in_(input), list_(std::move(list)) {
+  Reader(const Value& input, fs::path list, std::string aipp_json)
+      : in_(input), list_(std::move(list)), aipp_json_(std::move(aipp_json)) {
     item_dims_ = in_.shape;
     if (!item_dims_.empty()) item_dims_[0] = 1;
     for (std::int64_t d : item_dims_) item_elems_ *= d;
@@ -72,10 +75,13 @@ class Reader {
     const std::string where = fmt::format("{}, item {}", list_.string(), line_no);
     const std::string ext = lower_ext(line);
     const std::int64_t base = item * item_elems_;
-    if (ext == ".jpg" || ext == ".jpeg" || ext == ".png" || ext == ".bmp" || ext == ".yuv") {
+    if (ext == ".jpg" || ext == ".jpeg" || ext == ".jpe" || ext == ".png" || ext == ".bmp" || ext == ".jp2") {
+      return read_image(resolve(line), where, batch, item);
+    }
+    if (ext == ".yuv") {
       return Error(err::kFeatureUnsupported,
-                   "{}: \"{}\" is an image; svp_atc does not decode images (the vendor's ATC decodes them and "
-                   "applies the input's --insert_op_conf AIPP): give the preprocessed input as .npy or .bin",
+                   "{}: \"{}\" is a raw YUV frame, which svp_atc does not read as calibration data; give a JPEG or "
+                   "PNG image (for an input with AIPP) or the model input as .npy/.bin",
                    where, line);
     }
     if (ext == ".npy" || ext == ".bin") {
@@ -140,6 +146,39 @@ class Reader {
   }
 
  private:
+  // An image through the input's static AIPP (what the NPU will do with a camera frame).
+  Status read_image(const fs::path& p, const std::string& where, model::TensorView& batch, std::int64_t item) {
+    if (aipp_json_.empty()) {
+      return Error(err::kInvalidParam,
+                   "{}: \"{}\" is an image, but input \"{}\" has no AIPP: images are calibration data only for "
+                   "inputs that --insert_op_conf gives a static AIPP (which says how pixels become the input); "
+                   "give this input's items as .npy, .bin or numbers",
+                   where, p.string(), in_.name);
+    }
+    auto a = aipp::parse_model_aipp(aipp_json_);
+    if (!a.ok()) return Error(err::kInvalidParam, "{}: {}", where, a.status().message());
+    if (a->mode != aipp::ModelAipp::Mode::kStatic) {
+      return Error(err::kInvalidParam,
+                   "{}: \"{}\" is an image, but input \"{}\" has dynamic AIPP, whose parameters come at run time: "
+                   "give its items as the model input (.npy or .bin)",
+                   where, p.string(), in_.name);
+    }
+    if (in_.dtype != DType::kFloat32) {
+      return Error(err::kInvalidParam, "{}: images need a float32 model input; \"{}\" is {}", where, in_.name,
+                   model::dtype_name(in_.dtype));
+    }
+    auto image = decode_image(p.string());
+    if (!image.ok()) return Error(image.status().code(), "{}: {}", where, image.status().message());
+    std::vector<float> values(static_cast<std::size_t>(item_elems_));
+    model::TensorView one;
+    one.dtype = DType::kFloat32;
+    one.dims = item_dims_;
+    one.data = values.data();
+    const Status s = image_to_input(*image, *a, model::Layout::kNCHW, one);
+    if (!s.ok()) return Error(s.code(), "{}: \"{}\" through the AIPP of input \"{}\": {}", where, p.string(), in_.name, s.message());
+    return put(values, batch, item, where);
+  }
+
   // Stores one item's values into `batch`, converted to the input's type by the Cast
   // kernel (the one definition of conversions: saturating, truncating toward zero).
   Status put(const std::vector<float>& values, model::TensorView& batch, std::int64_t item,
@@ -171,6 +210,7 @@ class Reader {
 
   const Value& in_;
   fs::path list_;
+  std::string aipp_json_;  // the input's AIPP configuration (model JSON), "" = none
   std::vector<std::int64_t> item_dims_;
   std::int64_t item_elems_ = 1;
 };
@@ -239,7 +279,7 @@ Result<CalibrationSet> load_calibration_data(const Graph& g, const std::string& 
     std::vector<kernels::OwnedTensor> inputs;
     for (std::size_t i = 0; i < g.inputs.size(); ++i) {
       const Value& v = g.value(g.inputs[i]);
-      Reader reader(v, lists[i]);
+      Reader reader(v, lists[i], i < g.input_aipp.size() ? g.input_aipp[i] : std::string());
       kernels::OwnedTensor t(v.dtype, v.shape);
       for (std::size_t k = 0; k < batch; ++k) {
         const std::size_t line_index = b * batch + k;

@@ -7,9 +7,10 @@
 // Relative paths are looked up beside the list file first, then in the current
 // directory. Items are grouped into batches of the input's first dimension; every list
 // must give the same number of items, and a partial last batch is an error naming how many
-// items are missing. Image files (.jpg, .png, …) are refused with err::kFeatureUnsupported:
-// svp_atc decodes no images (the vendor's ATC decodes them and applies the AIPP of
-// --insert_op_conf); the items are the first-layer tensors, also for AIPP inputs.
+// items are missing. For an input with static AIPP (--insert_op_conf), a line may name a
+// JPEG or PNG image instead: it goes through that AIPP as the NPU would take it
+// (image_calibration.h). Other image kinds (.bmp, .jp2) and raw .yuv frames are refused
+// with err::kFeatureUnsupported.
 #pragma once
 
 #include <cstddef>
