@@ -28,6 +28,7 @@
 #include "compiler/passes/remove_identity.h"
 #include "compiler/passes/segmentation.h"
 #include "compiler/quantize/calibration_data.h"
+#include "compiler/quantize/qdq.h"
 #include "compiler/quantize/quantize.h"
 #include "model/format.h"
 
@@ -171,18 +172,28 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
     q.matmul_per_channel = options.matmul_per_channel;
     q.progress = options.calibration_progress;
     SVP_RETURN_IF_ERROR(quant::mark_high_precision(*g, options.high_precision_layer));
+    // Encodings the model brings (QDQ pairs), then those of --gfpq_param_file (which win).
     quant::ResolvedParams external;
+    auto qdq = quant::absorb_qdq_pairs(*g, &external);
+    if (!qdq.ok()) return qdq.status();
+    if (*qdq > 0) {
+      r.log.push_back(fmt::format("QDQ: {} QuantizeLinear/DequantizeLinear pair(s) became the encodings of their "
+                                  "tensors",
+                                  *qdq));
+    }
     if (!options.gfpq_param_file.empty()) {
       auto file = quant::read_calibration_param(options.gfpq_param_file);
       if (!file.ok()) return file.status();
       auto resolved = quant::resolve_external_params(*g, *file);
       if (!resolved.ok()) return resolved.status();
-      external = std::move(*resolved);
-      q.external = &external;
+      external.encodings.insert(external.encodings.end(), resolved->encodings.begin(), resolved->encodings.end());
+      external.weight_scales = std::move(resolved->weight_scales);
+      external.layers = resolved->layers;
     }
+    if (!external.encodings.empty() || !external.weight_scales.empty()) q.external = &external;
     auto rep = quant::quantize_a8w8(*g, *data, q);
     if (!rep.ok()) return rep.status();
-    if (q.external != nullptr) {
+    if (!options.gfpq_param_file.empty()) {
       r.log.push_back(fmt::format("--gfpq_param_file: {} layer(s), {} tensor encoding(s) and {} weight scale set(s) "
                                   "taken from {}",
                                   external.layers, rep->external_values, external.weight_scales.size(),

@@ -450,3 +450,92 @@ TEST(OnnxImport, CorruptFilesAreErrorsNeverCrashes) {
 
 }  // namespace
 }  // namespace svp::compiler
+
+namespace svp::compiler {
+namespace {
+
+// x → Q/DQ (scale 0.02, uint8 zero point 128) → Conv → Relu → Q/DQ (0.05, uint8 0) →
+// GlobalAveragePool → Flatten: an activation-QDQ model as onnxruntime's quantizer writes.
+OnnxBuilder qdq_cnn() {
+  OnnxBuilder b = small_cnn();
+  onnx::GraphProto* g = b.model().mutable_graph();
+  auto scalar = [&](const std::string& name, int type, float f, std::uint8_t u) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    if (type == onnx::TensorProto::FLOAT) {
+      t->add_float_data(f);
+    } else {
+      t->add_int32_data(u);
+    }
+  };
+  scalar("s_in", onnx::TensorProto::FLOAT, 0.02f, 0);
+  scalar("z_in", onnx::TensorProto::UINT8, 0, 128);
+  scalar("s_r", onnx::TensorProto::FLOAT, 0.05f, 0);
+  scalar("z_r", onnx::TensorProto::UINT8, 0, 0);
+  // Rewire: conv reads dq_x; gap reads dq_r.
+  for (onnx::NodeProto& n : *g->mutable_node()) {
+    if (n.name() == "conv") n.set_input(0, "dq_x");
+    if (n.name() == "gap") n.set_input(0, "dq_r");
+  }
+  b.node("QuantizeLinear", {"x", "s_in", "z_in"}, {"q_x"}, "q_x");
+  b.node("DequantizeLinear", {"q_x", "s_in", "z_in"}, {"dq_x"}, "dq_x");
+  b.node("QuantizeLinear", {"r", "s_r", "z_r"}, {"q_r"}, "q_r");
+  b.node("DequantizeLinear", {"q_r", "s_r", "z_r"}, {"dq_r"}, "dq_r");
+  // Topological order for the checker: the QDQ nodes before their readers.
+  auto* nodes = g->mutable_node();
+  std::vector<onnx::NodeProto> order;
+  for (const char* name : {"q_x", "dq_x", "conv", "relu", "q_r", "dq_r", "gap", "flat"}) {
+    for (const auto& n : *nodes) {
+      if (n.name() == name) order.push_back(n);
+    }
+  }
+  nodes->Clear();
+  for (auto& n : order) *nodes->Add() = n;
+  return b;
+}
+
+TEST(Compile, QdqPairsBecomeTheEncodingsOfTheirTensors) {
+  const fs::path dir = fs::temp_directory_path() / ("svp_qdq_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  CompileOptions o;
+  o.model = qdq_cnn().write((dir / "qdq.onnx").string());
+  {
+    std::ofstream list(dir / "cal.txt");
+    for (int item = 0; item < 4; ++item) {
+      for (int i = 0; i < 3 * 8 * 8; ++i) list << (((i * 7 + item * 13) % 50) / 25.0 - 1.0) << " ";
+      list << "\n";
+    }
+  }
+  o.image_list = "x:" + (dir / "cal.txt").string();
+  auto r = compile(o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const auto& log = r->log;
+  EXPECT_NE(std::find_if(log.begin(), log.end(), [](const std::string& l) { return l.find("QDQ: 2 ") == 0; }),
+            log.end());
+  bool input_encoding = false, relu_encoding = false;
+  for (const model::Tensor& t : r->model.program.tensors) {
+    if (t.quant.scale.size() != 1) continue;
+    // uint8 zero point 128 is the int8 zero point 0; uint8 0 stays uint8 0 ([0, max]).
+    input_encoding |= t.dtype == model::DType::kInt8 && t.quant.scale[0] == 0.02f && t.quant.zero_point[0] == 0;
+    relu_encoding |= t.dtype == model::DType::kUint8 && t.quant.scale[0] == 0.05f && t.quant.zero_point[0] == 0;
+  }
+  EXPECT_TRUE(input_encoding);
+  EXPECT_TRUE(relu_encoding);
+  for (const model::Layer& l : r->model.program.layers) {
+    EXPECT_TRUE(l.name.rfind("q_", 0) != 0 && l.name.rfind("dq_", 0) != 0) << l.name << " was kept";
+  }
+
+  // Float: the pairs stay, computing what ONNX says they compute.
+  o.compile_mode = "float";
+  o.image_list.clear();
+  auto f = compile(o);
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  std::size_t kept = 0;
+  for (const model::Layer& l : f->model.program.layers) kept += l.op == "QuantizeLinear" || l.op == "DequantizeLinear";
+  EXPECT_EQ(kept, 4u);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace svp::compiler
