@@ -1,4 +1,4 @@
-// quantize_a8w8 on hand-built graphs: what becomes int8, the weights' encodings, the float
+// quantize_graph on hand-built graphs: what becomes int8, the weights' encodings, the float
 // edges, and that the quantized graph computes nearly what the float graph computes.
 #include <gtest/gtest.h>
 
@@ -63,7 +63,7 @@ CalibrationSet batches(std::size_t count, unsigned seed) {
 
 TEST(QuantizeA8W8, ActivationsAndWeightsBecomeInt8BehindFloatEdges) {
   Net n = net();
-  auto rep = quantize_a8w8(n.g, batches(4, 1), QuantizeOptions{});
+  auto rep = quantize_graph(n.g, batches(4, 1), QuantizeOptions{});
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_EQ(rep->weights, 1u);
   EXPECT_EQ(rep->boundaries, 2u);  // a QuantizeLinear after x, a DequantizeLinear before y
@@ -94,7 +94,7 @@ TEST(QuantizeA8W8, ActivationsAndWeightsBecomeInt8BehindFloatEdges) {
 TEST(QuantizeA8W8, AHighPrecisionLayerStaysFloatBetweenInt8Neighbours) {
   Net n = net();
   ASSERT_TRUE(mark_high_precision(n.g, {"conv"}).ok());
-  auto rep = quantize_a8w8(n.g, batches(4, 1), QuantizeOptions{});
+  auto rep = quantize_graph(n.g, batches(4, 1), QuantizeOptions{});
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_EQ(rep->float_layers, 1u);
   EXPECT_EQ(rep->weights, 0u);  // the Conv's weights stay float
@@ -113,7 +113,7 @@ TEST(QuantizeA8W8, AHighPrecisionLayerStaysFloatBetweenInt8Neighbours) {
 TEST(QuantizeA8W8, ANodeForcedOntoTheAiCpuComputesInFloat) {
   Net n = net();
   n.g.node(n.conv).target = model::Target::kAiCpu;  // what --force_to_cpu leaves before quantization
-  auto rep = quantize_a8w8(n.g, batches(4, 1), QuantizeOptions{});
+  auto rep = quantize_graph(n.g, batches(4, 1), QuantizeOptions{});
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_EQ(rep->float_layers, 1u);
   EXPECT_EQ(n.g.value(n.g.node(n.conv).inputs[1]).dtype, DType::kFloat32);
@@ -131,7 +131,7 @@ TEST(QuantizeA8W8, AHighPrecisionLayerKeepsTheGraphComputingWhatTheFloatGraphCom
   Net f = net();
   Net q = net();
   ASSERT_TRUE(mark_high_precision(q.g, {"conv"}).ok());
-  ASSERT_TRUE(quantize_a8w8(q.g, batches(8, 10), QuantizeOptions{}).ok());
+  ASSERT_TRUE(quantize_graph(q.g, batches(8, 10), QuantizeOptions{}).ok());
   std::vector<kernels::OwnedTensor> in;
   in.push_back(kernels::OwnedTensor::f32({1, 2, 6, 6}, test::random_floats(72, 1000)));
   auto want = evaluate(f.g, in);
@@ -149,7 +149,7 @@ TEST(QuantizeA8W8, AHighPrecisionLayerKeepsTheGraphComputingWhatTheFloatGraphCom
 // saturation does the upper clip and the int8 Clip is a Relu (which the runtime fuses).
 TEST(QuantizeA8W8, AClipFromZeroWithinItsRangeBecomesARelu) {
   Net n = net("Clip", 0.05f);  // cuts well inside the conv's range: still a Relu in int8
-  auto rep = quantize_a8w8(n.g, batches(4, 1), QuantizeOptions{});
+  auto rep = quantize_graph(n.g, batches(4, 1), QuantizeOptions{});
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_EQ(rep->clips_as_relu, 1u);
   EXPECT_EQ(n.g.node(n.act).op, "Relu");
@@ -167,7 +167,7 @@ TEST(QuantizeA8W8, AClipNotStartingAtZeroStaysAClip) {
   auto bytes = std::make_shared<std::vector<std::uint8_t>>(sizeof lo);
   std::memcpy(bytes->data(), &lo, sizeof lo);
   n.g.value(n.g.node(n.act).inputs[1]).data = bytes;
-  auto rep = quantize_a8w8(n.g, batches(4, 1), QuantizeOptions{});
+  auto rep = quantize_graph(n.g, batches(4, 1), QuantizeOptions{});
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_EQ(rep->clips_as_relu, 0u);
   EXPECT_EQ(n.g.node(n.act).op, "Clip");
@@ -178,7 +178,7 @@ TEST(QuantizeA8W8, TheQuantizedGraphComputesNearlyWhatTheFloatGraphComputes) {
   Net q = net();
   QuantizeOptions opt;
   opt.calibration.method = Method::kMse;
-  ASSERT_TRUE(quantize_a8w8(q.g, batches(8, 10), opt).ok());
+  ASSERT_TRUE(quantize_graph(q.g, batches(8, 10), opt).ok());
   // Inputs the calibration did not see.
   for (unsigned seed : {100u, 200u, 300u}) {
     std::vector<kernels::OwnedTensor> in;
@@ -227,10 +227,10 @@ TEST(QuantizeA8W8, CalibrationFailuresNameTheBatchAndTheNode) {
   Net n = net();
   CalibrationSet bad = batches(1, 1);
   bad.batches[0][0] = kernels::OwnedTensor::f32({1, 2, 5, 5}, std::vector<float>(50, 0.0f));  // wrong shape
-  auto r = quantize_a8w8(n.g, bad, QuantizeOptions{});
+  auto r = quantize_graph(n.g, bad, QuantizeOptions{});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("calibration batch 1"), std::string::npos) << r.status().message();
-  EXPECT_FALSE(quantize_a8w8(n.g, CalibrationSet{}, QuantizeOptions{}).ok());
+  EXPECT_FALSE(quantize_graph(n.g, CalibrationSet{}, QuantizeOptions{}).ok());
 }
 
 }  // namespace
