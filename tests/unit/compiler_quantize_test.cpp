@@ -91,10 +91,35 @@ TEST(QuantizeA8W8, ActivationsAndWeightsBecomeInt8BehindFloatEdges) {
   for (std::int32_t zp : w.quant.zero_point) EXPECT_EQ(zp, 0);
 }
 
-TEST(QuantizeA8W8, AHighPrecisionLayerStaysFloatBetweenInt8Neighbours) {
+// As the vendor does: in an A8W8 model a high-precision layer becomes A16W8 — int16 on
+// both sides, int8 weights — between int8 neighbours.
+TEST(QuantizeA8W8, AHighPrecisionLayerBecomesA16W8BetweenInt8Neighbours) {
   Net n = net();
   ASSERT_TRUE(mark_high_precision(n.g, {"conv"}).ok());
   auto rep = quantize_graph(n.g, batches(4, 1), QuantizeOptions{});
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_EQ(rep->a16_layers, 1u);
+  EXPECT_EQ(rep->float_layers, 0u);
+  EXPECT_EQ(rep->weights, 1u);
+  const Node& conv = n.g.node(n.conv);
+  EXPECT_EQ(n.g.value(conv.inputs[1]).dtype, DType::kInt8);
+  EXPECT_EQ(n.g.value(conv.inputs[0]).dtype, DType::kInt16);  // the input's QuantizeLinear writes int16
+  EXPECT_EQ(n.g.value(n.c).dtype, DType::kInt16);
+  EXPECT_EQ(n.g.value(n.c).quant.zero_point, (std::vector<std::int32_t>{0}));
+  EXPECT_EQ(n.g.value(n.r).dtype, DType::kUint8);  // the Relu after it is A8W8
+  ASSERT_EQ(rep->layers.size(), 3u);
+  EXPECT_EQ(rep->layers[0].precision, Precision::kA16W8);
+  EXPECT_EQ(rep->layers[1].precision, Precision::kA8W8);
+  EXPECT_EQ(rep->activations16, 1u);
+}
+
+// Above A16W8 there is only float: with --compile_mode=1 a high-precision layer stays float.
+TEST(QuantizeA16W8, AHighPrecisionLayerStaysFloatBetweenInt16Neighbours) {
+  Net n = net();
+  ASSERT_TRUE(mark_high_precision(n.g, {"conv"}).ok());
+  QuantizeOptions o;
+  o.activation_bits = 16;
+  auto rep = quantize_graph(n.g, batches(4, 1), o);
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_EQ(rep->float_layers, 1u);
   EXPECT_EQ(rep->weights, 0u);  // the Conv's weights stay float
@@ -102,12 +127,142 @@ TEST(QuantizeA8W8, AHighPrecisionLayerStaysFloatBetweenInt8Neighbours) {
   EXPECT_EQ(n.g.value(conv.inputs[1]).dtype, DType::kFloat32);
   EXPECT_EQ(n.g.value(conv.inputs[0]).dtype, DType::kFloat32);  // reads the float input itself
   EXPECT_EQ(n.g.value(n.c).dtype, DType::kFloat32);             // writes float
-  // The Relu after it is int8 again: a QuantizeLinear between them, a DequantizeLinear at y.
-  EXPECT_EQ(n.g.value(n.r).dtype, DType::kUint8);
+  EXPECT_EQ(n.g.value(n.r).dtype, DType::kInt16);
   EXPECT_EQ(rep->boundaries, 2u);
-  int quantize_nodes = 0;
-  for (NodeId id : n.g.live_nodes()) quantize_nodes += n.g.node(id).op == "QuantizeLinear";
-  EXPECT_EQ(quantize_nodes, 1);
+}
+
+TEST(QuantizeA16W8, ActivationsBecomeSymmetricInt16AndWeightsStayInt8) {
+  Net n = net();
+  QuantizeOptions o;
+  o.activation_bits = 16;
+  auto rep = quantize_graph(n.g, batches(4, 1), o);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  for (ValueId v : {n.c, n.r, n.y}) {
+    EXPECT_EQ(n.g.value(v).dtype, DType::kInt16) << n.g.value(v).name;
+    EXPECT_EQ(n.g.value(v).quant.zero_point, (std::vector<std::int32_t>{0})) << n.g.value(v).name;
+  }
+  EXPECT_EQ(rep->activations, rep->activations16);
+  EXPECT_EQ(n.g.value(n.g.node(n.conv).inputs[1]).dtype, DType::kInt8);
+  EXPECT_EQ(n.g.value(n.g.node(n.conv).inputs[0]).dtype, DType::kInt16);
+  // The boundaries' zero points are int16 too (ONNX: the quantized side's type).
+  for (NodeId id : n.g.live_nodes()) {
+    const Node& b = n.g.node(id);
+    if (b.op != "QuantizeLinear" && b.op != "DequantizeLinear") continue;
+    EXPECT_EQ(n.g.value(b.inputs[2]).dtype, DType::kInt16) << b.name;
+  }
+  for (const LayerPrecision& l : rep->layers) EXPECT_EQ(l.precision, Precision::kA16W8) << l.name;
+}
+
+// A conv whose input has a few large values: int8 spends its levels on the outliers, int16
+// keeps the small values too, so A16W8 lands far closer to float.
+TEST(QuantizeA16W8, IsCloserToFloatThanA8W8OnAWideRangeActivation) {
+  auto wide = [](unsigned seed) {
+    std::vector<float> x = test::random_floats(72, seed);
+    x[7] = 60.0f;
+    x[40] = -45.0f;
+    return x;
+  };
+  CalibrationSet data;
+  for (unsigned s = 0; s < 4; ++s) {
+    std::vector<kernels::OwnedTensor> in;
+    in.push_back(kernels::OwnedTensor::f32({1, 2, 6, 6}, wide(50 + s)));
+    data.batches.push_back(std::move(in));
+  }
+  data.items = 4;
+  Net f = net(), q8 = net(), q16 = net();
+  QuantizeOptions o16;
+  o16.activation_bits = 16;
+  ASSERT_TRUE(quantize_graph(q8.g, data, QuantizeOptions{}).ok());
+  ASSERT_TRUE(quantize_graph(q16.g, data, o16).ok());
+  std::vector<kernels::OwnedTensor> in;
+  in.push_back(kernels::OwnedTensor::f32({1, 2, 6, 6}, wide(999)));
+  auto want = evaluate(f.g, in);
+  auto got8 = evaluate(q8.g, in);
+  auto got16 = evaluate(q16.g, in);
+  ASSERT_TRUE(want.ok() && got8.ok() && got16.ok());
+  auto error = [&](const std::vector<kernels::OwnedTensor>& got) {
+    double e = 0;
+    for (int i = 0; i < 48; ++i) {
+      const double d = (*want)[0].view().as<const float>()[i] - got[0].view().as<const float>()[i];
+      e += d * d;
+    }
+    return std::sqrt(e);
+  };
+  const double e8 = error(*got8), e16 = error(*got16);
+  std::printf("rms-sum error: A8W8 %.6g, A16W8 %.6g\n", e8, e16);
+  EXPECT_GT(e8, 0.0);
+  EXPECT_LT(e16, e8 / 4);
+}
+
+// Modes 5 and 6: the Conv (a CUBE op) reads int8 / int16 through a QuantizeLinear and
+// writes float; the Relu and Flatten are fp16 — what the Conv and the Relu write is
+// rounded to float16 (a Cast pair), Flatten only moves values.
+TEST(QuantizeCubeOnly, TheConvIsQuantizedAndTheRestIsFp16) {
+  for (int bits : {8, 16}) {
+    SCOPED_TRACE(bits);
+    Net n = net();
+    QuantizeOptions o;
+    o.activation_bits = bits;
+    o.cube_only = true;
+    auto rep = quantize_graph(n.g, batches(4, 1), o);
+    ASSERT_TRUE(rep.ok()) << rep.status().message();
+    EXPECT_EQ(rep->weights, 1u);
+    EXPECT_EQ(rep->fp16_layers, 2u);
+    EXPECT_EQ(rep->fp16_roundings, 2u);
+    EXPECT_EQ(rep->boundaries, 1u);  // the Conv's QuantizeLinear; the output is float already
+    const Node& conv = n.g.node(n.conv);
+    EXPECT_EQ(n.g.value(conv.inputs[0]).dtype, bits == 16 ? DType::kInt16 : DType::kInt8);
+    EXPECT_EQ(n.g.value(conv.inputs[1]).dtype, DType::kInt8);
+    const Value& conv_out = n.g.value(conv.outputs[0]);
+    EXPECT_EQ(conv_out.dtype, DType::kFloat32);
+    ASSERT_EQ(n.g.consumers(conv.outputs[0]).size(), 1u);
+    const Node& down = n.g.node(n.g.consumers(conv.outputs[0])[0]);
+    EXPECT_EQ(down.op, "Cast");
+    EXPECT_EQ(n.g.value(down.outputs[0]).dtype, DType::kFloat16);
+    EXPECT_EQ(n.g.value(n.c).producer >= 0 ? n.g.node(n.g.value(n.c).producer).op : "", "Cast");
+    EXPECT_EQ(n.g.value(n.r).producer >= 0 ? n.g.node(n.g.value(n.r).producer).op : "", "Cast");
+    EXPECT_EQ(n.g.node(n.g.value(n.y).producer).op, "Flatten");
+    EXPECT_EQ(n.g.value(n.y).dtype, DType::kFloat32);
+    EXPECT_EQ(rep->layers[0].precision, bits == 16 ? Precision::kA16W8 : Precision::kA8W8);
+    EXPECT_EQ(rep->layers[1].precision, Precision::kFp16);
+  }
+}
+
+TEST(QuantizeCubeOnly, ComputesNearlyWhatTheFloatGraphComputes) {
+  for (int bits : {8, 16}) {
+    Net f = net(), q = net();
+    QuantizeOptions o;
+    o.activation_bits = bits;
+    o.cube_only = true;
+    ASSERT_TRUE(quantize_graph(q.g, batches(8, 10), o).ok());
+    std::vector<kernels::OwnedTensor> in;
+    in.push_back(kernels::OwnedTensor::f32({1, 2, 6, 6}, test::random_floats(72, 1000)));
+    auto want = evaluate(f.g, in);
+    auto got = evaluate(q.g, in);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    const float* a = (*want)[0].view().as<const float>();
+    const float* b = (*got)[0].view().as<const float>();
+    float peak = 0;
+    for (int i = 0; i < 48; ++i) peak = std::max(peak, std::fabs(a[i]));
+    // int8: a step of the input and weight grids; int16: the weights' grid and fp16 rounding.
+    const float tol = peak * (bits == 16 ? 0.01f : 0.03f);
+    for (int i = 0; i < 48; ++i) EXPECT_NEAR(a[i], b[i], tol) << bits << " " << i;
+    // Every output is a float16 value.
+    for (int i = 0; i < 48; ++i) {
+      const float v = b[i];
+      int e = 0;
+      const float m = std::frexp(v, &e);
+      EXPECT_EQ(std::ldexp(std::nearbyint(std::ldexp(m, 11)), e - 11), v) << i;
+    }
+  }
+}
+
+TEST(Quantize, RefusesActivationWidthsOtherThan8And16) {
+  Net n = net();
+  QuantizeOptions o;
+  o.activation_bits = 4;
+  EXPECT_EQ(quantize_graph(n.g, batches(1, 1), o).status().code(), err::kInvalidParam);
 }
 
 TEST(QuantizeA8W8, ANodeForcedOntoTheAiCpuComputesInFloat) {
@@ -127,11 +282,13 @@ TEST(QuantizeA8W8, AnUnknownHighPrecisionLayerIsRefusedByName) {
   EXPECT_NE(st.message().find("no_such_layer"), std::string::npos) << st.message();
 }
 
-TEST(QuantizeA8W8, AHighPrecisionLayerKeepsTheGraphComputingWhatTheFloatGraphComputes) {
+TEST(QuantizeA16W8, AFloatHighPrecisionLayerKeepsTheGraphComputingWhatTheFloatGraphComputes) {
   Net f = net();
   Net q = net();
   ASSERT_TRUE(mark_high_precision(q.g, {"conv"}).ok());
-  ASSERT_TRUE(quantize_graph(q.g, batches(8, 10), QuantizeOptions{}).ok());
+  QuantizeOptions o;
+  o.activation_bits = 16;
+  ASSERT_TRUE(quantize_graph(q.g, batches(8, 10), o).ok());
   std::vector<kernels::OwnedTensor> in;
   in.push_back(kernels::OwnedTensor::f32({1, 2, 6, 6}, test::random_floats(72, 1000)));
   auto want = evaluate(f.g, in);
@@ -141,8 +298,8 @@ TEST(QuantizeA8W8, AHighPrecisionLayerKeepsTheGraphComputingWhatTheFloatGraphCom
   const float* b = (*got)[0].view().as<const float>();
   float peak = 0;
   for (int i = 0; i < 48; ++i) peak = std::max(peak, std::fabs(a[i]));
-  // Only the Relu output is quantized now: every value within one quantization step.
-  for (int i = 0; i < 48; ++i) EXPECT_NEAR(a[i], b[i], peak / 255.0f * 1.01f) << i;
+  // Only the Relu output is quantized now (int16 over [-max, max]): every value within one step.
+  for (int i = 0; i < 48; ++i) EXPECT_NEAR(a[i], b[i], peak / 32767.0f * 1.01f) << i;
 }
 
 // ReLU6: when the Clip's calibrated output range ends below its upper bound, the Conv's

@@ -383,7 +383,7 @@ TEST(Compile, PreemptibleIsAskedForAtCompileTime) {
   EXPECT_FALSE(parse_atc_command_line({"--preemptible=maybe"}).ok());
 }
 
-TEST(Compile, QuantizedModesNeedCalibrationDataAndUnbuiltOnesAreRefused) {
+TEST(Compile, EveryQuantizedModeNeedsCalibrationData) {
   CompileOptions o;
   o.model = "unused.onnx";
   auto r = compile(o);  // compile_mode 0, the vendor's default, without --image_list
@@ -395,7 +395,14 @@ TEST(Compile, QuantizedModesNeedCalibrationDataAndUnbuiltOnesAreRefused) {
     o.compile_mode = mode;
     auto u = compile(o);
     ASSERT_FALSE(u.ok());
-    EXPECT_EQ(u.status().code(), err::kFeatureUnsupported) << mode;
+    EXPECT_EQ(u.status().code(), err::kInvalidParam) << mode;
+    EXPECT_NE(u.status().message().find("--image_list"), std::string::npos) << u.status().message();
+  }
+  EXPECT_FALSE(parse_atc_command_line({"--compile_mode=2"}).ok());
+  for (const char* mode : {"0", "1", "5", "6", "float"}) {
+    auto p = parse_atc_command_line({std::string("--compile_mode=") + mode});
+    ASSERT_TRUE(p.ok()) << mode;
+    EXPECT_EQ(p->options.compile_mode, mode);
   }
 }
 

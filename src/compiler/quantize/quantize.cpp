@@ -449,7 +449,9 @@ Result<QuantizeReport> quantize_graph(Graph& g, const CalibrationSet& data, cons
     Node& n = g.node(id);
     std::int32_t axis = -2;  // -2: not a weight input
     if (n.op == "Conv") axis = options.conv_per_channel ? 0 : -1;
-    if (n.op == "ConvTranspose") axis = -1;
+    // Per output channel as for Conv (the vendor's --weight_quant_per_channel covers Conv and
+    // Deconv): W is (C, M/group, k…), so axis 1 — M/group scales shared by the groups.
+    if (n.op == "ConvTranspose") axis = options.conv_per_channel ? 1 : -1;
     if (n.op == "MatMul" && n.inputs.size() == 2 && is_float_constant(g, n.inputs[1])) {
       axis = options.matmul_per_channel ? static_cast<std::int32_t>(g.value(n.inputs[1]).shape.size()) - 1 : -1;
     }
