@@ -1,5 +1,8 @@
 #include "compiler/om_json.h"
 
+#include <set>
+#include <string>
+
 #include "kernels/cost.h"
 
 namespace svp::compiler {
@@ -73,7 +76,23 @@ nlohmann::json om_json(const model::Program& p, std::uint64_t weights_size, cons
                p.tensors[static_cast<std::size_t>(c.outputs[0])].dtype == model::DType::kFloat16;
       }
     }
-    return fp16 ? "FP16" : "FP32";
+    if (fp16) return "FP16";
+    // Ops that only move values are not rounded again: FP16 when what they move was.
+    static const std::set<std::string> movers = {"Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze",
+                                                 "Slice",   "Split",   "Identity",  "Dropout", "Concat"};
+    if (!movers.count(L.op)) return "FP32";
+    bool moved16 = false;
+    for (std::int32_t t : L.inputs) {
+      if (t < 0 || p.tensors[static_cast<std::size_t>(t)].placement == model::Placement::kWeights) continue;
+      const std::int32_t from = producer[static_cast<std::size_t>(t)];
+      const model::Layer* c = from >= 0 ? &p.layers[static_cast<std::size_t>(from)] : nullptr;
+      if (c == nullptr || c->op != "Cast" || c->inputs.empty() || c->inputs[0] < 0 ||
+          p.tensors[static_cast<std::size_t>(c->inputs[0])].dtype != model::DType::kFloat16) {
+        return "FP32";
+      }
+      moved16 = true;
+    }
+    return moved16 ? "FP16" : "FP32";
   };
   std::uint64_t aicpu_layers = 0;
   json ops = json::array();
