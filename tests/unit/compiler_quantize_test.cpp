@@ -228,6 +228,33 @@ TEST(QuantizeCubeOnly, TheConvIsQuantizedAndTheRestIsFp16) {
   }
 }
 
+// A CUBE op's output read by an fp16 op and by another CUBE op stays float (rounded to
+// fp16) for the one, and is quantized for the other.
+TEST(QuantizeCubeOnly, ACubeOutputReadByFp16AndCubeOpsIsQuantizedForTheCubeOp) {
+  Graph g;
+  const ValueId x = value(g, "x", {1, 2, 6, 6});
+  g.inputs.push_back(x);
+  const std::vector<float> w{0.5f, -0.25f, 0.125f, 1.0f};
+  const ValueId c = value(g, "c", {1, 2, 6, 6}), s = value(g, "s", {1, 2, 6, 6}), d = value(g, "d", {1, 2, 6, 6});
+  const ValueId y = value(g, "y", {1, 2, 6, 6});
+  node(g, "conv1", "Conv", {x, constant(g, "w1", {2, 2, 1, 1}, w)}, {c});
+  node(g, "sig", "Sigmoid", {c}, {s});
+  const NodeId conv2 = node(g, "conv2", "Conv", {c, constant(g, "w2", {2, 2, 1, 1}, w)}, {d});
+  node(g, "add", "Add", {s, d}, {y});
+  g.outputs.push_back(y);
+  QuantizeOptions o;
+  o.cube_only = true;
+  auto rep = quantize_graph(g, batches(4, 1), o);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  const Value& in2 = g.value(g.node(conv2).inputs[0]);
+  EXPECT_EQ(in2.dtype, DType::kInt8);
+  ASSERT_GE(in2.producer, 0);
+  EXPECT_EQ(g.node(in2.producer).op, "QuantizeLinear");
+  EXPECT_EQ(g.node(in2.producer).inputs[0], c);  // the fp16-rounded value the Sigmoid reads too
+  EXPECT_EQ(g.value(c).dtype, DType::kFloat32);
+  EXPECT_EQ(g.node(g.value(c).producer).op, "Cast");
+}
+
 TEST(QuantizeCubeOnly, ComputesNearlyWhatTheFloatGraphComputes) {
   for (int bits : {8, 16}) {
     Net f = net(), q = net();

@@ -328,8 +328,10 @@ Result<QuantizeReport> quantize_graph(Graph& g, const CalibrationSet& data, cons
     }
   }
 
-  // Which values become int8: produced by a node that can write int8, read by no node
-  // that needs float.
+  // Which values become int8/int16: produced by a node that can write them, read by no
+  // node that needs float. A value a quantized node writes for float readers stays float,
+  // and its quantized readers get a QuantizeLinear as if a float node had written it (in
+  // modes 5/6: a CUBE op's output read by an fp16 op and by another CUBE op).
   std::set<ValueId> boundary_in;  // float values quantized by an inserted QuantizeLinear
   std::set<ValueId> quantized;
   for (ValueId v : floats) {
@@ -338,9 +340,9 @@ Result<QuantizeReport> quantize_graph(Graph& g, const CalibrationSet& data, cons
     for (NodeId c : g.consumers(v)) float_reader = float_reader || float_node(c);
     const Value& val = g.value(v);
     const bool float_producer = val.producer < 0 || float_node(val.producer);
-    if (float_producer) {
+    if (float_producer || float_reader) {
       boundary_in.insert(v);
-    } else if (!float_reader) {
+    } else {
       quantized.insert(v);
     }
   }
