@@ -35,6 +35,23 @@
 namespace svp::compiler {
 namespace {
 
+// --compile_mode 0, 1, 5, 6: what the quantizer does for each (docs/quantization.md).
+struct QuantizeMode {
+  const char* what;
+  int activation_bits;
+  bool cube_only;
+};
+
+const QuantizeMode* quantize_mode(const std::string& mode) {
+  static const QuantizeMode a8w8{"A8W8", 8, false}, a16w8{"A16W8", 16, false},
+      cube8{"A8W8 on the CUBE ops, fp16 elsewhere", 8, true}, cube16{"A16W8 on the CUBE ops, fp16 elsewhere", 16, true};
+  if (mode == "0") return &a8w8;
+  if (mode == "1") return &a16w8;
+  if (mode == "5") return &cube8;
+  if (mode == "6") return &cube16;
+  return nullptr;
+}
+
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string out;
   for (const std::string& x : v) out += (out.empty() ? "" : sep) + x;
@@ -44,17 +61,15 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 }  // namespace
 
 Result<CompileResult> compile(const CompileOptions& options, const std::vector<std::string>& unsupported_flags) {
-  if (options.compile_mode != "float" && options.compile_mode != "0") {
-    return Error(err::kFeatureUnsupported,
-                 "--compile_mode={}: {} is not implemented in svp_atc yet; use --compile_mode=0 (A8W8) or "
-                 "--compile_mode=float",
-                 options.compile_mode, options.compile_mode == "1" ? "A16W8 (int16 activations)" : "cube-only int8 with fp16 elsewhere");
+  if (options.compile_mode != "float" && !quantize_mode(options.compile_mode)) {
+    return Error(err::kInvalidParam, "--compile_mode={}: not one of 0, 1, 5, 6, float", options.compile_mode);
   }
-  if (options.compile_mode == "0" && options.image_list.empty() && options.mode != 3) {
+  if (options.compile_mode != "float" && options.image_list.empty() && options.mode != 3) {
     return Error(err::kInvalidParam,
-                 "--compile_mode=0 (A8W8, the vendor's default) quantizes with calibration data: give "
+                 "--compile_mode={} ({}) quantizes with calibration data: give "
                  "--image_list=\"input:list.txt\" (one item per line: .npy, .bin or the numbers), or compile a float "
                  "model with --compile_mode=float{}",
+                 options.compile_mode, quantize_mode(options.compile_mode)->what,
                  options.gfpq_param_file.empty()
                      ? ""
                      : " (with --gfpq_param_file too: the file has no encodings for the model's outputs, so svp_atc "
@@ -64,6 +79,12 @@ Result<CompileResult> compile(const CompileOptions& options, const std::vector<s
     return Error(err::kInvalidParam,
                  "--gfpq_param_file gives quantization parameters, and --compile_mode=float quantizes nothing: "
                  "use --compile_mode=0, or leave the file out");
+  }
+  if (!options.gfpq_param_file.empty() && options.compile_mode != "0" && options.compile_mode != "float") {
+    return Error(err::kFeatureUnsupported,
+                 "--gfpq_param_file with --compile_mode={}: external parameters are implemented for A8W8 "
+                 "(--compile_mode=0) only; leave the file out or compile A8W8",
+                 options.compile_mode);
   }
   if (!unsupported_flags.empty()) {
     std::string list;
@@ -158,7 +179,7 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
   if (options.compile_mode == "float" && !options.high_precision_layer.empty()) {
     r.log.push_back("--high_precision_layer has no effect with --compile_mode=float (every layer is float)");
   }
-  if (options.compile_mode == "0" && options.mode != 3) {
+  if (const QuantizeMode* qmode = quantize_mode(options.compile_mode); qmode != nullptr && options.mode != 3) {
     const auto t0 = std::chrono::steady_clock::now();
     auto data = quant::load_calibration_data(*g, options.image_list);
     if (!data.ok()) return data.status();
@@ -171,10 +192,13 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
     q.conv_per_channel = options.weight_quant_per_channel;
     q.matmul_per_channel = options.matmul_per_channel;
     q.progress = options.calibration_progress;
+    q.activation_bits = qmode->activation_bits;
+    q.cube_only = qmode->cube_only;
     SVP_RETURN_IF_ERROR(quant::mark_high_precision(*g, options.high_precision_layer));
     // Encodings the model brings (QDQ pairs), then those of --gfpq_param_file (which win).
+    // A8W8 only: the encodings are int8 (other modes keep QDQ pairs as the ops they are).
     quant::ResolvedParams external;
-    auto qdq = quant::absorb_qdq_pairs(*g, &external);
+    auto qdq = options.compile_mode == "0" ? quant::absorb_qdq_pairs(*g, &external) : Result<std::size_t>(std::size_t{0});
     if (!qdq.ok()) return qdq.status();
     if (*qdq > 0) {
       r.log.push_back(fmt::format("QDQ: {} QuantizeLinear/DequantizeLinear pair(s) became the encodings of their "
@@ -191,7 +215,7 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
       external.layers = resolved->layers;
     }
     if (!external.encodings.empty() || !external.weight_scales.empty()) q.external = &external;
-    auto rep = quant::quantize_a8w8(*g, *data, q);
+    auto rep = quant::quantize_graph(*g, *data, q);
     if (!rep.ok()) return rep.status();
     if (!options.gfpq_param_file.empty()) {
       r.log.push_back(fmt::format("--gfpq_param_file: {} layer(s), {} tensor encoding(s) and {} weight scale set(s) "
@@ -199,14 +223,24 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
                                   external.layers, rep->external_values, external.weight_scales.size(),
                                   options.gfpq_param_file));
     }
-    r.calibration_param = quant::calibration_param_text(quant::external_params_of(*g));
+    // A8W8 only: the file format carries the int8 encodings --gfpq_param_file reads back.
+    if (options.compile_mode == "0") r.calibration_param = quant::calibration_param_text(quant::external_params_of(*g));
     r.log.push_back(fmt::format(
-        "quantize: A8W8, {} calibration, {} batch(es) of {} item(s): {} activations and {} weights int8, {} "
-        "layer(s) kept float, {} Quantize/DequantizeLinear at the float edges, {} Clip(0, hi) run as Relu "
-        "({:.0f} ms)",
-        quant::method_name(*method), rep->batches, data->items, rep->activations, rep->weights, rep->float_layers,
-        rep->boundaries, rep->clips_as_relu,
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()));
+        "quantize: {}, {} calibration, {} batch(es) of {} item(s): {} activations quantized ({} of them int16) and "
+        "{} weights int8; layers: {} A16W8, {} fp16, {} kept float32; {} Quantize/DequantizeLinear at the edges, "
+        "{} fp16 roundings, {} Clip(0, hi) run as Relu ({:.0f} ms)",
+        qmode->what, quant::method_name(*method), rep->batches, data->items, rep->activations, rep->activations16,
+        rep->weights, rep->a16_layers, rep->fp16_layers, rep->float_layers, rep->boundaries, rep->fp16_roundings,
+        rep->clips_as_relu, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()));
+    // The layers whose precision is not the mode's own (--high_precision_layer, --force_to_cpu, Cast).
+    const quant::Precision usual = qmode->activation_bits == 16 ? quant::Precision::kA16W8 : quant::Precision::kA8W8;
+    for (const quant::LayerPrecision& l : rep->layers) {
+      const bool expected = l.precision == usual || (qmode->cube_only && l.precision == quant::Precision::kFp16 &&
+                                                     !quant::is_cube_op(l.op));
+      if (!expected && l.op != "Cast") {
+        r.log.push_back(fmt::format("quantize: layer \"{}\" ({}) is {}", l.name, l.op, quant::precision_name(l.precision)));
+      }
+    }
     SVP_RETURN_IF_ERROR(dump("quantize"));
   }
   const PlacementReport place = place_nodes(*g);

@@ -59,7 +59,8 @@ struct Node {
   std::vector<ValueId> outputs;  // never kNoValue
   model::Target target = model::Target::kNpu;  // set by placement
   bool starts_segment = false;  // set by segmentation: a new segment begins here
-  bool high_precision = false;  // --high_precision_layer: stays float in a quantized model
+  bool high_precision = false;  // --high_precision_layer: one precision step up in a quantized model
+  bool keep_float = false;      // calc_data_type F16/F32 in --gfpq_param_file: float32 in a quantized model
   Origin origin;
   bool dead = false;
 };

@@ -1,5 +1,8 @@
 #include "compiler/om_json.h"
 
+#include <set>
+#include <string>
+
 #include "kernels/cost.h"
 
 namespace svp::compiler {
@@ -35,6 +38,62 @@ nlohmann::json om_json(const model::Program& p, std::uint64_t weights_size, cons
       fusion_list.push_back(names);
     }
   }
+  std::vector<std::vector<std::size_t>> readers(p.tensors.size());
+  for (std::size_t l = 0; l < p.layers.size(); ++l) {
+    for (std::int32_t t : p.layers[l].inputs) {
+      if (t >= 0) readers[static_cast<std::size_t>(t)].push_back(l);
+    }
+  }
+  // The precision the quantizer chose (compiler/quantize/quantize.h), read off the tensors:
+  // A8W8 / A16W8 for layers on int8 / int16 activations, FP16 for float layers whose
+  // outputs are all rounded to float16 (modes 5/6 emulate fp16 storage with a Cast pair),
+  // FP32 otherwise. Cast and the Quantize/DequantizeLinear boundaries have none.
+  auto precision = [&](const model::Layer& L) -> const char* {
+    if (L.op == "Cast" || L.op == "QuantizeLinear" || L.op == "DequantizeLinear") return nullptr;
+    bool a8 = false, a16 = false;
+    for (std::int32_t t : L.inputs) {
+      if (t < 0) continue;
+      const model::Tensor& x = p.tensors[static_cast<std::size_t>(t)];
+      if (x.placement == model::Placement::kWeights || x.quant.empty()) continue;
+      a16 = a16 || x.dtype == model::DType::kInt16;
+      a8 = a8 || x.dtype == model::DType::kInt8 || x.dtype == model::DType::kUint8;
+    }
+    for (std::int32_t t : L.outputs) {
+      const model::Tensor& x = p.tensors[static_cast<std::size_t>(t)];
+      if (x.quant.empty()) continue;
+      a16 = a16 || x.dtype == model::DType::kInt16;
+      a8 = a8 || x.dtype == model::DType::kInt8 || x.dtype == model::DType::kUint8;
+    }
+    if (a16) return "A16W8";
+    if (a8) return "A8W8";
+    bool fp16 = !L.outputs.empty();
+    for (std::int32_t t : L.outputs) {
+      const auto& rs = readers[static_cast<std::size_t>(t)];
+      fp16 = fp16 && !rs.empty() && p.tensors[static_cast<std::size_t>(t)].dtype == model::DType::kFloat32;
+      for (std::size_t r : rs) {
+        const model::Layer& c = p.layers[r];
+        fp16 = fp16 && c.op == "Cast" && c.outputs.size() == 1 &&
+               p.tensors[static_cast<std::size_t>(c.outputs[0])].dtype == model::DType::kFloat16;
+      }
+    }
+    if (fp16) return "FP16";
+    // Ops that only move values are not rounded again: FP16 when what they move was.
+    static const std::set<std::string> movers = {"Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze",
+                                                 "Slice",   "Split",   "Identity",  "Dropout", "Concat"};
+    if (!movers.count(L.op)) return "FP32";
+    bool moved16 = false;
+    for (std::int32_t t : L.inputs) {
+      if (t < 0 || p.tensors[static_cast<std::size_t>(t)].placement == model::Placement::kWeights) continue;
+      const std::int32_t from = producer[static_cast<std::size_t>(t)];
+      const model::Layer* c = from >= 0 ? &p.layers[static_cast<std::size_t>(from)] : nullptr;
+      if (c == nullptr || c->op != "Cast" || c->inputs.empty() || c->inputs[0] < 0 ||
+          p.tensors[static_cast<std::size_t>(c->inputs[0])].dtype != model::DType::kFloat16) {
+        return "FP32";
+      }
+      moved16 = true;
+    }
+    return moved16 ? "FP16" : "FP32";
+  };
   std::uint64_t aicpu_layers = 0;
   json ops = json::array();
   for (std::size_t l = 0; l < p.layers.size(); ++l) {
@@ -56,6 +115,7 @@ nlohmann::json om_json(const model::Program& p, std::uint64_t weights_size, cons
                    {"input_desc", in},
                    {"output_desc", out},
                    {"data_flow", flow}});
+    if (const char* prec = precision(L)) ops.back()["precision"] = prec;
     if (fused_into[l] >= 0) ops.back()["fused_into"] = p.layers[static_cast<std::size_t>(fused_into[l])].name;
   }
   json segments = json::array();

@@ -191,6 +191,10 @@ std::int64_t qmin(DType t) {
       return -128;
     case DType::kUint8:
       return 0;
+    case DType::kInt16:
+      return std::numeric_limits<std::int16_t>::min();
+    case DType::kUint16:
+      return 0;
     default:
       return std::numeric_limits<std::int32_t>::min();
   }
@@ -202,6 +206,10 @@ std::int64_t qmax(DType t) {
       return 127;
     case DType::kUint8:
       return 255;
+    case DType::kInt16:
+      return std::numeric_limits<std::int16_t>::max();
+    case DType::kUint16:
+      return std::numeric_limits<std::uint16_t>::max();
     default:
       return std::numeric_limits<std::int32_t>::max();
   }
@@ -278,6 +286,12 @@ void set_int(const TensorView& t, std::int64_t i, std::int64_t v) {
     case DType::kUint8:
       t.as<std::uint8_t>()[i] = static_cast<std::uint8_t>(v);
       break;
+    case DType::kInt16:
+      t.as<std::int16_t>()[i] = static_cast<std::int16_t>(v);
+      break;
+    case DType::kUint16:
+      t.as<std::uint16_t>()[i] = static_cast<std::uint16_t>(v);
+      break;
     case DType::kInt32:
       t.as<std::int32_t>()[i] = static_cast<std::int32_t>(v);
       break;
@@ -318,6 +332,10 @@ void dequantize(const TensorView& q, float* out) {
     }
     return;
   }
+  if (quant_axis(q) < 0 && q.dtype == DType::kInt16) {
+    dequantize_per_tensor(q.as<const std::int16_t>(), q.elements(), zp_at(p, 0), scale_at(p, 0), out);
+    return;
+  }
   for_each_channel(q, [&](std::int64_t i, std::size_t c) {
     out[i] = static_cast<float>(int_at(q, i) - zp_at(p, c)) * scale_at(p, c);
   });
@@ -335,6 +353,10 @@ std::vector<std::int32_t> shifted_ints(const TensorView& q) {
   };
   if (q.dtype == DType::kInt8) {
     typed(std::int8_t{});
+    return out;
+  }
+  if (q.dtype == DType::kInt16) {
+    typed(std::int16_t{});
     return out;
   }
   if (q.dtype == DType::kUint8) {
@@ -355,6 +377,10 @@ void quantize(const float* x, const TensorView& q) {
     } else {
       quantize_per_tensor(x, q.elements(), scale_at(p, 0), zp_at(p, 0), q.as<std::uint8_t>());
     }
+    return;
+  }
+  if (quant_axis(q) < 0 && q.dtype == DType::kInt16) {
+    quantize_per_tensor(x, q.elements(), scale_at(p, 0), zp_at(p, 0), q.as<std::int16_t>());
     return;
   }
   const std::int64_t lo = qmin(q.dtype), hi = qmax(q.dtype);
@@ -427,7 +453,9 @@ struct FloatBuffers {
 }  // namespace
 
 Status run_via_float(const RunCtx& c, Status (*float_run)(const RunCtx&)) {
-  auto convertible = [](const TensorView& t) { return (is_q8(t.dtype) || t.dtype == DType::kInt32) && has_quant(t); };
+  auto convertible = [](const TensorView& t) {
+    return (is_q8(t.dtype) || t.dtype == DType::kInt16 || t.dtype == DType::kInt32) && has_quant(t);
+  };
   FloatBuffers buffers;
   std::vector<TensorView> in = c.in, out = c.out;
   auto float_view = [&](const TensorView& t) {

@@ -287,12 +287,12 @@ inline std::int32_t saturate_i32(std::int64_t v) {
   return static_cast<std::int32_t>(v);
 }
 
-// Integer element i of an int8/uint8/int32/int64 tensor.
+// Integer element i of an int8/uint8/int16/uint16/int32/uint32/int64 tensor.
 std::int64_t int_at(const TensorView& t, std::int64_t i);
-// Writes an already saturated integer into an int8/uint8/int32 tensor.
+// Writes an already saturated integer into an int8/uint8/int16/uint16/int32/int64 tensor.
 void set_int(const TensorView& t, std::int64_t i, std::int64_t v);
 
-// real = scale * (q - zp) for every element of a quantized int8/uint8/int32 tensor.
+// real = scale * (q - zp) for every element of a quantized int8/uint8/int16/int32 tensor.
 void dequantize(const TensorView& q, float* out);
 // q = saturate(nearbyint(x / scale) + zp) for every element (x / scale in float).
 void quantize(const float* x, const TensorView& q);
@@ -300,7 +300,7 @@ void quantize(const float* x, const TensorView& q);
 std::vector<std::int32_t> shifted_ints(const TensorView& q);
 
 // The generic int8 path: dequantizes every input that carries quantization parameters
-// (int8/uint8/int32 with a Quant) to float32, runs `float_run` on float views and
+// (int8/uint8/int16/int32 with a Quant; int16 is A16W8's activation type) to float32, runs `float_run` on float views and
 // requantizes each quantized output. Other tensors are passed through unchanged, so
 // float_run still rejects types it cannot handle.
 Status run_via_float(const RunCtx& c, Status (*float_run)(const RunCtx&));

@@ -2,7 +2,8 @@
 // (models/lenet_fashion_mnist.onnx) compiled float and A8W8 (calibration: 32 training images,
 // never the test set — the budget), both run through the C API on the 10,000 test images of Debian's
 // dataset-fashion-mnist; top-1 accuracy against the labels. The int8 model must stay
-// within 0.3 points of the float one for min-max, percentile and MSE calibration.
+// within 0.3 points of the float one for min-max, percentile and MSE calibration, and so
+// must the A16W8 and CUBE-only modes (--compile_mode 1, 5, 6).
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -118,6 +119,19 @@ TEST_F(Int8FashionMnist, QuantizedLeNetStaysWithinAThirdOfAPointOfFloatOnTheTest
     } else {
       EXPECT_GE(acc, float_acc - 0.3) << method;  // the target
     }
+  }
+  // The other modes (min-max): A16W8, and the CUBE ops quantized with fp16 elsewhere.
+  o.calibration = "minmax";
+  for (const char* mode : {"1", "5", "6"}) {
+    o.compile_mode = mode;
+    auto q = compiler::compile(o);
+    ASSERT_TRUE(q.ok()) << mode << ": " << q.status().message();
+    std::size_t int16_tensors = 0;
+    for (const auto& t : q->model.program.tensors) int16_tensors += t.dtype == model::DType::kInt16 ? 1 : 0;
+    EXPECT_EQ(int16_tensors > 0, std::string(mode) != "5") << mode;
+    const double acc = accuracy(q->model.image, test_px, test_labels);
+    std::printf("--compile_mode=%s: %.2f %% (%zu int16 tensors)\n", mode, acc, int16_tensors);
+    EXPECT_GE(acc, float_acc - 0.3) << mode;
   }
 }
 

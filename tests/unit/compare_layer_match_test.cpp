@@ -20,6 +20,7 @@ DumpEntry Output(const std::string& layer, const std::string& op, const std::str
 TEST(CompareLayerMatch, QuantizerRenamesAreUndone) {
   EXPECT_EQ(UnquantizedTensorName("logits_int8"), "logits");
   EXPECT_EQ(UnquantizedTensorName("logits_int8_3"), "logits");
+  EXPECT_EQ(UnquantizedTensorName("logits_int16"), "logits");  // A16W8 (--compile_mode 1, 6)
   EXPECT_EQ(UnquantizedTensorName("/Relu_output_0_float"), "/Relu_output_0");
   EXPECT_EQ(UnquantizedTensorName("/Relu_output_0"), "/Relu_output_0");
   EXPECT_EQ(UnquantizedTensorName("_int8"), "_int8");

@@ -22,7 +22,7 @@ TEST(CalibrationParam, TheGuidesExampleIsTheInt8RangeMinus4To16) {
   ASSERT_EQ(p->layers.size(), 1u);
   const LayerParams& l = p->layers[0];
   EXPECT_EQ(l.name, "conv1");
-  EXPECT_EQ(l.precision, LayerPrecision::kA8W8);
+  EXPECT_EQ(l.precision, CalcDataType::kA8W8);
   ASSERT_EQ(l.inputs.size(), 1u);
   ASSERT_TRUE(l.inputs[0].has_value());
   EXPECT_FLOAT_EQ(l.inputs[0]->scale, 1.0f / 12.75f);
@@ -40,10 +40,10 @@ TEST(CalibrationParam, U8InputsPerChannelWeightsAndFloatLayersRead) {
   // U8 with offset 0 is the [0, max] encoding: the same levels as int8 with zero point -128.
   EXPECT_EQ(p->layers[0].inputs[0]->zero_point, -128);
   EXPECT_EQ(p->layers[0].weight_scale.size(), 3u);
-  EXPECT_EQ(p->layers[1].precision, LayerPrecision::kA8W8);  // calc_data_type defaults to S8
+  EXPECT_EQ(p->layers[1].precision, CalcDataType::kA8W8);  // calc_data_type defaults to S8
   ASSERT_EQ(p->layers[1].inputs.size(), 2u);
   EXPECT_EQ(p->layers[1].inputs[1]->zero_point, -5);
-  EXPECT_EQ(p->layers[2].precision, LayerPrecision::kFloat);
+  EXPECT_EQ(p->layers[2].precision, CalcDataType::kFloat);
 }
 
 TEST(CalibrationParam, ErrorsNameThePlaceTheValueAndTheWayOut) {

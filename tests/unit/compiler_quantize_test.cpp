@@ -1,4 +1,4 @@
-// quantize_a8w8 on hand-built graphs: what becomes int8, the weights' encodings, the float
+// quantize_graph on hand-built graphs: what becomes int8, the weights' encodings, the float
 // edges, and that the quantized graph computes nearly what the float graph computes.
 #include <gtest/gtest.h>
 
@@ -63,7 +63,7 @@ CalibrationSet batches(std::size_t count, unsigned seed) {
 
 TEST(QuantizeA8W8, ActivationsAndWeightsBecomeInt8BehindFloatEdges) {
   Net n = net();
-  auto rep = quantize_a8w8(n.g, batches(4, 1), QuantizeOptions{});
+  auto rep = quantize_graph(n.g, batches(4, 1), QuantizeOptions{});
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_EQ(rep->weights, 1u);
   EXPECT_EQ(rep->boundaries, 2u);  // a QuantizeLinear after x, a DequantizeLinear before y
@@ -91,10 +91,35 @@ TEST(QuantizeA8W8, ActivationsAndWeightsBecomeInt8BehindFloatEdges) {
   for (std::int32_t zp : w.quant.zero_point) EXPECT_EQ(zp, 0);
 }
 
-TEST(QuantizeA8W8, AHighPrecisionLayerStaysFloatBetweenInt8Neighbours) {
+// As the vendor does: in an A8W8 model a high-precision layer becomes A16W8 — int16 on
+// both sides, int8 weights — between int8 neighbours.
+TEST(QuantizeA8W8, AHighPrecisionLayerBecomesA16W8BetweenInt8Neighbours) {
   Net n = net();
   ASSERT_TRUE(mark_high_precision(n.g, {"conv"}).ok());
-  auto rep = quantize_a8w8(n.g, batches(4, 1), QuantizeOptions{});
+  auto rep = quantize_graph(n.g, batches(4, 1), QuantizeOptions{});
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_EQ(rep->a16_layers, 1u);
+  EXPECT_EQ(rep->float_layers, 0u);
+  EXPECT_EQ(rep->weights, 1u);
+  const Node& conv = n.g.node(n.conv);
+  EXPECT_EQ(n.g.value(conv.inputs[1]).dtype, DType::kInt8);
+  EXPECT_EQ(n.g.value(conv.inputs[0]).dtype, DType::kInt16);  // the input's QuantizeLinear writes int16
+  EXPECT_EQ(n.g.value(n.c).dtype, DType::kInt16);
+  EXPECT_EQ(n.g.value(n.c).quant.zero_point, (std::vector<std::int32_t>{0}));
+  EXPECT_EQ(n.g.value(n.r).dtype, DType::kUint8);  // the Relu after it is A8W8
+  ASSERT_EQ(rep->layers.size(), 3u);
+  EXPECT_EQ(rep->layers[0].precision, Precision::kA16W8);
+  EXPECT_EQ(rep->layers[1].precision, Precision::kA8W8);
+  EXPECT_EQ(rep->activations16, 1u);
+}
+
+// Above A16W8 there is only float: with --compile_mode=1 a high-precision layer stays float.
+TEST(QuantizeA16W8, AHighPrecisionLayerStaysFloatBetweenInt16Neighbours) {
+  Net n = net();
+  ASSERT_TRUE(mark_high_precision(n.g, {"conv"}).ok());
+  QuantizeOptions o;
+  o.activation_bits = 16;
+  auto rep = quantize_graph(n.g, batches(4, 1), o);
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_EQ(rep->float_layers, 1u);
   EXPECT_EQ(rep->weights, 0u);  // the Conv's weights stay float
@@ -102,18 +127,175 @@ TEST(QuantizeA8W8, AHighPrecisionLayerStaysFloatBetweenInt8Neighbours) {
   EXPECT_EQ(n.g.value(conv.inputs[1]).dtype, DType::kFloat32);
   EXPECT_EQ(n.g.value(conv.inputs[0]).dtype, DType::kFloat32);  // reads the float input itself
   EXPECT_EQ(n.g.value(n.c).dtype, DType::kFloat32);             // writes float
-  // The Relu after it is int8 again: a QuantizeLinear between them, a DequantizeLinear at y.
-  EXPECT_EQ(n.g.value(n.r).dtype, DType::kUint8);
+  EXPECT_EQ(n.g.value(n.r).dtype, DType::kInt16);
   EXPECT_EQ(rep->boundaries, 2u);
-  int quantize_nodes = 0;
-  for (NodeId id : n.g.live_nodes()) quantize_nodes += n.g.node(id).op == "QuantizeLinear";
-  EXPECT_EQ(quantize_nodes, 1);
+}
+
+TEST(QuantizeA16W8, ActivationsBecomeSymmetricInt16AndWeightsStayInt8) {
+  Net n = net();
+  QuantizeOptions o;
+  o.activation_bits = 16;
+  auto rep = quantize_graph(n.g, batches(4, 1), o);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  for (ValueId v : {n.c, n.r, n.y}) {
+    EXPECT_EQ(n.g.value(v).dtype, DType::kInt16) << n.g.value(v).name;
+    EXPECT_EQ(n.g.value(v).quant.zero_point, (std::vector<std::int32_t>{0})) << n.g.value(v).name;
+  }
+  EXPECT_EQ(rep->activations, rep->activations16);
+  EXPECT_EQ(n.g.value(n.g.node(n.conv).inputs[1]).dtype, DType::kInt8);
+  EXPECT_EQ(n.g.value(n.g.node(n.conv).inputs[0]).dtype, DType::kInt16);
+  // The boundaries' zero points are int16 too (ONNX: the quantized side's type).
+  for (NodeId id : n.g.live_nodes()) {
+    const Node& b = n.g.node(id);
+    if (b.op != "QuantizeLinear" && b.op != "DequantizeLinear") continue;
+    EXPECT_EQ(n.g.value(b.inputs[2]).dtype, DType::kInt16) << b.name;
+  }
+  for (const LayerPrecision& l : rep->layers) EXPECT_EQ(l.precision, Precision::kA16W8) << l.name;
+}
+
+// A conv whose input has a few large values: int8 spends its levels on the outliers, int16
+// keeps the small values too, so A16W8 lands far closer to float.
+TEST(QuantizeA16W8, IsCloserToFloatThanA8W8OnAWideRangeActivation) {
+  auto wide = [](unsigned seed) {
+    std::vector<float> x = test::random_floats(72, seed);
+    x[7] = 60.0f;
+    x[40] = -45.0f;
+    return x;
+  };
+  CalibrationSet data;
+  for (unsigned s = 0; s < 4; ++s) {
+    std::vector<kernels::OwnedTensor> in;
+    in.push_back(kernels::OwnedTensor::f32({1, 2, 6, 6}, wide(50 + s)));
+    data.batches.push_back(std::move(in));
+  }
+  data.items = 4;
+  Net f = net(), q8 = net(), q16 = net();
+  QuantizeOptions o16;
+  o16.activation_bits = 16;
+  ASSERT_TRUE(quantize_graph(q8.g, data, QuantizeOptions{}).ok());
+  ASSERT_TRUE(quantize_graph(q16.g, data, o16).ok());
+  std::vector<kernels::OwnedTensor> in;
+  in.push_back(kernels::OwnedTensor::f32({1, 2, 6, 6}, wide(999)));
+  auto want = evaluate(f.g, in);
+  auto got8 = evaluate(q8.g, in);
+  auto got16 = evaluate(q16.g, in);
+  ASSERT_TRUE(want.ok() && got8.ok() && got16.ok());
+  auto error = [&](const std::vector<kernels::OwnedTensor>& got) {
+    double e = 0;
+    for (int i = 0; i < 48; ++i) {
+      const double d = (*want)[0].view().as<const float>()[i] - got[0].view().as<const float>()[i];
+      e += d * d;
+    }
+    return std::sqrt(e);
+  };
+  const double e8 = error(*got8), e16 = error(*got16);
+  std::printf("rms-sum error: A8W8 %.6g, A16W8 %.6g\n", e8, e16);
+  EXPECT_GT(e8, 0.0);
+  EXPECT_LT(e16, e8 / 4);
+}
+
+// Modes 5 and 6: the Conv (a CUBE op) reads int8 / int16 through a QuantizeLinear and
+// writes float; the Relu and Flatten are fp16 — what the Conv and the Relu write is
+// rounded to float16 (a Cast pair), Flatten only moves values.
+TEST(QuantizeCubeOnly, TheConvIsQuantizedAndTheRestIsFp16) {
+  for (int bits : {8, 16}) {
+    SCOPED_TRACE(bits);
+    Net n = net();
+    QuantizeOptions o;
+    o.activation_bits = bits;
+    o.cube_only = true;
+    auto rep = quantize_graph(n.g, batches(4, 1), o);
+    ASSERT_TRUE(rep.ok()) << rep.status().message();
+    EXPECT_EQ(rep->weights, 1u);
+    EXPECT_EQ(rep->fp16_layers, 2u);
+    EXPECT_EQ(rep->fp16_roundings, 2u);
+    EXPECT_EQ(rep->boundaries, 1u);  // the Conv's QuantizeLinear; the output is float already
+    const Node& conv = n.g.node(n.conv);
+    EXPECT_EQ(n.g.value(conv.inputs[0]).dtype, bits == 16 ? DType::kInt16 : DType::kInt8);
+    EXPECT_EQ(n.g.value(conv.inputs[1]).dtype, DType::kInt8);
+    const Value& conv_out = n.g.value(conv.outputs[0]);
+    EXPECT_EQ(conv_out.dtype, DType::kFloat32);
+    ASSERT_EQ(n.g.consumers(conv.outputs[0]).size(), 1u);
+    const Node& down = n.g.node(n.g.consumers(conv.outputs[0])[0]);
+    EXPECT_EQ(down.op, "Cast");
+    EXPECT_EQ(n.g.value(down.outputs[0]).dtype, DType::kFloat16);
+    EXPECT_EQ(n.g.value(n.c).producer >= 0 ? n.g.node(n.g.value(n.c).producer).op : "", "Cast");
+    EXPECT_EQ(n.g.value(n.r).producer >= 0 ? n.g.node(n.g.value(n.r).producer).op : "", "Cast");
+    EXPECT_EQ(n.g.node(n.g.value(n.y).producer).op, "Flatten");
+    EXPECT_EQ(n.g.value(n.y).dtype, DType::kFloat32);
+    EXPECT_EQ(rep->layers[0].precision, bits == 16 ? Precision::kA16W8 : Precision::kA8W8);
+    EXPECT_EQ(rep->layers[1].precision, Precision::kFp16);
+  }
+}
+
+// A CUBE op's output read by an fp16 op and by another CUBE op stays float (rounded to
+// fp16) for the one, and is quantized for the other.
+TEST(QuantizeCubeOnly, ACubeOutputReadByFp16AndCubeOpsIsQuantizedForTheCubeOp) {
+  Graph g;
+  const ValueId x = value(g, "x", {1, 2, 6, 6});
+  g.inputs.push_back(x);
+  const std::vector<float> w{0.5f, -0.25f, 0.125f, 1.0f};
+  const ValueId c = value(g, "c", {1, 2, 6, 6}), s = value(g, "s", {1, 2, 6, 6}), d = value(g, "d", {1, 2, 6, 6});
+  const ValueId y = value(g, "y", {1, 2, 6, 6});
+  node(g, "conv1", "Conv", {x, constant(g, "w1", {2, 2, 1, 1}, w)}, {c});
+  node(g, "sig", "Sigmoid", {c}, {s});
+  const NodeId conv2 = node(g, "conv2", "Conv", {c, constant(g, "w2", {2, 2, 1, 1}, w)}, {d});
+  node(g, "add", "Add", {s, d}, {y});
+  g.outputs.push_back(y);
+  QuantizeOptions o;
+  o.cube_only = true;
+  auto rep = quantize_graph(g, batches(4, 1), o);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  const Value& in2 = g.value(g.node(conv2).inputs[0]);
+  EXPECT_EQ(in2.dtype, DType::kInt8);
+  ASSERT_GE(in2.producer, 0);
+  EXPECT_EQ(g.node(in2.producer).op, "QuantizeLinear");
+  EXPECT_EQ(g.node(in2.producer).inputs[0], c);  // the fp16-rounded value the Sigmoid reads too
+  EXPECT_EQ(g.value(c).dtype, DType::kFloat32);
+  EXPECT_EQ(g.node(g.value(c).producer).op, "Cast");
+}
+
+TEST(QuantizeCubeOnly, ComputesNearlyWhatTheFloatGraphComputes) {
+  for (int bits : {8, 16}) {
+    Net f = net(), q = net();
+    QuantizeOptions o;
+    o.activation_bits = bits;
+    o.cube_only = true;
+    ASSERT_TRUE(quantize_graph(q.g, batches(8, 10), o).ok());
+    std::vector<kernels::OwnedTensor> in;
+    in.push_back(kernels::OwnedTensor::f32({1, 2, 6, 6}, test::random_floats(72, 1000)));
+    auto want = evaluate(f.g, in);
+    auto got = evaluate(q.g, in);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    const float* a = (*want)[0].view().as<const float>();
+    const float* b = (*got)[0].view().as<const float>();
+    float peak = 0;
+    for (int i = 0; i < 48; ++i) peak = std::max(peak, std::fabs(a[i]));
+    // int8: a step of the input and weight grids; int16: the weights' grid and fp16 rounding.
+    const float tol = peak * (bits == 16 ? 0.01f : 0.03f);
+    for (int i = 0; i < 48; ++i) EXPECT_NEAR(a[i], b[i], tol) << bits << " " << i;
+    // Every output is a float16 value.
+    for (int i = 0; i < 48; ++i) {
+      const float v = b[i];
+      int e = 0;
+      const float m = std::frexp(v, &e);
+      EXPECT_EQ(std::ldexp(std::nearbyint(std::ldexp(m, 11)), e - 11), v) << i;
+    }
+  }
+}
+
+TEST(Quantize, RefusesActivationWidthsOtherThan8And16) {
+  Net n = net();
+  QuantizeOptions o;
+  o.activation_bits = 4;
+  EXPECT_EQ(quantize_graph(n.g, batches(1, 1), o).status().code(), err::kInvalidParam);
 }
 
 TEST(QuantizeA8W8, ANodeForcedOntoTheAiCpuComputesInFloat) {
   Net n = net();
   n.g.node(n.conv).target = model::Target::kAiCpu;  // what --force_to_cpu leaves before quantization
-  auto rep = quantize_a8w8(n.g, batches(4, 1), QuantizeOptions{});
+  auto rep = quantize_graph(n.g, batches(4, 1), QuantizeOptions{});
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_EQ(rep->float_layers, 1u);
   EXPECT_EQ(n.g.value(n.g.node(n.conv).inputs[1]).dtype, DType::kFloat32);
@@ -127,11 +309,13 @@ TEST(QuantizeA8W8, AnUnknownHighPrecisionLayerIsRefusedByName) {
   EXPECT_NE(st.message().find("no_such_layer"), std::string::npos) << st.message();
 }
 
-TEST(QuantizeA8W8, AHighPrecisionLayerKeepsTheGraphComputingWhatTheFloatGraphComputes) {
+TEST(QuantizeA16W8, AFloatHighPrecisionLayerKeepsTheGraphComputingWhatTheFloatGraphComputes) {
   Net f = net();
   Net q = net();
   ASSERT_TRUE(mark_high_precision(q.g, {"conv"}).ok());
-  ASSERT_TRUE(quantize_a8w8(q.g, batches(8, 10), QuantizeOptions{}).ok());
+  QuantizeOptions o;
+  o.activation_bits = 16;
+  ASSERT_TRUE(quantize_graph(q.g, batches(8, 10), o).ok());
   std::vector<kernels::OwnedTensor> in;
   in.push_back(kernels::OwnedTensor::f32({1, 2, 6, 6}, test::random_floats(72, 1000)));
   auto want = evaluate(f.g, in);
@@ -141,15 +325,15 @@ TEST(QuantizeA8W8, AHighPrecisionLayerKeepsTheGraphComputingWhatTheFloatGraphCom
   const float* b = (*got)[0].view().as<const float>();
   float peak = 0;
   for (int i = 0; i < 48; ++i) peak = std::max(peak, std::fabs(a[i]));
-  // Only the Relu output is quantized now: every value within one quantization step.
-  for (int i = 0; i < 48; ++i) EXPECT_NEAR(a[i], b[i], peak / 255.0f * 1.01f) << i;
+  // Only the Relu output is quantized now (int16 over [-max, max]): every value within one step.
+  for (int i = 0; i < 48; ++i) EXPECT_NEAR(a[i], b[i], peak / 32767.0f * 1.01f) << i;
 }
 
 // ReLU6: when the Clip's calibrated output range ends below its upper bound, the Conv's
 // saturation does the upper clip and the int8 Clip is a Relu (which the runtime fuses).
 TEST(QuantizeA8W8, AClipFromZeroWithinItsRangeBecomesARelu) {
   Net n = net("Clip", 0.05f);  // cuts well inside the conv's range: still a Relu in int8
-  auto rep = quantize_a8w8(n.g, batches(4, 1), QuantizeOptions{});
+  auto rep = quantize_graph(n.g, batches(4, 1), QuantizeOptions{});
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_EQ(rep->clips_as_relu, 1u);
   EXPECT_EQ(n.g.node(n.act).op, "Relu");
@@ -167,7 +351,7 @@ TEST(QuantizeA8W8, AClipNotStartingAtZeroStaysAClip) {
   auto bytes = std::make_shared<std::vector<std::uint8_t>>(sizeof lo);
   std::memcpy(bytes->data(), &lo, sizeof lo);
   n.g.value(n.g.node(n.act).inputs[1]).data = bytes;
-  auto rep = quantize_a8w8(n.g, batches(4, 1), QuantizeOptions{});
+  auto rep = quantize_graph(n.g, batches(4, 1), QuantizeOptions{});
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_EQ(rep->clips_as_relu, 0u);
   EXPECT_EQ(n.g.node(n.act).op, "Clip");
@@ -178,7 +362,7 @@ TEST(QuantizeA8W8, TheQuantizedGraphComputesNearlyWhatTheFloatGraphComputes) {
   Net q = net();
   QuantizeOptions opt;
   opt.calibration.method = Method::kMse;
-  ASSERT_TRUE(quantize_a8w8(q.g, batches(8, 10), opt).ok());
+  ASSERT_TRUE(quantize_graph(q.g, batches(8, 10), opt).ok());
   // Inputs the calibration did not see.
   for (unsigned seed : {100u, 200u, 300u}) {
     std::vector<kernels::OwnedTensor> in;
@@ -227,10 +411,10 @@ TEST(QuantizeA8W8, CalibrationFailuresNameTheBatchAndTheNode) {
   Net n = net();
   CalibrationSet bad = batches(1, 1);
   bad.batches[0][0] = kernels::OwnedTensor::f32({1, 2, 5, 5}, std::vector<float>(50, 0.0f));  // wrong shape
-  auto r = quantize_a8w8(n.g, bad, QuantizeOptions{});
+  auto r = quantize_graph(n.g, bad, QuantizeOptions{});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("calibration batch 1"), std::string::npos) << r.status().message();
-  EXPECT_FALSE(quantize_a8w8(n.g, CalibrationSet{}, QuantizeOptions{}).ok());
+  EXPECT_FALSE(quantize_graph(n.g, CalibrationSet{}, QuantizeOptions{}).ok());
 }
 
 }  // namespace
@@ -243,12 +427,12 @@ namespace {
 // float graph calibrated on other data, fixes every layer's encodings to the first run's.
 TEST(ExternalParams, ARunsWrittenParametersReproduceItsEncodingsOnOtherData) {
   Net first = net();
-  ASSERT_TRUE(quantize_a8w8(first.g, batches(4, 1), QuantizeOptions{}).ok());
+  ASSERT_TRUE(quantize_graph(first.g, batches(4, 1), QuantizeOptions{}).ok());
   const std::string text = calibration_param_text(external_params_of(first.g));
   ASSERT_NE(text.find("name: \"conv\""), std::string::npos) << text;
 
   Net other = net();  // other data, no file: other encodings (what the file must undo)
-  ASSERT_TRUE(quantize_a8w8(other.g, batches(2, 77), QuantizeOptions{}).ok());
+  ASSERT_TRUE(quantize_graph(other.g, batches(2, 77), QuantizeOptions{}).ok());
   ASSERT_NE(calibration_param_text(external_params_of(other.g)), text);
 
   Net fixed = net();
@@ -258,7 +442,7 @@ TEST(ExternalParams, ARunsWrittenParametersReproduceItsEncodingsOnOtherData) {
   ASSERT_TRUE(resolved.ok()) << resolved.status().message();
   QuantizeOptions q;
   q.external = &*resolved;
-  auto rep = quantize_a8w8(fixed.g, batches(2, 77), q);
+  auto rep = quantize_graph(fixed.g, batches(2, 77), q);
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_EQ(rep->external_values, 3u);  // x (conv), c (relu), r (flat)
   EXPECT_EQ(calibration_param_text(external_params_of(fixed.g)), text);
@@ -273,7 +457,7 @@ TEST(ExternalParams, AFloatLayerInTheFileStaysFloat) {
   ASSERT_TRUE(resolved.ok()) << resolved.status().message();
   QuantizeOptions q;
   q.external = &*resolved;
-  auto rep = quantize_a8w8(n.g, batches(2, 1), q);
+  auto rep = quantize_graph(n.g, batches(2, 1), q);
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_EQ(rep->float_layers, 1u);
   EXPECT_EQ(rep->weights, 0u);  // the float conv keeps float weights
@@ -291,7 +475,7 @@ TEST(ExternalParams, FileWeightScalesAreUsedAndTheirCountChecked) {
   ASSERT_TRUE(resolved.ok());
   QuantizeOptions q;
   q.external = &*resolved;
-  ASSERT_TRUE(quantize_a8w8(n.g, batches(2, 1), q).ok());
+  ASSERT_TRUE(quantize_graph(n.g, batches(2, 1), q).ok());
   EXPECT_EQ(n.g.value(n.g.node(n.conv).inputs[1]).quant.scale, (std::vector<float>{0.01f, 0.005f, 0.0025f}));
 
   Net bad = net();
@@ -301,7 +485,7 @@ TEST(ExternalParams, FileWeightScalesAreUsedAndTheirCountChecked) {
   auto r2 = resolve_external_params(bad.g, *two);
   ASSERT_TRUE(r2.ok());
   q.external = &*r2;
-  auto rep = quantize_a8w8(bad.g, batches(2, 1), q);
+  auto rep = quantize_graph(bad.g, batches(2, 1), q);
   ASSERT_FALSE(rep.ok());
   EXPECT_EQ(rep.status().code(), err::kInvalidParam);
   EXPECT_NE(rep.status().message().find("give 1 or 3"), std::string::npos) << rep.status().message();

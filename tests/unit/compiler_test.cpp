@@ -2,6 +2,7 @@
 // COMPILER.md §1.2), the importer's handling of real-world ONNX shapes and of bad files,
 // segmentation by cost, and byte-identical output.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -15,6 +16,7 @@
 
 #include "compiler/atc_options.h"
 #include "compiler/compile.h"
+#include "compiler/om_json.h"
 #include "compiler/onnx_import.h"
 #include "compiler/perf_csv.h"
 #include "compiler/passes/segmentation.h"
@@ -383,7 +385,7 @@ TEST(Compile, PreemptibleIsAskedForAtCompileTime) {
   EXPECT_FALSE(parse_atc_command_line({"--preemptible=maybe"}).ok());
 }
 
-TEST(Compile, QuantizedModesNeedCalibrationDataAndUnbuiltOnesAreRefused) {
+TEST(Compile, EveryQuantizedModeNeedsCalibrationData) {
   CompileOptions o;
   o.model = "unused.onnx";
   auto r = compile(o);  // compile_mode 0, the vendor's default, without --image_list
@@ -395,8 +397,61 @@ TEST(Compile, QuantizedModesNeedCalibrationDataAndUnbuiltOnesAreRefused) {
     o.compile_mode = mode;
     auto u = compile(o);
     ASSERT_FALSE(u.ok());
-    EXPECT_EQ(u.status().code(), err::kFeatureUnsupported) << mode;
+    EXPECT_EQ(u.status().code(), err::kInvalidParam) << mode;
+    EXPECT_NE(u.status().message().find("--image_list"), std::string::npos) << u.status().message();
   }
+  EXPECT_FALSE(parse_atc_command_line({"--compile_mode=2"}).ok());
+  for (const char* mode : {"0", "1", "5", "6", "float"}) {
+    auto p = parse_atc_command_line({std::string("--compile_mode=") + mode});
+    ASSERT_TRUE(p.ok()) << mode;
+    EXPECT_EQ(p->options.compile_mode, mode);
+  }
+}
+
+// Each mode's choice per layer shows in om.json ("precision") and, where a layer is not
+// at the mode's own precision (--high_precision_layer), in the log.
+TEST(Compile, EveryQuantizedModeRecordsEachLayersPrecision) {
+  const fs::path list = fs::temp_directory_path() / ("svp_modes_" + std::to_string(::getpid()) + ".txt");
+  {
+    std::ofstream out(list);
+    for (int item = 0; item < 2; ++item) {
+      for (int k = 0; k < 784; ++k) out << (k ? " " : "") << static_cast<float>((k * 7 + item * 3) % 17) / 16.0f;
+      out << "\n";
+    }
+  }
+  CompileOptions o;
+  o.model = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
+  o.image_list = list.string();
+  auto precision_of = [](const CompileResult& r, const std::string& layer) {
+    const nlohmann::json j = om_json(r.model.program, r.model.weights.size(), nullptr);
+    for (const auto& op : j["ops"]) {
+      if (op["name"] == layer) return op.value("precision", std::string("none"));
+    }
+    return std::string("missing");
+  };
+  const struct {
+    const char* mode;
+    const char* conv;
+    const char* relu;
+  } expect[] = {{"0", "A8W8", "A8W8"}, {"1", "A16W8", "A16W8"}, {"5", "A8W8", "FP16"}, {"6", "A16W8", "FP16"}};
+  for (const auto& e : expect) {
+    o.compile_mode = e.mode;
+    auto r = compile(o);
+    ASSERT_TRUE(r.ok()) << e.mode << ": " << r.status().message();
+    EXPECT_EQ(precision_of(*r, "/conv2/Conv"), e.conv) << e.mode;
+    EXPECT_EQ(precision_of(*r, "/Relu_1"), e.relu) << e.mode;
+  }
+  o.compile_mode = "0";
+  o.high_precision_layer = {"/conv2/Conv"};
+  auto raised = compile(o);
+  ASSERT_TRUE(raised.ok()) << raised.status().message();
+  EXPECT_EQ(precision_of(*raised, "/conv2/Conv"), "A16W8");
+  EXPECT_EQ(precision_of(*raised, "/conv1/Conv"), "A8W8");
+  const bool logged = std::any_of(raised->log.begin(), raised->log.end(), [](const std::string& line) {
+    return line.find("layer \"/conv2/Conv\" (Conv) is A16W8") != std::string::npos;
+  });
+  EXPECT_TRUE(logged);
+  fs::remove(list);
 }
 
 TEST(Segmentation, SegmentsStayWithinTheBoundAndActivationsStayWithTheirConv) {

@@ -1,4 +1,4 @@
-// Quantized (int8/uint8) reference kernels: the integer rule of Conv, ConvTranspose,
+// Quantized (int8/uint8, and int16 through the generic path) reference kernels: the integer rule of Conv, ConvTranspose,
 // MatMul and Gemm checked bit for bit against the rule of docs/kernels.md computed here
 // from independently accumulated integers; integer data movement; the generic
 // dequantize → float → requantize path; QuantizeLinear / DequantizeLinear.
@@ -701,6 +701,54 @@ TEST(KernelsDequantizeLinear, PerTensorPerAxisAndInt32) {
   auto rq = run_reference_owned("QuantizeLinear", {}, {r.value()[0].view(), s.view()}, {{DType::kInt8, {}}});
   ASSERT_TRUE(rq.ok());
   EXPECT_EQ(int_values(rq.value()[0]), (Q{-4, 3}));  // -2/0.5, 1.5/0.5
+}
+
+// ---------------------------------------------------------------------------
+// int16 (A16W8's activations): QuantizeLinear / DequantizeLinear and the generic path.
+
+OwnedTensor i16(std::vector<std::int64_t> dims, const std::vector<std::int16_t>& v, Quant q) {
+  OwnedTensor t = OwnedTensor::from<std::int16_t>(DType::kInt16, std::move(dims), v);
+  t.set_quant(std::move(q));
+  return t;
+}
+
+TEST(KernelsInt16, QuantizeLinearRoundsHalfToEvenAndSaturatesToInt16) {
+  auto x = OwnedTensor::f32({5}, {1.25f, -0.75f, 40000.0f, -70000.0f, 3.0f});
+  auto s = OwnedTensor::f32({}, {0.5f});
+  auto z = OwnedTensor::from<std::int16_t>(DType::kInt16, {}, {-2});
+  auto r = run_reference_owned("QuantizeLinear", {}, {x.view(), s.view(), z.view()}, {{DType::kInt16, {}}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // 2.5 → 2, -1.5 → -2, 80000 → 32767, -140000 → -32768, 6; then the zero point −2.
+  EXPECT_EQ(r.value()[0].values<std::int16_t>(), (std::vector<std::int16_t>{0, -4, 32767, -32768, 4}));
+  auto d = run_reference_owned("DequantizeLinear", {}, {r.value()[0].view(), s.view(), z.view()});
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d.value()[0].values<float>(), (F{1, -1, 16384.5f, -16383, 3}));
+}
+
+TEST(KernelsInt16, FloatOpsOnInt16EqualDequantizeRunRequantize) {
+  auto x = i16({4}, {-20000, -100, 0, 30000}, pt(1e-4f, 0));
+  auto r = run_reference_owned("Sigmoid", {}, {x.view()}, {{DType::kInt16, pt(1.0f / 32767, 0)}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const std::vector<std::int16_t> got = r.value()[0].values<std::int16_t>();
+  const std::vector<std::int16_t> q{-20000, -100, 0, 30000};
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    const float real = static_cast<float>(q[i]) * 1e-4f;
+    const float y = 1.0f / (1.0f + std::exp(-real));
+    EXPECT_NEAR(got[i], std::min(32767.0f, std::nearbyint(y / (1.0f / 32767))), 1.0f) << i;
+  }
+  // A Conv on int16 activations and int8 weights: the float conv of the dequantized values,
+  // requantized to int16 (int16 takes no integer kernel).
+  auto cx = i16({1, 1, 1, 3}, {1000, -2000, 3000}, pt(0.01f, 0));
+  auto cw = OwnedTensor::q8(DType::kInt8, {2, 1, 1, 1}, {100, -50}, pc({0.02f, 0.04f}, 0));
+  auto c = run_reference_owned("Conv", {}, {cx.view(), cw.view()}, {{DType::kInt16, pt(0.05f, 0)}});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  // channel 0: x · 2, channel 1: x · −2 (reals 10, −20, 30), / 0.05.
+  EXPECT_EQ(c.value()[0].values<std::int16_t>(), (std::vector<std::int16_t>{400, -800, 1200, -400, 800, -1200}));
+  // Same encoding in and out: Reshape moves the int16 values unchanged.
+  auto shape = OwnedTensor::i64({1}, {3});
+  auto m = run_reference_owned("Reshape", {}, {cx.view(), shape.view()}, {{DType::kInt16, pt(0.01f, 0)}});
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m.value()[0].values<std::int16_t>(), (std::vector<std::int16_t>{1000, -2000, 3000}));
 }
 
 TEST(KernelsDequantizeLinear, BadTypesAreRejected) {

@@ -45,7 +45,7 @@ std::vector<LayerOutput> GroupLayerOutputs(const std::vector<DumpEntry>& entries
 
 std::string UnquantizedTensorName(const std::string& tensor) {
   for (const std::string& base : {tensor, WithoutUniquenessSuffix(tensor)}) {
-    for (const char* suffix : {"_int8", "_float"}) {
+    for (const char* suffix : {"_int8", "_int16", "_float"}) {
       if (EndsWithSuffix(base, suffix)) return base.substr(0, base.size() - std::char_traits<char>::length(suffix));
     }
   }

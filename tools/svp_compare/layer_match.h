@@ -5,7 +5,8 @@
 // batch item. An actual output is paired with the golden output of the same layer name and
 // index; failing that, with the golden output of the same tensor name, where the
 // quantizer's renames are undone first (a quantized model output "logits" is the layer
-// output "logits_int8", a float copy of a quantized value is "<name>_float"; both may carry
+// output "logits_int8", or "logits_int16" in the A16W8 modes; a float copy of a quantized
+// value is "<name>_float"; both may carry
 // the graph's "_<n>" uniqueness suffix). Each golden output is paired at most once, layer
 // names first, so a DequantizeLinear the quantizer appended does not repeat the row of the
 // layer it dequantizes. Inputs (dump_mode "input"/"all") are not compared: they are the
@@ -34,7 +35,7 @@ struct LayerOutput {
 // every execution writes its layers in the order it runs them).
 std::vector<LayerOutput> GroupLayerOutputs(const std::vector<DumpEntry>& entries);
 
-// The tensor name before the quantizer's renames: "x_int8" / "x_int8_3" / "x_float" → "x".
+// The tensor name before the quantizer's renames: "x_int8" / "x_int16" / "x_int8_3" / "x_float" → "x".
 std::string UnquantizedTensorName(const std::string& tensor);
 
 struct LayerPair {

@@ -154,22 +154,22 @@ Result<ExternalParams> parse_calibration_param(const std::string& bytes, const s
     }
     switch (l.calc_data_type()) {
       case cal::S8:
-      case cal::U8: p.precision = LayerPrecision::kA8W8; break;
+      case cal::U8: p.precision = CalcDataType::kA8W8; break;
       case cal::S16:
-      case cal::U16: p.precision = LayerPrecision::kA16W8; break;
+      case cal::U16: p.precision = CalcDataType::kA16W8; break;
       case cal::F16:
-      case cal::F32: p.precision = LayerPrecision::kFloat; break;
+      case cal::F32: p.precision = CalcDataType::kFloat; break;
       default:
         return Error(err::kInvalidParam, "{}: layer \"{}\": calc_data_type {} is not one of S8, U8, S16, U16, F16, F32",
                      p.where, p.name, cal::DataType_Name(l.calc_data_type()));
     }
-    if (p.precision == LayerPrecision::kA16W8) {
+    if (p.precision == CalcDataType::kA16W8) {
       return Error(err::kFeatureUnsupported,
                    "{}: layer \"{}\": calc_data_type {} (A16W8) from --gfpq_param_file is not implemented; give S8, "
                    "F32 (keep the layer float) or leave the layer out",
                    p.where, p.name, cal::DataType_Name(l.calc_data_type()));
     }
-    if (p.precision == LayerPrecision::kA8W8) {
+    if (p.precision == CalcDataType::kA8W8) {
       const std::string at = fmt::format("{}: layer \"{}\"", p.where, p.name);
       for (int k = 0; k < l.quant_param().input_size(); ++k) {
         auto e = activation_encoding(l.quant_param().input(k), at, k);
@@ -203,11 +203,11 @@ std::string calibration_param_text(const ExternalParams& params) {
     cal::LayerParam* l = msg.add_layer();
     l->set_name(p.name);
     cal::QuantParam* q = l->mutable_quant_param();
-    if (p.precision == LayerPrecision::kFloat) {
+    if (p.precision == CalcDataType::kFloat) {
       l->set_calc_data_type(cal::F32);
       continue;
     }
-    l->set_calc_data_type(p.precision == LayerPrecision::kA16W8 ? cal::S16 : cal::S8);
+    l->set_calc_data_type(p.precision == CalcDataType::kA16W8 ? cal::S16 : cal::S8);
     for (const std::optional<Encoding>& e : p.inputs) {
       cal::FactorParam* f = q->add_input();
       if (!e) {

@@ -19,17 +19,17 @@
 namespace svp::compiler::quant {
 
 // How a listed layer computes (calc_data_type).
-enum class LayerPrecision {
+enum class CalcDataType {
   kA8W8,   // S8 / U8
   kA16W8,  // S16 / U16
-  kFloat,  // F16 / F32: the layer stays float, as with --high_precision_layer
+  kFloat,  // F16 / F32: the layer computes in float32 (Node::keep_float)
 };
 
 // One layer of the file, in ONNX's convention (x = (q - zero_point) * scale).
 struct LayerParams {
   std::string name;                 // ONNX node name
   std::string where;                // "file:line:column" of the layer, for messages
-  LayerPrecision precision = LayerPrecision::kA8W8;
+  CalcDataType precision = CalcDataType::kA8W8;
   // The layer's activation (non-constant) inputs, in order; none = F16/F32 in the file,
   // a value the layer reads as float.
   std::vector<std::optional<Encoding>> inputs;
@@ -55,7 +55,7 @@ Result<ExternalParams> parse_calibration_param(const std::string& bytes, const s
 Result<ExternalParams> read_calibration_param(const std::string& path);
 
 // The scale nearest `s` that the file can carry exactly: the vendor stores 1/s as a float
-// and about one float in seven is not the float reciprocal of any float. quantize_a8w8
+// and about one float in seven is not the float reciprocal of any float. quantize_graph
 // uses these scales so that its calibration_param.txt reproduces them bit for bit.
 float representable_scale(float s);
 

@@ -38,8 +38,8 @@ Result<ResolvedParams> resolve_external_params(Graph& g, const ExternalParams& p
     ++out.layers;
     for (NodeId id : nodes) {
       Node& n = g.node(id);
-      if (p.precision == LayerPrecision::kFloat) {
-        n.high_precision = true;
+      if (p.precision == CalcDataType::kFloat) {
+        n.keep_float = true;
         continue;
       }
       const std::vector<ValueId> acts = activation_inputs(g, n);
@@ -72,16 +72,24 @@ ExternalParams external_params_of(const Graph& g) {
     // The boundaries quantization inserted are not layers of the user's model.
     if (n.op == "QuantizeLinear" || n.op == "DequantizeLinear") continue;
     const std::vector<ValueId> acts = activation_inputs(g, n);
-    const bool float_layer = n.high_precision || n.target == model::Target::kAiCpu;
+    // Layers computed in float32: the file's F32, --force_to_cpu, and what quantization left
+    // float (no int8 input or weight, and a float output).
+    const bool float_layer = n.keep_float || n.target == model::Target::kAiCpu;
     const ValueId w = n.inputs.size() >= 2 ? n.inputs[1] : kNoValue;
     const bool weight = w != kNoValue && g.value(w).is_constant() && is_int8(g.value(w).dtype) && !g.value(w).quant.empty();
-    bool int8_input = false;
-    for (ValueId v : acts) int8_input = int8_input || (is_int8(g.value(v).dtype) && !g.value(v).quant.empty());
+    bool int8_input = false, int16_input = false;
+    for (ValueId v : acts) {
+      int8_input = int8_input || (is_int8(g.value(v).dtype) && !g.value(v).quant.empty());
+      int16_input = int16_input || g.value(v).dtype == model::DType::kInt16;
+    }
+    // A16W8 layers (--high_precision_layer in A8W8) are not written: the reader takes S8
+    // only, and the flag given again raises them again.
+    if (int16_input) continue;
     if (!float_layer && !int8_input && !weight) continue;
     LayerParams p;
     p.name = display_name(n);
     if (float_layer) {
-      p.precision = LayerPrecision::kFloat;
+      p.precision = CalcDataType::kFloat;
       out.layers.push_back(std::move(p));
       continue;
     }

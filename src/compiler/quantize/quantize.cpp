@@ -25,24 +25,53 @@ bool passes_encoding(const std::string& op) {
   return ops.count(op) > 0;
 }
 
-// Nodes that read and write plain (not quantized) values: Cast, the layers the user keeps
-// at high precision (--high_precision_layer) and the nodes forced onto the AI-CPU
-// (--force_to_cpu: the AI-CPU computes in float; the only placement known before this pass).
-bool float_node(const Graph& g, NodeId id) {
-  const Node& n = g.node(id);
-  return n.op == "Cast" || n.high_precision || n.target == model::Target::kAiCpu;
+// The node's precision in this mode (quantize.h, step 2). Cast reads and writes plain
+// values; nodes forced onto the AI-CPU compute in float (--force_to_cpu: the only
+// placement known before this pass).
+Precision node_precision(const Node& n, const QuantizeOptions& o) {
+  if (n.op == "Cast" || n.target == model::Target::kAiCpu || n.keep_float) return Precision::kFloat32;
+  const bool quantized_here = !o.cube_only || is_cube_op(n.op);
+  const Precision own =
+      !quantized_here ? Precision::kFp16 : (o.activation_bits == 16 ? Precision::kA16W8 : Precision::kA8W8);
+  // --high_precision_layer: one step up from A8W8 is the vendor's A16W8; above A16W8 and
+  // fp16 there is float32.
+  if (n.high_precision) return own == Precision::kA8W8 ? Precision::kA16W8 : Precision::kFloat32;
+  return own;
 }
 
-// A range that starts at 0 (after a ReLU) uses all 256 levels either as int8 with zero
-// point -128 or as uint8 with zero point 0; the same values, but the second is what the
-// integer fast paths take (oneDNN's inner product has no zero points) — so uint8 it is.
-bool unsigned_range(const Encoding& e) { return e.zero_point == -128; }
-DType dtype_of(const Encoding& e) { return unsigned_range(e) ? DType::kUint8 : DType::kInt8; }
-model::Quant quant_of(const Encoding& e) {
-  model::Quant q;
-  q.scale = {e.scale};
-  q.zero_point = {unsigned_range(e) ? 0 : e.zero_point};
-  return q;
+bool is_float(Precision p) { return p == Precision::kFp16 || p == Precision::kFloat32; }
+
+// A value's encodings: the calibrated 8-bit one (possibly clipped by the method) and, for
+// int16, the magnitude of its whole observed range.
+struct ValueEncoding {
+  Encoding narrow;
+  float magnitude = 0.0f;
+};
+
+// The element type and quantization parameters a value gets at 8 or 16 bits.
+struct Chosen {
+  DType dtype = DType::kInt8;
+  model::Quant quant;
+};
+
+// At 8 bits a range that starts at 0 (after a ReLU) uses all 256 levels either as int8
+// with zero point -128 or as uint8 with zero point 0; the same values, but the second is
+// what the integer fast paths take (oneDNN's inner product has no zero points) — so uint8
+// it is. At 16 bits: symmetric int16 over the whole observed range (65,536 levels leave
+// nothing to gain by clipping, and zero point 0 is the common int16 convention).
+Chosen choose(const ValueEncoding& e, int bits) {
+  Chosen c;
+  if (bits == 16) {
+    c.dtype = DType::kInt16;
+    c.quant.scale = {e.magnitude > 0.0f ? e.magnitude / 32767.0f : 1.0f};
+    c.quant.zero_point = {0};
+    return c;
+  }
+  const bool unsigned_range = e.narrow.zero_point == -128;
+  c.dtype = unsigned_range ? DType::kUint8 : DType::kInt8;
+  c.quant.scale = {e.narrow.scale};
+  c.quant.zero_point = {unsigned_range ? 0 : e.narrow.zero_point};
+  return c;
 }
 
 ValueId scalar_constant(Graph& g, const std::string& name, DType dtype, const void* bytes, std::size_t size) {
@@ -51,19 +80,56 @@ ValueId scalar_constant(Graph& g, const std::string& name, DType dtype, const vo
   return g.add_constant(g.unique_name(name), dtype, {}, data);
 }
 
-// A QuantizeLinear (float → int8) or DequantizeLinear (int8 → float) node from `from` to
-// `to`, with `e`'s scale and zero point as its constant inputs.
-void add_boundary(Graph& g, const std::string& op, ValueId from, ValueId to, const Encoding& e) {
+// A QuantizeLinear (float → integer) or DequantizeLinear (integer → float) node from
+// `from` to `to`, with `c`'s scale and zero point as its constant inputs.
+void add_boundary(Graph& g, const std::string& op, ValueId from, ValueId to, const Chosen& c) {
   // The zero point's type is the quantized side's type (ONNX's rule).
-  const std::int32_t zp32 = quant_of(e).zero_point[0];
-  const std::uint8_t zp = static_cast<std::uint8_t>(static_cast<std::int8_t>(zp32));
+  const std::int32_t zp32 = c.quant.zero_point[0];
+  const std::int16_t zp16 = static_cast<std::int16_t>(zp32);
+  const std::uint8_t zp8 = static_cast<std::uint8_t>(static_cast<std::int8_t>(zp32));
   Node n;
   n.name = g.unique_name(g.value(from).name + (op == "QuantizeLinear" ? "_quantize" : "_dequantize"));
   n.op = op;
-  n.inputs = {from, scalar_constant(g, n.name + "_scale", DType::kFloat32, &e.scale, sizeof e.scale),
-              scalar_constant(g, n.name + "_zero_point", dtype_of(e), &zp, sizeof zp)};
+  const float scale = c.quant.scale[0];
+  n.inputs = {from, scalar_constant(g, n.name + "_scale", DType::kFloat32, &scale, sizeof scale),
+              c.dtype == DType::kInt16 ? scalar_constant(g, n.name + "_zero_point", c.dtype, &zp16, sizeof zp16)
+                                       : scalar_constant(g, n.name + "_zero_point", c.dtype, &zp8, sizeof zp8)};
   n.outputs = {to};
   g.add_node(std::move(n));
+}
+
+// Emulated fp16 storage: the producer's output k goes through a Cast to float16 and back
+// before its readers (which, and the graph outputs, keep reading the same value id).
+void round_to_fp16(Graph& g, NodeId producer, std::size_t k) {
+  const ValueId v = g.node(producer).outputs[k];
+  const std::string name = g.value(v).name;
+  const std::vector<std::int64_t> shape = g.value(v).shape;
+  Value raw;
+  raw.name = g.unique_name(name + "_fp32");
+  raw.shape = shape;
+  const ValueId rid = g.add_value(std::move(raw));
+  g.node(producer).outputs[k] = rid;
+  g.value(rid).producer = producer;
+  Value half;
+  half.name = g.unique_name(name + "_fp16");
+  half.dtype = DType::kFloat16;
+  half.shape = shape;
+  const ValueId hid = g.add_value(std::move(half));
+  constexpr std::int64_t kOnnxFloat = 1, kOnnxFloat16 = 10;
+  Node down;
+  down.name = g.unique_name(name + "_to_fp16");
+  down.op = "Cast";
+  down.attrs.set("to", kOnnxFloat16);
+  down.inputs = {rid};
+  down.outputs = {hid};
+  g.add_node(std::move(down));
+  Node up;
+  up.name = g.unique_name(name + "_from_fp16");
+  up.op = "Cast";
+  up.attrs.set("to", kOnnxFloat);
+  up.inputs = {hid};
+  up.outputs = {v};
+  g.add_node(std::move(up));
 }
 
 // Symmetric int8 weights: per slice along `axis` (-1 = one scale for the tensor), with
@@ -118,6 +184,29 @@ bool is_float_constant(const Graph& g, ValueId v) {
 
 }  // namespace
 
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::kA8W8:
+      return "A8W8";
+    case Precision::kA16W8:
+      return "A16W8";
+    case Precision::kFp16:
+      return "FP16";
+    case Precision::kFloat32:
+      break;
+  }
+  return "FP32";
+}
+
+bool is_cube_op(const std::string& op) {
+  // The vendor's list: Convolution, Deconvolution, DepthwiseConv, InnerProduct, MatMul and
+  // Pooling — in ONNX terms Conv (depthwise included), ConvTranspose, Gemm, MatMul and the
+  // pools.
+  static const std::set<std::string> ops = {"Conv",    "ConvTranspose", "Gemm",          "MatMul",
+                                            "MaxPool", "AveragePool",   "GlobalMaxPool", "GlobalAveragePool"};
+  return ops.count(op) > 0;
+}
+
 Status mark_high_precision(Graph& g, const std::vector<std::string>& names) {
   for (const std::string& want : names) {
     const std::vector<NodeId> found = g.nodes_named(want);
@@ -132,11 +221,21 @@ Status mark_high_precision(Graph& g, const std::vector<std::string>& names) {
   return Status::Ok();
 }
 
-Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const QuantizeOptions& options) {
+Result<QuantizeReport> quantize_graph(Graph& g, const CalibrationSet& data, const QuantizeOptions& options) {
   if (data.batches.empty()) return Error(err::kInvalidParam, "no calibration batches");
+  if (options.activation_bits != 8 && options.activation_bits != 16) {
+    return Error(err::kInvalidParam, "activations are quantized to 8 or 16 bits, not {}", options.activation_bits);
+  }
   QuantizeReport report;
   report.batches = data.batches.size();
   const std::vector<NodeId> order = g.live_nodes();
+  std::map<NodeId, Precision> precision;
+  for (NodeId id : order) {
+    const Precision p = node_precision(g.node(id), options);
+    precision[id] = p;
+    report.layers.push_back({g.node(id).name, g.node(id).op, p});
+  }
+  auto float_node = [&](NodeId id) { return is_float(precision.at(id)); };
 
   // Float activations: graph inputs and node outputs.
   std::set<ValueId> floats;
@@ -184,7 +283,7 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
       }
     }
   }
-  std::map<ValueId, Encoding> enc;
+  std::map<ValueId, ValueEncoding> enc;
   CalibrationOptions whole_range = options.calibration;
   whole_range.method = Method::kMinMax;
   for (auto& [v, range] : ranges) {
@@ -196,16 +295,16 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
     const CalibrationOptions& how = g.is_graph_output(v) ? whole_range : options.calibration;
     auto e = choose_encoding(range, it == hists.end() ? nullptr : it->second.get(), how);
     if (!e.ok()) return Error(e.status().code(), "value \"{}\": {}", g.value(v).name, e.status().message());
-    enc[v] = *e;
+    enc[v] = {*e, std::max(std::fabs(range.min()), std::fabs(range.max()))};
     // A scale calibration_param.txt can carry exactly (a float reciprocal), so that a
     // compile repeated with --gfpq_param_file gives this model bit for bit.
-    enc[v].scale = representable_scale(enc[v].scale);
+    enc[v].narrow.scale = representable_scale(enc[v].narrow.scale);
   }
-  // --gfpq_param_file: the listed layers' inputs take the file's encodings (before the
-  // rules below, which then treat them like calibrated ones).
+  // Encodings fixed by the model (QDQ) or --gfpq_param_file (A8W8 only): they replace the
+  // calibrated ones before the rules below, which then treat them like calibrated ones.
   std::map<NodeId, const std::vector<float>*> fixed_weights;
   if (options.external != nullptr) {
-    for (const auto& [v, e] : options.external->encodings) enc[v] = e;
+    for (const auto& [v, e] : options.external->encodings) enc[v] = {e, std::max(std::fabs(e.lo), std::fabs(e.hi))};
     for (const auto& [id, scales] : options.external->weight_scales) fixed_weights[id] = &scales;
     report.external_values = options.external->encodings.size();
   }
@@ -220,7 +319,7 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
   std::vector<NodeId> relu_like_clips;
   for (NodeId id : order) {
     const Node& n = g.node(id);
-    if ((n.op != "Relu" && n.op != "Clip") || float_node(g, id) || n.inputs.empty() || !enc.count(n.outputs[0]) ||
+    if ((n.op != "Relu" && n.op != "Clip") || float_node(id) || n.inputs.empty() || !enc.count(n.outputs[0]) ||
         !enc.count(n.inputs[0])) {
       continue;
     }
@@ -228,7 +327,7 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
     if (g.value(x).producer < 0 || g.consumers(x).size() != 1 || g.is_graph_output(x)) continue;
     if (n.op == "Clip") {
       float lo = 0, hi = 0;
-      const Encoding& e = enc[n.outputs[0]];
+      const Encoding& e = enc[n.outputs[0]].narrow;
       if (!passes::clip_range(g, n, &lo, &hi) || lo != 0.0f || e.hi > hi || e.lo > 0.0f) continue;
       relu_like_clips.push_back(id);
     }
@@ -236,37 +335,54 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
   }
   for (NodeId id : order) {
     const Node& n = g.node(id);
-    if (!passes_encoding(n.op) || float_node(g, id) || n.inputs.empty() || !enc.count(n.inputs[0])) continue;
+    if (!passes_encoding(n.op) || float_node(id) || n.inputs.empty() || !enc.count(n.inputs[0])) continue;
     for (ValueId o : n.outputs) {
       if (enc.count(o)) enc[o] = enc[n.inputs[0]];
     }
   }
 
-  // Which values become int8: produced by a node that can write int8, read by no node
-  // that needs float.
+  // Which values become int8/int16: produced by a node that can write them, read by no
+  // node that needs float. A value a quantized node writes for float readers stays float,
+  // and its quantized readers get a QuantizeLinear as if a float node had written it (in
+  // modes 5/6: a CUBE op's output read by an fp16 op and by another CUBE op).
   std::set<ValueId> boundary_in;  // float values quantized by an inserted QuantizeLinear
   std::set<ValueId> quantized;
   for (ValueId v : floats) {
     if (!enc.count(v)) continue;
     bool float_reader = false;
-    for (NodeId c : g.consumers(v)) float_reader = float_reader || float_node(g, c);
+    for (NodeId c : g.consumers(v)) float_reader = float_reader || float_node(c);
     const Value& val = g.value(v);
-    const bool float_producer = val.producer < 0 || float_node(g, val.producer);
-    if (float_producer) {
+    const bool float_producer = val.producer < 0 || float_node(val.producer);
+    if (float_producer || float_reader) {
       boundary_in.insert(v);
-    } else if (!float_reader) {
+    } else {
       quantized.insert(v);
     }
   }
+  // 16 bits where an A16W8 node writes or reads the value, else 8.
+  auto bits_of = [&](ValueId v) {
+    const Value& val = g.value(v);
+    bool wide = val.producer >= 0 && precision.at(val.producer) == Precision::kA16W8;
+    for (NodeId c : g.consumers(v)) wide = wide || precision.at(c) == Precision::kA16W8;
+    return wide ? 16 : 8;
+  };
+  std::map<ValueId, Chosen> chosen;
+  for (ValueId v : quantized) chosen[v] = choose(enc[v], bits_of(v));
+  for (ValueId v : boundary_in) chosen[v] = choose(enc[v], bits_of(v));
   for (ValueId v : quantized) {
     Value& val = g.value(v);
-    val.dtype = dtype_of(enc[v]);
-    val.quant = quant_of(enc[v]);
+    val.dtype = chosen[v].dtype;
+    val.quant = chosen[v].quant;
     ++report.activations;
+    report.activations16 += val.dtype == DType::kInt16;
   }
   for (NodeId id : relu_like_clips) {
     Node& n = g.node(id);
-    if (!quantized.count(n.inputs[0]) || !quantized.count(n.outputs[0])) continue;
+    // Only at 8 bits: int16 encodings span the whole observed range, beyond the Clip's bound.
+    if (!quantized.count(n.inputs[0]) || !quantized.count(n.outputs[0]) ||
+        g.value(n.inputs[0]).dtype == DType::kInt16 || g.value(n.outputs[0]).dtype == DType::kInt16) {
+      continue;
+    }
     n.op = "Relu";
     n.attrs = model::Attrs{};
     n.inputs.resize(1);
@@ -276,28 +392,28 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
   for (ValueId v : boundary_in) {
     std::vector<NodeId> readers;
     for (NodeId c : g.consumers(v)) {
-      if (!float_node(g, c)) readers.push_back(c);
+      if (!float_node(c)) readers.push_back(c);
     }
     if (readers.empty()) continue;
     Value q;
-    q.name = g.unique_name(g.value(v).name + "_int8");
-    q.dtype = dtype_of(enc[v]);
+    q.name = g.unique_name(g.value(v).name + (chosen[v].dtype == DType::kInt16 ? "_int16" : "_int8"));
+    q.dtype = chosen[v].dtype;
     q.shape = g.value(v).shape;
-    q.quant = quant_of(enc[v]);
+    q.quant = chosen[v].quant;
     const ValueId qid = g.add_value(std::move(q));
     for (NodeId c : readers) {
       for (ValueId& in : g.node(c).inputs) {
         if (in == v) in = qid;
       }
     }
-    add_boundary(g, "QuantizeLinear", v, qid, enc[v]);
+    add_boundary(g, "QuantizeLinear", v, qid, chosen[v]);
     ++report.boundaries;
   }
   // Quantized values read by float-only ops, or leaving the model: a DequantizeLinear.
   for (ValueId v : quantized) {
     std::vector<NodeId> readers;
     for (NodeId c : g.consumers(v)) {
-      if (float_node(g, c)) readers.push_back(c);
+      if (float_node(c)) readers.push_back(c);
     }
     const bool output = g.is_graph_output(v);
     if (readers.empty() && !output) continue;
@@ -307,7 +423,7 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
     if (output) {
       // The application's output keeps the ONNX name.
       f.name = g.value(v).name;
-      g.value(v).name = g.unique_name(f.name + "_int8");
+      g.value(v).name = g.unique_name(f.name + (g.value(v).dtype == DType::kInt16 ? "_int16" : "_int8"));
     } else {
       f.name = g.unique_name(g.value(v).name + "_float");
     }
@@ -320,19 +436,37 @@ Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const
     for (ValueId& o : g.outputs) {
       if (o == v) o = fid;
     }
-    add_boundary(g, "DequantizeLinear", v, fid, enc[v]);
+    add_boundary(g, "DequantizeLinear", v, fid, chosen[v]);
     ++report.boundaries;
+  }
+  // fp16 storage (modes 5/6): what fp16 layers compute and what CUBE ops write for them.
+  // Ops that only move values move already rounded ones.
+  for (NodeId id : order) {
+    const Precision p = precision.at(id);
+    const bool rounds = p == Precision::kFp16 ? !passes_encoding(g.node(id).op) && g.node(id).op != "Concat"
+                                              : options.cube_only && !is_float(p);
+    if (!rounds) continue;
+    for (std::size_t k = 0; k < g.node(id).outputs.size(); ++k) {
+      const Value& v = g.value(g.node(id).outputs[k]);
+      if (v.dtype != DType::kFloat32 || !v.quant.empty()) continue;
+      round_to_fp16(g, id, k);
+      ++report.fp16_roundings;
+    }
   }
   // Weights.
   for (NodeId id : order) {
-    if (float_node(g, id)) {
-      report.float_layers += g.node(id).op != "Cast";
+    report.a16_layers += precision.at(id) == Precision::kA16W8;
+    report.fp16_layers += precision.at(id) == Precision::kFp16;
+    if (float_node(id)) {
+      report.float_layers += precision.at(id) == Precision::kFloat32 && g.node(id).op != "Cast";
       continue;
     }
     Node& n = g.node(id);
     std::int32_t axis = -2;  // -2: not a weight input
     if (n.op == "Conv") axis = options.conv_per_channel ? 0 : -1;
-    if (n.op == "ConvTranspose") axis = -1;
+    // Per output channel as for Conv (the vendor's --weight_quant_per_channel covers Conv and
+    // Deconv): W is (C, M/group, k…), so axis 1 — M/group scales shared by the groups.
+    if (n.op == "ConvTranspose") axis = options.conv_per_channel ? 1 : -1;
     if (n.op == "MatMul" && n.inputs.size() == 2 && is_float_constant(g, n.inputs[1])) {
       axis = options.matmul_per_channel ? static_cast<std::int32_t>(g.value(n.inputs[1]).shape.size()) - 1 : -1;
     }

@@ -1,33 +1,43 @@
-// Post-training int8 quantization of a float graph (--compile_mode=0, A8W8: int8
-// activations and weights), from calibration data (docs/quantization.md).
+// Post-training quantization of a float graph from calibration data
+// (docs/quantization.md): --compile_mode=0 (A8W8: int8 activations and weights), 1 (A16W8:
+// int16 activations, int8 weights), 5 and 6 (the CUBE ops — Conv, ConvTranspose, Gemm,
+// MatMul, pooling — A8W8 or A16W8, every other op fp16).
 //
 // 1. Calibration: the float graph runs on every calibration batch with the reference
 //    kernels (evaluate.h); every float activation's range is observed, and for the
 //    histogram methods a second run fills its histogram (calibration.h chooses the
 //    encoding: min-max = the vendor's --quant_mode=0, MSE search = our reading of its
 //    --quant_mode=1, percentile and KL entropy as extensions).
-// 2. Data-movement ops (Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Slice, Split,
+// 2. Every node gets a precision (Precision below): A8W8, A16W8, fp16 (modes 5/6 outside
+//    the CUBE ops) or float32 (Cast, --force_to_cpu, --high_precision_layer where A16W8 is
+//    not higher than the mode's own precision).
+// 3. Data-movement ops (Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Slice, Split,
 //    MaxPool, Identity, Dropout) pass their input's encoding to their output, so they move
 //    int8 values without requantizing — as the hardware does.
-// 3. A Relu that is its input's only reader gives that input its own encoding ([0, max]):
+// 4. A Relu that is its input's only reader gives that input its own encoding ([0, max]):
 //    the producer saturates negatives exactly as the Relu would, and the runtime fuses the
-//    pair. Activations become int8 with their encoding — uint8 with zero point 0 where the
-//    range starts at 0 (the same 256 levels, in the form the integer fast paths take); weights of Conv (per output channel by
-//    default), ConvTranspose (per tensor), Gemm and MatMul (per tensor, or per output
-//    column with --matmul_per_channel_enable) become symmetric int8 (zero point 0); biases
-//    stay float32 (the integer kernels fold them into the int32 accumulator per call).
+//    pair. Activations between quantized nodes become int8 with their encoding — uint8 with
+//    zero point 0 where the range starts at 0 (the same 256 levels, in the form the integer
+//    fast paths take) — or int16 where a node reading or writing them is A16W8: symmetric
+//    (zero point 0) over the whole observed range (at 65,536 levels clipping gains nothing).
+//    Weights of Conv (per output channel by default), ConvTranspose (per tensor), Gemm and
+//    MatMul (per tensor, or per output column with --matmul_per_channel_enable) become
+//    symmetric int8 (zero point 0) in every mode; biases stay float32 (the integer kernels
+//    fold them into the int32 accumulator per call).
 //    The model's outputs always get their whole observed range (min-max), whatever the
 //    method: clipping them saturates exactly the scores that decide the answer.
-// 4. Nodes kept float (Cast, --high_precision_layer, --force_to_cpu) read and write float
-//    values: a DequantizeLinear before and a QuantizeLinear after them where their
-//    neighbours are int8, and their weights stay float.
-// 5. Model inputs and outputs keep their float types: a QuantizeLinear after every float
+// 5. Float nodes read and write float values: a DequantizeLinear before and a
+//    QuantizeLinear after them where their neighbours are quantized; their weights stay
+//    float. fp16 nodes' outputs (and the float outputs of CUBE ops in modes 5/6) are
+//    rounded to float16 by a Cast to float16 and back: the software NPU emulates fp16
+//    storage, computing in float32 between the roundings.
+// 6. Model inputs and outputs keep their float types: a QuantizeLinear after every float
 //    input, a DequantizeLinear before every quantized output (the vendor's FP32 default
-//    for inputs and outputs). Cast reads and writes float values, with the same
-//    conversions around it.
-// The result computes on the software NPU exactly what the kernels' integer rules say
-// (docs/kernels.md, "Element types"). Deterministic: the same graph and batches give the
-// same encodings bit for bit.
+//    for inputs and outputs).
+// The result computes on the software NPU exactly what the kernels' rules say
+// (docs/kernels.md, "Element types"; int16 layers take the generic path: dequantize →
+// float32 kernel → requantize). Deterministic: the same graph and batches give the same
+// encodings bit for bit.
 #pragma once
 
 #include <cstddef>
@@ -43,8 +53,22 @@
 
 namespace svp::compiler::quant {
 
+// Per layer, what the quantizer chose (QuantizeReport::layers, the log, om.json).
+enum class Precision {
+  kA8W8,     // int8/uint8 activations, int8 weights
+  kA16W8,    // int16 activations, int8 weights
+  kFp16,     // float values rounded to float16 (modes 5/6 outside the CUBE ops)
+  kFloat32,  // float32 (Cast, --force_to_cpu, --high_precision_layer in modes 1/6)
+};
+const char* precision_name(Precision p);  // "A8W8", "A16W8", "FP16", "FP32"
+
+// The vendor's CUBE ops (the matrix unit): quantized in modes 5 and 6.
+bool is_cube_op(const std::string& op);
+
 struct QuantizeOptions {
   CalibrationOptions calibration;
+  int activation_bits = 8;  // 8: A8W8 (modes 0, 5); 16: A16W8 (modes 1, 6)
+  bool cube_only = false;   // modes 5, 6: only the CUBE ops are quantized, the rest fp16
   bool conv_per_channel = true;     // --weight_quant_per_channel (vendor default: on)
   bool matmul_per_channel = false;  // --matmul_per_channel_enable (vendor default: off)
   // --gfpq_param_file, resolved against this graph (null: calibrate everything). The
@@ -54,24 +78,35 @@ struct QuantizeOptions {
   std::function<void(std::size_t, std::size_t)> progress;
 };
 
-struct QuantizeReport {
-  std::size_t activations = 0;  // values made int8
-  std::size_t weights = 0;      // constants made int8
-  std::size_t boundaries = 0;   // QuantizeLinear / DequantizeLinear inserted
-  std::size_t float_layers = 0;  // left float: --high_precision_layer and --force_to_cpu nodes
-  std::size_t clips_as_relu = 0;  // Clip(0, hi) that int8 saturation makes a Relu (ReLU6)
-  std::size_t batches = 0;
-  std::size_t external_values = 0;  // encodings taken from --gfpq_param_file
+struct LayerPrecision {
+  std::string name;  // the graph node's name
+  std::string op;
+  Precision precision;
 };
 
-// --high_precision_layer: the named nodes (graph or ONNX names) stay float — their inputs
-// are dequantized, their outputs quantized again for int8 readers. The vendor raises such
-// layers to A16W8 (int16 activations); float is at least as precise (docs/quantization.md).
+struct QuantizeReport {
+  std::size_t activations = 0;  // values made int8/uint8 or int16
+  std::size_t activations16 = 0;  // of those, int16
+  std::size_t weights = 0;      // constants made int8
+  std::size_t boundaries = 0;   // QuantizeLinear / DequantizeLinear inserted
+  std::size_t float_layers = 0;  // left float32: --force_to_cpu nodes, --high_precision_layer in modes 1/6
+  std::size_t a16_layers = 0;    // A16W8 (all of mode 1/6's quantized layers; --high_precision_layer in mode 0/5)
+  std::size_t fp16_layers = 0;   // fp16 (modes 5/6)
+  std::size_t fp16_roundings = 0;  // Cast pairs inserted to round values to float16
+  std::size_t clips_as_relu = 0;  // Clip(0, hi) that int8 saturation makes a Relu (ReLU6)
+  std::size_t batches = 0;
+  std::vector<LayerPrecision> layers;  // every node but the inserted boundaries, in order
+  std::size_t external_values = 0;  // encodings fixed by the model (QDQ) or --gfpq_param_file
+};
+
+// --high_precision_layer: marks the named nodes (graph or ONNX names). In an A8W8 layer's
+// place (modes 0 and 5) they become A16W8, as the vendor does; where the mode is A16W8 or
+// fp16 already (modes 1 and 6) they stay float32 (docs/quantization.md).
 // err::kInvalidParam naming an unknown node.
 Status mark_high_precision(Graph& g, const std::vector<std::string>& names);
 
 // Errors: those of evaluating the float graph on the data (the node and the kernel's
-// message); err::kInvalidParam for an empty calibration set.
-Result<QuantizeReport> quantize_a8w8(Graph& g, const CalibrationSet& data, const QuantizeOptions& options);
+// message); err::kInvalidParam for an empty calibration set or activation_bits not 8/16.
+Result<QuantizeReport> quantize_graph(Graph& g, const CalibrationSet& data, const QuantizeOptions& options);
 
 }  // namespace svp::compiler::quant

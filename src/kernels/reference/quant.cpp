@@ -97,7 +97,10 @@ Status run_quantize(const RunCtx& c) {
   const TensorView& x = c.in[0];
   const TensorView& y = c.out[0];
   if (x.dtype != DType::kFloat32) return BadType(c.op, "input must be float32, got {}", type_desc(x));
-  if (!is_q8(y.dtype)) return BadType(c.op, "output must be int8 or uint8, got {}", type_desc(y));
+  // int16 as ONNX opset 21 allows: A16W8's activations (--compile_mode=1, 6).
+  if (!is_q8(y.dtype) && y.dtype != DType::kInt16) {
+    return BadType(c.op, "output must be int8, uint8 or int16, got {}", type_desc(y));
+  }
   KN_ASSIGN(QParams p, qparams(c, y, y.dtype));
   const std::int64_t lo = qmin(y.dtype), hi = qmax(y.dtype);
   for (std::int32_t z : p.zp) {
@@ -107,6 +110,8 @@ Status run_quantize(const RunCtx& c) {
   if (p.axis < 0) {
     if (y.dtype == DType::kInt8) {
       quantize_per_tensor(xp, x.elements(), p.scale[0], p.zp[0], y.as<std::int8_t>());
+    } else if (y.dtype == DType::kInt16) {
+      quantize_per_tensor(xp, x.elements(), p.scale[0], p.zp[0], y.as<std::int16_t>());
     } else {
       quantize_per_tensor(xp, x.elements(), p.scale[0], p.zp[0], y.as<std::uint8_t>());
     }
@@ -121,8 +126,8 @@ Status run_quantize(const RunCtx& c) {
 Status run_dequantize(const RunCtx& c) {
   const TensorView& x = c.in[0];
   const TensorView& y = c.out[0];
-  if (!is_q8(x.dtype) && x.dtype != DType::kInt32) {
-    return BadType(c.op, "input must be int8, uint8 or int32, got {}", type_desc(x));
+  if (!is_q8(x.dtype) && x.dtype != DType::kInt16 && x.dtype != DType::kInt32) {
+    return BadType(c.op, "input must be int8, uint8, int16 or int32, got {}", type_desc(x));
   }
   if (y.dtype != DType::kFloat32) return BadType(c.op, "output must be float32, got {}", type_desc(y));
   KN_ASSIGN(QParams p, qparams(c, x, x.dtype));
