@@ -307,6 +307,13 @@ const std::vector<Flag>& flags() {
          p.options.matmul_per_channel = *b;
          return Status::Ok();
        }},
+      {"bias_correction", "1: Conv biases absorb the mean output shift of weight rounding (ours; default 0)",
+       [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
+         auto b = to_bool(f, v);
+         if (!b.ok()) return b.status();
+         p.options.bias_correction = *b;
+         return Status::Ok();
+       }},
       {"high_precision_layer", "\"node;node\": keep these layers float in a quantized model",
        [](ParsedCommandLine& p, const std::string&, const std::string& v) -> Status {
          for (const std::string& item : split(v, ';')) {

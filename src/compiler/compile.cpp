@@ -191,6 +191,7 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
     q.calibration.method = *method;
     q.conv_per_channel = options.weight_quant_per_channel;
     q.matmul_per_channel = options.matmul_per_channel;
+    q.bias_correction = options.bias_correction;
     q.progress = options.calibration_progress;
     q.activation_bits = qmode->activation_bits;
     q.cube_only = qmode->cube_only;
@@ -232,6 +233,9 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
         qmode->what, quant::method_name(*method), rep->batches, data->items, rep->activations, rep->activations16,
         rep->weights, rep->a16_layers, rep->fp16_layers, rep->float_layers, rep->boundaries, rep->fp16_roundings,
         rep->clips_as_relu, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()));
+    if (options.bias_correction) {
+      r.log.push_back(fmt::format("quantize: --bias_correction adjusted {} Conv bias(es)", rep->biases_corrected));
+    }
     // The layers whose precision is not the mode's own (--high_precision_layer, --force_to_cpu, Cast).
     const quant::Precision usual = qmode->activation_bits == 16 ? quant::Precision::kA16W8 : quant::Precision::kA8W8;
     for (const quant::LayerPrecision& l : rep->layers) {

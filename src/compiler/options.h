@@ -52,6 +52,7 @@ struct CompileOptions {
   std::string calibration;           // "" = from quant_mode; minmax | percentile | entropy | mse
   bool weight_quant_per_channel = true;
   bool matmul_per_channel = false;
+  bool bias_correction = false;      // --bias_correction (ours): Conv biases absorb weight rounding's mean shift
   // --gfpq_param_file: encodings for the layers it lists (quantize/calibration_param.h);
   // the others are calibrated from --image_list as usual.
   std::string gfpq_param_file;

@@ -178,6 +178,54 @@ ValueId quantize_weight(Graph& g, ValueId w, std::int32_t axis, const std::vecto
   return id;
 }
 
+// Bias correction (--bias_correction, ours): rounding the weights of a Conv shifts each
+// output channel's mean by sum(dW * E[x]) — systematic for small kernels such as
+// depthwise 3x3, where a few rounding errors do not average out. The expected shift is
+// taken out of the bias, from the per-channel means of the Conv's input over the
+// calibration data (padding is ignored: border pixels count as interior ones).
+// `w` is the float weight [M, C/group, k...], `wq` its int8 replacement.
+void correct_conv_bias(Graph& g, NodeId id, ValueId w, ValueId wq, const std::vector<double>& input_mean) {
+  Node& n = g.node(id);
+  const Value& wf = g.value(w);
+  const Value& q = g.value(wq);
+  if (wf.shape.size() < 2) return;
+  const auto m = static_cast<std::size_t>(wf.shape[0]);
+  const auto cg = static_cast<std::size_t>(wf.shape[1]);
+  std::size_t k = 1;
+  for (std::size_t d = 2; d < wf.shape.size(); ++d) k *= static_cast<std::size_t>(wf.shape[d]);
+  auto grp = n.attrs.get_int("group", 1);
+  const std::size_t groups = grp.ok() && *grp > 0 ? static_cast<std::size_t>(*grp) : 1;
+  if (m % groups != 0 || cg * groups != input_mean.size()) return;
+  const float* wv = reinterpret_cast<const float*>(wf.data->data());
+  const auto* qv = reinterpret_cast<const std::int8_t*>(q.data->data());
+  std::vector<float> shift(m, 0.0f);
+  for (std::size_t o = 0; o < m; ++o) {
+    const float scale = q.quant.scale.size() == m ? q.quant.scale[o] : q.quant.scale[0];
+    const std::size_t first_in = (o / (m / groups)) * cg;
+    double sum = 0;
+    for (std::size_t i = 0; i < cg; ++i) {
+      for (std::size_t j = 0; j < k; ++j) {
+        const std::size_t e = (o * cg + i) * k + j;
+        sum += (static_cast<double>(qv[e]) * scale - wv[e]) * input_mean[first_in + i];
+      }
+    }
+    shift[o] = static_cast<float>(sum);
+  }
+  std::vector<float> bias(m, 0.0f);
+  if (n.inputs.size() >= 3 && n.inputs[2] != kNoValue) {
+    const Value& b = g.value(n.inputs[2]);
+    if (!b.is_constant() || b.dtype != DType::kFloat32 || b.data->size() != m * sizeof(float)) return;
+    std::memcpy(bias.data(), b.data->data(), m * sizeof(float));
+  }
+  for (std::size_t o = 0; o < m; ++o) bias[o] -= shift[o];
+  auto bytes = std::make_shared<std::vector<std::uint8_t>>(m * sizeof(float));
+  std::memcpy(bytes->data(), bias.data(), bytes->size());
+  const ValueId nb = g.add_constant(g.unique_name(n.name + "_bias_corrected"), DType::kFloat32,
+                                    {static_cast<std::int64_t>(m)}, bytes);
+  n.inputs.resize(std::max<std::size_t>(n.inputs.size(), 3), kNoValue);
+  n.inputs[2] = nb;
+}
+
 bool is_float_constant(const Graph& g, ValueId v) {
   return v != kNoValue && g.value(v).is_constant() && g.value(v).dtype == DType::kFloat32 && g.value(v).quant.empty();
 }
@@ -258,12 +306,31 @@ Result<QuantizeReport> quantize_graph(Graph& g, const CalibrationSet& data, cons
   auto run = [&](const std::vector<kernels::OwnedTensor>& in, const ValueObserver& obs) {
     return fast.ok() ? (*fast)->run(in, obs) : evaluate(g, in, obs);
   };
+  // --bias_correction: per-channel means of every Conv's input (NCHW).
+  std::map<NodeId, ValueId> conv_input;
+  std::map<ValueId, std::pair<std::vector<double>, double>> channel_sums;  // sums, count per channel
+  if (options.bias_correction) {
+    for (NodeId id : order) {
+      const Node& n = g.node(id);
+      if (n.op == "Conv" && !n.inputs.empty() && floats.count(n.inputs[0]) && g.value(n.inputs[0]).shape.size() >= 3) {
+        conv_input[id] = n.inputs[0];
+        channel_sums[n.inputs[0]].first.assign(static_cast<std::size_t>(g.value(n.inputs[0]).shape[1]), 0.0);
+      }
+    }
+  }
   for (std::size_t pass = 0; pass < passes; ++pass) {
     for (std::size_t b = 0; b < data.batches.size(); ++b) {
       auto feed = [&](ValueId v, const model::TensorView& t) {
         if (!floats.count(v)) return;
         const float* x = t.as<const float>();
         const auto n = static_cast<std::size_t>(t.elements());
+        if (auto cs = channel_sums.find(v); pass == 0 && cs != channel_sums.end() && t.dims.size() >= 3) {
+          std::vector<double>& sums = cs->second.first;
+          const auto c = static_cast<std::size_t>(t.dims[1]);
+          const std::size_t inner = c == 0 ? 0 : n / static_cast<std::size_t>(t.dims[0]) / c;
+          for (std::size_t i = 0; i < n && c == sums.size(); ++i) sums[(i / inner) % c] += x[i];
+          cs->second.second += static_cast<double>(n) / static_cast<double>(std::max<std::size_t>(c, 1));
+        }
         if (pass == 0) {
           ranges[v].add(x, n);
         } else if (auto it = hists.find(v); it != hists.end()) {
@@ -499,8 +566,18 @@ Result<QuantizeReport> quantize_graph(Graph& g, const CalibrationSet& data, cons
                          : std::string(" (this op's int8 weights are per tensor)"));
       }
     }
-    n.inputs[1] = quantize_weight(g, n.inputs[1], axis, scales);
+    const ValueId w_float = n.inputs[1];
+    n.inputs[1] = quantize_weight(g, w_float, axis, scales);
     ++report.weights;
+    if (auto ci = conv_input.find(id); ci != conv_input.end()) {
+      const auto& [sums, count] = channel_sums.at(ci->second);
+      if (count > 0) {
+        std::vector<double> mean(sums.size());
+        for (std::size_t c = 0; c < sums.size(); ++c) mean[c] = sums[c] / count;
+        correct_conv_bias(g, id, w_float, g.node(id).inputs[1], mean);
+        ++report.biases_corrected;
+      }
+    }
   }
   SVP_RETURN_IF_ERROR(g.topo_sort());
   return report;

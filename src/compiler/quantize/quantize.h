@@ -71,6 +71,9 @@ struct QuantizeOptions {
   bool cube_only = false;   // modes 5, 6: only the CUBE ops are quantized, the rest fp16
   bool conv_per_channel = true;     // --weight_quant_per_channel (vendor default: on)
   bool matmul_per_channel = false;  // --matmul_per_channel_enable (vendor default: off)
+  // --bias_correction (ours, default off): each quantized Conv's bias absorbs the mean
+  // output shift its weight rounding causes on the calibration data.
+  bool bias_correction = false;
   // --gfpq_param_file, resolved against this graph (null: calibrate everything). The
   // encodings it fixes replace the calibrated ones; the rules above still apply to them.
   const ResolvedParams* external = nullptr;
@@ -97,6 +100,7 @@ struct QuantizeReport {
   std::size_t batches = 0;
   std::vector<LayerPrecision> layers;  // every node but the inserted boundaries, in order
   std::size_t external_values = 0;  // encodings fixed by the model (QDQ) or --gfpq_param_file
+  std::size_t biases_corrected = 0;  // Conv biases adjusted by --bias_correction
 };
 
 // --high_precision_layer: marks the named nodes (graph or ONNX names). In an A8W8 layer's
