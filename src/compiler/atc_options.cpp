@@ -307,6 +307,13 @@ const std::vector<Flag>& flags() {
          p.options.matmul_per_channel = *b;
          return Status::Ok();
        }},
+      {"accuracy_report", "1: per-layer accuracy (single and entire) on the calibration data, <output>_layer_accuracy.csv (ours)",
+       [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
+         auto b = to_bool(f, v);
+         if (!b.ok()) return b.status();
+         p.options.accuracy_report = *b;
+         return Status::Ok();
+       }},
       {"bias_correction", "1: Conv biases absorb the mean output shift of weight rounding (ours; default 0)",
        [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
          auto b = to_bool(f, v);

@@ -28,6 +28,7 @@
 #include "compiler/passes/remove_identity.h"
 #include "compiler/passes/segmentation.h"
 #include "compiler/quantize/calibration_data.h"
+#include "compiler/quantize/layer_accuracy.h"
 #include "compiler/quantize/qdq.h"
 #include "compiler/quantize/quantize.h"
 #include "model/format.h"
@@ -216,8 +217,16 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
       external.layers = resolved->layers;
     }
     if (!external.encodings.empty() || !external.weight_scales.empty()) q.external = &external;
+    // --accuracy_report compares with the graph as it is now (copies share the constants).
+    const Graph float_graph = options.accuracy_report ? *g : Graph();
     auto rep = quant::quantize_graph(*g, *data, q);
     if (!rep.ok()) return rep.status();
+    if (options.accuracy_report) {
+      auto layers = quant::analyse_layers(float_graph, *g, *data);
+      if (!layers.ok()) return layers.status();
+      r.layer_accuracy_csv = quant::layer_accuracy_csv(*layers);
+      for (std::string& line : quant::layer_accuracy_summary(*layers)) r.log.push_back(std::move(line));
+    }
     if (!options.gfpq_param_file.empty()) {
       r.log.push_back(fmt::format("--gfpq_param_file: {} layer(s), {} tensor encoding(s) and {} weight scale set(s) "
                                   "taken from {}",

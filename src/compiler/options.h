@@ -53,6 +53,7 @@ struct CompileOptions {
   bool weight_quant_per_channel = true;
   bool matmul_per_channel = false;
   bool bias_correction = false;      // --bias_correction (ours): Conv biases absorb weight rounding's mean shift
+  bool accuracy_report = false;      // --accuracy_report (ours): per-layer single/entire accuracy on the calibration data
   // --gfpq_param_file: encodings for the layers it lists (quantize/calibration_param.h);
   // the others are calibrated from --image_list as usual.
   std::string gfpq_param_file;

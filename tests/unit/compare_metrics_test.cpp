@@ -1,5 +1,5 @@
 // Metric definitions (docs/accuracy.md) on vectors small enough to compute by hand.
-#include "svp_compare/metrics.h"
+#include "common/metrics.h"
 
 #include <gtest/gtest.h>
 

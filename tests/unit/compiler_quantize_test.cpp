@@ -568,3 +568,54 @@ TEST(BiasCorrection, TheConvBiasAbsorbsTheMeanShiftOfWeightRounding) {
 
 }  // namespace
 }  // namespace svp::compiler::quant
+
+#include "compiler/quantize/layer_accuracy.h"
+
+namespace svp::compiler::quant {
+namespace {
+
+// The per-layer analysis finds the layer at fault: a Conv whose output encoding is forced
+// far too narrow is bad alone (single) and from there on (entire); the layers before it
+// are not.
+TEST(LayerAccuracy, ANarrowOutputEncodingIsNamedAloneAndInTheChain) {
+  Net good = net();
+  const Graph good_float = good.g;
+  ASSERT_TRUE(quantize_graph(good.g, batches(4, 1), QuantizeOptions{}).ok());
+  auto fine = analyse_layers(good_float, good.g, batches(4, 1));
+  ASSERT_TRUE(fine.ok()) << fine.status().message();
+  ASSERT_EQ(fine->size(), 3u);  // conv, relu, flat
+  for (const LayerAccuracy& l : *fine) {
+    EXPECT_GT(l.entire.cosine, 0.99) << l.name;
+    if (l.quantized) {
+      EXPECT_GT(l.single.cosine, 0.99) << l.name;
+    }
+  }
+  EXPECT_NE(layer_accuracy_summary(*fine)[0].find("alone (single): none"), std::string::npos);
+
+  Net bad = net();
+  const Graph bad_float = bad.g;
+  ResolvedParams fixed;
+  Encoding narrow;
+  narrow.scale = 1e-4f;  // [0, 0.0255]: nearly every positive value saturates
+  narrow.zero_point = -128;
+  narrow.lo = 0.0f;
+  narrow.hi = 255 * 1e-4f;
+  fixed.encodings.emplace_back(bad.r, narrow);  // the Relu's output, shared by the Conv
+  QuantizeOptions q;
+  q.external = &fixed;
+  ASSERT_TRUE(quantize_graph(bad.g, batches(4, 1), q).ok());
+  auto layers = analyse_layers(bad_float, bad.g, batches(4, 1));
+  ASSERT_TRUE(layers.ok()) << layers.status().message();
+  const LayerAccuracy& conv = (*layers)[0];
+  EXPECT_EQ(conv.name, "conv");
+  EXPECT_LT(conv.single.cosine, 0.9);
+  EXPECT_LT(conv.entire.cosine, 0.9);
+  const std::vector<std::string> summary = layer_accuracy_summary(*layers);
+  EXPECT_NE(summary[0].find("alone (single): \"conv\""), std::string::npos) << summary[0];
+  const std::string csv = layer_accuracy_csv(*layers);
+  EXPECT_EQ(csv.find("order,layer,op,single_cosine"), 0u);
+  EXPECT_NE(csv.find("\n0,\"conv\",Conv,"), std::string::npos) << csv;  // worst first
+}
+
+}  // namespace
+}  // namespace svp::compiler::quant

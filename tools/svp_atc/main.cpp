@@ -133,6 +133,13 @@ int main(int argc, char** argv) {
   if (!write_file(perf, csv.data(), csv.size())) return fail(svp::Error(err::kInvalidParam, "cannot write {}", perf), kIo);
   // The encodings of a quantized model, in the form --gfpq_param_file reads (the vendor
   // writes a bare calibration_param.txt; prefixed for the same reason as atc_perf.csv).
+  if (!r->layer_accuracy_csv.empty()) {
+    const std::string acc = out.substr(0, out.size() - 3) + "_layer_accuracy.csv";
+    if (!write_file(acc, r->layer_accuracy_csv.data(), r->layer_accuracy_csv.size())) {
+      return fail(svp::Error(err::kInvalidParam, "cannot write {}", acc), kIo);
+    }
+    std::fprintf(stderr, "svp_atc: per-layer accuracy in %s\n", acc.c_str());
+  }
   if (!r->calibration_param.empty()) {
     const std::string params = out.substr(0, out.size() - 3) + "_calibration_param.txt";
     if (!write_file(params, r->calibration_param.data(), r->calibration_param.size())) {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "svp_compare/dump_dir.h"
-#include "svp_compare/metrics.h"
+#include "common/metrics.h"
 
 namespace svp::compare {
 

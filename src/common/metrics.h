@@ -1,4 +1,5 @@
-// Per-tensor accuracy metrics of svp_compare (definitions: docs/accuracy.md, "Metrics").
+// Per-tensor accuracy metrics (definitions: docs/accuracy.md, "Metrics"): svp_compare's
+// and the compiler's per-layer analysis (compiler/quantize/layer_accuracy.h).
 //
 // Pure functions of two equally long arrays of doubles, the golden g and the actual a.
 // Everything is accumulated in double, in index order, so results are deterministic.

@@ -1,4 +1,4 @@
-#include "svp_compare/metrics.h"
+#include "common/metrics.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,0 +1,228 @@
+#include "compiler/quantize/layer_accuracy.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "compiler/quantize/evaluate.h"
+#include "kernels/common.h"
+#include "kernels/invoke.h"
+
+namespace svp::compiler::quant {
+namespace {
+
+using model::DType;
+
+bool integer_quantized(const model::TensorView& t) {
+  return t.quant != nullptr && !t.quant->empty() &&
+         (t.dtype == DType::kInt8 || t.dtype == DType::kUint8 || t.dtype == DType::kInt16);
+}
+
+// A value as doubles: float32 as is, quantized integers dequantized (per tensor), other
+// types empty.
+std::vector<double> as_real(const model::TensorView& t) {
+  const auto n = static_cast<std::size_t>(t.elements());
+  std::vector<float> f(n);
+  if (t.dtype == DType::kFloat32) {
+    std::memcpy(f.data(), t.data, n * sizeof(float));
+  } else if (integer_quantized(t) && t.quant->scale.size() == 1) {
+    const float s = t.quant->scale[0];
+    const std::int32_t zp = t.quant->zero_point.empty() ? 0 : t.quant->zero_point[0];
+    const auto count = static_cast<std::int64_t>(n);
+    if (t.dtype == DType::kInt8) kernels::detail::dequantize_per_tensor(t.as<const std::int8_t>(), count, zp, s, f.data());
+    if (t.dtype == DType::kUint8) kernels::detail::dequantize_per_tensor(t.as<const std::uint8_t>(), count, zp, s, f.data());
+    if (t.dtype == DType::kInt16) kernels::detail::dequantize_per_tensor(t.as<const std::int16_t>(), count, zp, s, f.data());
+  } else {
+    return {};
+  }
+  return std::vector<double>(f.begin(), f.end());
+}
+
+// `x` (float) stored as the quantized value `like` describes.
+kernels::OwnedTensor quantize_like(const std::vector<float>& x, const std::vector<std::int64_t>& dims, const Value& like) {
+  kernels::OwnedTensor t(like.dtype, dims);
+  t.set_quant(like.quant);
+  const float s = like.quant.scale[0];
+  const std::int32_t zp = like.quant.zero_point.empty() ? 0 : like.quant.zero_point[0];
+  const auto n = static_cast<std::int64_t>(x.size());
+  if (like.dtype == DType::kInt8) kernels::detail::quantize_per_tensor(x.data(), n, s, zp, t.data<std::int8_t>());
+  if (like.dtype == DType::kUint8) kernels::detail::quantize_per_tensor(x.data(), n, s, zp, t.data<std::uint8_t>());
+  if (like.dtype == DType::kInt16) kernels::detail::quantize_per_tensor(x.data(), n, s, zp, t.data<std::int16_t>());
+  return t;
+}
+
+struct Pairs {
+  std::vector<double> golden, actual;
+};
+
+}  // namespace
+
+Result<std::vector<LayerAccuracy>> analyse_layers(const Graph& float_graph, const Graph& quantized,
+                                                  const CalibrationSet& data, std::size_t max_batches) {
+  const std::vector<NodeId> order = quantized.live_nodes();
+  std::map<NodeId, Pairs> single, entire;
+  const std::size_t batches = std::min(max_batches == 0 ? data.batches.size() : max_batches, data.batches.size());
+  for (std::size_t b = 0; b < batches; ++b) {
+    // The float graph's values (graph inputs and every node output).
+    std::map<ValueId, std::vector<float>> golden;
+    std::map<ValueId, std::vector<std::int64_t>> dims;
+    for (std::size_t i = 0; i < float_graph.inputs.size() && i < data.batches[b].size(); ++i) {
+      const model::TensorView& t = data.batches[b][i].view();
+      if (t.dtype != DType::kFloat32) continue;
+      golden[float_graph.inputs[i]].assign(t.as<const float>(), t.as<const float>() + t.elements());
+      dims[float_graph.inputs[i]] = t.dims;
+    }
+    auto ran = evaluate(float_graph, data.batches[b], [&](ValueId v, const model::TensorView& t) {
+      if (t.dtype != DType::kFloat32) return;
+      golden[v].assign(t.as<const float>(), t.as<const float>() + t.elements());
+      dims[v] = t.dims;
+    });
+    if (!ran.ok()) return Error(ran.status().code(), "accuracy analysis, float graph: {}", ran.status().message());
+    // Entire: the quantized graph whole.
+    std::map<ValueId, std::vector<double>> actual;
+    std::map<ValueId, bool> relu_range;
+    auto qran = evaluate(quantized, data.batches[b], [&](ValueId v, const model::TensorView& t) {
+      actual[v] = as_real(t);
+      relu_range[v] = t.dtype == DType::kUint8 && t.quant != nullptr && !t.quant->zero_point.empty() &&
+                      t.quant->zero_point[0] == 0;
+    });
+    if (!qran.ok()) return Error(qran.status().code(), "accuracy analysis, quantized graph: {}", qran.status().message());
+    for (NodeId id : order) {
+      if (static_cast<std::size_t>(id) >= float_graph.node_count() || float_graph.node(id).dead) continue;
+      const Node& nq = quantized.node(id);
+      const Node& nf = float_graph.node(id);
+      if (nq.outputs.empty() || nf.outputs.empty()) continue;
+      auto g = golden.find(nf.outputs[0]);
+      if (g == golden.end()) continue;
+      const bool clamp = relu_range[nq.outputs[0]];
+      auto append_golden = [&](Pairs& p) {
+        for (float v : g->second) p.golden.push_back(clamp ? std::max(0.0f, v) : v);
+      };
+      if (auto a = actual.find(nq.outputs[0]); a != actual.end() && a->second.size() == g->second.size()) {
+        append_golden(entire[id]);
+        entire[id].actual.insert(entire[id].actual.end(), a->second.begin(), a->second.end());
+      }
+      // Single: the float inputs, quantized as this layer reads them.
+      bool reads_quantized = false;
+      std::vector<kernels::OwnedTensor> owned;
+      std::vector<model::TensorView> in;
+      owned.reserve(nq.inputs.size());
+      bool ok = nq.inputs.size() == nf.inputs.size();
+      for (std::size_t k = 0; ok && k < nq.inputs.size(); ++k) {
+        const ValueId vq = nq.inputs[k];
+        if (vq == kNoValue) {
+          in.emplace_back();
+          continue;
+        }
+        const Value& q = quantized.value(vq);
+        if (q.is_constant()) {
+          in.push_back(q.view());
+          continue;
+        }
+        auto src = golden.find(nf.inputs[k]);
+        if (src == golden.end()) {
+          ok = false;
+          break;
+        }
+        if (q.dtype == DType::kFloat32) {
+          owned.push_back(kernels::OwnedTensor::f32(dims[nf.inputs[k]], src->second));
+        } else if ((q.dtype == DType::kInt8 || q.dtype == DType::kUint8 || q.dtype == DType::kInt16) &&
+                   q.quant.scale.size() == 1) {
+          owned.push_back(quantize_like(src->second, dims[nf.inputs[k]], q));
+          reads_quantized = true;
+        } else {
+          ok = false;
+          break;
+        }
+        in.push_back(owned.back().view());
+      }
+      const Value& out0 = quantized.value(nq.outputs[0]);
+      const bool writes_quantized = !out0.quant.empty();
+      if (!ok || !(reads_quantized || writes_quantized)) continue;
+      std::vector<kernels::OutputSpec> specs;
+      for (ValueId o : nq.outputs) {
+        const Value& v = quantized.value(o);
+        specs.push_back({v.dtype, v.quant.empty() ? std::nullopt : std::optional<model::Quant>(v.quant)});
+      }
+      auto r = kernels::run_reference_owned(nq.op, nq.attrs, in, specs);
+      if (!r.ok()) return Error(r.status().code(), "accuracy analysis, {} alone: {}", quantized.describe(id), r.status().message());
+      const std::vector<double> y = as_real((*r)[0].view());
+      if (y.size() != g->second.size()) continue;
+      append_golden(single[id]);
+      single[id].actual.insert(single[id].actual.end(), y.begin(), y.end());
+    }
+  }
+  std::vector<LayerAccuracy> out;
+  std::size_t position = 0;
+  for (NodeId id : order) {
+    if (static_cast<std::size_t>(id) >= float_graph.node_count() || float_graph.node(id).dead) continue;
+    auto e = entire.find(id);
+    if (e == entire.end()) continue;
+    LayerAccuracy l;
+    l.order = position++;
+    const Node& n = quantized.node(id);
+    l.name = n.origin.onnx_name.empty() ? n.name : n.origin.onnx_name;
+    l.op = n.op;
+    l.entire = compare::ComputeMetrics(e->second.golden, e->second.actual);
+    if (auto s = single.find(id); s != single.end()) {
+      l.quantized = true;
+      l.single = compare::ComputeMetrics(s->second.golden, s->second.actual);
+    }
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+std::string layer_accuracy_csv(const std::vector<LayerAccuracy>& layers) {
+  std::vector<const LayerAccuracy*> rows;
+  for (const LayerAccuracy& l : layers) rows.push_back(&l);
+  std::stable_sort(rows.begin(), rows.end(), [](const LayerAccuracy* a, const LayerAccuracy* b) {
+    if (a->quantized != b->quantized) return a->quantized;
+    return a->quantized ? a->single.cosine < b->single.cosine : a->entire.cosine < b->entire.cosine;
+  });
+  std::string csv =
+      "order,layer,op,single_cosine,single_relative_distance,single_max_abs_error,single_kl,entire_cosine,"
+      "entire_relative_distance,entire_max_abs_error,entire_kl\n";
+  auto quote = [](const std::string& s) {
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  for (const LayerAccuracy* l : rows) {
+    const std::string single =
+        l->quantized ? fmt::format("{:.6f},{:.6g},{:.6g},{:.6g}", l->single.cosine, l->single.relative_distance,
+                                   l->single.max_abs_error, l->single.kl_divergence)
+                     : std::string(",,,");
+    csv += fmt::format("{},{},{},{},{:.6f},{:.6g},{:.6g},{:.6g}\n", l->order, quote(l->name), l->op, single,
+                       l->entire.cosine, l->entire.relative_distance, l->entire.max_abs_error, l->entire.kl_divergence);
+  }
+  return csv;
+}
+
+std::vector<std::string> layer_accuracy_summary(const std::vector<LayerAccuracy>& layers, double threshold) {
+  const LayerAccuracy *first_single = nullptr, *first_entire = nullptr, *worst = nullptr;
+  for (const LayerAccuracy& l : layers) {
+    if (l.quantized && first_single == nullptr && l.single.cosine < threshold) first_single = &l;
+    if (first_entire == nullptr && l.entire.cosine < threshold) first_entire = &l;
+    if (l.quantized && (worst == nullptr || l.single.cosine < worst->single.cosine)) worst = &l;
+  }
+  std::vector<std::string> out;
+  out.push_back(fmt::format("accuracy: {} layers analysed; first below cosine {} alone (single): {}; "
+                            "in the quantized chain (entire): {}",
+                            layers.size(), threshold,
+                            first_single ? fmt::format("\"{}\" ({}) {:.4f}", first_single->name, first_single->op,
+                                                       first_single->single.cosine)
+                                         : std::string("none"),
+                            first_entire ? fmt::format("\"{}\" ({}) {:.4f}", first_entire->name, first_entire->op,
+                                                       first_entire->entire.cosine)
+                                         : std::string("none")));
+  if (worst != nullptr) {
+    out.push_back(fmt::format("accuracy: worst layer alone: \"{}\" ({}) cosine {:.4f}", worst->name, worst->op,
+                              worst->single.cosine));
+  }
+  return out;
+}
+
+}  // namespace svp::compiler::quant
