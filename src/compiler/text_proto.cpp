@@ -1,6 +1,7 @@
 #include "compiler/text_proto.h"
 
 #include <algorithm>
+#include <fstream>
 
 #include <google/protobuf/io/tokenizer.h>
 
@@ -67,6 +68,16 @@ Location at_quoted_name(const std::string& text, Location at, const std::string&
 }
 
 }  // namespace
+
+Result<std::string> read_bounded_file(const std::string& path, std::size_t max_bytes, const std::string& flag) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error(err::kInvalidFile, "{}={}: cannot open the file", flag, path);
+  std::string bytes(max_bytes + 1, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  bytes.resize(static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) return Error(err::kInvalidFile, "{}={}: read error", flag, path);
+  return bytes;
+}
 
 Location location_of(const pb::TextFormat::ParseInfoTree* tree, const pb::FieldDescriptor* field, int index) {
   if (tree == nullptr) return {};

@@ -2,6 +2,7 @@
 // the line and column of the first error, pointed at the name the user has to edit.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include <google/protobuf/message.h>
@@ -16,6 +17,11 @@ struct Location {
   int line = 0;
   int column = 0;
 };
+
+// The bytes of `path`, at most `max_bytes` + 1 of them (so that an oversized file is
+// reported by the parser's size check, not loaded). err::kInvalidFile "`flag`=path: ..."
+// when it cannot be read.
+Result<std::string> read_bounded_file(const std::string& path, std::size_t max_bytes, const std::string& flag);
 
 // Where `field` (element `index` of a repeated field, -1 otherwise) was written, as the
 // parser recorded it in `tree` (null: unknown).

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "compiler/quantize/evaluate.h"
+#include "compiler/quantize/layer_accuracy.h"
 #include "compiler/quantize/quantize.h"
 #include "compiler_graph.h"
 #include "model_io.h"
@@ -417,11 +418,6 @@ TEST(QuantizeA8W8, CalibrationFailuresNameTheBatchAndTheNode) {
   EXPECT_FALSE(quantize_graph(n.g, CalibrationSet{}, QuantizeOptions{}).ok());
 }
 
-}  // namespace
-}  // namespace svp::compiler::quant
-
-namespace svp::compiler::quant {
-namespace {
 
 // --gfpq_param_file: the file written for one quantized graph, read back for the same
 // float graph calibrated on other data, fixes every layer's encodings to the first run's.
@@ -510,11 +506,6 @@ TEST(ExternalParams, UnknownLayersAndExtraInputsNameTheFilePosition) {
       << r2.status().message();
 }
 
-}  // namespace
-}  // namespace svp::compiler::quant
-
-namespace svp::compiler::quant {
-namespace {
 
 // A depthwise 3x3 Conv whose weights all round the same way: without correction the int8
 // output is biased by about the rounding error times the input mean; --bias_correction
@@ -569,7 +560,6 @@ TEST(BiasCorrection, TheConvBiasAbsorbsTheMeanShiftOfWeightRounding) {
 }  // namespace
 }  // namespace svp::compiler::quant
 
-#include "compiler/quantize/layer_accuracy.h"
 
 namespace svp::compiler::quant {
 namespace {

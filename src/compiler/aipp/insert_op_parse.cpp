@@ -1,7 +1,6 @@
 #include "compiler/aipp/insert_op_parse.h"
 
 #include <algorithm>
-#include <fstream>
 
 #include <google/protobuf/text_format.h>
 
@@ -66,14 +65,9 @@ Result<InsertOpConfig> parse_insert_op_conf(const std::string& text, const std::
 }
 
 Result<InsertOpConfig> read_insert_op_conf(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error(err::kInvalidFile, "--insert_op_conf={}: cannot open the file", path);
-  // Read at most one byte more than allowed so an oversized file is reported, not loaded.
-  std::string text(kMaxConfigBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (in.bad()) return Error(err::kInvalidFile, "--insert_op_conf={}: read error", path);
-  return parse_insert_op_conf(text, path);
+  auto text = read_bounded_file(path, kMaxConfigBytes, "--insert_op_conf");
+  if (!text.ok()) return text.status();
+  return parse_insert_op_conf(*text, path);
 }
 
 }  // namespace svp::compiler::aipp_conf

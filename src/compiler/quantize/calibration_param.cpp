@@ -1,7 +1,6 @@
 #include "compiler/quantize/calibration_param.h"
 
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <optional>
 
@@ -188,13 +187,9 @@ Result<ExternalParams> parse_calibration_param(const std::string& bytes, const s
 }
 
 Result<ExternalParams> read_calibration_param(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error(err::kInvalidFile, "--gfpq_param_file={}: cannot open the file", path);
-  std::string bytes(kMaxCalibrationParamBytes + 1, '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  bytes.resize(static_cast<std::size_t>(in.gcount()));
-  if (in.bad()) return Error(err::kInvalidFile, "--gfpq_param_file={}: read error", path);
-  return parse_calibration_param(bytes, path);
+  auto bytes = read_bounded_file(path, kMaxCalibrationParamBytes, "--gfpq_param_file");
+  if (!bytes.ok()) return bytes.status();
+  return parse_calibration_param(*bytes, path);
 }
 
 std::string calibration_param_text(const ExternalParams& params) {
