@@ -96,6 +96,7 @@ struct SoftNpuDevice::Core {
   CoreUsage usage;  // guarded by mu_
   Waiter waiter;  // the core thread waits for `run` (and busy-wait AI-CPU results); condition under mu_
   Run* run = nullptr;
+  bool counted_idle = false;  // counted in idle_cores_; guarded by mu_
   std::thread thread;
 };
 
@@ -637,6 +638,12 @@ void SoftNpuDevice::dispatch(Actions& a) {
       observer_->on_task_event(ev);
     }
     run->started = true;
+    // Busy from now on (it drains when the task ends): submitters stop kicking for it,
+    // even before its thread gets a CPU to notice.
+    if (core->counted_idle) {
+      core->counted_idle = false;
+      idle_cores_.fetch_sub(1, std::memory_order_relaxed);
+    }
     a.cores.push_back(core.get());
   }
 }
@@ -685,11 +692,17 @@ void SoftNpuDevice::core_main(Core& core) {
   for (;;) {
     // Raised before the pending_ test (both seq_cst): a submitter that publishes after the
     // test sees this core idle and runs the scheduler step itself (device.h).
-    idle_cores_.fetch_add(1, std::memory_order_seq_cst);
+    if (core.run == nullptr) {
+      core.counted_idle = true;
+      idle_cores_.fetch_add(1, std::memory_order_seq_cst);
+    }
     core.waiter.wait(lock, kWaitForever, wait_, [&] {
       return stopping_ || core.run != nullptr || pending_.load(std::memory_order_seq_cst) != nullptr;
     });
-    idle_cores_.fetch_sub(1, std::memory_order_relaxed);
+    if (core.counted_idle) {
+      core.counted_idle = false;
+      idle_cores_.fetch_sub(1, std::memory_order_relaxed);
+    }
     if (core.run == nullptr) {
       if (stopping_) return;
       Actions a;
