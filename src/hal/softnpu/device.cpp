@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/log.h"
+#include "common/waiter.h"
 #include "hal/fence.h"
 
 namespace svp::hal::softnpu {
@@ -296,7 +297,13 @@ Status SoftNpuDevice::submit(SqId id, Entry entry) {
   // Traced tasks take the lock: their kSubmit event must reach the observer in the same
   // order as every other event of the device. An observer installed concurrently may miss
   // the kSubmit of a task submitted at the same moment, as it could before.
-  if (entry.kind == EntryKind::kTask && !(entry.settings.traced && observed_.load(std::memory_order_acquire))) {
+  // A thread that may run on one CPU only takes the lock too: the inbox exists to keep a
+  // submitter from sleeping on mu_ while a core on another CPU holds it, and with the
+  // whole process on one CPU (the usual reason for such a mask) the lock is free whenever
+  // this thread runs, so the inbox would be pure overhead (docs/performance.md, "Task
+  // submission without the device lock"). allowed_cpu_count() is cached per thread.
+  if (entry.kind == EntryKind::kTask && !(entry.settings.traced && observed_.load(std::memory_order_acquire)) &&
+      allowed_cpu_count() > 1) {
     return submit_unlocked(id, std::move(entry));
   }
   return submit_locked(id, std::move(entry));
