@@ -23,7 +23,9 @@
 // drain_pending()), moving every inbox's entries to the end of its SQ; the entry keeps its
 // submission time, so arbitration (wait ticks, promotion) sees exactly the instant it would
 // have become the queue head had it been added under the lock. Every other entry kind
-// (events, reports, barriers, traced tasks) still takes `mu_`, after draining, so FIFO
+// (events, reports, barriers, traced tasks; and every task of a thread whose affinity
+// mask has one CPU, where nothing can contend for `mu_` while it runs and the inbox would
+// be pure overhead) still takes `mu_`, after draining, so FIFO
 // order per stream holds across both paths, and an entry still in an inbox counts as not
 // finished for synchronize (the barrier drains it first).
 //
@@ -36,7 +38,9 @@
 // includes "`pending_` is not empty". The submitter that made `pending_` non-empty then
 // reads `idle_cores_`. Both pairs (raise idle, read pending) and (publish pending, read
 // idle) are seq_cst, so at least one side sees the other: either the core does not sleep
-// and drains, or the submitter sees an idle core and kicks. A submitter that pushes onto a
+// and drains, or the submitter sees an idle core and kicks. A core stops counting as idle
+// when the scheduler hands it a task (under `mu_`, in dispatch): from then on it drains
+// when that task ends, and a submitter that keeps the CPU does not kick again in vain. A submitter that pushes onto a
 // non-empty list leaves it to the one that made it non-empty. With every core busy the
 // submitter never touches `mu_`; tasks it adds wait at most until the next segment
 // boundary, which is when they could have started or preempted anyway. destroy_sq closes
