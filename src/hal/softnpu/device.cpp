@@ -706,6 +706,8 @@ void SoftNpuDevice::core_main(Core& core) {
     core.waiter.wait(lock, kWaitForever, wait_, [&] {
       return stopping_ || core.run != nullptr || pending_.load(std::memory_order_seq_cst) != nullptr;
     });
+    // Relaxed: a submitter that still sees this core as idle only kicks in vain; this core
+    // goes on to schedule() or to its task, whose end drains, either way.
     if (core.counted_idle) {
       core.counted_idle = false;
       idle_cores_.fetch_sub(1, std::memory_order_relaxed);
@@ -774,6 +776,8 @@ void SoftNpuDevice::core_main(Core& core) {
         finished = true;
         break;
       }
+      // A hint only: a publish this load misses is drained at the next boundary, when the
+      // task ends, or by its submitter if a core is idle (device.h).
       if (run.next < run.segments && pending_.load(std::memory_order_acquire) != nullptr) {
         // Tasks submitted during the segment enter arbitration before the preemption check.
         Actions boundary;
