@@ -211,6 +211,10 @@ class Device {
   // stops at its next segment boundary. Returns once no core uses the queue any more.
   // Returns the number of cancelled entries.
   virtual std::size_t destroy_sq(SqId sq) = 0;
+  // Appends `entry` to `sq`. Thread-safe: any number of threads may submit to one queue;
+  // the queue's order is the order in which the calls took effect. Errors:
+  // kInvalidResourceHandle (no such queue, or destroyed), kRtFailure (device shutting
+  // down), kInvalidParam (malformed entry, or a wait on a never-recorded event).
   virtual Status submit(SqId sq, Entry entry) = 0;
 
   // Waits until every entry submitted to `sq` before the call has retired (including

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/log.h"
+#include "common/waiter.h"
 #include "hal/fence.h"
 
 namespace svp::hal::softnpu {
@@ -44,6 +45,25 @@ struct SoftNpuDevice::Item {
   Entry entry;
   std::uint64_t target = 0;  // record/wait/reset: the event's record count it refers to
   std::uint64_t task_id = 0;  // kTask: the device's task number
+  // kTask through an inbox: when submit() accepted it, and whether `ready_at` (the
+  // instant it would have become the queue head under the old, locked submit) is known.
+  Nanos submitted = 0;
+  Nanos ready_at = 0;
+  bool has_ready_at = false;
+};
+
+// The lock-free side of one SQ (see device.h): entries accepted by submit() that the
+// scheduler has not moved to the SQ yet.
+struct SoftNpuDevice::Inbox {
+  enum class State : std::uint8_t { kClosed, kOpen, kStopping };
+  SqId id = 0;
+  std::mutex mu;
+  State state = State::kClosed;  // guarded by mu; kOpen while the SQ exists
+  std::vector<Item> items;       // guarded by mu
+  bool listed = false;           // on pending_ (or taken from it, not yet drained); guarded by mu
+  // pending_ link: written by the pusher before its release CAS, read by the drainer
+  // after its acquire exchange; a box is pushed again only after the drain cleared `listed`.
+  Inbox* next = nullptr;
 };
 
 struct SoftNpuDevice::Sq {
@@ -55,6 +75,7 @@ struct SoftNpuDevice::Sq {
   Status error;                   // first failure since the last synchronize
   bool dying = false;
   bool in_dirty = false;
+  Nanos empty_since = 0;          // when `q` last became empty (inbox entries' ready_at)
 };
 
 struct SoftNpuDevice::Event {
@@ -76,6 +97,7 @@ struct SoftNpuDevice::Core {
   CoreUsage usage;  // guarded by mu_
   Waiter waiter;  // the core thread waits for `run` (and busy-wait AI-CPU results); condition under mu_
   Run* run = nullptr;
+  bool counted_idle = false;  // counted in idle_cores_; guarded by mu_
   std::thread thread;
 };
 
@@ -88,6 +110,10 @@ struct SoftNpuDevice::Actions {
   std::vector<std::string> warnings;
   std::vector<std::shared_ptr<SegmentedTask>> garbage;
   bool released = false;  // a core let go of a task of a dying queue
+
+  bool empty() const {
+    return cores.empty() && fences.empty() && events.empty() && warnings.empty() && garbage.empty() && !released;
+  }
 };
 
 SoftNpuDevice::SoftNpuDevice(std::uint32_t index, const BackendConfig& config, Memory* memory)
@@ -97,6 +123,11 @@ SoftNpuDevice::SoftNpuDevice(std::uint32_t index, const BackendConfig& config, M
       memory_(memory),
       wait_(config.wait),
       arbiter_(ArbiterConfig{config.wait_tick, config.wait_cap_ticks}) {
+  inboxes_.reserve(max_sqs_);
+  for (std::uint32_t i = 0; i < max_sqs_; ++i) {
+    inboxes_.push_back(std::make_unique<Inbox>());
+    inboxes_.back()->id = i;
+  }
   const std::uint32_t n = std::max<std::uint32_t>(1, config.cores);
   cores_.reserve(n);
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -116,6 +147,13 @@ SoftNpuDevice::~SoftNpuDevice() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
+    for (auto& box : inboxes_) {
+      std::lock_guard<std::mutex> box_lock(box->mu);
+      box->state = Inbox::State::kStopping;
+      // Inbox entries are NPU tasks, which need no cancellation beyond being dropped.
+      for (Item& item : box->items) a.garbage.push_back(std::move(item.entry.task));
+      box->items.clear();
+    }
     for (auto& sq : sqs_) {
       if (!sq) continue;
       sq->dying = true;
@@ -164,6 +202,9 @@ Result<SqId> SoftNpuDevice::create_sq() {
   if (free_id == sqs_.size()) sqs_.emplace_back();
   sqs_[free_id] = std::make_unique<Sq>();
   sqs_[free_id]->id = free_id;
+  Inbox& box = *inboxes_[free_id];
+  std::lock_guard<std::mutex> box_lock(box.mu);
+  box.state = Inbox::State::kOpen;
   return free_id;
 }
 
@@ -203,6 +244,15 @@ std::size_t SoftNpuDevice::destroy_sq(SqId id) {
     Sq* sq = find_sq(id);
     if (sq == nullptr) return 0;
     sq->dying = true;
+    {
+      // Closed first: no submit can add to the queue from here on. What the inbox still
+      // holds was submitted after everything in `q`, so it goes last.
+      Inbox& box = *inboxes_[id];
+      std::lock_guard<std::mutex> box_lock(box.mu);
+      box.state = Inbox::State::kClosed;
+      for (Item& item : box.items) sq->q.push_back(std::move(item));
+      box.items.clear();
+    }
     cancelled = sq->q.size();
     for (std::size_t i = 0; i < sq->q.size(); ++i) {
       Item& item = sq->q[i];
@@ -231,21 +281,125 @@ std::size_t SoftNpuDevice::destroy_sq(SqId id) {
   return cancelled;
 }
 
+namespace {
+
+Status check_task(const Entry& entry) {
+  if (!entry.task) return Error(err::kInvalidParam, "NPU task without a body");
+  if (entry.settings.priority < 0 || entry.settings.priority > 7) {
+    return Error(err::kInvalidParam, "task priority {} is outside 0..7", entry.settings.priority);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status SoftNpuDevice::submit(SqId id, Entry entry) {
+  // Traced tasks take the lock: their kSubmit event must reach the observer in the same
+  // order as every other event of the device. An observer installed concurrently may miss
+  // the kSubmit of a task submitted at the same moment, as it could before.
+  // A thread that may run on one CPU only takes the lock too: the inbox exists to keep a
+  // submitter from sleeping on mu_ while a core on another CPU holds it, and with the
+  // whole process on one CPU (the usual reason for such a mask) the lock is free whenever
+  // this thread runs, so the inbox would be pure overhead (docs/performance.md, "Task
+  // submission without the device lock"). allowed_cpu_count() is cached per thread.
+  if (entry.kind == EntryKind::kTask && !(entry.settings.traced && observed_.load(std::memory_order_acquire)) &&
+      allowed_cpu_count() > 1) {
+    return submit_unlocked(id, std::move(entry));
+  }
+  return submit_locked(id, std::move(entry));
+}
+
+bool SoftNpuDevice::publish(Inbox& box) {
+  Inbox* head = pending_.load(std::memory_order_relaxed);
+  do {
+    box.next = head;
+    // seq_cst: pairs with the core's seq_cst idle_cores_ raise and pending_ test (device.h).
+  } while (!pending_.compare_exchange_weak(head, &box, std::memory_order_seq_cst, std::memory_order_relaxed));
+  return head == nullptr;
+}
+
+Status SoftNpuDevice::submit_unlocked(SqId id, Entry entry) {
+  if (id >= inboxes_.size()) return Error(err::kInvalidResourceHandle, "queue {} does not exist", id);
+  Inbox& box = *inboxes_[id];
+  bool first = false;
+  {
+    std::lock_guard<std::mutex> lock(box.mu);
+    if (box.state == Inbox::State::kStopping) return Error(err::kRtFailure, "device {} is shutting down", index_);
+    if (box.state != Inbox::State::kOpen) return Error(err::kInvalidResourceHandle, "queue {} does not exist", id);
+    SVP_RETURN_IF_ERROR(check_task(entry));
+    Item item{std::move(entry), 0};
+    // Numbered under the inbox lock so that one queue's task numbers rise in queue order.
+    item.task_id = next_task_id_.fetch_add(1, std::memory_order_relaxed) + 1;
+    item.submitted = clock_->now();
+    box.items.push_back(std::move(item));
+    if (!box.listed) {
+      box.listed = true;
+      first = publish(box);
+    }
+  }
+  if (first && idle_cores_.load(std::memory_order_seq_cst) > 0) kick();
+  return Status::Ok();
+}
+
+void SoftNpuDevice::kick() {
+  Actions a;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    schedule(a);
+  }
+  run_actions(a);
+}
+
+void SoftNpuDevice::drain_pending(Actions& a) {
+  Inbox* list = pending_.exchange(nullptr, std::memory_order_acquire);
+  while (list != nullptr) {
+    Inbox& box = *list;
+    list = box.next;  // read before `listed` is cleared: the box may be pushed again after
+    {
+      std::lock_guard<std::mutex> lock(box.mu);
+      drain_buf_.swap(box.items);  // the inbox keeps the spare capacity: no allocation per drain
+      box.listed = false;
+    }
+    Sq* sq = find_sq(box.id);
+    for (Item& item : drain_buf_) {
+      // destroy_sq empties the inbox under mu_, so entries here belong to a live queue.
+      if (sq != nullptr && !sq->dying) {
+        append(*sq, std::move(item));
+      } else {
+        a.garbage.push_back(std::move(item.entry.task));
+      }
+    }
+    drain_buf_.clear();
+  }
+}
+
+void SoftNpuDevice::append(Sq& sq, Item item) {
+  if (sq.q.empty() && item.entry.kind == EntryKind::kTask && item.submitted != 0) {
+    item.ready_at = std::max(item.submitted, sq.empty_since);
+    item.has_ready_at = true;
+  }
+  sq.q.push_back(std::move(item));
+  if (sq.q.size() == 1 && !sq.in_dirty) {
+    sq.in_dirty = true;
+    dirty_.push_back(sq.id);
+  }
+}
+
+Status SoftNpuDevice::submit_locked(SqId id, Entry entry) {
   Actions a;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return Error(err::kRtFailure, "device {} is shutting down", index_);
     Sq* sq = find_sq(id);
     if (sq == nullptr || sq->dying) return Error(err::kInvalidResourceHandle, "queue {} does not exist", id);
+    // Entries still in inboxes were submitted earlier: they go first.
+    drain_pending(a);
     Item item{std::move(entry), 0};
     switch (item.entry.kind) {
       case EntryKind::kTask:
-        if (!item.entry.task) return Error(err::kInvalidParam, "NPU task without a body");
-        if (item.entry.settings.priority < 0 || item.entry.settings.priority > 7) {
-          return Error(err::kInvalidParam, "task priority {} is outside 0..7", item.entry.settings.priority);
-        }
-        item.task_id = ++next_task_id_;
+        SVP_RETURN_IF_ERROR(check_task(item.entry));
+        item.task_id = next_task_id_.fetch_add(1, std::memory_order_relaxed) + 1;
         if (item.entry.settings.traced && observer_ != nullptr) {
           TaskEvent ev;
           ev.kind = TaskEventKind::kSubmit;
@@ -285,11 +439,7 @@ Status SoftNpuDevice::submit(SqId id, Entry entry) {
         if (!item.entry.fence) return Error(err::kInvalidParam, "barrier without a fence");
         break;
     }
-    sq->q.push_back(std::move(item));
-    if (sq->q.size() == 1 && !sq->in_dirty) {
-      sq->in_dirty = true;
-      dirty_.push_back(id);
-    }
+    append(*sq, std::move(item));
     schedule(a);
   }
   run_actions(a);
@@ -366,6 +516,7 @@ void SoftNpuDevice::complete_report(SqId id, ReportId report) {
 void SoftNpuDevice::retire_head(Sq& sq) {
   sq.q.pop_front();
   sq.head_started = false;
+  if (sq.q.empty()) sq.empty_since = clock_->now();
 }
 
 void SoftNpuDevice::complete_record(Event& ev, std::uint64_t target, const Status& error, Actions& a) {
@@ -387,6 +538,7 @@ void SoftNpuDevice::complete_record(Event& ev, std::uint64_t target, const Statu
 }
 
 void SoftNpuDevice::schedule(Actions& a) {
+  drain_pending(a);
   while (!dirty_.empty()) {
     const SqId id = dirty_.back();
     dirty_.pop_back();
@@ -409,7 +561,8 @@ void SoftNpuDevice::advance(Sq& sq, Actions& a) {
         run->task = std::move(item.entry.task);
         run->id = item.task_id;
         run->segments = run->task->segment_count();
-        arbiter_.add(run.get(), run->settings.priority, clock_->now());
+        // An inbox entry waits from when it would have reached the head, not from the drain.
+        arbiter_.add(run.get(), run->settings.priority, item.has_ready_at ? item.ready_at : clock_->now());
         sq.run = std::move(run);
         sq.head_started = true;
         return;
@@ -492,6 +645,12 @@ void SoftNpuDevice::dispatch(Actions& a) {
       observer_->on_task_event(ev);
     }
     run->started = true;
+    // Busy from now on (it drains when the task ends): submitters stop kicking for it,
+    // even before its thread gets a CPU to notice.
+    if (core->counted_idle) {
+      core->counted_idle = false;
+      idle_cores_.fetch_sub(1, std::memory_order_relaxed);
+    }
     a.cores.push_back(core.get());
   }
 }
@@ -538,8 +697,30 @@ void SoftNpuDevice::finish_run(Run& run, Status status, Actions& a) {
 void SoftNpuDevice::core_main(Core& core) {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    core.waiter.wait(lock, kWaitForever, wait_, [&] { return stopping_ || core.run != nullptr; });
-    if (core.run == nullptr) return;
+    // Raised before the pending_ test (both seq_cst): a submitter that publishes after the
+    // test sees this core idle and runs the scheduler step itself (device.h).
+    if (core.run == nullptr) {
+      core.counted_idle = true;
+      idle_cores_.fetch_add(1, std::memory_order_seq_cst);
+    }
+    core.waiter.wait(lock, kWaitForever, wait_, [&] {
+      return stopping_ || core.run != nullptr || pending_.load(std::memory_order_seq_cst) != nullptr;
+    });
+    // Relaxed: a submitter that still sees this core as idle only kicks in vain; this core
+    // goes on to schedule() or to its task, whose end drains, either way.
+    if (core.counted_idle) {
+      core.counted_idle = false;
+      idle_cores_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    if (core.run == nullptr) {
+      if (stopping_) return;
+      Actions a;
+      schedule(a);  // drains the inboxes; may hand this core a task
+      lock.unlock();
+      run_actions(a);
+      lock.lock();
+      continue;
+    }
     Run& run = *core.run;
     Actions a;
     bool finished = false;
@@ -594,6 +775,18 @@ void SoftNpuDevice::core_main(Core& core) {
         status = std::move(st);
         finished = true;
         break;
+      }
+      // A hint only: a publish this load misses is drained at the next boundary, when the
+      // task ends, or by its submitter if a core is idle (device.h).
+      if (run.next < run.segments && pending_.load(std::memory_order_acquire) != nullptr) {
+        // Tasks submitted during the segment enter arbitration before the preemption check.
+        Actions boundary;
+        schedule(boundary);
+        if (!boundary.empty()) {
+          lock.unlock();
+          run_actions(boundary);
+          lock.lock();
+        }
       }
       if (run.next < run.segments && !run.cancel && !stopping_) {
         const Nanos now = clock_->now();
@@ -791,6 +984,7 @@ void SoftNpuDevice::set_aicpu_sink(AiCpuSink* sink) {
 void SoftNpuDevice::set_task_observer(TaskObserver* observer) {
   std::lock_guard<std::mutex> lock(mu_);
   observer_ = observer;
+  observed_.store(observer != nullptr, std::memory_order_release);
 }
 
 bool SoftNpuDevice::traced(const Run& run) const { return observer_ != nullptr && run.settings.traced; }

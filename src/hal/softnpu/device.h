@@ -10,8 +10,45 @@
 // synchronisation) are woken after the lock is released. Every thread that waits here
 // (cores for work, hosts in synchronize) waits through a Waiter under the configured
 // WaitPolicy (common/waiter.h).
+//
+// Task submission without the device lock. An application thread that streams NPU
+// tasks while the core thread runs them on another CPU used to collide with the core on
+// `mu_` at every task and sleep on it (2.6x lower throughput, docs/performance.md). So an
+// NPU task (the common entry; untraced, or no observer installed) is not put in its SQ by
+// submit() but in the SQ's Inbox: a vector under the inbox's own small mutex that only
+// submitters of that stream and the drain touch. The first entry that makes an inbox
+// non-empty pushes it on `pending_`, a lock-free list of inboxes with work (LIFO; the
+// order between streams does not matter, the order inside one inbox is submission order).
+// Whoever holds `mu_` for a scheduler step first drains `pending_` (schedule() ->
+// drain_pending()), moving every inbox's entries to the end of its SQ; the entry keeps its
+// submission time, so arbitration (wait ticks, promotion) sees exactly the instant it would
+// have become the queue head had it been added under the lock. Every other entry kind
+// (events, reports, barriers, traced tasks; and every task of a thread whose affinity
+// mask has one CPU, where nothing can contend for `mu_` while it runs and the inbox would
+// be pure overhead) still takes `mu_`, after draining, so FIFO
+// order per stream holds across both paths, and an entry still in an inbox counts as not
+// finished for synchronize (the barrier drains it first).
+//
+// No lost wake-up. Someone must drain an inbox soon after it is published:
+//   * a core that is running a task drains at its next segment boundary (before the
+//     preemption check, so a waiting higher-priority task is seen exactly as before) and
+//     when the task ends: it holds `mu_` then anyway;
+//   * when a core is idle, the submitter itself runs the scheduler step (kick()).
+// "Idle" is `idle_cores_`: a core raises it before it tests its wait condition, which
+// includes "`pending_` is not empty". The submitter that made `pending_` non-empty then
+// reads `idle_cores_`. Both pairs (raise idle, read pending) and (publish pending, read
+// idle) are seq_cst, so at least one side sees the other: either the core does not sleep
+// and drains, or the submitter sees an idle core and kicks. A core stops counting as idle
+// when the scheduler hands it a task (under `mu_`, in dispatch): from then on it drains
+// when that task ends, and a submitter that keeps the CPU does not kick again in vain. A submitter that pushes onto a
+// non-empty list leaves it to the one that made it non-empty. With every core busy the
+// submitter never touches `mu_`; tasks it adds wait at most until the next segment
+// boundary, which is when they could have started or preempted anyway. destroy_sq closes
+// the inbox (under `mu_` and the inbox mutex) and cancels what it still holds; a drain
+// that later meets the emptied inbox on `pending_` skips it.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -61,13 +98,25 @@ class SoftNpuDevice final : public Device {
   struct Event;
   struct Core;
   struct Actions;
+  struct Inbox;
 
   Sq* find_sq(SqId id);
   std::shared_ptr<Event> find_event(EventId id);
-  Status submit_barrier(SqId sq, std::shared_ptr<Fence>* fence);
+  // submit() of an NPU task through the SQ's inbox, without mu_.
+  Status submit_unlocked(SqId sq, Entry entry);
+  // submit() of any entry under mu_.
+  Status submit_locked(SqId sq, Entry entry);
+  // Pushes `box` (its mutex held, not yet listed) on pending_; true if the list was empty.
+  bool publish(Inbox& box);
+  // Runs a scheduler step for a submitter that found a core idle.
+  void kick();
 
   // Scheduler step; requires mu_. Collects host wake-ups into `actions`.
   void schedule(Actions& actions);
+  // Moves the entries of every listed inbox to their SQs; requires mu_.
+  void drain_pending(Actions& actions);
+  // Puts `item` at the end of `sq`, marking the queue for the scheduler; requires mu_.
+  void append(Sq& sq, Item item);
   void advance(Sq& sq, Actions& actions);
   void dispatch(Actions& actions);
   void retire_head(Sq& sq);
@@ -99,11 +148,18 @@ class SoftNpuDevice final : public Device {
   ReportSink* sink_ = nullptr;
   AiCpuSink* aicpu_sink_ = nullptr;
   TaskObserver* observer_ = nullptr;
-  std::uint64_t next_task_id_ = 0;
+  std::atomic<bool> observed_{false};  // observer_ != nullptr, readable without mu_
+  std::atomic<std::uint64_t> next_task_id_{0};
   std::uint64_t next_token_ = 0;
   std::uint64_t preemptions_ = 0;
   std::condition_variable released_cv_;  // a core or AI-CPU thread let go of a task (destroy_sq waits)
   std::vector<std::unique_ptr<Core>> cores_;
+  // One per possible SqId (ids stay below max_sqs_), created with the device and kept
+  // until it is destroyed, so a submitter holding a stale id never sees freed memory.
+  std::vector<std::unique_ptr<Inbox>> inboxes_;
+  std::atomic<Inbox*> pending_{nullptr};         // inboxes with entries (Treiber stack)
+  std::atomic<std::uint32_t> idle_cores_{0};     // cores about to wait for, or waiting for, work
+  std::vector<Item> drain_buf_;                  // reused by drain_pending (under mu_)
 };
 
 }  // namespace svp::hal::softnpu
