@@ -419,6 +419,17 @@ TEST(QuantizeA8W8, CalibrationFailuresNameTheBatchAndTheNode) {
 }
 
 
+// Quantizes `g` on `data` with the encodings of the CalibrationParam `text` fixed.
+Result<QuantizeReport> quantize_with_file(Graph& g, const std::string& text, const CalibrationSet& data) {
+  auto file = parse_calibration_param(text, "calibration_param.txt");
+  if (!file.ok()) return file.status();
+  auto resolved = resolve_external_params(g, *file);
+  if (!resolved.ok()) return resolved.status();
+  QuantizeOptions q;
+  q.external = &*resolved;
+  return quantize_graph(g, data, q);
+}
+
 // --gfpq_param_file: the file written for one quantized graph, read back for the same
 // float graph calibrated on other data, fixes every layer's encodings to the first run's.
 TEST(ExternalParams, ARunsWrittenParametersReproduceItsEncodingsOnOtherData) {
@@ -432,13 +443,7 @@ TEST(ExternalParams, ARunsWrittenParametersReproduceItsEncodingsOnOtherData) {
   ASSERT_NE(calibration_param_text(external_params_of(other.g)), text);
 
   Net fixed = net();
-  auto file = parse_calibration_param(text, "calibration_param.txt");
-  ASSERT_TRUE(file.ok()) << file.status().message();
-  auto resolved = resolve_external_params(fixed.g, *file);
-  ASSERT_TRUE(resolved.ok()) << resolved.status().message();
-  QuantizeOptions q;
-  q.external = &*resolved;
-  auto rep = quantize_graph(fixed.g, batches(2, 77), q);
+  auto rep = quantize_with_file(fixed.g, text, batches(2, 77));
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_EQ(rep->external_values, 3u);  // x (conv), c (relu), r (flat)
   EXPECT_EQ(calibration_param_text(external_params_of(fixed.g)), text);
@@ -447,13 +452,7 @@ TEST(ExternalParams, ARunsWrittenParametersReproduceItsEncodingsOnOtherData) {
 
 TEST(ExternalParams, AFloatLayerInTheFileStaysFloat) {
   Net n = net();
-  auto file = parse_calibration_param("layer { name: \"conv\" calc_data_type: F32 quant_param { } }", "f.txt");
-  ASSERT_TRUE(file.ok()) << file.status().message();
-  auto resolved = resolve_external_params(n.g, *file);
-  ASSERT_TRUE(resolved.ok()) << resolved.status().message();
-  QuantizeOptions q;
-  q.external = &*resolved;
-  auto rep = quantize_graph(n.g, batches(2, 1), q);
+  auto rep = quantize_with_file(n.g, "layer { name: \"conv\" calc_data_type: F32 quant_param { } }", batches(2, 1));
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_EQ(rep->float_layers, 1u);
   EXPECT_EQ(rep->weights, 0u);  // the float conv keeps float weights
@@ -464,24 +463,15 @@ TEST(ExternalParams, AFloatLayerInTheFileStaysFloat) {
 
 TEST(ExternalParams, FileWeightScalesAreUsedAndTheirCountChecked) {
   Net n = net();
-  auto file = parse_calibration_param(
-      "layer { name: \"conv\" quant_param { weight { data_type: S8 scale: 100 scale: 200 scale: 400 } } }", "f.txt");
-  ASSERT_TRUE(file.ok()) << file.status().message();
-  auto resolved = resolve_external_params(n.g, *file);
-  ASSERT_TRUE(resolved.ok());
-  QuantizeOptions q;
-  q.external = &*resolved;
-  ASSERT_TRUE(quantize_graph(n.g, batches(2, 1), q).ok());
+  ASSERT_TRUE(quantize_with_file(
+                  n.g, "layer { name: \"conv\" quant_param { weight { data_type: S8 scale: 100 scale: 200 scale: 400 } } }",
+                  batches(2, 1))
+                  .ok());
   EXPECT_EQ(n.g.value(n.g.node(n.conv).inputs[1]).quant.scale, (std::vector<float>{0.01f, 0.005f, 0.0025f}));
 
   Net bad = net();
-  auto two = parse_calibration_param(
-      "layer { name: \"conv\" quant_param { weight { data_type: S8 scale: 100 scale: 200 } } }", "two.txt");
-  ASSERT_TRUE(two.ok());
-  auto r2 = resolve_external_params(bad.g, *two);
-  ASSERT_TRUE(r2.ok());
-  q.external = &*r2;
-  auto rep = quantize_graph(bad.g, batches(2, 1), q);
+  auto rep = quantize_with_file(
+      bad.g, "layer { name: \"conv\" quant_param { weight { data_type: S8 scale: 100 scale: 200 } } }", batches(2, 1));
   ASSERT_FALSE(rep.ok());
   EXPECT_EQ(rep.status().code(), err::kInvalidParam);
   EXPECT_NE(rep.status().message().find("give 1 or 3"), std::string::npos) << rep.status().message();

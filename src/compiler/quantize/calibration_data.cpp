@@ -34,8 +34,6 @@ std::string lower_ext(const std::string& line) {
   return e;
 }
 
-bool read_file(const fs::path& p, std::vector<std::uint8_t>* out) { return svp::read_file_bytes(p.string(), out); }
-
 // Element `i` of a little-endian .npy payload of type `descr`, as a double.
 bool npy_value(const npy::Array& a, std::size_t i, double* v) {
   const std::uint8_t* p = a.data.data();
@@ -87,7 +85,7 @@ class Reader {
     if (ext == ".npy" || ext == ".bin") {
       const fs::path p = resolve(line);
       std::vector<std::uint8_t> bytes;
-      if (!read_file(p, &bytes)) return Error(err::kInvalidParam, "{}: cannot read \"{}\"", where, p.string());
+      if (!svp::read_file_bytes(p.string(), &bytes)) return Error(err::kInvalidParam, "{}: cannot read \"{}\"", where, p.string());
       if (ext == ".bin") {
         const std::size_t want = static_cast<std::size_t>(item_elems_) * model::dtype_size(in_.dtype);
         if (bytes.size() != want) {
