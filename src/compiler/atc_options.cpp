@@ -1,6 +1,9 @@
 #include "compiler/atc_options.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -104,6 +107,31 @@ Handler integer(std::int32_t CompileOptions::*field, std::int64_t lo, std::int64
     if (!x.ok()) return x.status();
     if (*x < lo || *x > hi) return Error(err::kInvalidParam, "--{}={}: outside {}..{}", f, v, lo, hi);
     p.options.*field = static_cast<std::int32_t>(*x);
+    return Status::Ok();
+  };
+}
+
+Handler boolean(bool CompileOptions::*field) {
+  return [field](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
+    auto b = to_bool(f, v);
+    if (!b.ok()) return b.status();
+    p.options.*field = *b;
+    return Status::Ok();
+  };
+}
+
+// A cosine similarity in (0, 1]; `zero_means_off` also accepts 0.
+Handler cosine(double CompileOptions::*field, bool zero_means_off) {
+  return [field, zero_means_off](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
+    char* end = nullptr;
+    errno = 0;
+    const double x = std::strtod(v.c_str(), &end);
+    const bool number = !v.empty() && end == v.c_str() + v.size() && errno == 0 && std::isfinite(x);
+    if (!number || x < 0.0 || x > 1.0 || (x == 0.0 && !zero_means_off)) {
+      return Error(err::kInvalidParam, "--{}={}: a cosine similarity in {} is expected, e.g. 0.99", f, v,
+                   zero_means_off ? "[0, 1] (0: off)" : "(0, 1]");
+    }
+    p.options.*field = x;
     return Status::Ok();
   };
 }
@@ -245,12 +273,7 @@ const std::vector<Flag>& flags() {
       {"online_model_type", "0..7 (board profiling/dump marks; recorded)",
        integer(&CompileOptions::online_model_type, 0, 7)},
       {"save_original_model", "true|false",
-       [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
-         auto b = to_bool(f, v);
-         if (!b.ok()) return b.status();
-         p.options.save_original_model = *b;
-         return Status::Ok();
-       }},
+       boolean(&CompileOptions::save_original_model)},
       {"log_level", "0 debug .. 3 error", integer(&CompileOptions::log_level, 0, 3)},
       {"mode", "0 compile, 1 model → JSON, 3 pre-check", integer(&CompileOptions::mode, 0, 3)},
       {"om", "offline model for --mode=1", str(&CompileOptions::om)},
@@ -273,12 +296,7 @@ const std::vector<Flag>& flags() {
          return Status::Ok();
        }},
       {"preemptible", "1: higher-priority tasks may preempt this model between segments (ours; default 0)",
-       [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
-         auto b = to_bool(f, v);
-         if (!b.ok()) return b.status();
-         p.options.preemptible = *b;
-         return Status::Ok();
-       }},
+       boolean(&CompileOptions::preemptible)},
       {"buffer_reuse", "svp_acl_buffer_reuse_type of the model (ours), -1..7",
        integer(&CompileOptions::buffer_reuse, -1, 7)},
       // The quantization family (the next stage of the compiler) and tuning flags.
@@ -294,33 +312,22 @@ const std::vector<Flag>& flags() {
          return Status::Ok();
        }},
       {"weight_quant_per_channel", "1 (default): Conv weights per output channel; 0: per tensor",
-       [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
-         auto b = to_bool(f, v);
-         if (!b.ok()) return b.status();
-         p.options.weight_quant_per_channel = *b;
-         return Status::Ok();
-       }},
+       boolean(&CompileOptions::weight_quant_per_channel)},
       {"matmul_per_channel_enable", "1: MatMul/Gemm weights per output column (default 0)",
-       [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
-         auto b = to_bool(f, v);
-         if (!b.ok()) return b.status();
-         p.options.matmul_per_channel = *b;
-         return Status::Ok();
-       }},
+       boolean(&CompileOptions::matmul_per_channel)},
       {"accuracy_report", "1: per-layer accuracy (single and entire) on the calibration data, <output>_layer_accuracy.csv (ours)",
-       [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
-         auto b = to_bool(f, v);
-         if (!b.ok()) return b.status();
-         p.options.accuracy_report = *b;
-         return Status::Ok();
-       }},
+       boolean(&CompileOptions::accuracy_report)},
       {"bias_correction", "1: Conv biases absorb the mean output shift of weight rounding (ours; default 0)",
-       [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
-         auto b = to_bool(f, v);
-         if (!b.ok()) return b.status();
-         p.options.bias_correction = *b;
-         return Status::Ok();
-       }},
+       boolean(&CompileOptions::bias_correction)},
+      {"auto_mixed_precision",
+       "COSINE: raise the layers worst alone until the outputs' cosine to float reaches it (ours; 0 = off)",
+       cosine(&CompileOptions::auto_mixed_precision, true)},
+      {"auto_mixed_precision_layer", "single-layer cosine below which --auto_mixed_precision raises a layer (0.99)",
+       cosine(&CompileOptions::auto_mixed_precision_layer, false)},
+      {"auto_mixed_precision_rounds", "at most this many rounds of raising layers (8)",
+       integer(&CompileOptions::auto_mixed_precision_rounds, 1, 64)},
+      {"auto_mixed_precision_float", "1: --auto_mixed_precision raises layers straight to float32 (default 0: one step)",
+       boolean(&CompileOptions::auto_mixed_precision_float)},
       {"high_precision_layer", "\"node;node\": keep these layers float in a quantized model",
        [](ParsedCommandLine& p, const std::string&, const std::string& v) -> Status {
          for (const std::string& item : split(v, ';')) {

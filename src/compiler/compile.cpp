@@ -29,6 +29,7 @@
 #include "compiler/passes/segmentation.h"
 #include "compiler/quantize/calibration_data.h"
 #include "compiler/quantize/layer_accuracy.h"
+#include "compiler/quantize/mixed_precision.h"
 #include "compiler/quantize/qdq.h"
 #include "compiler/quantize/quantize.h"
 #include "model/format.h"
@@ -180,6 +181,9 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
   if (options.compile_mode == "float" && !options.high_precision_layer.empty()) {
     r.log.push_back("--high_precision_layer has no effect with --compile_mode=float (every layer is float)");
   }
+  if (options.compile_mode == "float" && options.auto_mixed_precision > 0.0) {
+    r.log.push_back("--auto_mixed_precision has no effect with --compile_mode=float (every layer is float)");
+  }
   if (const QuantizeMode* qmode = quantize_mode(options.compile_mode); qmode != nullptr && options.mode != 3) {
     const auto t0 = std::chrono::steady_clock::now();
     auto data = quant::load_calibration_data(*g, options.image_list);
@@ -219,7 +223,18 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
     if (!external.encodings.empty() || !external.weight_scales.empty()) q.external = &external;
     // --accuracy_report compares with the graph as it is now (copies share the constants).
     const Graph float_graph = options.accuracy_report ? *g : Graph();
-    auto rep = quant::quantize_graph(*g, *data, q);
+    auto rep = [&]() -> Result<quant::QuantizeReport> {
+      if (options.auto_mixed_precision <= 0.0) return quant::quantize_graph(*g, *data, q);
+      quant::MixedPrecisionOptions amp;
+      amp.output_target = options.auto_mixed_precision;
+      amp.layer_threshold = options.auto_mixed_precision_layer;
+      amp.max_rounds = static_cast<std::size_t>(options.auto_mixed_precision_rounds);
+      amp.to_float = options.auto_mixed_precision_float;
+      auto mixed = quant::quantize_mixed_precision(*g, *data, q, amp);
+      if (!mixed.ok()) return mixed.status();
+      for (std::string& line : mixed->log) r.log.push_back(std::move(line));
+      return std::move(mixed->quantize);
+    }();
     if (!rep.ok()) return rep.status();
     if (options.accuracy_report) {
       auto layers = quant::analyse_layers(float_graph, *g, *data);

@@ -53,6 +53,12 @@ struct CompileOptions {
   bool weight_quant_per_channel = true;
   bool matmul_per_channel = false;
   bool bias_correction = false;      // --bias_correction (ours): Conv biases absorb weight rounding's mean shift
+  // --auto_mixed_precision (ours; quantize/mixed_precision.h): the output cosine target
+  // (0 = off), the single-layer threshold and the number of rounds.
+  double auto_mixed_precision = 0.0;
+  double auto_mixed_precision_layer = 0.99;
+  std::int32_t auto_mixed_precision_rounds = 8;
+  bool auto_mixed_precision_float = false;  // raise straight to float32
   bool accuracy_report = false;      // --accuracy_report (ours): per-layer single/entire accuracy on the calibration data
   // --gfpq_param_file: encodings for the layers it lists (quantize/calibration_param.h);
   // the others are calibrated from --image_list as usual.

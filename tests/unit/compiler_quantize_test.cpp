@@ -2,6 +2,8 @@
 // edges, and that the quantized graph computes nearly what the float graph computes.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -10,7 +12,9 @@
 #include <string>
 
 #include "compiler/quantize/evaluate.h"
+#include "common/metrics.h"
 #include "compiler/quantize/layer_accuracy.h"
+#include "compiler/quantize/mixed_precision.h"
 #include "compiler/quantize/quantize.h"
 #include "compiler_graph.h"
 #include "model_io.h"
@@ -29,13 +33,17 @@ struct Net {
 };
 
 // act: "Relu", or "Clip" with bounds [0, clip_hi] as constant inputs (opset 11+).
-Net net(const char* act = "Relu", float clip_hi = 6.0f) {
+// ignore_channel0: the Conv's weights on input channel 0 are zero.
+Net net(const char* act = "Relu", float clip_hi = 6.0f, bool ignore_channel0 = false) {
   Net n;
   Graph& g = n.g;
   n.x = value(g, "x", {1, 2, 6, 6});
   g.inputs.push_back(n.x);
   std::vector<float> w(3 * 2 * 3 * 3);
   for (std::size_t i = 0; i < w.size(); ++i) w[i] = (static_cast<float>(i % 11) - 5.0f) * (i < 18 ? 0.1f : 0.02f);
+  for (std::size_t i = 0; ignore_channel0 && i < w.size(); ++i) {
+    if (i % 18 < 9) w[i] = 0.0f;  // [out][in = 0][3][3]
+  }
   n.w = constant(g, "w", {3, 2, 3, 3}, w);
   n.c = value(g, "c", {1, 3, 4, 4});
   n.r = value(g, "r", {1, 3, 4, 4});
@@ -595,6 +603,151 @@ TEST(LayerAccuracy, ANarrowOutputEncodingIsNamedAloneAndInTheChain) {
   const std::string csv = layer_accuracy_csv(*layers);
   EXPECT_EQ(csv.find("order,layer,op,single_cosine"), 0u);
   EXPECT_NE(csv.find("\n0,\"conv\",Conv,"), std::string::npos) << csv;  // worst first
+}
+
+}  // namespace
+}  // namespace svp::compiler::quant
+
+
+namespace svp::compiler::quant {
+namespace {
+
+// Input channel 0 in ±500, which the Conv of net(..., ignore_channel0) does not read: the
+// int8 input encoding spends its levels on it and rounds channel 1 (±1) to nothing, so the
+// Conv is bad alone in A8W8 and nearly exact in A16W8.
+CalibrationSet wide_batches(std::size_t count, unsigned seed) {
+  CalibrationSet set = batches(count, seed);
+  for (auto& batch : set.batches) {
+    float* x = batch[0].data<float>();
+    for (int i = 0; i < 36; ++i) x[i] *= 500.0f;
+  }
+  return set;
+}
+
+std::map<std::string, Precision> precisions(const QuantizeReport& r) {
+  std::map<std::string, Precision> p;
+  for (const LayerPrecision& l : r.layers) p[l.name] = l.precision;
+  return p;
+}
+
+TEST(MixedPrecision, RaisesTheLayerBadAloneUntilTheOutputMeetsTheTarget) {
+  const CalibrationSet data = wide_batches(4, 70);
+  MixedPrecisionOptions o;
+  o.output_target = 0.999;
+  Net n = net("Relu", 6.0f, true);
+  auto r = quantize_mixed_precision(n.g, data, QuantizeOptions{}, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (const std::string& line : r->log) std::printf("%s\n", line.c_str());
+  ASSERT_GE(r->output_cosine.size(), 2u);
+  EXPECT_LT(r->output_cosine.front(), o.output_target);  // plain A8W8 misses it
+  EXPECT_TRUE(r->target_met);
+  EXPECT_GE(r->output_cosine.back(), o.output_target);
+  ASSERT_FALSE(r->raised.empty());
+  EXPECT_EQ(r->raised[0].name, "conv");
+  EXPECT_EQ(r->raised[0].to, Precision::kA16W8);
+  EXPECT_LT(r->raised[0].single_cosine, o.layer_threshold);
+  EXPECT_EQ(precisions(r->quantize).at("conv"), Precision::kA16W8);
+  // The graph is the last round's: its output is as close to float as reported.
+  Net f = net("Relu", 6.0f, true);
+  std::vector<double> want, got;
+  for (const auto& batch : data.batches) {
+    auto a = evaluate(f.g, batch);
+    auto b = evaluate(n.g, batch);
+    ASSERT_TRUE(a.ok() && b.ok());
+    for (int i = 0; i < 48; ++i) {
+      want.push_back((*a)[0].view().as<const float>()[i]);
+      got.push_back((*b)[0].view().as<const float>()[i]);
+    }
+  }
+  EXPECT_NEAR(compare::ComputeMetrics(want, got).cosine, r->output_cosine.back(), 1e-9);
+}
+
+TEST(MixedPrecision, AModelThatMeetsTheTargetIsQuantizedAsUsual) {
+  const CalibrationSet data = batches(4, 1);
+  MixedPrecisionOptions o;
+  o.output_target = 0.9;
+  Net mixed = net(), plain = net();
+  auto r = quantize_mixed_precision(mixed.g, data, QuantizeOptions{}, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->target_met);
+  EXPECT_TRUE(r->raised.empty());
+  EXPECT_EQ(r->output_cosine.size(), 1u);
+  ASSERT_TRUE(quantize_graph(plain.g, data, QuantizeOptions{}).ok());
+  ASSERT_EQ(mixed.g.node_count(), plain.g.node_count());
+  for (NodeId id = 0; id < static_cast<NodeId>(plain.g.node_count()); ++id) {
+    EXPECT_EQ(mixed.g.node(id).op, plain.g.node(id).op);
+    for (std::size_t k = 0; k < plain.g.node(id).outputs.size(); ++k) {
+      const Value& a = mixed.g.value(mixed.g.node(id).outputs[k]);
+      const Value& b = plain.g.value(plain.g.node(id).outputs[k]);
+      EXPECT_EQ(a.dtype, b.dtype);
+      EXPECT_EQ(a.quant.scale, b.quant.scale);
+    }
+  }
+}
+
+// When no layer is below the threshold but the output misses the target, the threshold
+// tightens; when the rounds run out, the best round's model is kept and the log says the
+// target was missed.
+TEST(MixedPrecision, TheThresholdTightensAndTheBestRoundIsKept) {
+  MixedPrecisionOptions o;
+  o.output_target = 1.0;     // float-exact: not reachable while anything is int8
+  o.layer_threshold = 0.01;  // no layer is that bad
+  o.max_rounds = 1;
+  Net n = net();
+  auto r = quantize_mixed_precision(n.g, batches(4, 1), QuantizeOptions{}, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(r->target_met);
+  const bool tightened = std::any_of(r->log.begin(), r->log.end(), [](const std::string& line) {
+    return line.find("the threshold tightens") != std::string::npos;
+  });
+  EXPECT_TRUE(tightened);
+  ASSERT_EQ(r->output_cosine.size(), 2u);
+  const std::size_t best = r->output_cosine[1] > r->output_cosine[0] ? 1 : 0;
+  EXPECT_EQ(r->raised.empty(), best == 0);
+  EXPECT_NE(r->log.back().find(fmt::format("the model is the one after {} round(s)", best)), std::string::npos) << r->log.back();
+  EXPECT_NE(r->log.back().find("the target 1 is not met"), std::string::npos) << r->log.back();
+}
+
+TEST(MixedPrecision, ToFloatRaisesStraightToFloat32) {
+  const CalibrationSet data = wide_batches(4, 70);
+  MixedPrecisionOptions o;
+  o.output_target = 0.999;
+  o.to_float = true;
+  Net n = net("Relu", 6.0f, true);
+  auto r = quantize_mixed_precision(n.g, data, QuantizeOptions{}, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->target_met);
+  ASSERT_FALSE(r->raised.empty());
+  EXPECT_EQ(r->raised[0].name, "conv");
+  EXPECT_EQ(r->raised[0].to, Precision::kFloat32);
+  EXPECT_EQ(precisions(r->quantize).at("conv"), Precision::kFloat32);
+}
+
+// A layer raised twice goes A8W8 → A16W8 → float32; the rounds bound holds.
+TEST(MixedPrecision, ALayerStillBadInA16W8BecomesFloat) {
+  MixedPrecisionOptions o;
+  o.output_target = 1.0;
+  o.layer_threshold = 1.0;  // every quantized layer counts as bad
+  o.max_rounds = 8;
+  Net n = net();
+  auto r = quantize_mixed_precision(n.g, batches(4, 1), QuantizeOptions{}, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_LE(r->output_cosine.size(), o.max_rounds + 1);
+  std::map<std::string, std::vector<Precision>> steps;
+  for (const RaisedLayer& l : r->raised) steps[l.name].push_back(l.to);
+  ASSERT_TRUE(steps.count("conv"));
+  EXPECT_EQ(steps["conv"], (std::vector<Precision>{Precision::kA16W8, Precision::kFloat32}));
+  EXPECT_EQ(precisions(r->quantize).at("conv"), Precision::kFloat32);
+}
+
+TEST(MixedPrecision, RefusesTargetsThatAreNotCosines) {
+  Net n = net();
+  MixedPrecisionOptions o;
+  o.output_target = 1.5;
+  auto r = quantize_mixed_precision(n.g, batches(1, 1), QuantizeOptions{}, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), err::kInvalidParam);
+  EXPECT_NE(r.status().message().find("(0, 1]"), std::string::npos);
 }
 
 }  // namespace

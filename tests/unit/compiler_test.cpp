@@ -113,6 +113,19 @@ TEST(AtcOptions, ErrorsNameTheFlagAndTheWayOut) {
   EXPECT_FALSE(parse_atc_command_line({"--dynamic_image_size=224,224"}).ok());  // one gear: 2..100 needed
   EXPECT_FALSE(parse_atc_command_line({"--log_level=9"}).ok());
   EXPECT_FALSE(parse_atc_command_line({"--model"}).ok());  // no value
+  for (const char* bad : {"--auto_mixed_precision=1.5", "--auto_mixed_precision=-0.1", "--auto_mixed_precision=0.9x",
+                          "--auto_mixed_precision_layer=0", "--auto_mixed_precision_rounds=0"}) {
+    auto p = parse_atc_command_line({bad});
+    ASSERT_FALSE(p.ok()) << bad;
+    EXPECT_NE(p.status().message().find(std::string(bad).substr(2)), std::string::npos) << p.status().message();
+  }
+  auto amp = parse_atc_command_line({"--auto_mixed_precision=0.999", "--auto_mixed_precision_layer=0.98",
+                                     "--auto_mixed_precision_rounds=3", "--auto_mixed_precision_float=1"});
+  ASSERT_TRUE(amp.ok()) << amp.status().message();
+  EXPECT_EQ(amp->options.auto_mixed_precision, 0.999);
+  EXPECT_EQ(amp->options.auto_mixed_precision_layer, 0.98);
+  EXPECT_EQ(amp->options.auto_mixed_precision_rounds, 3);
+  EXPECT_TRUE(amp->options.auto_mixed_precision_float);
 }
 
 // x [N, 3, 8, 8] → Conv (4 filters) → Relu → Softmax-free head: GlobalAveragePool → Flatten.
@@ -408,20 +421,35 @@ TEST(Compile, EveryQuantizedModeNeedsCalibrationData) {
   }
 }
 
-// Each mode's choice per layer shows in om.json ("precision") and, where a layer is not
-// at the mode's own precision (--high_precision_layer), in the log.
-TEST(Compile, EveryQuantizedModeRecordsEachLayersPrecision) {
-  const fs::path list = fs::temp_directory_path() / ("svp_modes_" + std::to_string(::getpid()) + ".txt");
-  {
-    std::ofstream out(list);
-    for (int item = 0; item < 2; ++item) {
+// The Fashion-MNIST LeNet with `items` synthetic calibration rows in a temporary list
+// (removed with the object).
+class LenetCalibration {
+ public:
+  explicit LenetCalibration(int items)
+      : list_(fs::temp_directory_path() / ("svp_lenet_calibration_" + std::to_string(::getpid()) + ".txt")) {
+    std::ofstream out(list_);
+    for (int item = 0; item < items; ++item) {
       for (int k = 0; k < 784; ++k) out << (k ? " " : "") << static_cast<float>((k * 7 + item * 3) % 17) / 16.0f;
       out << "\n";
     }
   }
-  CompileOptions o;
-  o.model = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
-  o.image_list = list.string();
+  ~LenetCalibration() { fs::remove(list_); }
+  CompileOptions options() const {
+    CompileOptions o;
+    o.model = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
+    o.image_list = list_.string();
+    return o;
+  }
+
+ private:
+  fs::path list_;
+};
+
+// Each mode's choice per layer shows in om.json ("precision") and, where a layer is not
+// at the mode's own precision (--high_precision_layer), in the log.
+TEST(Compile, EveryQuantizedModeRecordsEachLayersPrecision) {
+  const LenetCalibration calibration(2);
+  CompileOptions o = calibration.options();
   auto precision_of = [](const CompileResult& r, const std::string& layer) {
     const nlohmann::json j = om_json(r.model.program, r.model.weights.size(), nullptr);
     for (const auto& op : j["ops"]) {
@@ -451,7 +479,60 @@ TEST(Compile, EveryQuantizedModeRecordsEachLayersPrecision) {
     return line.find("layer \"/conv2/Conv\" (Conv) is A16W8") != std::string::npos;
   });
   EXPECT_TRUE(logged);
-  fs::remove(list);
+}
+
+// --auto_mixed_precision on the Fashion-MNIST LeNet: the layers it raises are named in the
+// log, and om.json shows their new precision.
+TEST(Compile, AutoMixedPrecisionRaisesLayersUntilTheOutputsMeetTheTarget) {
+  const LenetCalibration calibration(4);
+  CompileOptions o = calibration.options();
+  o.auto_mixed_precision = 0.9999999;  // beyond plain A8W8 on this data
+  o.auto_mixed_precision_layer = 1.0;
+  auto r = compile(o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::vector<std::string> raised;
+  for (const std::string& line : r->log) {
+    if (line.rfind("auto mixed precision", 0) == 0) std::printf("%s\n", line.c_str());
+    const std::string key = "quantize: layer \"";
+    if (line.rfind(key, 0) == 0) raised.push_back(line.substr(key.size(), line.find('"', key.size()) - key.size()));
+  }
+  ASSERT_FALSE(raised.empty());
+  const nlohmann::json j = om_json(r->model.program, r->model.weights.size(), nullptr);
+  for (const std::string& name : raised) {
+    bool seen = false;
+    for (const auto& op : j["ops"]) {
+      if (op["name"] != name) continue;
+      seen = true;
+      EXPECT_NE(op.value("precision", std::string()), "A8W8") << name;
+    }
+    EXPECT_TRUE(seen) << name;
+  }
+  const bool concluded = std::any_of(r->log.begin(), r->log.end(), [](const std::string& line) {
+    return line.find("meets the target") != std::string::npos || line.find("is not met") != std::string::npos;
+  });
+  EXPECT_TRUE(concluded);
+}
+
+// In A16W8 a Conv read only by a Relu writes int16 symmetric over the Relu's range, so its
+// negatives below -max are clipped, which the Relu makes irrelevant: the per-layer analysis
+// compares what the Relu sees (it reported the LeNet's first Conv at cosine 0.94 before).
+TEST(Compile, TheAccuracyReportComparesAnA16W8ConvAsItsReluSeesIt) {
+  const LenetCalibration calibration(4);
+  CompileOptions o = calibration.options();
+  o.compile_mode = "1";
+  o.accuracy_report = true;
+  auto r = compile(o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::istringstream csv(r->layer_accuracy_csv);
+  std::string row;
+  int convs = 0;
+  while (std::getline(csv, row)) {
+    if (row.find(",Conv,") == std::string::npos) continue;
+    ++convs;
+    const std::size_t at = row.find(",Conv,") + 6;
+    EXPECT_GT(std::stod(row.substr(at, row.find(',', at) - at)), 0.999) << row;
+  }
+  EXPECT_EQ(convs, 2);
 }
 
 TEST(Segmentation, SegmentsStayWithinTheBoundAndActivationsStayWithTheirConv) {

@@ -53,6 +53,15 @@ kernels::OwnedTensor quantize_like(const std::vector<float>& x, const std::vecto
   return t;
 }
 
+// A quantized value whose only reader is a Relu: its encoding is the Relu's range
+// (quantize.h, rule 4), so the producer saturates below 0 or, in int16 (symmetric over
+// that range), below -max — what the Relu makes irrelevant. Only its non-negative part
+// matters to the model.
+bool read_only_by_relu(const Graph& g, ValueId v) {
+  const std::vector<NodeId> readers = g.consumers(v);
+  return !g.value(v).quant.empty() && readers.size() == 1 && g.node(readers[0]).op == "Relu";
+}
+
 struct Pairs {
   std::vector<double> golden, actual;
 };
@@ -96,13 +105,16 @@ Result<std::vector<LayerAccuracy>> analyse_layers(const Graph& float_graph, cons
       if (nq.outputs.empty() || nf.outputs.empty()) continue;
       auto g = golden.find(nf.outputs[0]);
       if (g == golden.end()) continue;
-      const bool clamp = relu_range[nq.outputs[0]];
+      const bool clamp = relu_range[nq.outputs[0]] || read_only_by_relu(quantized, nq.outputs[0]);
       auto append_golden = [&](Pairs& p) {
         for (float v : g->second) p.golden.push_back(clamp ? std::max(0.0f, v) : v);
       };
+      auto append_actual = [&](Pairs& p, const std::vector<double>& a) {
+        for (double v : a) p.actual.push_back(clamp ? std::max(0.0, v) : v);
+      };
       if (auto a = actual.find(nq.outputs[0]); a != actual.end() && a->second.size() == g->second.size()) {
         append_golden(entire[id]);
-        entire[id].actual.insert(entire[id].actual.end(), a->second.begin(), a->second.end());
+        append_actual(entire[id], a->second);
       }
       // Single: the float inputs, quantized as this layer reads them.
       bool reads_quantized = false;
@@ -151,7 +163,7 @@ Result<std::vector<LayerAccuracy>> analyse_layers(const Graph& float_graph, cons
       const std::vector<double> y = as_real((*r)[0].view());
       if (y.size() != g->second.size()) continue;
       append_golden(single[id]);
-      single[id].actual.insert(single[id].actual.end(), y.begin(), y.end());
+      append_actual(single[id], y);
     }
   }
   std::vector<LayerAccuracy> out;
@@ -162,6 +174,7 @@ Result<std::vector<LayerAccuracy>> analyse_layers(const Graph& float_graph, cons
     if (e == entire.end()) continue;
     LayerAccuracy l;
     l.order = position++;
+    l.node = id;
     const Node& n = quantized.node(id);
     l.name = n.origin.onnx_name.empty() ? n.name : n.origin.onnx_name;
     l.op = n.op;

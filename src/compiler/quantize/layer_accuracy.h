@@ -6,8 +6,9 @@
 //           encodings (the layer's own loss, isolated).
 // Both compare the layer's first output, dequantized, with the float graph's; metrics are
 // common/metrics.h's over all analysed batches. Where the output encoding is [0, max]
-// (uint8, zero point 0: the producer shares a Relu's encoding) the float values are
-// compared clamped at 0, as svp_compare does. Both runs use the reference kernels, which
+// (uint8, zero point 0) or the output's only reader is a Relu (whose range the encoding
+// is: the producer may clip negatives, int16 being symmetric over it), both sides are
+// compared clamped at 0 — what the Relu passes on — as svp_compare does. Both runs use the reference kernels, which
 // compute int8/int16 exactly as the software NPU does.
 #pragma once
 
@@ -24,6 +25,7 @@ namespace svp::compiler::quant {
 
 struct LayerAccuracy {
   std::size_t order = 0;  // position in execution order
+  NodeId node = -1;       // in both graphs
   std::string name;       // ONNX node name
   std::string op;
   bool quantized = false;  // reads or writes quantized values (else: single is not computed)
