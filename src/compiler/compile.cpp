@@ -240,6 +240,7 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
       auto layers = quant::analyse_layers(float_graph, *g, *data);
       if (!layers.ok()) return layers.status();
       r.layer_accuracy_csv = quant::layer_accuracy_csv(*layers);
+      r.layer_accuracy_html = quant::layer_accuracy_html(*layers, options.model);
       for (std::string& line : quant::layer_accuracy_summary(*layers)) r.log.push_back(std::move(line));
     }
     if (!options.gfpq_param_file.empty()) {

@@ -19,6 +19,7 @@ struct CompileResult {
   std::string calibration_param;
   // --accuracy_report: per-layer accuracy as CSV (quant/layer_accuracy.h); empty otherwise.
   std::string layer_accuracy_csv;
+  std::string layer_accuracy_html;  // the same as a page with a chart (svp_atc writes both)
 };
 
 // Compiles options.model. Errors: what the importer and the passes report, and

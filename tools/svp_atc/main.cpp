@@ -131,15 +131,18 @@ int main(int argc, char** argv) {
                  perf.c_str(), device.name, device.npu_int8_tops, device.ddr_gbps, device.source);
   }
   if (!write_file(perf, csv.data(), csv.size())) return fail(svp::Error(err::kInvalidParam, "cannot write {}", perf), kIo);
+  if (!r->layer_accuracy_csv.empty()) {
+    const std::string stem = out.substr(0, out.size() - 3) + "_layer_accuracy";
+    for (const auto& [file, text] : {std::pair{stem + ".csv", &r->layer_accuracy_csv},
+                                     std::pair{stem + ".html", &r->layer_accuracy_html}}) {
+      if (!write_file(file, text->data(), text->size())) {
+        return fail(svp::Error(err::kInvalidParam, "cannot write {}", file), kIo);
+      }
+    }
+    std::fprintf(stderr, "svp_atc: per-layer accuracy in %s.csv and %s.html\n", stem.c_str(), stem.c_str());
+  }
   // The encodings of a quantized model, in the form --gfpq_param_file reads (the vendor
   // writes a bare calibration_param.txt; prefixed for the same reason as atc_perf.csv).
-  if (!r->layer_accuracy_csv.empty()) {
-    const std::string acc = out.substr(0, out.size() - 3) + "_layer_accuracy.csv";
-    if (!write_file(acc, r->layer_accuracy_csv.data(), r->layer_accuracy_csv.size())) {
-      return fail(svp::Error(err::kInvalidParam, "cannot write {}", acc), kIo);
-    }
-    std::fprintf(stderr, "svp_atc: per-layer accuracy in %s\n", acc.c_str());
-  }
   if (!r->calibration_param.empty()) {
     const std::string params = out.substr(0, out.size() - 3) + "_calibration_param.txt";
     if (!write_file(params, r->calibration_param.data(), r->calibration_param.size())) {

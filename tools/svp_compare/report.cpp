@@ -6,6 +6,8 @@
 #include <iterator>
 #include <vector>
 
+#include "common/layer_chart_html.h"
+
 namespace svp::compare {
 namespace {
 
@@ -39,13 +41,7 @@ bool BelowThreshold(const LayerResult& l, double threshold) {
 
 }  // namespace
 
-std::string FormatMetric(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", value);
-  return buf;
-}
+std::string FormatMetric(double value) { return report::format_metric(value); }
 
 void PrintTable(std::ostream& out, const Comparison& c, double threshold) {
   const std::vector<std::size_t> rank = RankOf(c.layers);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/layer_chart_html.h"
 #include "compiler/quantize/evaluate.h"
 #include "kernels/common.h"
 #include "kernels/invoke.h"
@@ -188,13 +189,25 @@ Result<std::vector<LayerAccuracy>> analyse_layers(const Graph& float_graph, cons
   return out;
 }
 
+namespace {
+
+// Worst single cosine first; layers without a single figure (float) last, by entire.
+std::vector<std::size_t> worst_first(const std::vector<LayerAccuracy>& layers) {
+  std::vector<std::size_t> order(layers.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    const LayerAccuracy &a = layers[x], &b = layers[y];
+    if (a.quantized != b.quantized) return a.quantized;
+    return a.quantized ? a.single.cosine < b.single.cosine : a.entire.cosine < b.entire.cosine;
+  });
+  return order;
+}
+
+}  // namespace
+
 std::string layer_accuracy_csv(const std::vector<LayerAccuracy>& layers) {
   std::vector<const LayerAccuracy*> rows;
-  for (const LayerAccuracy& l : layers) rows.push_back(&l);
-  std::stable_sort(rows.begin(), rows.end(), [](const LayerAccuracy* a, const LayerAccuracy* b) {
-    if (a->quantized != b->quantized) return a->quantized;
-    return a->quantized ? a->single.cosine < b->single.cosine : a->entire.cosine < b->entire.cosine;
-  });
+  for (std::size_t i : worst_first(layers)) rows.push_back(&layers[i]);
   std::string csv =
       "order,layer,op,single_cosine,single_relative_distance,single_max_abs_error,single_kl,entire_cosine,"
       "entire_relative_distance,entire_max_abs_error,entire_kl\n";
@@ -212,6 +225,36 @@ std::string layer_accuracy_csv(const std::vector<LayerAccuracy>& layers) {
                        l->entire.cosine, l->entire.relative_distance, l->entire.max_abs_error, l->entire.kl_divergence);
   }
   return csv;
+}
+
+std::string layer_accuracy_html(const std::vector<LayerAccuracy>& layers, const std::string& model, double threshold) {
+  using report::format_metric;
+  report::LayerChartPage page;
+  page.title = "svp_atc: per-layer accuracy";
+  page.threshold = threshold;
+  const std::vector<std::string> summary = layer_accuracy_summary(layers, threshold);
+  page.meta_html = "model <code>" + report::html_escape(model) + "</code>; the quantized graph against the float "
+                   "graph on the calibration data. <b>single</b>: the layer alone on float inputs (its own loss); "
+                   "<b>entire</b>: the quantized graph run whole (errors accumulate). Threshold " +
+                   format_metric(threshold) + ".<br>";
+  for (const std::string& line : summary) page.meta_html += report::html_escape(line) + "<br>";
+  page.series = {"single", "entire"};
+  page.columns = {"#",           "layer",      "op",          "single cosine", "single rel. distance",
+                  "single max abs", "single KL", "entire cosine", "entire rel. distance", "entire max abs",
+                  "entire KL"};
+  page.name_columns = {1, 2};
+  for (const LayerAccuracy& l : layers) {
+    auto single = [&](double v) { return l.quantized ? format_metric(v) : std::string(); };
+    page.rows.push_back({l.name,
+                         {l.quantized ? std::optional<double>(l.single.cosine) : std::nullopt, l.entire.cosine},
+                         {std::to_string(l.order + 1), l.name, l.op, single(l.single.cosine),
+                          single(l.single.relative_distance), single(l.single.max_abs_error),
+                          single(l.single.kl_divergence), format_metric(l.entire.cosine),
+                          format_metric(l.entire.relative_distance), format_metric(l.entire.max_abs_error),
+                          format_metric(l.entire.kl_divergence)}});
+  }
+  page.table_order = worst_first(layers);
+  return report::render_layer_chart_page(page);
 }
 
 std::vector<std::string> layer_accuracy_summary(const std::vector<LayerAccuracy>& layers, double threshold) {

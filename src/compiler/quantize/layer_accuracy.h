@@ -43,6 +43,10 @@ Result<std::vector<LayerAccuracy>> analyse_layers(const Graph& float_graph, cons
 // the log gets: the first layer in execution order whose single / entire cosine is below
 // `threshold`.
 std::string layer_accuracy_csv(const std::vector<LayerAccuracy>& layers);
+// The same as one self-contained HTML page (common/layer_chart_html.h): both cosines per
+// layer charted in execution order, the table worst first, the summary lines on top.
+std::string layer_accuracy_html(const std::vector<LayerAccuracy>& layers, const std::string& model,
+                                double threshold = 0.99);
 std::vector<std::string> layer_accuracy_summary(const std::vector<LayerAccuracy>& layers, double threshold = 0.99);
 
 }  // namespace svp::compiler::quant

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Opens the compare.html that the svp_compare_fashion_mnist test wrote in headless Chromium:
-# its script must run and find one table row and one chart bar per row of compare.csv (it
-# records them in <body data-rows data-bars data-rendered>).
-#   compare_html_chromium_test.sh <report dir> <work dir> [chromium]
-# Exit 77 (ctest SKIP_RETURN_CODE) when Chromium is not installed or there is no report
-# (the Fashion-MNIST test skipped for want of the dataset).
+# Opens a per-layer accuracy page (src/common/layer_chart_html.h: svp_compare's compare.html,
+# svp_atc's <output>_layer_accuracy.html) in headless Chromium: its script must run and find
+# every table row and chart bar the page holds (it records them in <body data-rows
+# data-bars data-rendered>), one row per data row of the CSV written beside it.
+#   html_report_chromium.sh PAGE.html PAGE.csv WORK_DIR [chromium]
+# Exit 77 (ctest SKIP_RETURN_CODE) when Chromium is not installed or the page is missing
+# (the test that writes it skipped).
 set -euo pipefail
-report_dir=$1 work=$2
-chromium=${3:-}
+report=$1 csv=$2 work=$3
+chromium=${4:-}
 if [ -z "$chromium" ] || [ ! -x "$chromium" ]; then
   chromium=$(command -v chromium || command -v chromium-browser || true)
 fi
@@ -15,12 +16,16 @@ if [ -z "$chromium" ]; then
   echo "SKIP: chromium not found (apt-get install chromium; scripts/deps.sh installs it)"
   exit 77
 fi
-report="$report_dir/compare.html"
-if [ ! -s "$report" ] || [ ! -s "$report_dir/compare.csv" ]; then
-  echo "SKIP: $report not there (svp_compare_fashion_mnist writes it; it skips without the dataset)"
+if [ ! -s "$report" ] || [ ! -s "$csv" ]; then
+  echo "SKIP: $report or $csv not there (the test writing them skipped)"
   exit 77
 fi
-rows=$(($(wc -l <"$report_dir/compare.csv") - 1))
+rows=$(($(wc -l <"$csv") - 1))
+bars=$(grep -o '<rect class="bar' "$report" | wc -l)
+if [ "$(grep -c '^<tr' "$report")" -ne "$rows" ]; then
+  echo "FAIL: the page holds $(grep -c '^<tr' "$report") table rows, $csv $rows"
+  exit 1
+fi
 rm -rf "$work" && mkdir -p "$work"
 # Root (CI) needs --no-sandbox; a private profile keeps runs independent; the virtual
 # time budget lets the page's script finish before the DOM is dumped.
@@ -34,11 +39,11 @@ if ! timeout 60 "$chromium" "${flags[@]}" --dump-dom "file://$report" >"$work/do
 fi
 body=$(grep -o '<body[^>]*>' "$work/dom.html" || true)
 echo "dumped body tag: $body"
-for want in "data-rows=\"$rows\"" "data-bars=\"$rows\"" 'data-rendered="1"'; do
+for want in "data-rows=\"$rows\"" "data-bars=\"$bars\"" 'data-rendered="1"'; do
   if [[ "$body" != *"$want"* ]]; then
-    echo "FAIL: expected $want on <body> ($rows rows in compare.csv)"
+    echo "FAIL: expected $want on <body>"
     tail -20 "$work/chromium.log"
     exit 1
   fi
 done
-echo "OK: $rows table rows and chart bars rendered"
+echo "OK: $rows table rows and $bars chart bars rendered"
