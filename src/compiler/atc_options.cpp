@@ -317,6 +317,14 @@ const std::vector<Flag>& flags() {
        boolean(&CompileOptions::matmul_per_channel)},
       {"accuracy_report", "1: per-layer accuracy (single and entire) on the calibration data, <output>_layer_accuracy.csv (ours)",
        boolean(&CompileOptions::accuracy_report)},
+      {"accuracy_inputs",
+       "\"input:list.txt;...\": inputs the per-layer accuracy report analyses instead of the calibration data "
+       "(ours; implies --accuracy_report=1)",
+       [](ParsedCommandLine& p, const std::string&, const std::string& v) -> Status {
+         p.options.accuracy_inputs = v;
+         p.options.accuracy_report = true;
+         return Status::Ok();
+       }},
       {"bias_correction", "1: Conv biases absorb the mean output shift of weight rounding (ours; default 0)",
        boolean(&CompileOptions::bias_correction)},
       {"auto_mixed_precision",

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -188,6 +189,13 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
     const auto t0 = std::chrono::steady_clock::now();
     auto data = quant::load_calibration_data(*g, options.image_list);
     if (!data.ok()) return data.status();
+    // --accuracy_inputs: read now, against the float graph's inputs, as the calibration data.
+    std::optional<quant::CalibrationSet> analysed;
+    if (!options.accuracy_inputs.empty()) {
+      auto given = quant::load_calibration_data(*g, options.accuracy_inputs);
+      if (!given.ok()) return Error(given.status().code(), "--accuracy_inputs: {}", given.status().message());
+      analysed = std::move(*given);
+    }
     quant::QuantizeOptions q;
     auto method = quant::method_from_name(!options.calibration.empty() ? options.calibration
                                           : options.quant_mode == 1   ? "mse"
@@ -237,7 +245,8 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
     }();
     if (!rep.ok()) return rep.status();
     if (options.accuracy_report) {
-      auto layers = quant::analyse_layers(float_graph, *g, *data);
+      auto layers = analysed ? quant::analyse_layers(float_graph, *g, *analysed, 0)
+                             : quant::analyse_layers(float_graph, *g, *data);
       if (!layers.ok()) return layers.status();
       r.layer_accuracy_csv = quant::layer_accuracy_csv(*layers);
       r.layer_accuracy_html = quant::layer_accuracy_html(*layers, options.model);

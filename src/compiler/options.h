@@ -59,6 +59,9 @@ struct CompileOptions {
   double auto_mixed_precision_layer = 0.99;
   std::int32_t auto_mixed_precision_rounds = 8;
   bool auto_mixed_precision_float = false;  // raise straight to float32
+  // --accuracy_inputs (ours): inputs in --image_list's format that the per-layer report
+  // analyses (all of them) instead of the first 4 calibration batches; implies the report.
+  std::string accuracy_inputs;
   bool accuracy_report = false;      // --accuracy_report (ours): per-layer single/entire accuracy on the calibration data
   // --gfpq_param_file: encodings for the layers it lists (quantize/calibration_param.h);
   // the others are calibrated from --image_list as usual.

@@ -20,4 +20,21 @@ singles=$(awk -F, 'NR > 1 && $4 != "" { n++ } END { print n + 0 }' "$csv")
 bars=$(grep -o '<rect class="bar' "$html" | wc -l)
 [ "$bars" -eq $((rows + singles)) ] || { echo "expected $((rows + singles)) bars in $html, found $bars"; exit 1; }
 grep -q '<code>.*lenet_fashion_mnist.onnx</code>' "$html"
+# --accuracy_inputs: the same report on other inputs (two rows of their own) differs.
+awk 'BEGIN { for (i = 0; i < 2; ++i) { line = ""; for (k = 0; k < 784; ++k) line = line (k ? " " : "") ((k * 5 + i) % 13) / 12; print line } }' \
+  >"$work/inputs.txt"
+"$atc" --model="$src/models/lenet_fashion_mnist.onnx" --framework=5 --output="$work/given" --soc_version=Hi3516CV610 \
+       --image_list="image:$work/calibration.txt" --accuracy_inputs="image:$work/inputs.txt" --log_level=3
+test -s "$work/given_layer_accuracy.csv" && test -s "$work/given_layer_accuracy.html"
+[ "$(wc -l <"$work/given_layer_accuracy.csv")" -eq $((rows + 1)) ]
+if cmp -s "$csv" "$work/given_layer_accuracy.csv"; then
+  echo "--accuracy_inputs gave the calibration data's figures"
+  exit 1
+fi
+if "$atc" --model="$src/models/lenet_fashion_mnist.onnx" --framework=5 --output="$work/bad" --soc_version=Hi3516CV610 \
+       --image_list="image:$work/calibration.txt" --accuracy_inputs="image:$work/missing.txt" 2>"$work/bad.log"; then
+  echo "a missing --accuracy_inputs list was accepted"
+  exit 1
+fi
+grep -q 'accuracy_inputs' "$work/bad.log"
 echo "OK: $rows layers, $bars bars"
