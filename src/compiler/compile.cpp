@@ -205,6 +205,7 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
     q.conv_per_channel = options.weight_quant_per_channel;
     q.matmul_per_channel = options.matmul_per_channel;
     q.bias_correction = options.bias_correction;
+    q.weight_search = options.quant_mode == 1;
     q.progress = options.calibration_progress;
     q.activation_bits = qmode->activation_bits;
     q.cube_only = qmode->cube_only;

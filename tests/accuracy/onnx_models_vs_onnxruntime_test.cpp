@@ -53,11 +53,15 @@ struct Quant {
   bool bias_correction = false;     // --bias_correction
   double auto_mixed_precision = 0;  // --auto_mixed_precision (0: off)
   bool to_float = false;            // --auto_mixed_precision_float
+  int quant_mode = 0;               // --quant_mode (1: MSE activations, weight scale search)
+  std::string calibration;          // --calibration (overrides --quant_mode's activation method)
   std::string flags() const {
     std::string f = " --compile_mode=" + mode;
     if (bias_correction) f += " --bias_correction=1";
     if (auto_mixed_precision > 0) f += fmt::format(" --auto_mixed_precision={}", auto_mixed_precision);
     if (to_float) f += " --auto_mixed_precision_float=1";
+    if (quant_mode != 0) f += fmt::format(" --quant_mode={}", quant_mode);
+    if (!calibration.empty()) f += " --calibration=" + calibration;
     return f;
   }
 };
@@ -111,6 +115,8 @@ class OnnxModelsVsOnnxruntime : public test::RuntimeTest {
       o.bias_correction = quant.bias_correction;
       o.auto_mixed_precision = quant.auto_mixed_precision;
       o.auto_mixed_precision_float = quant.to_float;
+      o.quant_mode = quant.quant_mode;
+      o.calibration = quant.calibration;
       o.image_list = input + ":" + (dir_ / "calibration.txt").string();
     }
     auto compiled = compiler::compile(o);
@@ -196,8 +202,17 @@ TEST_F(OnnxModelsVsOnnxruntime, PpOcrDetectionQuantizedInEveryMode) {
     Quant quant;
     double min_cosine;
   };
-  const Case cases[] = {{{"0", false, 0}, 0.91},   {{"0", true, 0}, 0.98}, {{"1", false, 0}, 0.94},
-                        {{"1", true, 0}, 0.99},    {{"5", false, 0}, 0.94}, {{"6", false, 0}, 0.94}};
+  auto q = [](const char* mode, bool bias_correction = false, int quant_mode = 0, const char* method = "") {
+    Quant quant;
+    quant.mode = mode;
+    quant.bias_correction = bias_correction;
+    quant.quant_mode = quant_mode;
+    quant.calibration = method;
+    return quant;
+  };
+  const Case cases[] = {{q("0"), 0.91},         {q("0", true), 0.98}, {q("1"), 0.94},
+                        {q("1", true), 0.99},   {q("5"), 0.94},       {q("6"), 0.94},
+                        {q("0", false, 1), 0.97}, {q("0", true, 1), 0.97}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.quant.flags());
     check(kOcr + "ch_PP-OCRv4_det_infer.onnx", "x", {1, 3, 320, 320}, c.min_cosine, page_like(320, 320), calibration,

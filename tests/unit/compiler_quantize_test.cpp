@@ -16,6 +16,7 @@
 #include "compiler/quantize/layer_accuracy.h"
 #include "compiler/quantize/mixed_precision.h"
 #include "compiler/quantize/quantize.h"
+#include "compiler/quantize/weight_search.h"
 #include "compiler_graph.h"
 #include "model_io.h"
 
@@ -611,6 +612,44 @@ TEST(LayerAccuracy, ANarrowOutputEncodingIsNamedAloneAndInTheChain) {
 
 namespace svp::compiler::quant {
 namespace {
+
+// --quant_mode=1's weight search on a heavy-tailed channel (Laplace-like, 288 weights as
+// in a 3×3 filter over 32 channels): a scale below max|w| / 127 stores it with less squared
+// error; a short channel with one large weight keeps max|w| (clipping it costs more than
+// the finer steps gain).
+TEST(WeightSearch, AHeavyTailedChannelGetsAClippedScaleWithLessError) {
+  std::vector<float> w(288);
+  unsigned s = 7;
+  for (float& x : w) {
+    s = s * 1103515245u + 12345u;
+    const double u = ((s >> 8) & 0xffff) / 65536.0 + 1e-6;
+    x = static_cast<float>((s & 1 ? 1 : -1) * -0.05 * std::log(u));  // Laplace(0, 0.05)
+  }
+  float peak = 0;
+  for (float x : w) peak = std::max(peak, std::fabs(x));
+  auto error = [&](float scale) {
+    double e = 0;
+    for (float x : w) {
+      const double d = x - std::clamp(std::nearbyint(x / scale), -127.0f, 127.0f) * scale;
+      e += d * d;
+    }
+    return e;
+  };
+  const float full = peak / 127.0f;
+  // Two runs of 144 (the channel's weights, split as a per-channel layout would have them).
+  std::vector<float> strided(2 * 200, 0.0f);
+  std::copy(w.begin(), w.begin() + 144, strided.begin());
+  std::copy(w.begin() + 144, w.end(), strided.begin() + 200);
+  const float chosen = search_weight_scale(strided.data(), 2, 200, 144, full);
+  std::printf("max|w| %.4f: scale %.6g -> %.6g, squared error %.6g -> %.6g\n", peak, full, chosen, error(full),
+              error(chosen));
+  EXPECT_LT(chosen, full);
+  EXPECT_GE(chosen, full * 0.5f * 0.999f);
+  EXPECT_LT(error(chosen), error(full));
+
+  std::vector<float> outlier = {4.0f, 0.3f, -0.2f, 0.1f, 0.45f, -0.5f, 0.05f, 0.25f, -0.35f};
+  EXPECT_EQ(search_weight_scale(outlier.data(), 1, 9, 9, 4.0f / 127.0f), 4.0f / 127.0f);
+}
 
 // Input channel 0 in ±500, which the Conv of net(..., ignore_channel0) does not read: the
 // int8 input encoding spends its levels on it and rounds channel 1 (±1) to nothing, so the

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "compiler/quantize/evaluate.h"
+#include "compiler/quantize/weight_search.h"
 
 namespace svp::compiler::quant {
 namespace {
@@ -134,7 +135,7 @@ void round_to_fp16(Graph& g, NodeId producer, std::size_t k) {
 
 // Symmetric int8 weights: per slice along `axis` (-1 = one scale for the tensor), with
 // the scales `fixed` gives (--gfpq_param_file) or else max |w| / 127.
-ValueId quantize_weight(Graph& g, ValueId w, std::int32_t axis, const std::vector<float>* fixed) {
+ValueId quantize_weight(Graph& g, ValueId w, std::int32_t axis, const std::vector<float>* fixed, bool search) {
   const Value& v = g.value(w);
   const std::size_t n = v.data->size() / sizeof(float);
   std::vector<float> f(n);
@@ -157,6 +158,9 @@ ValueId quantize_weight(Graph& g, ValueId w, std::int32_t axis, const std::vecto
     }
   }
   for (float& s : scale) s = representable_scale(s > 0 ? s / 127.0f : 1.0f);
+  for (std::size_t c = 0; search && fixed == nullptr && c < channels; ++c) {
+    scale[c] = search_weight_scale(f.data() + c * inner, outer, channels * inner, inner, scale[c]);
+  }
   if (fixed != nullptr) scale = *fixed;
   auto data = std::make_shared<std::vector<std::uint8_t>>(n);
   for (std::size_t o = 0; o < outer; ++o) {
@@ -567,7 +571,7 @@ Result<QuantizeReport> quantize_graph(Graph& g, const CalibrationSet& data, cons
       }
     }
     const ValueId w_float = n.inputs[1];
-    n.inputs[1] = quantize_weight(g, w_float, axis, scales);
+    n.inputs[1] = quantize_weight(g, w_float, axis, scales, options.weight_search);
     ++report.weights;
     if (auto ci = conv_input.find(id); ci != conv_input.end()) {
       const auto& [sums, count] = channel_sums.at(ci->second);

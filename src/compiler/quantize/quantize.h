@@ -74,6 +74,9 @@ struct QuantizeOptions {
   // --bias_correction (ours, default off): each quantized Conv's bias absorbs the mean
   // output shift its weight rounding causes on the calibration data.
   bool bias_correction = false;
+  // --quant_mode=1: each weight channel's scale is searched (max|w|·α, α in [0.5, 1]) for
+  // the least squared rounding error instead of max|w| / 127.
+  bool weight_search = false;
   // --gfpq_param_file, resolved against this graph (null: calibrate everything). The
   // encodings it fixes replace the calibrated ones; the rules above still apply to them.
   const ResolvedParams* external = nullptr;
