@@ -14,6 +14,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -26,6 +27,14 @@
 #include "ocr_models.h"
 
 namespace ocr {
+
+// PP-OCR pads its classifier and recogniser inputs with 0 after normalisation, i.e. with
+// (x - 127.5) / 127.5 = 0: mid-grey.
+constexpr std::uint8_t kPad = 128;
+// Lines are cropped 1.5 times as high as their box (a quarter of the box height of paper
+// above and below): with the box alone the recogniser drops spaces between words on these
+// pages; 1.4 to 1.6 give the same texts (measured, samples/README.md).
+constexpr float kCropHeightScale = 1.5f;
 
 struct Page {
   std::string name;

@@ -14,11 +14,9 @@
 // the first pass's). Checks: every line of the pages not named *_noisy is exact, and the
 // character error rate over all pages is at most MAX_CER. Prints "ocr_sample OK".
 #include <algorithm>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -29,6 +27,7 @@
 #include "ocr_models.h"
 #include "ocr_pipeline.h"
 #include "ocr_sample.h"
+#include "page_runner.h"
 #include "report.h"
 #include "svp/acl.hpp"
 
@@ -37,39 +36,6 @@ namespace {
 namespace acl = svp::acl;
 namespace net = boost::asio;
 using Clock = std::chrono::steady_clock;
-
-// Runs `pages` through the pipeline, `concurrent` at a time at most (the pipeline's own
-// dataset pools limit what runs on the NPU); returns the results in `pages` order.
-std::vector<ocr::PageResult> run_pages(ocr::Pipeline& pipeline, const std::vector<const ocr::Page*>& pages,
-                                       std::size_t concurrent) {
-  std::vector<ocr::PageResult> results(pages.size());
-  std::mutex mu;
-  std::condition_variable cv;
-  std::size_t started = 0, finished = 0;
-  std::function<void(std::size_t)> start = [&](std::size_t i) {
-    pipeline.run(*pages[i], [&, i](ocr::PageResult r) {
-      std::unique_lock<std::mutex> lock(mu);
-      results[i] = std::move(r);
-      ++finished;
-      const bool more = started < pages.size();
-      const std::size_t next = started;
-      if (more) ++started;
-      // Notified under the lock: once the last page is in, the waiting thread returns and
-      // destroys mu, cv and results; after unlocking, this handler touches only locals.
-      cv.notify_all();
-      lock.unlock();
-      if (more) start(next);
-    });
-  };
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    started = std::min(concurrent, pages.size());
-  }
-  for (std::size_t i = 0; i < std::min(concurrent, pages.size()); ++i) start(i);
-  std::unique_lock<std::mutex> lock(mu);
-  cv.wait(lock, [&] { return finished == pages.size(); });
-  return results;
-}
 
 struct StageStats {
   std::vector<double> det, cls, rec, host, page;
@@ -130,7 +96,7 @@ int main(int argc, char** argv) {
     // Pass 1: one page at a time, so that each stage's latency is its own.
     std::vector<const ocr::Page*> once;
     for (const ocr::Page& p : pages) once.push_back(&p);
-    const std::vector<ocr::PageResult> first = run_pages(pipeline, once, 1);
+    const std::vector<ocr::PageResult> first = ocr::run_pages(pipeline, once, 1);
     ocr::Score total;
     StageStats alone;
     for (const ocr::PageResult& r : first) {
@@ -145,7 +111,7 @@ int main(int argc, char** argv) {
     std::vector<const ocr::Page*> many;
     for (int k = 0; k < rounds; ++k) many.insert(many.end(), once.begin(), once.end());
     const Clock::time_point t0 = Clock::now();
-    const std::vector<ocr::PageResult> again = run_pages(pipeline, many, many.size());
+    const std::vector<ocr::PageResult> again = ocr::run_pages(pipeline, many, many.size());
     const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     StageStats loaded;
     std::size_t differ = 0;

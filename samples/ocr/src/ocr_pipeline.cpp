@@ -22,14 +22,7 @@ double ms(Clock::time_point from, Clock::time_point to = Clock::now()) {
   return std::chrono::duration<double, std::milli>(to - from).count();
 }
 
-// PP-OCR pads its classifier and recogniser inputs with 0 after normalisation, i.e. with
-// (x - 127.5) / 127.5 = 0: mid-grey.
-constexpr std::uint8_t kPad = 128;
 constexpr float kFlipThreshold = 0.9f;  // PaddleOCR's cls_thresh
-// Lines are cropped 1.5 times as high as their box (a quarter of the box height of paper
-// above and below): with the box alone the recogniser drops spaces between words on these
-// pages; 1.4 to 1.6 give the same texts (measured, samples/README.md).
-constexpr float kCropHeightScale = 1.5f;
 
 std::uint8_t* input_pixels(const acl::model_io& io) { return reinterpret_cast<std::uint8_t*>(io.input(0).row(0)); }
 
