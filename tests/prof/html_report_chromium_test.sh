@@ -6,15 +6,9 @@
 #   html_report_chromium_test.sh <svp_prof> <svp_prof_synth_job> <work dir> <artifacts dir> [chromium]
 # Exit 77 (ctest SKIP_RETURN_CODE) when Chromium is not installed.
 set -euo pipefail
+. "$(dirname "$0")/../headless_chromium.sh"
 svp_prof=$1 synth=$2 work=$3 artifacts=$4
-chromium=${5:-}
-if [ -z "$chromium" ] || [ ! -x "$chromium" ]; then
-  chromium=$(command -v chromium || command -v chromium-browser || true)
-fi
-if [ -z "$chromium" ]; then
-  echo "SKIP: chromium not found (apt-get install chromium; scripts/deps.sh installs it)"
-  exit 77
-fi
+find_chromium "${5:-}"
 
 rm -rf "$work"
 mkdir -p "$work" "$artifacts"
@@ -24,18 +18,7 @@ expected_ops=${counts##*ops=}
 "$svp_prof" --quiet "$work/JOB20261121140000_4242_0" -o "$work/report"
 report="$work/report/report.html"
 
-# Root (CI) needs --no-sandbox; a private profile keeps runs independent; the virtual
-# time budget lets the page's script finish before the DOM is dumped.
-flags=(--headless --no-sandbox --disable-gpu --no-first-run --no-default-browser-check
-       --disable-background-networking --disable-component-update --disable-sync
-       --disable-dev-shm-usage --user-data-dir="$work/chromium-profile" --virtual-time-budget=5000)
-if ! timeout 60 "$chromium" "${flags[@]}" --dump-dom "file://$report" >"$work/dom.html" 2>"$work/chromium.log"; then
-  echo "FAIL: chromium --dump-dom failed or timed out; its log:"
-  tail -20 "$work/chromium.log"
-  exit 1
-fi
-body=$(grep -o '<body[^>]*>' "$work/dom.html" || true)
-echo "dumped body tag: $body"
+dump_body "$report" "$work"
 fail=0
 for want in "data-task-bars=\"$tasks\"" "data-op-slices=\"$expected_ops\"" 'data-rendered="1"'; do
   if [[ "$body" != *"$want"* ]]; then

@@ -7,15 +7,9 @@
 # Exit 77 (ctest SKIP_RETURN_CODE) when Chromium is not installed or the page is missing
 # (the test that writes it skipped).
 set -euo pipefail
+. "$(dirname "$0")/../headless_chromium.sh"
 report=$1 csv=$2 work=$3
-chromium=${4:-}
-if [ -z "$chromium" ] || [ ! -x "$chromium" ]; then
-  chromium=$(command -v chromium || command -v chromium-browser || true)
-fi
-if [ -z "$chromium" ]; then
-  echo "SKIP: chromium not found (apt-get install chromium; scripts/deps.sh installs it)"
-  exit 77
-fi
+find_chromium "${4:-}"
 if [ ! -s "$report" ] || [ ! -s "$csv" ]; then
   echo "SKIP: $report or $csv not there (the test writing them skipped)"
   exit 77
@@ -27,18 +21,7 @@ if [ "$(grep -c '^<tr' "$report")" -ne "$rows" ]; then
   exit 1
 fi
 rm -rf "$work" && mkdir -p "$work"
-# Root (CI) needs --no-sandbox; a private profile keeps runs independent; the virtual
-# time budget lets the page's script finish before the DOM is dumped.
-flags=(--headless --no-sandbox --disable-gpu --no-first-run --no-default-browser-check
-       --disable-background-networking --disable-component-update --disable-sync
-       --disable-dev-shm-usage --user-data-dir="$work/chromium-profile" --virtual-time-budget=5000)
-if ! timeout 60 "$chromium" "${flags[@]}" --dump-dom "file://$report" >"$work/dom.html" 2>"$work/chromium.log"; then
-  echo "FAIL: chromium --dump-dom failed or timed out; its log:"
-  tail -20 "$work/chromium.log"
-  exit 1
-fi
-body=$(grep -o '<body[^>]*>' "$work/dom.html" || true)
-echo "dumped body tag: $body"
+dump_body "$report" "$work"
 for want in "data-rows=\"$rows\"" "data-bars=\"$bars\"" 'data-rendered="1"'; do
   if [[ "$body" != *"$want"* ]]; then
     echo "FAIL: expected $want on <body>"
