@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -662,6 +664,45 @@ TEST(FastConcurrency, RunLayerFromTwoThreads) {
   t1.join();
   EXPECT_EQ(got[0], want[0]);
   EXPECT_EQ(got[1], want[1]);
+}
+
+// The process's thread ids, from /proc/self/task.
+std::set<std::string> thread_ids() {
+  std::set<std::string> ids;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task")) ids.insert(e.path().filename());
+  return ids;
+}
+
+bool gained_a_thread(const std::set<std::string>& before, const std::set<std::string>& after) {
+  return std::any_of(after.begin(), after.end(), [&](const std::string& id) { return before.count(id) == 0; });
+}
+
+// Preparing a model must not open an OpenMP parallel region in the preparing thread: its
+// pool's worker would outlive the load, and with more libgomp threads than CPUs libgomp
+// throttles every pool's spin-wait, so the threads that execute layers sleep and wake
+// between layers (MobileNetV2 with two kernel threads ran no faster than with one). The
+// execution in the same thread shows that the check can see a pool being started.
+TEST(FastThreads, PreparingWithTwoThreadsStartsNoOpenMpWorkerButRunningDoes) {
+  auto m = netzoo::build_mobilenet_v2(small(DType::kFloat32));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  bool compile_gained = true, run_gained = false, ran = false;
+  // A fresh thread: the test thread may already own a pool from earlier tests.
+  std::thread t([&] {
+    const auto before = thread_ids();
+    auto fast = testing::compile(m.value(), true, 2);
+    const auto compiled = thread_ids();
+    compile_gained = gained_a_thread(before, compiled);
+    Execution e(m.value());
+    for (std::int32_t in : m.value().program.input_tensors()) {
+      testing::fill_random(e.io(in), DType::kFloat32, 9);
+    }
+    ran = e.run(*fast).ok();
+    run_gained = gained_a_thread(compiled, thread_ids());
+  });
+  t.join();
+  EXPECT_FALSE(compile_gained) << "compile() started a thread (an OpenMP pool) in the preparing thread";
+  EXPECT_TRUE(ran);
+  EXPECT_TRUE(run_gained) << "running with 2 threads started no OpenMP worker: the check above proves nothing";
 }
 
 }  // namespace

@@ -13,6 +13,13 @@ const dnnl::engine& cpu_engine() {
 }
 
 dnnl::memory reordered_weights(dnnl::memory user, const dnnl::memory::desc& wanted) {
+  // One thread on purpose. A parallel region opened by the loading thread gives that
+  // thread its own libgomp pool whose worker outlives the load; once libgomp manages more
+  // threads than there are CPUs it throttles every pool's spin-wait to ~100 iterations, so
+  // the core thread's workers then sleep in futex between layers and each layer pays a
+  // wake-up (MobileNetV2 with kernel_threads 2 on 2 vCPUs: 10.1 ms -> 6.0 ms per inference
+  // once loads stopped doing this). docs/performance.md, "OpenMP pools".
+  ThreadScope one(1);
   dnnl::memory out(wanted, cpu_engine());
   dnnl::stream s(cpu_engine());
   dnnl::reorder(user, out).execute(s, user, out);
