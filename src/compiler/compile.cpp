@@ -146,9 +146,11 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
     CancelReshapePass cancel_reshape;
     PassContext ctx;
     ctx.options = &options;
-    for (Pass* p : std::initializer_list<Pass*>{&remove_identity, &fold_pad, &fold_bn, &fold_bn_gemm,
-                                                &fold_channel_affine, &fuse_hardswish, &cancel_transpose,
-                                                &cancel_reshape}) {
+    // fold_channel_affine twice: before fold_batchnorm for a bias written as an Add between
+    // a Conv and its BN (paddle2onnx's ConvTranspose), after it for a Mul after the BN.
+    for (Pass* p : std::initializer_list<Pass*>{&remove_identity, &fold_pad, &fold_channel_affine, &fold_bn,
+                                                &fold_bn_gemm, &fold_channel_affine, &fuse_hardswish,
+                                                &cancel_transpose, &cancel_reshape}) {
       const std::size_t before = g->live_node_count();
       SVP_RETURN_IF_ERROR(p->run(*g, ctx));
       r.log.push_back(fmt::format("{}: {} → {} nodes", p->name(), before, g->live_node_count()));

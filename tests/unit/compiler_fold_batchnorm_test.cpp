@@ -61,5 +61,32 @@ TEST(FoldBatchNormPass, LeavesBnWhenConvOutputHasAnotherReader) {
   EXPECT_EQ(m.g.live_node_count(), 2u);
 }
 
+// ConvTranspose weights are [C, M/g, k...]: with 4 input channels, 2 groups and 3 outputs
+// per group, weight row (ci, j) feeds output channel (ci / 2)·3 + j.
+TEST(FoldBatchNormPass, FoldsIntoAGroupedConvTransposeByOutputChannel) {
+  Graph g;
+  ValueId x = value(g, "x", {1, 4, 2, 2});
+  g.inputs.push_back(x);
+  ValueId w = constant(g, "w", {4, 3, 1, 1}, std::vector<float>(12, 1.0f));
+  ValueId y = value(g, "t", {1, 6, 2, 2});
+  NodeId ct = node(g, "deconv", "ConvTranspose", {x, w}, {y});
+  g.node(ct).attrs.set("group", std::int64_t{2});
+  std::vector<float> gamma{1, 2, 3, 4, 5, 6}, zeros(6, 0.0f), ones(6, 1.0f);
+  ValueId out = value(g, "y", {1, 6, 2, 2});
+  NodeId bn = node(g, "bn", "BatchNormalization",
+                   {y, constant(g, "gamma", {6}, gamma), constant(g, "beta", {6}, {0, 0, 0, 0, 0, 1}),
+                    constant(g, "mean", {6}, zeros), constant(g, "var", {6}, ones)},
+                   {out});
+  g.node(bn).attrs.set("epsilon", 0.0);
+  g.outputs.push_back(out);
+  PassContext ctx;
+  ASSERT_TRUE(FoldBatchNormPass().run(g, ctx).ok());
+  ASSERT_EQ(g.live_node_count(), 1u);
+  const Node& folded = g.node(ct);
+  EXPECT_EQ(folded.outputs[0], out);
+  EXPECT_EQ(floats_of(g, folded.inputs[1]), (std::vector<float>{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}));
+  EXPECT_EQ(floats_of(g, folded.inputs[2]), (std::vector<float>{0, 0, 0, 0, 0, 1}));
+}
+
 }  // namespace
 }  // namespace svp::compiler

@@ -43,6 +43,33 @@ TEST(FoldChannelAffinePass, MulAddSubFoldIntoTheConv) {
   for (std::size_t i = 0; i < got[0].size(); ++i) EXPECT_NEAR(got[0][i], want[0][i], 1e-5) << i;
 }
 
+// paddle2onnx writes a ConvTranspose's bias as a separate Add (PP-OCR det's head); a
+// grouped one's weights are [C, M/g, k...], so the Mul must scale by output channel.
+TEST(FoldChannelAffinePass, MulAndAddFoldIntoAGroupedStridedConvTranspose) {
+  Graph g;
+  const ValueId x = value(g, "x", {1, 4, 3, 3});
+  g.inputs.push_back(x);
+  const ValueId y = value(g, "t", {1, 6, 6, 6});
+  const NodeId ct = node(g, "deconv", "ConvTranspose", {x, constant(g, "w", {4, 3, 2, 2}, ramp(48, 0.05f))}, {y});
+  g.node(ct).attrs.set("group", std::int64_t{2});
+  g.node(ct).attrs.set("strides", std::vector<std::int64_t>{2, 2});
+  g.node(ct).attrs.set("kernel_shape", std::vector<std::int64_t>{2, 2});
+  const ValueId m = value(g, "m", {1, 6, 6, 6}), a = value(g, "a", {1, 6, 6, 6});
+  node(g, "mul", "Mul", {y, constant(g, "k", {6, 1, 1}, {2.0f, -0.5f, 3.0f, 1.5f, -2.0f, 0.25f})}, {m});
+  node(g, "add", "Add", {m, constant(g, "k2", {1, 6, 1, 1}, {1, 2, 3, 4, 5, 6})}, {a});
+  g.outputs.push_back(a);
+  const auto want = run_graph(g, {ramp(36)});
+  ASSERT_FALSE(want.empty());
+  PassContext ctx;
+  ASSERT_TRUE(FoldChannelAffinePass().run(g, ctx).ok());
+  EXPECT_EQ(g.live_node_count(), 1u);
+  EXPECT_EQ(g.node(ct).outputs[0], a);
+  const auto got = run_graph(g, {ramp(36)});
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_EQ(got[0].size(), want[0].size());
+  for (std::size_t i = 0; i < got[0].size(); ++i) EXPECT_NEAR(got[0][i], want[0][i], 1e-5) << i;
+}
+
 TEST(FoldChannelAffinePass, KeepsWhatIsNotAPerChannelAffineMap) {
   for (int variant = 0; variant < 2; ++variant) {
     Graph g;

@@ -549,8 +549,58 @@ TEST(FastAgnostic, ScalarAndPerChannelOperandsOnNhwcData) {
   const auto gated = b.add_layer("gate_mul", "Mul", {gate, y});
   b.add_output(b.add_layer("sum", "Add", {scaled, gated}));
   auto c = compare(b.build().value(), 17);
-  EXPECT_EQ(c.impls[1], "reference");  // agnostic layers report the reference kernel
+  EXPECT_EQ(c.impls[1], "reference:nhwc");  // the reference kernel on the NHWC bytes
   expect_f32_close(c.ref[0], c.fast[0]);
+}
+
+// A feature pyramid's neck: two Conv outputs (NHWC), one upsampled by nearest Resize,
+// added to a bilinear Resize's output (a reference layer: logical NCHW), gated per channel,
+// concatenated along the channels and read by a Conv. The Resize, Add, Mul and Concat run
+// on the NHWC bytes (the logical operand converted once), on 1 and on 2 threads (the
+// elementwise layers are then split between them), and must give the reference's bytes.
+TEST(FastNhwcViews, NearestResizeConcatAndMixedLayoutOperandsMatchTheReference) {
+  for (const char* ctm : {"asymmetric", "half_pixel", "tf_half_pixel_for_nn"}) {
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(std::string(ctm) + ", threads " + std::to_string(threads));
+      ModelBuilder b("neck");
+      const auto x = b.add_input("x", DType::kFloat32, {1, 4, 40, 36});
+      LayerOptions co;
+      co.attrs.set("pads", std::vector<std::int64_t>{1, 1, 1, 1});
+      const auto fine = b.add_layer("fine", "Conv", {x, b.add_constant("w1", {8, 4, 3, 3}, random_f(8 * 4 * 9, 21))}, co);
+      LayerOptions down = co;
+      down.attrs.set("strides", std::vector<std::int64_t>{2, 2});
+      const auto coarse =
+          b.add_layer("coarse", "Conv", {x, b.add_constant("w2", {8, 4, 3, 3}, random_f(8 * 4 * 9, 22))}, down);
+      LayerOptions nearest;
+      nearest.attrs.set("mode", std::string("nearest"));
+      nearest.attrs.set("coordinate_transformation_mode", std::string(ctm));
+      nearest.attrs.set("nearest_mode", std::string("round_prefer_ceil"));
+      const auto scales = b.add_constant("scales", {4}, std::vector<float>{1, 1, 2, 2});
+      const auto up = b.add_layer("up", "Resize", {coarse, -1, scales}, nearest);
+      LayerOptions linear;
+      linear.attrs.set("mode", std::string("linear"));
+      const auto smooth = b.add_layer("smooth", "Resize", {coarse, -1, scales}, linear);  // NCHW
+      const auto sum = b.add_layer("sum", "Add", {smooth, fine});  // mixed layouts
+      const auto gate = b.add_input("gate", DType::kFloat32, {1, 8, 1, 1});
+      const auto gated = b.add_layer("gated", "Mul", {sum, gate});
+      LayerOptions cat;
+      cat.attrs.set("axis", std::int64_t{-3});
+      const auto both = b.add_layer("cat", "Concat", {up, gated, smooth}, cat);
+      b.add_output(b.add_layer("head", "Conv", {both, b.add_constant("w3", {2, 24, 1, 1}, random_f(48, 23))}));
+      auto m = b.build();
+      ASSERT_TRUE(m.ok()) << m.status().message();
+      auto c = compare(m.value(), 31, threads);
+      ASSERT_EQ(c.impls.size(), 8u);
+      EXPECT_EQ(c.impls[2], "reference:nhwc");  // up
+      EXPECT_EQ(c.impls[3], "reference");       // smooth (linear stays logical)
+      EXPECT_EQ(c.impls[4], "reference:nhwc");  // sum
+      EXPECT_EQ(c.impls[5], "reference:nhwc");  // gated
+      EXPECT_EQ(c.impls[6], "reference:nhwc");  // cat
+      // Copies and elementwise arithmetic on the same floats: identical bytes.
+      EXPECT_EQ(c.ref[0].size(), c.fast[0].size());
+      expect_f32_close(c.ref[0], c.fast[0]);
+    }
+  }
 }
 
 TEST(FastInnerProduct, InputZeroPointUsesTheReference) {

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "compiler/graph.h"
@@ -26,6 +27,52 @@ inline std::shared_ptr<const std::vector<std::uint8_t>> blob(const std::vector<f
   auto b = std::make_shared<std::vector<std::uint8_t>>(f.size() * sizeof(float));
   std::memcpy(b->data(), f.data(), b->size());
   return b;
+}
+
+// A Conv or ConvTranspose with a constant float32 weight, seen as a weight tensor whose
+// every element belongs to one output channel: Conv weights are [M, C/g, k...] (channel
+// = first index), ConvTranspose weights [C, M/g, k...] (channel = group · M/g + second
+// index). The folds scale or shift per output channel through it, the same for both.
+struct ChannelWeights {
+  std::int64_t channels = 0;       // M
+  std::vector<std::int64_t> shape;  // the weight's
+  bool transposed = false;
+  std::int64_t group = 1;
+
+  // Output channel of weight element `i` (row-major in `shape`).
+  std::size_t channel_of(std::size_t i) const {
+    std::size_t inner = 1;
+    for (std::size_t d = 2; d < shape.size(); ++d) inner *= static_cast<std::size_t>(shape[d]);
+    if (!transposed) return i / (inner * static_cast<std::size_t>(shape[1]));
+    const auto per_group_out = static_cast<std::size_t>(shape[1]);
+    const std::size_t ci = i / (inner * per_group_out), j = (i / inner) % per_group_out;
+    const std::size_t per_group_in = static_cast<std::size_t>(shape[0] / group);
+    return (ci / per_group_in) * per_group_out + j;
+  }
+};
+
+// The layout of `n`'s weight when `n` is a Conv or ConvTranspose whose weight is a float
+// constant of rank >= 3 with consistent channel counts; nullopt otherwise.
+inline std::optional<ChannelWeights> channel_weights(const Graph& g, const Node& n) {
+  if ((n.op != "Conv" && n.op != "ConvTranspose") || n.inputs.size() < 2 || !float_const(g, n.inputs[1])) {
+    return std::nullopt;
+  }
+  ChannelWeights cw;
+  cw.shape = g.value(n.inputs[1]).shape;
+  cw.transposed = n.op == "ConvTranspose";
+  auto group = n.attrs.get_int("group", 1);
+  if (!group.ok() || *group < 1 || cw.shape.size() < 3) return std::nullopt;
+  cw.group = *group;
+  for (std::int64_t d : cw.shape) {
+    if (d <= 0) return std::nullopt;
+  }
+  if (cw.transposed) {
+    if (cw.shape[0] % cw.group != 0) return std::nullopt;
+    cw.channels = cw.shape[1] * cw.group;
+  } else {
+    cw.channels = cw.shape[0];
+  }
+  return cw;
 }
 
 // Clip's bounds: its constant inputs 1 and 2 (opset 11+) or its min/max attributes (opset

@@ -1,7 +1,8 @@
-// BatchNormalization (inference form) after a Conv whose weights are float constants is
-// folded into the Conv's weights and bias: W' = W·s, B' = (B − mean)·s + beta with
-// s = gamma / sqrt(var + epsilon) per output channel. Only when the Conv output feeds the
-// BN alone and is not a graph output; the BN's output value (and name) is kept.
+// BatchNormalization (inference form) after a Conv or ConvTranspose whose weights are
+// float constants is folded into its weights and bias: W' = W·s, B' = (B − mean)·s + beta
+// with s = gamma / sqrt(var + epsilon) per output channel (passes::ChannelWeights says
+// which weights feed a channel). Only when the Conv output feeds the BN alone and is not a
+// graph output; the BN's output value (and name) is kept.
 #pragma once
 
 #include "compiler/pass.h"

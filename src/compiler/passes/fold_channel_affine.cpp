@@ -43,7 +43,7 @@ Status FoldChannelAffinePass::run(Graph& g, PassContext&) {
     for (int i = 0; i < 2; ++i) {
       const ValueId v = op.inputs[static_cast<std::size_t>(i)];
       const NodeId p = g.value(v).producer;
-      if (p >= 0 && g.node(p).op == "Conv" && float_const(g, op.inputs[static_cast<std::size_t>(1 - i)])) ci = i;
+      if (p >= 0 && (g.node(p).op == "Conv" || g.node(p).op == "ConvTranspose") && float_const(g, op.inputs[static_cast<std::size_t>(1 - i)])) ci = i;
     }
     if (ci < 0 || (op.op == "Sub" && ci != 0)) continue;
     const ValueId y = op.inputs[static_cast<std::size_t>(ci)], k = op.inputs[static_cast<std::size_t>(1 - ci)];
@@ -53,10 +53,12 @@ Status FoldChannelAffinePass::run(Graph& g, PassContext&) {
     const auto& yshape = g.value(y).shape;
     if (yshape.size() < 3 || g.value(op.outputs[0]).shape != yshape) continue;
     if (g.value(y).dtype != model::DType::kFloat32 || !g.value(y).quant.empty()) continue;
-    if (conv.inputs.size() < 2 || !float_const(g, conv.inputs[1])) continue;
+    const auto cw = passes::channel_weights(g, conv);
+    if (!cw) continue;
     const bool has_bias = conv.inputs.size() > 2 && conv.inputs[2] != kNoValue;
     if (has_bias && !float_const(g, conv.inputs[2])) continue;
     const std::int64_t channels = yshape[1];
+    if (channels != cw->channels) continue;
     const auto kc = per_channel(g, k, yshape.size(), channels);
     if (!kc) continue;
     const auto cout = static_cast<std::size_t>(channels);
@@ -65,12 +67,8 @@ Status FoldChannelAffinePass::run(Graph& g, PassContext&) {
     ValueId nw = conv.inputs[1];
     if (op.op == "Mul") {
       std::vector<float> w = floats(g, conv.inputs[1]);
-      if (w.size() % cout != 0) continue;
-      const std::size_t per = w.size() / cout;
-      for (std::size_t c = 0; c < cout; ++c) {
-        for (std::size_t i = 0; i < per; ++i) w[c * per + i] *= (*kc)[c];
-        b[c] *= (*kc)[c];
-      }
+      for (std::size_t i = 0; i < w.size(); ++i) w[i] *= (*kc)[cw->channel_of(i)];
+      for (std::size_t c = 0; c < cout; ++c) b[c] *= (*kc)[c];
       nw = g.add_constant(g.unique_name(conv.name + "_w_mul"), model::DType::kFloat32, g.value(conv.inputs[1]).shape,
                           blob(w));
     } else {

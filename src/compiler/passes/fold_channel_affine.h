@@ -1,5 +1,5 @@
-// A Mul, Add or Sub of a Conv's output by a float constant that is the same over the
-// batch and the spatial dims (shape [], [1], [C, 1, ..., 1] or [1, C, 1, ..., 1]: one value
+// A Mul, Add or Sub of a Conv's (or ConvTranspose's) output by a float constant that is
+// the same over the batch and the spatial dims (shape [], [1], [C, 1, ..., 1] or [1, C, 1, ..., 1]: one value
 // per output channel, or one for all) is folded into the Conv's weights and bias:
 //   Mul by k:  W'[c] = W[c]·k[c], B'[c] = B[c]·k[c]
 //   Add k:     B'[c] = B[c] + k[c]        Sub k (Conv output first): B'[c] = B[c] − k[c]

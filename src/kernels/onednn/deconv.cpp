@@ -2,6 +2,7 @@
 // Explicit pads only (auto_pad NOTSET) and no output_shape attribute: the other forms,
 // and the integer path, stay on the reference kernel.
 #include <cstring>
+#include <vector>
 
 #include "kernels/common.h"
 #include "kernels/onednn/fast_op.h"
@@ -20,6 +21,8 @@ std::unique_ptr<FastOp> make_deconv(const model::Attrs& attrs, const TensorView&
       (bias != nullptr && bias->dtype != DType::kFloat32))
     return *why = "not float32", nullptr;
   if (fusion.sum) return *why = "no sum fusion", nullptr;
+  // The bias is added after the primitive (below), so after any post-op: wrong order.
+  if (bias != nullptr && !fusion.eltwise.empty()) return *why = "eltwise fusion with a bias", nullptr;
   const detail::AttrReader a("ConvTranspose", attrs);
   auto group = a.i("group", 1);
   auto auto_pad = a.s("auto_pad", "NOTSET");
@@ -57,9 +60,9 @@ std::unique_ptr<FastOp> make_deconv(const model::Attrs& attrs, const TensorView&
     dnnl::memory::desc src_md({N, C, x.dims[2], x.dims[3]}, dt::f32, tag::nhwc);
     dnnl::memory::desc wei_md(wdims, dt::f32, tag::any);
     dnnl::memory::desc dst_md({N, M, out[0], out[1]}, dt::f32, tag::nhwc);
-    dnnl::memory::desc bias_md = bias ? dnnl::memory::desc({M}, dt::f32, tag::a) : dnnl::memory::desc();
+    // No bias for oneDNN: FastOp adds it (set_channel_bias says why).
     dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
-                                           src_md, wei_md, bias_md, dst_md, {s[0], s[1]}, {d[0] - 1, d[1] - 1},
+                                           src_md, wei_md, dst_md, {s[0], s[1]}, {d[0] - 1, d[1] - 1},
                                            {p[0], p[1]}, {pr[0], pr[1]});
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -75,9 +78,9 @@ std::unique_ptr<FastOp> make_deconv(const model::Attrs& attrs, const TensorView&
     auto fast = std::make_unique<FastOp>(dnnl::deconvolution_forward(pd), src_md, dst_md, pd.scratchpad_desc());
     fast->set_weights(wmem);
     if (bias) {
-      dnnl::memory bmem(bias_md, eng);
-      std::memcpy(bmem.get_data_handle(), bias->data, static_cast<std::size_t>(M) * sizeof(float));
-      fast->set_bias(bmem);
+      std::vector<float> b(static_cast<std::size_t>(M));
+      std::memcpy(b.data(), bias->data, b.size() * sizeof(float));
+      fast->set_channel_bias(std::move(b));
     }
     fast->set_impl(impl);
     return fast;

@@ -63,6 +63,20 @@ void FastOp::run(const void* src, void* dst, void* scratch) const {
   dnnl::stream& s = thread_stream();
   dnnl::error::wrap_c_api(dnnl_primitive_execute(prim_.get(), s.get(), n, args), "could not execute a primitive");
   s.wait();
+  if (!channel_bias_.empty()) add_channel_bias(static_cast<float*>(dst));
+}
+
+void FastOp::add_channel_bias(float* y) const {
+  const auto channels = static_cast<std::int64_t>(channel_bias_.size());
+  const auto pixels = static_cast<std::int64_t>(dst_md_.get_size() / sizeof(float)) / channels;
+  const float* b = channel_bias_.data();
+  // The caller's ThreadScope decides the threads, as for the primitive; small maps stay on
+  // the calling thread (a parallel region costs a few microseconds).
+#pragma omp parallel for schedule(static) if (pixels * channels >= (1 << 16))
+  for (std::int64_t p = 0; p < pixels; ++p) {
+    float* row = y + p * channels;
+    for (std::int64_t c = 0; c < channels; ++c) row[c] += b[c];
+  }
 }
 
 }  // namespace svp::kernels::onednn

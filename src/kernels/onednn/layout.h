@@ -15,8 +15,9 @@ namespace svp::kernels::onednn {
 // otherwise the bytes are identical and no conversion is needed.
 bool layout_matters(const std::vector<std::int64_t>& dims);
 
-// Dense NCHW → NHWC and back, `elem` bytes per element (1, 2, 4 or 8).
-void nchw_to_nhwc(const void* src, void* dst, const std::vector<std::int64_t>& nchw, std::size_t elem);
-void nhwc_to_nchw(const void* src, void* dst, const std::vector<std::int64_t>& nchw, std::size_t elem);
+// Dense NCHW → NHWC and back, `elem` bytes per element (1, 2, 4 or 8), on up to `threads`
+// OpenMP threads (large tensors only).
+void nchw_to_nhwc(const void* src, void* dst, const std::vector<std::int64_t>& nchw, std::size_t elem, int threads = 1);
+void nhwc_to_nchw(const void* src, void* dst, const std::vector<std::int64_t>& nchw, std::size_t elem, int threads = 1);
 
 }  // namespace svp::kernels::onednn

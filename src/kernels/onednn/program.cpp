@@ -8,7 +8,10 @@
 //              GlobalAveragePool (q8_gap.h);
 //   kAgnostic  the reference kernel run directly on the stored bytes, because the op is
 //              elementwise over tensors of one shape and so does not care whether they
-//              are NCHW or NHWC (int8 Relu/Clip/Add keep their exact reference rules);
+//              are NCHW or NHWC (int8 Relu/Clip/Add keep their exact reference rules); a
+//              logical operand beside an NHWC one is converted to NHWC first, and with
+//              several threads the elements are split between them (the same kernel on
+//              each slice, so the bytes are the same);
 //   kReference the reference kernel on logical (NCHW) tensors, NHWC inputs converted into
 //              scratch first.
 // Storage: a 4-D kWorkBuf tensor produced by a fast op is kept NHWC (nhwc_[t]); model
@@ -62,6 +65,14 @@ struct Plan {
   // kAgnostic with a per-channel operand ([n, C, 1, 1]): the reference kernel sees every
   // 4-D tensor with NHWC dims, so the channel broadcast lands on the innermost axis.
   bool nhwc_view = false;
+  // kAgnostic: its 4-D logical (NCHW) inputs are converted to NHWC first.
+  bool to_nhwc = false;
+  // kAgnostic on NHWC views of a layer that is not elementwise: the layer as the reference
+  // kernel sees it then (Concat's axis 1 becomes 3), and Resize's scales or sizes (input
+  // `nhwc_param_input`) permuted like the dims.
+  std::unique_ptr<model::Layer> nhwc_layer;
+  std::vector<std::uint8_t> nhwc_param;
+  int nhwc_param_input = -1;
 };
 
 bool is_unary_eltwise(const std::string& op) {
@@ -94,6 +105,8 @@ class FastProgram final : public CompiledProgram {
         return p.native_group ? "native:fused" : "onednn:fused";
       case Kind::kNative:
         return "native";
+      case Kind::kAgnostic:
+        return "reference:nhwc";  // the reference kernel on the NHWC bytes as they are
       default:
         return p.sgemm ? "onednn:sgemm" : "reference";
     }
@@ -132,10 +145,14 @@ class FastProgram final : public CompiledProgram {
   bool try_other(std::size_t i);
   bool try_q8_add(std::size_t i);
   void plan_sgemm(std::size_t i);
-  bool agnostic(std::size_t i, bool* nhwc_view) const;
+  bool agnostic(std::size_t i, bool* nhwc_view, bool* to_nhwc) const;
+  bool try_nhwc_view(std::size_t i);
   void finish_fast(std::size_t i);
   Status run_reference_layer(std::size_t index, const std::vector<void*>& data, bool convert,
                              const RunArgs& args) const;
+  // kAgnostic on `in`/`out` (NHWC views where nhwc_view): on one thread, or sliced.
+  Status run_sliced(const model::Layer& layer, const std::vector<TensorView>& in, const std::vector<TensorView>& out,
+                    bool nhwc_view, const RunArgs& args) const;
 
   const model::Program& program_;
   const std::uint8_t* weights_;
@@ -336,7 +353,7 @@ bool FastProgram::try_other(std::size_t i) {
 
 // Elementwise over tensors of one shape with per-tensor encodings: the reference kernel
 // gives the same bytes in any element order, so NHWC data can be passed as it is.
-bool FastProgram::agnostic(std::size_t i, bool* nhwc_view) const {
+bool FastProgram::agnostic(std::size_t i, bool* nhwc_view, bool* to_nhwc) const {
   const model::Layer& l = program_.layers[i];
   if (l.outputs.size() != 1 || l.target != model::Target::kNpu) return false;
   std::size_t data_inputs = 0;
@@ -370,8 +387,72 @@ bool FastProgram::agnostic(std::size_t i, bool* nhwc_view) const {
     any_nhwc = any_nhwc || nhwc_[static_cast<std::size_t>(t)];
     all_nhwc = all_nhwc && nhwc_[static_cast<std::size_t>(t)];
   }
-  // Worth it only for NHWC inputs, all of them, and an output that may stay NHWC.
-  return any_nhwc && all_nhwc && y.placement == Placement::kWorkBuf;
+  // Worth it only when an input is NHWC and the output may stay NHWC. A logical operand
+  // beside it is converted (one transposition, where the reference path would transpose
+  // the NHWC one and then the consumer would transpose the logical result back).
+  *to_nhwc = !all_nhwc;
+  return any_nhwc && y.placement == Placement::kWorkBuf;
+}
+
+// Resize (nearest) and Concat along the channels run as the reference kernel on NHWC views
+// when their input is NHWC already: otherwise a feature pyramid's upsampling and
+// concatenation transpose every map to NCHW and the next Conv transposes it back (PP-OCRv4
+// det at 640×640: ~2-4 ms per 10 MB map on these hosts, memory-bound). Exact: nearest
+// resizing picks each axis's source index from that axis's own length, scale and mode,
+// so permuting the axes with their parameters permutes the result; Concat copies bytes.
+bool FastProgram::try_nhwc_view(std::size_t i) {
+  const model::Layer& l = program_.layers[i];
+  if (l.outputs.size() != 1 || l.target != model::Target::kNpu || l.inputs.empty() || l.inputs[0] < 0) return false;
+  const model::Tensor& y = tensor(l.outputs[0]);
+  if (y.dims.size() != 4 || y.placement != Placement::kWorkBuf || !layout_matters(y.dims)) return false;
+  Plan& p = plans_[i];
+  if (l.op == "Concat") {
+    auto axis = l.attrs.get_int("axis", 0);
+    if (!axis.ok() || (*axis != 1 && *axis != -3)) return false;
+    bool any_nhwc = false;
+    for (std::int32_t t : l.inputs) {
+      // A constant would need its own NHWC copy; none of the models seen has one here.
+      if (t < 0 || tensor(t).dims.size() != 4 || (is_const(t) && layout_matters(tensor(t).dims))) return false;
+      any_nhwc = any_nhwc || nhwc_[static_cast<std::size_t>(t)];
+    }
+    if (!any_nhwc) return false;
+    p.nhwc_layer = std::make_unique<model::Layer>(l);
+    p.nhwc_layer->attrs.set("axis", std::int64_t{3});
+    p.to_nhwc = true;
+  } else if (l.op == "Resize") {
+    const std::int32_t x = l.inputs[0];
+    if (!nhwc_[static_cast<std::size_t>(x)] || tensor(x).dims.size() != 4) return false;
+    auto mode = l.attrs.get_string("mode", "nearest");
+    auto ctm = l.attrs.get_string("coordinate_transformation_mode", "half_pixel");
+    if (!mode.ok() || *mode != "nearest" || !ctm.ok() || *ctm == "tf_crop_and_resize" || l.attrs.has("axes")) {
+      return false;
+    }
+    int param = -1;
+    for (int k : {2, 3}) {
+      if (l.inputs.size() > static_cast<std::size_t>(k) && l.inputs[static_cast<std::size_t>(k)] >= 0) {
+        if (param >= 0) return false;
+        param = k;
+      }
+    }
+    if (param < 0) return false;
+    const model::Tensor& c = tensor(l.inputs[static_cast<std::size_t>(param)]);
+    if (c.placement != Placement::kWeights || c.dims != std::vector<std::int64_t>{4}) return false;
+    const std::size_t elem = model::dtype_size(c.dtype);
+    if (c.size != 4 * elem) return false;
+    const std::uint8_t* v = weights_ + c.offset;
+    p.nhwc_param.resize(c.size);
+    for (std::size_t k = 0; k < 4; ++k) {
+      const std::size_t from = k == 0 ? 0 : k == 1 ? 2 : k == 2 ? 3 : 1;  // N, H, W, C
+      std::memcpy(p.nhwc_param.data() + k * elem, v + from * elem, elem);
+    }
+    p.nhwc_param_input = param;
+  } else {
+    return false;
+  }
+  p.kind = Kind::kAgnostic;
+  p.nhwc_view = true;
+  nhwc_[static_cast<std::size_t>(l.outputs[0])] = true;
+  return true;
 }
 
 bool FastProgram::try_q8_add(std::size_t i) {
@@ -461,10 +542,12 @@ void FastProgram::plan() {
     if (try_other(i)) continue;
     if (try_q8_add(i)) continue;
     if (l.op == "MatMul") plan_sgemm(i);
-    bool nhwc_view = false;
-    if (agnostic(i, &nhwc_view)) {
+    if (try_nhwc_view(i)) continue;
+    bool nhwc_view = false, to_nhwc = false;
+    if (agnostic(i, &nhwc_view, &to_nhwc)) {
       plans_[i].kind = Kind::kAgnostic;
       plans_[i].nhwc_view = nhwc_view;
+      plans_[i].to_nhwc = to_nhwc;
       nhwc_[static_cast<std::size_t>(l.outputs[0])] = true;
     }
   }
@@ -478,11 +561,17 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
   const model::Layer& layer = program_.layers[index];
   std::vector<TensorView> in, out;
   in.reserve(layer.inputs.size());
-  // NHWC inputs go to scratch in logical order (agnostic layers read them as they are).
+  // NHWC inputs go to scratch in logical order (agnostic layers read them as they are, and
+  // with to_nhwc their logical same-shape operands go to scratch in NHWC order).
+  const Plan& plan = plans_[index];
+  auto converted = [&](std::int32_t t) {
+    if (t < 0) return false;
+    if (convert) return bool(nhwc_[static_cast<std::size_t>(t)]);
+    return plan.to_nhwc && !nhwc_[static_cast<std::size_t>(t)] && !is_const(t) && layout_matters(tensor(t).dims);
+  };
   std::size_t need = 0;
-  if (convert)
-    for (std::int32_t t : layer.inputs)
-      if (t >= 0 && nhwc_[static_cast<std::size_t>(t)]) need += align_up(tensor(t).size);
+  for (std::int32_t t : layer.inputs)
+    if (converted(t)) need += align_up(tensor(t).size);
   std::uint8_t* scratch = need > 0 ? thread_scratch(need) : nullptr;
   for (std::int32_t t : layer.inputs) {
     if (t < 0) {
@@ -490,24 +579,82 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
       continue;
     }
     void* p = data[static_cast<std::size_t>(t)];
-    if (convert && nhwc_[static_cast<std::size_t>(t)]) {
-      nhwc_to_nchw(p, scratch, tensor(t).dims, model::dtype_size(tensor(t).dtype));
+    if (converted(t)) {
+      if (convert) {
+        nhwc_to_nchw(p, scratch, tensor(t).dims, model::dtype_size(tensor(t).dtype), threads_);
+      } else {
+        nchw_to_nhwc(p, scratch, tensor(t).dims, model::dtype_size(tensor(t).dtype), threads_);
+      }
       p = scratch;
       scratch += align_up(tensor(t).size);
     }
     in.push_back(view(t, p));
   }
+  if (plan.nhwc_param_input >= 0) in[static_cast<std::size_t>(plan.nhwc_param_input)].data =
+      const_cast<std::uint8_t*>(plan.nhwc_param.data());
   for (std::int32_t t : layer.outputs) out.push_back(view(t, data[static_cast<std::size_t>(t)]));
-  if (plans_[index].nhwc_view) {
+  if (plan.nhwc_view) {
     for (auto* views : {&in, &out})
       for (TensorView& v : *views)
         if (v.dims.size() == 4) v.dims = {v.dims[0], v.dims[2], v.dims[3], v.dims[1]};
   }
-  Status s = plans_[index].sgemm ? run_sgemm_matmul(plans_[index].mm, in[0].as<const float>(), in[1].as<const float>(),
-                                                    out[0].as<float>(), threads_)
-                                 : run_reference_with_steps(layer, std::move(in), out, args);
+  Status s = plan.sgemm  ? run_sgemm_matmul(plan.mm, in[0].as<const float>(), in[1].as<const float>(),
+                                            out[0].as<float>(), threads_)
+             : plan.nhwc_layer ? run_reference_with_steps(*plan.nhwc_layer, std::move(in), out, args)
+             : !convert && (is_binary(layer.op) || is_unary_eltwise(layer.op))
+                 ? run_sliced(layer, in, out, plan.nhwc_view, args)
+                 : run_reference_with_steps(layer, std::move(in), out, args);
   if (!s.ok()) return Status(s.code(), "layer \"" + layer.name + "\": " + s.message());
   return s;
+}
+
+Status FastProgram::run_sliced(const model::Layer& layer, const std::vector<TensorView>& in,
+                               const std::vector<TensorView>& out, bool nhwc_view, const RunArgs& args) const {
+  // Rows of the output: with nhwc_view the innermost axis is the channel a per-channel
+  // operand broadcasts along, so slices are whole pixels; otherwise single elements.
+  const TensorView& y = out[0];
+  std::int64_t total = 1;
+  for (std::int64_t d : y.dims) total *= d;
+  const std::int64_t inner = nhwc_view && !y.dims.empty() ? y.dims.back() : 1;
+  const std::int64_t rows = inner > 0 ? total / inner : 0;
+  // Below ~64 K elements a parallel region costs more than it saves. A per-channel
+  // operand that also varies over the batch ([N, 1, 1, C] with N > 1) is not sliced.
+  bool sliceable = threads_ > 1 && total >= (1 << 16) && rows >= threads_;
+  for (const TensorView& v : in) {
+    if (v.data == nullptr) continue;
+    std::int64_t n = 1;
+    for (std::int64_t d : v.dims) n *= d;
+    if (n != total && n != 1 && !(nhwc_view && n == inner)) sliceable = false;
+  }
+  if (!sliceable) return run_reference_with_steps(layer, in, out, args);
+  const int parts = threads_;
+  std::vector<Status> status(static_cast<std::size_t>(parts));
+#pragma omp parallel for num_threads(parts) schedule(static)
+  for (int k = 0; k < parts; ++k) {
+    const std::int64_t r0 = rows * k / parts, r1 = rows * (k + 1) / parts;
+    // The slice as a [rows, inner] (or flat) tensor; operands of one element or of one
+    // row broadcast over it as they did over the whole.
+    auto slice = [&](const TensorView& v) {
+      TensorView s = v;
+      std::int64_t n = 1;
+      for (std::int64_t d : v.dims) n *= d;
+      const std::size_t elem = model::dtype_size(v.dtype);
+      if (n == total) {
+        s.dims = inner > 1 ? std::vector<std::int64_t>{r1 - r0, inner} : std::vector<std::int64_t>{r1 - r0};
+        s.data = static_cast<std::uint8_t*>(v.data) + static_cast<std::size_t>(r0 * inner) * elem;
+      } else {
+        s.dims = inner > 1 && n == inner ? std::vector<std::int64_t>{1, inner} : std::vector<std::int64_t>{n};
+      }
+      return s;
+    };
+    std::vector<TensorView> sin, sout;
+    for (const TensorView& v : in) sin.push_back(v.data == nullptr ? v : slice(v));
+    for (const TensorView& v : out) sout.push_back(slice(v));
+    status[static_cast<std::size_t>(k)] = run_reference_with_steps(layer, std::move(sin), sout, args);
+  }
+  for (const Status& st : status)
+    if (!st.ok()) return st;
+  return Status::Ok();
 }
 
 Result<std::vector<std::uint8_t>> FastProgram::read_tensor(std::size_t t, const std::vector<void*>& data) const {
@@ -571,7 +718,7 @@ Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data,
         return Status(err::kInternalError, "layer \"" + program_.layers[index].name + "\": oneDNN: " + e.what());
       }
     } else {
-      nchw_to_nhwc(src, scratch + p.src_off, s.dims, model::dtype_size(s.dtype));
+      nchw_to_nhwc(src, scratch + p.src_off, s.dims, model::dtype_size(s.dtype), threads_);
     }
     src = scratch + p.src_off;
   }
@@ -584,7 +731,7 @@ Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data,
     if (nhwc_[static_cast<std::size_t>(p.sum)] || !layout_matters(u.dims)) {
       if (up != dst) std::memcpy(dst, up, u.size);
     } else {
-      nchw_to_nhwc(up, dst, u.dims, model::dtype_size(u.dtype));
+      nchw_to_nhwc(up, dst, u.dims, model::dtype_size(u.dtype), threads_);
     }
   }
   try {
@@ -596,7 +743,7 @@ Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data,
       } else if (p.dst_reorder) {
         p.dst_reorder->run(dst, out, scratch + p.pad_off);
       } else {
-        nhwc_to_nchw(dst, out, d.dims, model::dtype_size(d.dtype));
+        nhwc_to_nchw(dst, out, d.dims, model::dtype_size(d.dtype), threads_);
       }
     }
   } catch (const dnnl::error& e) {

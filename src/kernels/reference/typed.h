@@ -154,6 +154,23 @@ void broadcast_apply(const TensorView& a, const TensorView& b, const TensorView&
     }
     return;
   }
+  // One operand full, the other one row broadcast over the outer dims ([.., C] against
+  // [1, .., 1, C]: a per-channel operand of NHWC data): short rows would make the general
+  // walk below pay its per-row cost for every pixel.
+  const std::int64_t row = out.empty() ? 1 : out.back();
+  auto is_row = [&](const TensorView& v, const std::vector<std::int64_t>& st) {
+    return row > 1 && v.elements() == row && !st.empty() && st.back() == 1;
+  };
+  if (a.dims == out && is_row(b, sb)) {
+    for (std::int64_t r = 0; r < total; r += row)
+      for (std::int64_t i = 0; i < row; ++i) yp[r + i] = f(ap[r + i], bp[i]);
+    return;
+  }
+  if (b.dims == out && is_row(a, sa)) {
+    for (std::int64_t r = 0; r < total; r += row)
+      for (std::int64_t i = 0; i < row; ++i) yp[r + i] = f(ap[i], bp[r + i]);
+    return;
+  }
   for_each_row<3>(out, {&so, &sa, &sb}, {0, 0, 0},
                   [&](const std::array<std::int64_t, 3>& off, std::int64_t n, const std::array<std::int64_t, 3>& st) {
                     TY* yr = yp + off[0];
