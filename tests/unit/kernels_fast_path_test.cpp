@@ -666,6 +666,29 @@ TEST(FastNetwork, Float32NetworksWithinTolerance) {
   }
 }
 
+// PP-LCNetV3's "learnable affine block" after an activation: HardSwish, then a Mul by a
+// learnt scalar and an Add of one; here also k − x. All fold into the Conv as post-ops
+// (the three linear steps as one). A second Relu after a Relu ends the group: oneDNN 2.6
+// would run it with the first one's parameters.
+TEST(FastFusion, ActivationThenScalarAffineStepsFoldIntoTheConv) {
+  ModelBuilder b("lab");
+  compiler::TensorId x = b.add_input("x", DType::kFloat32, {1, 8, 6, 6});
+  compiler::TensorId y = b.add_layer("conv", "Conv", {x, b.add_constant("w", {8, 8, 1, 1}, random_f(64, 3))});
+  y = b.add_layer("act", "HardSwish", {y});
+  y = b.add_layer("scale", "Mul", {y, b.add_constant("k", {}, std::vector<float>{1.75f})});
+  y = b.add_layer("bias", "Add", {b.add_constant("c", {1}, std::vector<float>{-0.25f}), y});
+  y = b.add_layer("flip", "Sub", {b.add_constant("d", {}, std::vector<float>{0.5f}), y});
+  y = b.add_layer("relu", "Relu", {y});
+  y = b.add_layer("shift", "Add", {y, b.add_constant("e", {}, std::vector<float>{-0.125f})});
+  b.add_output(b.add_layer("leaky", "LeakyRelu", {y}));
+  auto m = b.build();
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto c = compare(m.value(), 41);
+  EXPECT_EQ(c.impls, (std::vector<std::string>{"onednn", "onednn:fused", "onednn:fused", "onednn:fused",
+                                               "onednn:fused", "onednn:fused", "reference:nhwc", "reference"}));
+  expect_f32_close(c.ref[0], c.fast[0]);
+}
+
 TEST(FastFusion, NotFusedWhenTheIntermediateIsReadElsewhere) {
   // conv → relu, and the conv output is also a model output: no fusion.
   ModelBuilder b("nofuse");

@@ -142,6 +142,7 @@ class FastProgram final : public CompiledProgram {
            tensor(a).offset == tensor(b).offset;
   }
   bool try_conv(std::size_t i);
+  bool post_op(const model::Layer& e, std::int32_t dst, bool fp32, PostEltwise* pe) const;
   bool try_other(std::size_t i);
   bool try_q8_add(std::size_t i);
   void plan_sgemm(std::size_t i);
@@ -220,6 +221,43 @@ void FastProgram::finish_fast(std::size_t i) {
   p.scratch = off + align_up(pad);
 }
 
+// Layer `e`, reading `dst` (the fused group's result so far), as a oneDNN post-op: a
+// unary activation, or (float32) a Mul, Add or Sub with a float scalar constant as
+// eltwise_linear alpha·x + beta, which alone computes exactly the reference's x·k, x + k,
+// x − k or k − x (a product with 1 and a sum with 0 round nothing).
+bool FastProgram::post_op(const model::Layer& e, std::int32_t dst, bool fp32, PostEltwise* pe) const {
+  if (e.outputs.size() != 1 || e.inputs.empty()) return false;
+  const model::Tensor& eo = tensor(e.outputs[0]);
+  const model::Tensor& ei = tensor(dst);
+  if (eo.dtype != ei.dtype || eo.dims != ei.dims) return false;
+  if (is_unary_eltwise(e.op)) {
+    float lo = 0, hi = 0;
+    if (e.inputs[0] != dst || !clip_bounds(program_, e, weights_, &lo, &hi) || !eltwise_of(e.op, e.attrs, lo, hi, pe)) {
+      return false;
+    }
+    // Integer path: only Relu, and only with unchanged encoding: relu before the rounding
+    // equals max(q, zp) after it (docs/kernels.md).
+    return fp32 || (e.op == "Relu" && eo.quant.scale == ei.quant.scale && eo.quant.zero_point == ei.quant.zero_point);
+  }
+  if (!fp32 || (e.op != "Mul" && e.op != "Add" && e.op != "Sub") || e.inputs.size() != 2) return false;
+  if ((e.inputs[0] == dst) == (e.inputs[1] == dst)) return false;
+  const bool dst_first = e.inputs[0] == dst;
+  const std::int32_t k = dst_first ? e.inputs[1] : e.inputs[0];
+  const model::Tensor& kt = tensor(k);
+  if (!is_const(k) || kt.dtype != DType::kFloat32 || !kt.quant.empty() || kt.size != sizeof(float)) return false;
+  float v;
+  std::memcpy(&v, weights_ + kt.offset, sizeof v);
+  if (e.op == "Mul") {
+    *pe = {dnnl::algorithm::eltwise_linear, v, 0.f};
+  } else if (e.op == "Add") {
+    *pe = {dnnl::algorithm::eltwise_linear, 1.f, v};
+  } else {
+    *pe = dst_first ? PostEltwise{dnnl::algorithm::eltwise_linear, 1.f, -v}
+                    : PostEltwise{dnnl::algorithm::eltwise_linear, -1.f, v};
+  }
+  return true;
+}
+
 bool FastProgram::try_conv(std::size_t i) {
   const model::Layer& l = program_.layers[i];
   if (l.inputs.size() < 2 || l.outputs.size() != 1 || !is_const(l.inputs[1])) return false;
@@ -247,26 +285,29 @@ bool FastProgram::try_conv(std::size_t i) {
         ++j;
       }
     }
-    if (j < program_.layers.size() && (fused.empty() || private_intermediate(dst))) {
-      const model::Layer& e = program_.layers[j];
+    // Then the activations and scalar affine steps that follow, each read only by the next
+    // (PP-LCNetV3's "learnable affine block" after an activation: HardSwish, Mul by a
+    // learnt scalar, Add of one). The integer path takes one Relu at most.
+    // oneDNN 2.6's brgemm convolutions give every post-op of one algorithm the first one's
+    // alpha and beta (measured: HardSwish, linear, Relu, linear computed the second linear
+    // with the first's parameters), so an algorithm appears once per group: two linear
+    // steps in a row compose into one (a2·(a1·x + b1) + b2, float rounding as any float
+    // fusion), any other repeat ends the group.
+    while (j < program_.layers.size() && (fused.empty() || private_intermediate(dst))) {
       PostEltwise pe;
-      float lo = 0, hi = 0;
-      if (e.inputs.size() >= 1 && e.inputs[0] == dst && e.outputs.size() == 1 && is_unary_eltwise(e.op) &&
-          clip_bounds(program_, e, weights_, &lo, &hi) && eltwise_of(e.op, e.attrs, lo, hi, &pe)) {
-        const model::Tensor& eo = tensor(e.outputs[0]);
-        const model::Tensor& ei = tensor(dst);
-        bool ok = eo.dtype == ei.dtype && eo.dims == ei.dims;
-        if (!fp32) {
-          // Integer path: only Relu, and only with unchanged encoding: relu before the
-          // rounding equals max(q, zp) after it (docs/kernels.md).
-          ok = ok && e.op == "Relu" && eo.quant.scale == ei.quant.scale && eo.quant.zero_point == ei.quant.zero_point;
-        }
-        if (ok) {
-          fusion.eltwise.push_back(pe);
-          dst = e.outputs[0];
-          fused.push_back(j);
-        }
+      if (!post_op(program_.layers[j], dst, fp32, &pe)) break;
+      auto& chain = fusion.eltwise;
+      if (!chain.empty() && pe.alg == dnnl::algorithm::eltwise_linear && chain.back().alg == pe.alg) {
+        chain.back() = {pe.alg, pe.alpha * chain.back().alpha, pe.alpha * chain.back().beta + pe.beta};
+      } else if (std::any_of(chain.begin(), chain.end(), [&](const PostEltwise& q) { return q.alg == pe.alg; })) {
+        break;
+      } else {
+        chain.push_back(pe);
       }
+      dst = program_.layers[j].outputs[0];
+      fused.push_back(j);
+      ++j;
+      if (!fp32) break;
     }
   }
   // Writing dst early (at layer i instead of its own layer) into bytes the group still
