@@ -23,6 +23,21 @@ ValueId conv(Graph& g, bool bias, NodeId* id) {
   return y;
 }
 
+// Runs the pass on `g` (one graph output) and expects a single node left, `kept`, writing
+// `out`, whose result on `input` is what the unfolded graph gave.
+void expect_folded_into(Graph& g, NodeId kept, ValueId out, const std::vector<float>& input) {
+  const auto want = run_graph(g, {input});
+  ASSERT_EQ(want.size(), 1u);
+  PassContext ctx;
+  ASSERT_TRUE(FoldChannelAffinePass().run(g, ctx).ok());
+  EXPECT_EQ(g.live_node_count(), 1u);
+  EXPECT_EQ(g.node(kept).outputs[0], out);
+  const auto got = run_graph(g, {input});
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_EQ(got[0].size(), want[0].size());
+  for (std::size_t i = 0; i < got[0].size(); ++i) EXPECT_NEAR(got[0][i], want[0][i], 1e-5) << i;
+}
+
 TEST(FoldChannelAffinePass, MulAddSubFoldIntoTheConv) {
   Graph g;
   NodeId c = -1;
@@ -32,15 +47,7 @@ TEST(FoldChannelAffinePass, MulAddSubFoldIntoTheConv) {
   node(g, "add", "Add", {m, constant(g, "k2", {3, 1, 1}, {1.0f, 2.0f, -3.0f})}, {a});
   node(g, "sub", "Sub", {a, constant(g, "k3", {}, {0.75f})}, {s});
   g.outputs.push_back(s);
-  const auto want = run_graph(g, {ramp(32)});
-  ASSERT_FALSE(want.empty());
-  PassContext ctx;
-  ASSERT_TRUE(FoldChannelAffinePass().run(g, ctx).ok());
-  EXPECT_EQ(g.live_node_count(), 1u);
-  EXPECT_EQ(g.node(c).outputs[0], s);
-  const auto got = run_graph(g, {ramp(32)});
-  ASSERT_EQ(got.size(), 1u);
-  for (std::size_t i = 0; i < got[0].size(); ++i) EXPECT_NEAR(got[0][i], want[0][i], 1e-5) << i;
+  expect_folded_into(g, c, s, ramp(32));
 }
 
 // paddle2onnx writes a ConvTranspose's bias as a separate Add (PP-OCR det's head); a
@@ -58,16 +65,7 @@ TEST(FoldChannelAffinePass, MulAndAddFoldIntoAGroupedStridedConvTranspose) {
   node(g, "mul", "Mul", {y, constant(g, "k", {6, 1, 1}, {2.0f, -0.5f, 3.0f, 1.5f, -2.0f, 0.25f})}, {m});
   node(g, "add", "Add", {m, constant(g, "k2", {1, 6, 1, 1}, {1, 2, 3, 4, 5, 6})}, {a});
   g.outputs.push_back(a);
-  const auto want = run_graph(g, {ramp(36)});
-  ASSERT_FALSE(want.empty());
-  PassContext ctx;
-  ASSERT_TRUE(FoldChannelAffinePass().run(g, ctx).ok());
-  EXPECT_EQ(g.live_node_count(), 1u);
-  EXPECT_EQ(g.node(ct).outputs[0], a);
-  const auto got = run_graph(g, {ramp(36)});
-  ASSERT_EQ(got.size(), 1u);
-  ASSERT_EQ(got[0].size(), want[0].size());
-  for (std::size_t i = 0; i < got[0].size(); ++i) EXPECT_NEAR(got[0][i], want[0][i], 1e-5) << i;
+  expect_folded_into(g, ct, a, ramp(36));
 }
 
 TEST(FoldChannelAffinePass, KeepsWhatIsNotAPerChannelAffineMap) {
