@@ -38,11 +38,10 @@ struct ChannelWeights {
   std::vector<std::int64_t> shape;  // the weight's
   bool transposed = false;
   std::int64_t group = 1;
+  std::size_t inner = 1;  // elements per (shape[0], shape[1]) pair: the kernel's taps
 
   // Output channel of weight element `i` (row-major in `shape`).
   std::size_t channel_of(std::size_t i) const {
-    std::size_t inner = 1;
-    for (std::size_t d = 2; d < shape.size(); ++d) inner *= static_cast<std::size_t>(shape[d]);
     if (!transposed) return i / (inner * static_cast<std::size_t>(shape[1]));
     const auto per_group_out = static_cast<std::size_t>(shape[1]);
     const std::size_t ci = i / (inner * per_group_out), j = (i / inner) % per_group_out;
@@ -66,6 +65,7 @@ inline std::optional<ChannelWeights> channel_weights(const Graph& g, const Node&
   for (std::int64_t d : cw.shape) {
     if (d <= 0) return std::nullopt;
   }
+  for (std::size_t d = 2; d < cw.shape.size(); ++d) cw.inner *= static_cast<std::size_t>(cw.shape[d]);
   if (cw.transposed) {
     if (cw.shape[0] % cw.group != 0) return std::nullopt;
     cw.channels = cw.shape[1] * cw.group;

@@ -654,8 +654,7 @@ Status FastProgram::run_sliced(const model::Layer& layer, const std::vector<Tens
   // Rows of the output: with nhwc_view the innermost axis is the channel a per-channel
   // operand broadcasts along, so slices are whole pixels; otherwise single elements.
   const TensorView& y = out[0];
-  std::int64_t total = 1;
-  for (std::int64_t d : y.dims) total *= d;
+  const std::int64_t total = y.elements();
   const std::int64_t inner = nhwc_view && !y.dims.empty() ? y.dims.back() : 1;
   const std::int64_t rows = inner > 0 ? total / inner : 0;
   // Below ~64 K elements a parallel region costs more than it saves. A per-channel
@@ -663,8 +662,7 @@ Status FastProgram::run_sliced(const model::Layer& layer, const std::vector<Tens
   bool sliceable = threads_ > 1 && total >= (1 << 16) && rows >= threads_;
   for (const TensorView& v : in) {
     if (v.data == nullptr) continue;
-    std::int64_t n = 1;
-    for (std::int64_t d : v.dims) n *= d;
+    const std::int64_t n = v.elements();
     if (n != total && n != 1 && !(nhwc_view && n == inner)) sliceable = false;
   }
   if (!sliceable) return run_reference_with_steps(layer, in, out, args);
@@ -677,8 +675,7 @@ Status FastProgram::run_sliced(const model::Layer& layer, const std::vector<Tens
     // row broadcast over it as they did over the whole.
     auto slice = [&](const TensorView& v) {
       TensorView s = v;
-      std::int64_t n = 1;
-      for (std::int64_t d : v.dims) n *= d;
+      const std::int64_t n = v.elements();
       const std::size_t elem = model::dtype_size(v.dtype);
       if (n == total) {
         s.dims = inner > 1 ? std::vector<std::int64_t>{r1 - r0, inner} : std::vector<std::int64_t>{r1 - r0};
