@@ -161,21 +161,21 @@ const std::vector<Flag>& flags() {
          return Status::Ok();
        }},
       {"output", "output path; \".om\" is appended", str(&CompileOptions::output)},
-      {"soc_version", "SS928V100 | SS626V100 | Hi3519DV500 | Hi3516CV610",
+      {"soc_version", "SS928V100 | SS626V100 | Hi3519DV500 | Hi3516CV610 (the SVP device profiles)",
        [](ParsedCommandLine& p, const std::string&, const std::string& v) -> Status {
-         static const std::pair<const char*, SocVersion> kSocs[] = {{"SS928V100", SocVersion::kSS928V100},
-                                                                    {"SS626V100", SocVersion::kSS626V100},
-                                                                    {"Hi3519DV500", SocVersion::kHi3519DV500},
-                                                                    {"Hi3516CV610", SocVersion::kHi3516CV610}};
-         for (const auto& [name, soc] : kSocs) {
-           if (v == name) {
-             p.options.soc_version = soc;
-             p.options.soc_version_name = name;
-             return Status::Ok();
-           }
+         const target::DeviceProfile* soc = target::find_profile(v);
+         if (soc != nullptr && soc->family == target::Family::kSvp) {
+           p.options.soc_version = soc;
+           return Status::Ok();
          }
-         return Error(err::kInvalidParam,
-                      "--soc_version={}: not one of SS928V100, SS626V100, Hi3519DV500, Hi3516CV610", v);
+         if (soc != nullptr) {
+           return Error(err::kFeatureUnsupported,
+                        "--soc_version={}: {} is an {} target, which svp_atc does not compile for (the RKNN "
+                        "converter is not built yet); svp_atc's targets are {}",
+                        v, soc->name, target::to_string(soc->family), target::profile_names(target::Family::kSvp));
+         }
+         return Error(err::kInvalidParam, "--soc_version={}: not a known target; svp_atc's targets are {}", v,
+                      target::profile_names(target::Family::kSvp));
        }},
       {"input_shape", "\"name:1,3,224,224;name2:...\" (-1 = a gear dimension)",
        [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {

@@ -34,6 +34,7 @@
 #include "compiler/quantize/qdq.h"
 #include "compiler/quantize/quantize.h"
 #include "model/format.h"
+#include "ops/op_def.h"
 
 namespace svp::compiler {
 namespace {
@@ -277,14 +278,15 @@ Result<CompileResult> compile_graph(Graph graph, const CompileOptions& options) 
     const quant::Precision usual = qmode->activation_bits == 16 ? quant::Precision::kA16W8 : quant::Precision::kA8W8;
     for (const quant::LayerPrecision& l : rep->layers) {
       const bool expected = l.precision == usual || (qmode->cube_only && l.precision == quant::Precision::kFp16 &&
-                                                     !quant::is_cube_op(l.op));
-      if (!expected && l.op != "Cast") {
+                                                     !ops::is_quant_cube(l.op));
+      if (!expected && ops::op_def(l.op).quant != ops::QuantRole::kFloatOnly) {
         r.log.push_back(fmt::format("quantize: layer \"{}\" ({}) is {}", l.name, l.op, quant::precision_name(l.precision)));
       }
     }
     SVP_RETURN_IF_ERROR(dump("quantize"));
   }
-  const PlacementReport place = place_nodes(*g);
+  const PlacementReport place = place_nodes(*g, *options.soc_version);
+  SVP_RETURN_IF_ERROR(placement_error(place, *options.soc_version));
   r.log.push_back(fmt::format("placement: NPU {} nodes ({} MACs), AI-CPU {} nodes ({} MACs){}, {} group(s){}{}",
                               place.npu_nodes, place.npu_macs, place.aicpu_nodes, place.aicpu_macs,
                               options.force_to_cpu.empty()

@@ -1,9 +1,9 @@
 #include "compiler/om_json.h"
 
-#include <set>
 #include <string>
 
 #include "kernels/cost.h"
+#include "ops/op_def.h"
 
 namespace svp::compiler {
 
@@ -47,9 +47,10 @@ nlohmann::json om_json(const model::Program& p, std::uint64_t weights_size, cons
   // The precision the quantizer chose (compiler/quantize/quantize.h), read off the tensors:
   // A8W8 / A16W8 for layers on int8 / int16 activations, FP16 for float layers whose
   // outputs are all rounded to float16 (modes 5/6 emulate fp16 storage with a Cast pair),
-  // FP32 otherwise. Cast and the Quantize/DequantizeLinear boundaries have none.
+  // FP32 otherwise. Type casts and the Quantize/DequantizeLinear boundaries have none.
   auto precision = [&](const model::Layer& L) -> const char* {
-    if (L.op == "Cast" || L.op == "QuantizeLinear" || L.op == "DequantizeLinear") return nullptr;
+    const ops::QuantRole role = ops::op_def(L.op).quant;
+    if (role == ops::QuantRole::kFloatOnly || role == ops::QuantRole::kBoundary) return nullptr;
     bool a8 = false, a16 = false;
     for (std::int32_t t : L.inputs) {
       if (t < 0) continue;
@@ -78,9 +79,7 @@ nlohmann::json om_json(const model::Program& p, std::uint64_t weights_size, cons
     }
     if (fp16) return "FP16";
     // Ops that only move values are not rounded again: FP16 when what they move was.
-    static const std::set<std::string> movers = {"Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze",
-                                                 "Slice",   "Split",   "Identity",  "Dropout", "Concat"};
-    if (!movers.count(L.op)) return "FP32";
+    if (!ops::moves_values(L.op)) return "FP32";
     bool moved16 = false;
     for (std::int32_t t : L.inputs) {
       if (t < 0 || p.tensors[static_cast<std::size_t>(t)].placement == model::Placement::kWeights) continue;

@@ -12,17 +12,16 @@
 #include <vector>
 
 #include "model/tensor.h"
+#include "target/device_profile.h"
 
 namespace svp::compiler {
-
-enum class SocVersion { kSS928V100, kSS626V100, kHi3519DV500, kHi3516CV610 };
 
 struct CompileOptions {
   std::string model;                 // --model: ONNX file
   std::int32_t framework = 5;        // --framework: 5 = ONNX (the only one supported)
   std::string output;                // --output: path without ".om"
-  SocVersion soc_version = SocVersion::kSS928V100;
-  std::string soc_version_name = "SS928V100";
+  // --soc_version: the target's device profile (src/target), never null.
+  const target::DeviceProfile* soc_version = &target::default_profile();
   // --input_shape="name:1,3,224,224;name2:..."; -1 marks a gear dim.
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> input_shape;
   std::string input_format = "NCHW";

@@ -19,8 +19,8 @@ std::string field(const std::string& s) {
 
 // MACs per second the layer's unit reaches at best: the NPU's cube at its int8 rate for
 // 8-bit activations, half of it otherwise; the AI-CPU's vector rate.
-double peak_macs_per_s(const model::Program& p, const model::Layer& L, const DeviceProfile& d) {
-  if (L.target == model::Target::kAiCpu) return d.aicpu_gmacs * 1e9;
+double peak_macs_per_s(const model::Program& p, const model::Layer& L, const target::DeviceProfile& d) {
+  if (L.target == model::Target::kAiCpu) return d.cpu_gmacs * 1e9;
   const double int8_macs = d.npu_int8_tops * 1e12 / 2;
   if (L.inputs.empty() || L.inputs[0] < 0) return int8_macs;
   const model::DType t = p.tensors[static_cast<std::size_t>(L.inputs[0])].dtype;
@@ -29,7 +29,7 @@ double peak_macs_per_s(const model::Program& p, const model::Layer& L, const Dev
 
 }  // namespace
 
-std::string atc_perf_csv(const model::Program& p, const DeviceProfile& device) {
+std::string atc_perf_csv(const model::Program& p, const target::DeviceProfile& device) {
   std::string out =
       "index,name,type,device,segment,macs,bytes_read,bytes_written,weight_bytes,est_time_us,bound\n";
   std::size_t segment = 0;

@@ -4,18 +4,18 @@
 // estimated time in µs and what bounds it (compute or memory).
 //
 // The estimate is a roofline lower bound on the --soc_version's nominal figures
-// (device_profile.h): max(MACs / peak MAC rate, bytes moved / DRAM bandwidth), with the NPU
+// (src/target/device_profile.h): max(MACs / peak MAC rate, bytes moved / DRAM bandwidth), with the NPU
 // at its int8 rate for int8 activations and half of it for 16-bit and float ones (the
 // hardware computes float models in fp16), and AI-CPU layers at the AI-CPU's rate.
 #pragma once
 
 #include <string>
 
-#include "compiler/device_profile.h"
+#include "target/device_profile.h"
 #include "model/program.h"
 
 namespace svp::compiler {
 
-std::string atc_perf_csv(const model::Program& program, const DeviceProfile& device);
+std::string atc_perf_csv(const model::Program& program, const target::DeviceProfile& device);
 
 }  // namespace svp::compiler

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "ops/op_def.h"
+
 namespace svp::kernels {
 namespace {
 
@@ -21,38 +23,40 @@ std::int64_t int_attr(const model::Layer& l, const char* name, std::int64_t def)
 }  // namespace
 
 std::uint64_t layer_macs(const model::Layer& layer, const std::vector<Shape>& in, const std::vector<Shape>& out) {
-  const std::string& op = layer.op;
+  const ops::OpDef& def = ops::op_def(layer.op);
   auto has = [&](std::size_t i) { return i < in.size() && !in[i].empty(); };
   if (out.empty() || out[0].empty()) return 0;
-  if (op == "Conv" || op == "ConvInteger" || op == "QLinearConv") {
-    // Every output element accumulates (C / group) × kernel elements; W is [M, C/g, k...].
-    const std::size_t w = op == "QLinearConv" ? 3 : 1;
-    if (!has(w) || in[w].size() < 2) return 0;
-    return product(out[0]) * product(in[w], 1);
-  }
-  if (op == "ConvTranspose") {
-    // Every input element scatters into (M / group) × kernel elements; W is [C, M/g, k...].
-    if (!has(0) || !has(1) || in[1].size() < 2) return 0;
-    return product(in[0]) * product(in[1], 1);
-  }
-  if (op == "Gemm") {
-    if (!has(0) || in[0].size() != 2) return 0;
-    const std::uint64_t k = static_cast<std::uint64_t>(int_attr(layer, "transA", 0) ? in[0][0] : in[0][1]);
-    return product(out[0]) * k;
-  }
-  if (op == "MatMul" || op == "MatMulInteger" || op == "QLinearMatMul") {
-    if (!has(0)) return 0;
-    const std::uint64_t k = static_cast<std::uint64_t>(in[0].back() > 0 ? in[0].back() : 0);
-    return product(out[0]) * k;
-  }
-  if (op == "LSTM" || op == "GRU" || op == "RNN") {
-    // Per step and batch entry: gates × hidden × (input + hidden), for each direction.
-    if (!has(0) || !has(1) || in[0].size() != 3 || in[1].size() != 3) return 0;
-    const std::uint64_t gates_hidden = static_cast<std::uint64_t>(in[1][1]);  // W: [dirs, gates*H, I]
-    const std::uint64_t dirs = static_cast<std::uint64_t>(in[1][0]);
-    const std::uint64_t input = static_cast<std::uint64_t>(in[0][2]);
-    const std::uint64_t hidden = static_cast<std::uint64_t>(int_attr(layer, "hidden_size", 0));
-    return product(in[0], 0, 2) * dirs * gates_hidden * (input + hidden);
+  switch (def.macs) {
+    case ops::MacRule::kConv: {
+      // Every output element accumulates (C / group) × kernel elements; W is [M, C/g, k...].
+      const std::size_t w = def.mac_weight_input;
+      if (!has(w) || in[w].size() < 2) return 0;
+      return product(out[0]) * product(in[w], 1);
+    }
+    case ops::MacRule::kConvTranspose:
+      // Every input element scatters into (M / group) × kernel elements; W is [C, M/g, k...].
+      if (!has(0) || !has(1) || in[1].size() < 2) return 0;
+      return product(in[0]) * product(in[1], 1);
+    case ops::MacRule::kGemm: {
+      if (!has(0) || in[0].size() != 2) return 0;
+      const std::uint64_t k = static_cast<std::uint64_t>(int_attr(layer, "transA", 0) ? in[0][0] : in[0][1]);
+      return product(out[0]) * k;
+    }
+    case ops::MacRule::kMatMul: {
+      if (!has(0)) return 0;
+      const std::uint64_t k = static_cast<std::uint64_t>(in[0].back() > 0 ? in[0].back() : 0);
+      return product(out[0]) * k;
+    }
+    case ops::MacRule::kRecurrent: {
+      // Per step and batch entry: gates × hidden × (input + hidden), for each direction.
+      if (!has(0) || !has(1) || in[0].size() != 3 || in[1].size() != 3) return 0;
+      const std::uint64_t gates_hidden = static_cast<std::uint64_t>(in[1][1]);  // W: [dirs, gates*H, I]
+      const std::uint64_t dirs = static_cast<std::uint64_t>(in[1][0]);
+      const std::uint64_t input = static_cast<std::uint64_t>(in[0][2]);
+      const std::uint64_t hidden = static_cast<std::uint64_t>(int_attr(layer, "hidden_size", 0));
+      return product(in[0], 0, 2) * dirs * gates_hidden * (input + hidden);
+    }
+    case ops::MacRule::kNone: break;
   }
   return 0;
 }

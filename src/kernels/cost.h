@@ -1,6 +1,6 @@
-// The cost of a layer in multiply-accumulates (MACs) of the NPU's cube unit: convolution,
-// transposed convolution, fully connected (Gemm, MatMul) and the recurrent cells. Other
-// ops count 0: a board's TFLOPS rating counts the cube unit only, so svp_acl_query_status's
+// The cost of a layer in multiply-accumulates (MACs) of the NPU's cube unit, by the op
+// table's MacRule (src/ops): convolution, transposed convolution, fully connected (Gemm,
+// MatMul), their integer ONNX forms and the recurrent cells. Other ops count 0: a board's TFLOPS rating counts the cube unit only, so svp_acl_query_status's
 // throughput and the compiler's segment costs use the same measure.
 //
 // Shapes are the layer's static input/output shapes; a shape that does not fit the op

@@ -11,6 +11,8 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "ops/op_def.h"
+
 namespace svp::model {
 
 namespace {
@@ -460,7 +462,7 @@ Status check_recurrent(const Program& p) {
 
 }  // namespace
 
-bool is_recurrent_op(const std::string& op) { return op == "LSTM" || op == "GRU" || op == "RNN"; }
+bool is_recurrent_op(const std::string& op) { return ops::is_recurrent(op); }
 
 std::optional<std::int64_t> recurrent_time_steps(const Layer& layer, const std::vector<std::int64_t>& x_dims) {
   if (x_dims.size() != 3) return std::nullopt;

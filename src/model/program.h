@@ -77,7 +77,8 @@ inline constexpr std::int32_t kInoutReuseUndefined = -1;
 inline constexpr std::int32_t kInoutReuseNone = 0;
 inline constexpr std::int32_t kInoutReuseMax = 2;
 
-// LSTM, GRU and RNN: the layers that make a model a recurrent net.
+// LSTM, GRU and RNN (the op table's recurrent cost rule): the layers that make a model a
+// recurrent net.
 bool is_recurrent_op(const std::string& op);
 
 const char* placement_name(Placement p);  // "input", "output", "work_buf", "weights"

@@ -57,7 +57,7 @@ TEST(AtcOptions, TheModelzooResNet50LineParses) {
   ASSERT_EQ(p->options.input_shape.size(), 1u);
   EXPECT_EQ(p->options.input_shape[0].first, "input_0");
   EXPECT_EQ(p->options.input_shape[0].second, (std::vector<std::int64_t>{1, 3, 224, 224}));
-  EXPECT_EQ(p->options.soc_version, SocVersion::kSS928V100);
+  EXPECT_STREQ(p->options.soc_version->name, "SS928V100");
   EXPECT_EQ(p->options.image_list, "./data/image_ref_list.txt");
   EXPECT_EQ(p->options.insert_op_conf, "../SS928V100_SVP_NNN/insert_op.cfg");
   // Every flag of the line is supported: nothing for compile() to refuse.
@@ -92,13 +92,29 @@ TEST(AtcOptions, TheConfigFileFormReadsBracketedKeys) {
   auto p = parse_atc_command_line({path});
   ASSERT_TRUE(p.ok()) << p.status().message();
   EXPECT_EQ(p->options.model, "lenet.onnx");
-  EXPECT_EQ(p->options.soc_version_name, "Hi3516CV610");
+  EXPECT_STREQ(p->options.soc_version->name, "Hi3516CV610");
   EXPECT_EQ(p->options.compile_mode, "float");
   std::ofstream(path) << "model lenet.onnx\n";
   auto bad = parse_atc_command_line({path});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find(":1: expected a line \"[key] value\""), std::string::npos);
   fs::remove(path);
+}
+
+TEST(AtcOptions, SocVersionSelectsADeviceProfileAndAnUnknownOneListsTheKnownOnes) {
+  auto hi = parse_atc_command_line({"--soc_version=Hi3519DV500"});
+  ASSERT_TRUE(hi.ok()) << hi.status().message();
+  EXPECT_EQ(hi->options.soc_version, target::find_profile("Hi3519DV500"));
+  auto unknown = parse_atc_command_line({"--soc_version=SS999"});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), err::kInvalidParam);
+  EXPECT_NE(unknown.status().message().find("SS928V100, SS626V100, Hi3519DV500, Hi3516CV610"), std::string::npos)
+      << unknown.status().message();
+  // A known RKNN target is not svp_atc's: the error says so instead of "unknown".
+  auto rk = parse_atc_command_line({"--soc_version=RK3588"});
+  ASSERT_FALSE(rk.ok());
+  EXPECT_EQ(rk.status().code(), err::kFeatureUnsupported);
+  EXPECT_NE(rk.status().message().find("RKNN target"), std::string::npos) << rk.status().message();
 }
 
 TEST(AtcOptions, ErrorsNameTheFlagAndTheWayOut) {
@@ -322,7 +338,7 @@ TEST(Compile, DumpGraphWritesEveryStageAndThePerfTableSumsTheLayers) {
   EXPECT_NE(dot.find("\"conv\" [label=\"conv\\nConv\"]"), std::string::npos) << dot;
   fs::remove_all(dir);
 
-  const DeviceProfile& chip = device_profile(SocVersion::kHi3519DV500);
+  const target::DeviceProfile& chip = *target::find_profile("Hi3519DV500");
   const std::string csv = atc_perf_csv(r->model.program, chip);
   std::istringstream lines(csv);
   std::string line;

@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
   // atc_perf.csv beside the model, prefixed with its name so that models compiled into one
   // directory keep theirs (the vendor writes a bare atc_perf.csv).
   const std::string perf = out.substr(0, out.size() - 3) + "_atc_perf.csv";
-  const svp::compiler::DeviceProfile& device = svp::compiler::device_profile(o.soc_version);
+  const svp::target::DeviceProfile& device = *o.soc_version;
   const std::string csv = svp::compiler::atc_perf_csv(r->model.program, device);
   if (o.log_level <= 1) {
     std::fprintf(stderr, "svp_atc: %s: estimated times for %s at %.1f TOPS int8, %.1f GB/s (%s); lower bounds\n",

@@ -1,9 +1,9 @@
 #include "compiler/passes/placement.h"
 
 #include <algorithm>
-#include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "compiler/passes/segmentation.h"
 
@@ -12,48 +12,21 @@ namespace {
 
 using model::Target;
 
-// The ops the vendor's SVP NPU runs in hardware (its ATC operator specification), among
-// those svp-acl has kernels for. Everything else runs on the AI-CPU.
-const std::set<std::string>& npu_ops() {
-  static const std::set<std::string> ops = {
-      // cube
-      "Conv", "ConvTranspose", "Gemm", "MatMul",
-      // pools and normalisation
-      "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization", "InstanceNormalization",
-      "LRN", "Softmax", "ReduceMean", "ReduceMax", "ArgMax",
-      // element-wise
-      "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Max", "Min", "Abs", "Exp", "Relu", "LeakyRelu", "PRelu", "Sigmoid",
-      "Tanh", "HardSigmoid", "HardSwish", "Clip", "Elu", "Softplus",
-      // data layout
-      "Concat", "Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze", "Slice", "Split", "Pad", "Resize",
-      "Identity", "Dropout", "DepthToSpace", "SpaceToDepth",
-      // type conversion (the NPU's input and output converters; --input_type inserts it)
-      "Cast",
-      // recurrent layers and (de)quantization at the model's edges
-      "LSTM", "GRU", "RNN", "QuantizeLinear", "DequantizeLinear"};
-  return ops;
-}
-
 bool is_data(const Graph& g, ValueId v) { return v != kNoValue && !g.value(v).is_constant(); }
 
 }  // namespace
 
-bool npu_op(const Graph& g, NodeId id) {
+bool npu_op(const Graph& g, NodeId id, const target::DeviceProfile& target) {
   const Node& n = g.node(id);
-  if (!npu_ops().count(n.op)) return false;
-  if (n.op == "MatMul") {
-    // The vendor's MatMul runs on the NPU up to 4-D operands, beyond that on the CPU.
-    for (ValueId v : n.inputs) {
-      if (v != kNoValue && g.value(v).shape.size() > 4) return false;
-    }
+  std::vector<std::size_t> ranks;
+  for (ValueId v : n.inputs) {
+    if (v != kNoValue) ranks.push_back(g.value(v).shape.size());
   }
-  return true;
+  return target::op_support(target, n.op, ranks) == target::Support::kNpu;
 }
 
-std::string npu_placement_rule(const std::string& op) {
-  if (!npu_ops().count(op)) return "AI-CPU";
-  if (op == "MatMul") return "NPU up to 4-D operands, else AI-CPU";
-  return "NPU";
+std::string npu_placement_rule(const std::string& op, const target::DeviceProfile& target) {
+  return target::op_support_rule(target, op);
 }
 
 Status force_to_cpu(Graph& g, const std::vector<std::string>& names) {
@@ -70,12 +43,23 @@ Status force_to_cpu(Graph& g, const std::vector<std::string>& names) {
   return Status::Ok();
 }
 
-PlacementReport place_nodes(Graph& g) {
+Status placement_error(const PlacementReport& r, const target::DeviceProfile& target) {
+  if (r.refused.empty()) return Status::Ok();
+  return Error(err::kFeatureUnsupported,
+               "{} node(s) use ops that {} supports neither on its NPU nor on its CPU: {} (docs/ops.md lists "
+               "each target's ops; replace them in the model or choose another --soc_version)",
+               r.refused.size(), target.name, fmt::join(r.refused, ", "));
+}
+
+PlacementReport place_nodes(Graph& g, const target::DeviceProfile& target) {
   PlacementReport r;
   const std::vector<NodeId> order = g.live_nodes();
   for (NodeId id : order) {
     Node& n = g.node(id);
-    if (n.target != Target::kAiCpu && !npu_op(g, id)) n.target = Target::kAiCpu;
+    if (n.target != Target::kAiCpu && !npu_op(g, id, target)) n.target = Target::kAiCpu;
+    if (target::op_support(target, n.op, {}) == target::Support::kRefused) {
+      r.refused.push_back(fmt::format("\"{}\" ({})", n.name, n.op));
+    }
   }
   // Step 3: islands of cheap NPU nodes between AI-CPU nodes move to the AI-CPU.
   for (bool moved = true; moved;) {

@@ -4,11 +4,10 @@
 // Rule, in three steps:
 //  1. Nodes named by --force_to_cpu run on the AI-CPU (resolved right after import by
 //     force_to_cpu(), so that the graph passes leave them alone).
-//  2. A node whose op the vendor's NPU executes natively (npu_op(): convolutions, pools,
-//     matrix products up to 4-D, normalisations, element-wise and data-layout ops,
-//     Softmax, reductions to mean/max, recurrent layers) runs on the NPU core; every other
-//     op with a reference kernel (Gather, TopK, NonMaxSuppression, comparisons, …) on the
-//     AI-CPU.
+//  2. A node whose op the target's NPU executes (npu_op(): the target's op support set in
+//     its device profile, src/target, with its limits such as MatMul up to 4-D on the SVP
+//     chips) runs on the NPU core; every other op with a reference kernel (Gather, TopK,
+//     comparisons, …) on the AI-CPU.
 //  3. Transitions cost a hand-over on a real NPU, so islands are avoided: an NPU node
 //     without cube MACs whose producers and consumers (graph inputs, outputs and
 //     constants aside) all run on the AI-CPU moves to the AI-CPU, repeated until nothing
@@ -24,6 +23,7 @@
 
 #include "common/status.h"
 #include "compiler/graph.h"
+#include "target/device_profile.h"
 
 namespace svp::compiler {
 
@@ -35,21 +35,28 @@ struct PlacementReport {
   std::size_t groups = 0;             // maximal runs of one target in execution order
   std::vector<std::string> cuts;      // "a -> b": edges where the target changes
   std::size_t moved_to_aicpu = 0;     // step 3
+  // Nodes whose op the target refuses (neither its NPU nor its CPU fallback takes it):
+  // "node (op)". The caller fails the compile naming them (placement_error()).
+  std::vector<std::string> refused;
 };
 
-// True if the vendor's NPU executes node `n` natively (op and its constraints).
-bool npu_op(const Graph& g, NodeId n);
+// Error kFeatureUnsupported naming the refused nodes and the target, or Ok.
+Status placement_error(const PlacementReport& r, const target::DeviceProfile& target);
 
-// Step 2's rule for an op type, as docs/ops.md states it (generated from this, never
+// True if `target`'s NPU executes node `n` (op and its limits).
+bool npu_op(const Graph& g, NodeId n, const target::DeviceProfile& target = target::default_profile());
+
+// Step 2's rule for an op type, as docs/ops.md states it (generated from the profiles, never
 // written by hand): "NPU", "NPU up to 4-D operands, else AI-CPU" (MatMul) or "AI-CPU".
 // Only meaningful for ops with a kernel; step 3 may still move a cheap node.
-std::string npu_placement_rule(const std::string& op);
+std::string npu_placement_rule(const std::string& op,
+                               const target::DeviceProfile& target = target::default_profile());
 
 // Step 1: marks the nodes `names` (ONNX node names or the graph's own) as AI-CPU nodes.
 // Error kInvalidParam naming an unknown node, with the nodes of that op type if any.
 Status force_to_cpu(Graph& g, const std::vector<std::string>& names);
 
 // Steps 2 and 3 on a topologically sorted graph; nodes already on the AI-CPU stay there.
-PlacementReport place_nodes(Graph& g);
+PlacementReport place_nodes(Graph& g, const target::DeviceProfile& target = target::default_profile());
 
 }  // namespace svp::compiler

@@ -13,25 +13,21 @@
 
 #include "compiler/quantize/evaluate.h"
 #include "compiler/quantize/weight_search.h"
+#include "ops/op_def.h"
 
 namespace svp::compiler::quant {
 namespace {
 
 using model::DType;
 
-// Ops that only move or select values: their output has their input's encoding.
-bool passes_encoding(const std::string& op) {
-  static const std::set<std::string> ops = {"Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze", "Slice",
-                                            "Split",   "MaxPool", "GlobalMaxPool", "Identity", "Dropout"};
-  return ops.count(op) > 0;
-}
-
 // The node's precision in this mode (quantize.h, step 2). Cast reads and writes plain
 // values; nodes forced onto the AI-CPU compute in float (--force_to_cpu: the only
 // placement known before this pass).
 Precision node_precision(const Node& n, const QuantizeOptions& o) {
-  if (n.op == "Cast" || n.target == model::Target::kAiCpu || n.keep_float) return Precision::kFloat32;
-  const bool quantized_here = !o.cube_only || is_cube_op(n.op);
+  if (ops::op_def(n.op).quant == ops::QuantRole::kFloatOnly || n.target == model::Target::kAiCpu || n.keep_float) {
+    return Precision::kFloat32;
+  }
+  const bool quantized_here = !o.cube_only || ops::is_quant_cube(n.op);
   const Precision own =
       !quantized_here ? Precision::kFp16 : (o.activation_bits == 16 ? Precision::kA16W8 : Precision::kA8W8);
   // --high_precision_layer: one step up from A8W8 is the vendor's A16W8; above A16W8 and
@@ -234,6 +230,26 @@ bool is_float_constant(const Graph& g, ValueId v) {
   return v != kNoValue && g.value(v).is_constant() && g.value(v).dtype == DType::kFloat32 && g.value(v).quant.empty();
 }
 
+// The axis of the weight (input 1) that gets one scale per slice, -1 for one scale per
+// tensor, -2 for a node without an int8 weight (the op table's WeightAxis).
+std::int32_t weight_scale_axis(const Graph& g, const Node& n, const QuantizeOptions& o) {
+  switch (ops::op_def(n.op).weight_axis) {
+    case ops::WeightAxis::kConvOutput: return o.conv_per_channel ? 0 : -1;
+    // Per output channel as for Conv (the vendor's --weight_quant_per_channel covers Conv and
+    // Deconv): W is (C, M/group, k…), so axis 1 — M/group scales shared by the groups.
+    case ops::WeightAxis::kDeconvOutput: return o.conv_per_channel ? 1 : -1;
+    case ops::WeightAxis::kMatMulLast:
+      if (n.inputs.size() != 2 || !is_float_constant(g, n.inputs[1])) return -2;
+      return o.matmul_per_channel ? static_cast<std::int32_t>(g.value(n.inputs[1]).shape.size()) - 1 : -1;
+    case ops::WeightAxis::kGemmOutput: {
+      auto tb = n.attrs.get_int("transB", 0);
+      return o.matmul_per_channel ? (tb.ok() && *tb != 0 ? 0 : 1) : -1;
+    }
+    case ops::WeightAxis::kNone: break;
+  }
+  return -2;
+}
+
 }  // namespace
 
 const char* precision_name(Precision p) {
@@ -248,15 +264,6 @@ const char* precision_name(Precision p) {
       break;
   }
   return "FP32";
-}
-
-bool is_cube_op(const std::string& op) {
-  // The vendor's list: Convolution, Deconvolution, DepthwiseConv, InnerProduct, MatMul and
-  // Pooling — in ONNX terms Conv (depthwise included), ConvTranspose, Gemm, MatMul and the
-  // pools.
-  static const std::set<std::string> ops = {"Conv",    "ConvTranspose", "Gemm",          "MatMul",
-                                            "MaxPool", "AveragePool",   "GlobalMaxPool", "GlobalAveragePool"};
-  return ops.count(op) > 0;
 }
 
 Status mark_high_precision(Graph& g, const std::vector<std::string>& names) {
@@ -406,7 +413,7 @@ Result<QuantizeReport> quantize_graph(Graph& g, const CalibrationSet& data, cons
   }
   for (NodeId id : order) {
     const Node& n = g.node(id);
-    if (!passes_encoding(n.op) || float_node(id) || n.inputs.empty() || !enc.count(n.inputs[0])) continue;
+    if (!ops::passes_encoding(n.op) || float_node(id) || n.inputs.empty() || !enc.count(n.inputs[0])) continue;
     for (ValueId o : n.outputs) {
       if (enc.count(o)) enc[o] = enc[n.inputs[0]];
     }
@@ -514,7 +521,7 @@ Result<QuantizeReport> quantize_graph(Graph& g, const CalibrationSet& data, cons
   // Ops that only move values move already rounded ones.
   for (NodeId id : order) {
     const Precision p = precision.at(id);
-    const bool rounds = p == Precision::kFp16 ? !passes_encoding(g.node(id).op) && g.node(id).op != "Concat"
+    const bool rounds = p == Precision::kFp16 ? !ops::moves_values(g.node(id).op)
                                               : options.cube_only && !is_float(p);
     if (!rounds) continue;
     for (std::size_t k = 0; k < g.node(id).outputs.size(); ++k) {
@@ -529,22 +536,12 @@ Result<QuantizeReport> quantize_graph(Graph& g, const CalibrationSet& data, cons
     report.a16_layers += precision.at(id) == Precision::kA16W8;
     report.fp16_layers += precision.at(id) == Precision::kFp16;
     if (float_node(id)) {
-      report.float_layers += precision.at(id) == Precision::kFloat32 && g.node(id).op != "Cast";
+      report.float_layers +=
+          precision.at(id) == Precision::kFloat32 && ops::op_def(g.node(id).op).quant != ops::QuantRole::kFloatOnly;
       continue;
     }
     Node& n = g.node(id);
-    std::int32_t axis = -2;  // -2: not a weight input
-    if (n.op == "Conv") axis = options.conv_per_channel ? 0 : -1;
-    // Per output channel as for Conv (the vendor's --weight_quant_per_channel covers Conv and
-    // Deconv): W is (C, M/group, k…), so axis 1 — M/group scales shared by the groups.
-    if (n.op == "ConvTranspose") axis = options.conv_per_channel ? 1 : -1;
-    if (n.op == "MatMul" && n.inputs.size() == 2 && is_float_constant(g, n.inputs[1])) {
-      axis = options.matmul_per_channel ? static_cast<std::int32_t>(g.value(n.inputs[1]).shape.size()) - 1 : -1;
-    }
-    if (n.op == "Gemm") {
-      auto tb = n.attrs.get_int("transB", 0);
-      axis = options.matmul_per_channel ? (tb.ok() && *tb != 0 ? 0 : 1) : -1;
-    }
+    std::int32_t axis = weight_scale_axis(g, n, options);
     const auto fixed = fixed_weights.find(id);
     if (axis == -2 || n.inputs.size() < 2 || !is_float_constant(g, n.inputs[1])) {
       if (fixed != fixed_weights.end()) {

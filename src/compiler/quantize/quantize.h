@@ -62,9 +62,6 @@ enum class Precision {
 };
 const char* precision_name(Precision p);  // "A8W8", "A16W8", "FP16", "FP32"
 
-// The vendor's CUBE ops (the matrix unit): quantized in modes 5 and 6.
-bool is_cube_op(const std::string& op);
-
 struct QuantizeOptions {
   CalibrationOptions calibration;
   int activation_bits = 8;  // 8: A8W8 (modes 0, 5); 16: A16W8 (modes 1, 6)

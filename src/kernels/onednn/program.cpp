@@ -31,6 +31,7 @@
 #include "kernels/onednn/runtime.h"
 #include "kernels/onednn/sgemm_matmul.h"
 #include "kernels/time_steps.h"
+#include "ops/op_def.h"
 
 namespace svp::kernels::onednn {
 namespace {
@@ -75,11 +76,10 @@ struct Plan {
   int nhwc_param_input = -1;
 };
 
-bool is_unary_eltwise(const std::string& op) {
-  return op == "Relu" || op == "LeakyRelu" || op == "Sigmoid" || op == "Tanh" || op == "HardSigmoid" ||
-         op == "HardSwish" || op == "Clip";
-}
-bool is_binary(const std::string& op) { return op == "Add" || op == "Sub" || op == "Mul" || op == "Div"; }
+// The op table's fast-path classes (src/ops): unary activations oneDNN's eltwise computes,
+// and the float binary ops computed on NHWC views.
+bool is_unary_eltwise(const std::string& op) { return ops::op_def(op).fast == ops::FastPath::kEltwise; }
+bool is_binary(const std::string& op) { return ops::op_def(op).fast == ops::FastPath::kBinary; }
 
 class FastProgram final : public CompiledProgram {
  public:
@@ -350,16 +350,17 @@ bool FastProgram::try_other(std::size_t i) {
   std::string why;
   std::unique_ptr<FastOp> op;
   bool spatial = false;
-  if (l.op == "MaxPool" || l.op == "AveragePool" || l.op == "GlobalAveragePool") {
+  const ops::FastPath path = ops::op_def(l.op).fast;
+  if (path == ops::FastPath::kPooling) {
     op = make_pool(l.op, l.attrs, view(x), view(y), threads_, &why);
     spatial = true;
-  } else if (l.op == "ConvTranspose" && l.inputs.size() >= 2 && is_const(l.inputs[1])) {
+  } else if (path == ops::FastPath::kDeconvolution && l.inputs.size() >= 2 && is_const(l.inputs[1])) {
     const std::int32_t b = l.inputs.size() > 2 ? l.inputs[2] : -1;
     if (b >= 0 && !is_const(b)) return false;
     TensorView bv = b >= 0 ? view(b) : TensorView{};
     op = make_deconv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y), Fusion{}, threads_, &why);
     spatial = true;
-  } else if ((l.op == "Gemm" || l.op == "MatMul") && l.inputs.size() >= 2 && is_const(l.inputs[1])) {
+  } else if (path == ops::FastPath::kInnerProduct && l.inputs.size() >= 2 && is_const(l.inputs[1])) {
     const std::int32_t c = l.inputs.size() > 2 ? l.inputs[2] : -1;
     if (c >= 0 && !is_const(c)) return false;
     // A is read as [M, K] row-major: a 4-D NHWC tensor cannot be A (it never is: Gemm and
@@ -579,7 +580,7 @@ void FastProgram::plan() {
     if (plans_[i].kind == Kind::kFused) continue;
     const model::Layer& l = program_.layers[i];
     if (l.target != model::Target::kNpu) continue;
-    if (l.op == "Conv" && try_conv(i)) continue;
+    if (ops::op_def(l.op).fast == ops::FastPath::kConvolution && try_conv(i)) continue;
     if (try_other(i)) continue;
     if (try_q8_add(i)) continue;
     if (l.op == "MatMul") plan_sgemm(i);

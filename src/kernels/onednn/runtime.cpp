@@ -27,6 +27,21 @@ dnnl::memory reordered_weights(dnnl::memory user, const dnnl::memory::desc& want
   return out;
 }
 
+bool exact_int8_isa() {
+  static const bool exact = [] {
+    switch (dnnl::get_effective_cpu_isa()) {
+      case dnnl::cpu_isa::avx512_core_vnni:
+      case dnnl::cpu_isa::avx512_core_bf16:
+      case dnnl::cpu_isa::avx512_core_amx:
+      case dnnl::cpu_isa::avx2_vnni:
+        return true;
+      default:
+        return false;
+    }
+  }();
+  return exact;
+}
+
 dnnl::stream& thread_stream() {
   thread_local dnnl::stream stream(cpu_engine());
   return stream;

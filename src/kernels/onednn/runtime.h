@@ -46,6 +46,14 @@ class ThreadScope {
 // The buffer only grows; it lives as long as the thread.
 std::uint8_t* thread_scratch(std::size_t bytes);
 
+// True when this CPU runs oneDNN's int8 convolution and inner product bit-exactly: with VNNI
+// (AVX512-VNNI, AVX-VNNI, AMX) u8·s8 products accumulate straight into int32. Without it
+// (plain AVX2, e.g. AMD Zen 2/3) oneDNN sums pairs of products into saturating int16 and,
+// for signed inputs, halves the weights ("scale adjust 0.5") to avoid that saturation:
+// results then differ from the board by one or more levels, so the integer fast paths
+// decline and the reference kernels run (exact, slower). Read once per process.
+bool exact_int8_isa();
+
 inline std::size_t align_up(std::size_t v, std::size_t a = 64) { return (v + a - 1) / a * a; }
 
 }  // namespace svp::kernels::onednn

@@ -1,0 +1,134 @@
+#include "target/device_profile.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "ops/op_def.h"
+#include "target/rknn_op_support.h"
+
+namespace svp::target {
+namespace {
+
+// The SVP NPUs share one operator specification (the vendor ATC's): the ops marked svp_npu
+// in the op table run on the NPU, with the limits below; every other op with a kernel runs
+// on the AI-CPU.
+const OpSupport& svp_ops() {
+  static const OpSupport s{"SVP ATC operator specification",
+                           {{"MatMul", Support::kNpu, 4, "up to 4-D operands"}},
+                           true,
+                           Support::kCpu,
+                           "vendor ATC operator list (seed 003), ops with svp-acl kernels"};
+  return s;
+}
+
+// NPU rates of the SVP chips: the vendors' figure where one is published (SS928V100 4 TOPS
+// in the product brief used so far, Hi3519DV500 2.5 TOPS); for the two smaller chips no
+// public figure was found when these were set, and the values are assumptions scaled to
+// their class (the log says so). DRAM: a 32-bit DDR4 / LPDDR4 interface at its nominal
+// rate. AI-CPU: one Cortex-A55-class core at ~1.4 GHz, four fp32 MACs per cycle with NEON.
+// ../shared/design/BOARD_TIME.md has newer published figures; the board timing model
+// (issue 27) refits these.
+//
+// RKNN targets: cores and C2 per element type are Rockchip's (RKNN.md; seed 000 table 5-1);
+// their op support sets are Rockchip's SDK 2.3.2 list (rknn_op_support.cpp). Their rates
+// are placeholders for the board timing model (issue 27) to fit: each row's source string
+// says which figure is published and which assumed.
+std::vector<DeviceProfile> build() {
+  const OpSupport* svp = &svp_ops();
+  return {
+      {"SS928V100", "", Family::kSvp, 1, 4.0, 17.0, 5.6, 0, "NCHW", 0, 0, 16, svp,
+       "product brief (NPU), nominal LPDDR4X x32"},
+      {"SS626V100", "", Family::kSvp, 1, 1.0, 10.6, 5.6, 0, "NCHW", 0, 0, 16, svp,
+       "assumed: no public NPU figure found"},
+      {"Hi3519DV500", "", Family::kSvp, 1, 2.5, 10.6, 5.6, 0, "NCHW", 0, 0, 16, svp,
+       "product brief (NPU), nominal DDR4 x32"},
+      {"Hi3516CV610", "", Family::kSvp, 1, 0.5, 6.4, 4.0, 0, "NCHW", 0, 0, 16, svp,
+       "assumed: no public NPU figure found"},
+      {"RK3588", "", Family::kRknn, 3, 6.0, 25.6, 8.0, 956 * 1024, "NC1HWC2", 16, 8, 16,
+       &rknn_ops(RknnOpSet::kRk3588),
+       "6 TOPS over 3 cores (third-party figure, no Rockchip primary source found); SRAM 956 KB for the NPU "
+       "(rknpu2 RK3588_NPU_SRAM_usage.md); DDR and CPU rates assumed"},
+      {"RK3576", "", Family::kRknn, 2, 6.0, 17.0, 8.0, 0, "NC1HWC2", 16, 8, 16, &rknn_ops(RknnOpSet::kRk3576),
+       "6 TOPS over 2 cores (third-party figure, no Rockchip primary source found); DDR and CPU rates assumed"},
+      {"RK3566", "RK3568", Family::kRknn, 1, 1.0, 12.8, 6.0, 0, "NC1HWC2", 8, 4, 16, &rknn_ops(RknnOpSet::kRk3566),
+       "about 1 TOPS (third-party figures say 0.8 to 1, no Rockchip primary source found); DDR and CPU rates "
+       "assumed"},
+      {"RK3562", "", Family::kRknn, 1, 1.0, 8.5, 6.0, 0, "NC1HWC2", 16, 8, 16, &rknn_ops(RknnOpSet::kRk3562),
+       "assumed 1 TOPS: no public figure found; DDR and CPU rates assumed"},
+      {"RV1106", "RV1103", Family::kRknn, 1, 0.5, 4.3, 2.0, 0, "NC1HWC2", 16, 8, 16, &rknn_ops(RknnOpSet::kRv1106),
+       "0.5 TOPS (third-party figure, no Rockchip primary source found); DDR and CPU rates assumed"},
+  };
+}
+
+const char* cpu_name(Family f) { return f == Family::kSvp ? "AI-CPU" : "CPU"; }
+
+const OpRule* find_rule(const OpSupport& s, std::string_view op) {
+  auto it = std::lower_bound(s.rules.begin(), s.rules.end(), op,
+                             [](const OpRule& r, std::string_view n) { return std::string_view(r.op) < n; });
+  return it != s.rules.end() && it->op == op ? &*it : nullptr;
+}
+
+Support base_support(const OpSupport& s, std::string_view op, const OpRule* rule) {
+  if (rule != nullptr) return rule->where;
+  if (s.npu_from_op_table && ops::op_def(op).svp_npu) return Support::kNpu;
+  return s.unlisted;
+}
+
+}  // namespace
+
+const std::vector<DeviceProfile>& all_profiles() {
+  static const std::vector<DeviceProfile> profiles = build();
+  return profiles;
+}
+
+const DeviceProfile* find_profile(std::string_view name) {
+  for (const DeviceProfile& p : all_profiles()) {
+    if (name == p.name || (*p.alias != '\0' && name == p.alias)) return &p;
+  }
+  return nullptr;
+}
+
+const DeviceProfile& default_profile() { return all_profiles().front(); }
+
+std::string profile_names(Family family) {
+  std::string out;
+  for (const DeviceProfile& p : all_profiles()) {
+    if (p.family != family) continue;
+    if (!out.empty()) out += ", ";
+    out += p.name;
+    if (*p.alias != '\0') out += fmt::format(" ({})", p.alias);
+  }
+  return out;
+}
+
+Support op_support(const DeviceProfile& profile, std::string_view op, const std::vector<std::size_t>& operand_ranks,
+                   std::string* why) {
+  const OpRule* rule = find_rule(*profile.ops, op);
+  const Support s = base_support(*profile.ops, op, rule);
+  if (s != Support::kNpu || rule == nullptr || rule->max_rank == 0) return s;
+  for (std::size_t r : operand_ranks) {
+    if (r > rule->max_rank) {
+      if (why != nullptr) *why = fmt::format("{} on {}: {}", op, profile.name, rule->note);
+      return Support::kCpu;
+    }
+  }
+  return s;
+}
+
+std::string op_support_rule(const DeviceProfile& profile, std::string_view op) {
+  const OpRule* rule = find_rule(*profile.ops, op);
+  switch (base_support(*profile.ops, op, rule)) {
+    case Support::kCpu: return cpu_name(profile.family);
+    case Support::kRefused: return "refused";
+    case Support::kNpu: break;
+  }
+  if (rule != nullptr && rule->max_rank != 0) {
+    return fmt::format("NPU up to {}-D operands, else {}", rule->max_rank, cpu_name(profile.family));
+  }
+  return "NPU";
+}
+
+const char* to_string(Family f) { return f == Family::kSvp ? "SVP" : "RKNN"; }
+
+}  // namespace svp::target
