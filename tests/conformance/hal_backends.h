@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,9 @@ struct BackendUnderTest {
   std::string name;
   std::function<Result<std::unique_ptr<Backend>>(BackendConfig)> create;
 };
+
+// gtest prints a parameter of a failing test by its name.
+inline void PrintTo(const BackendUnderTest& backend, std::ostream* os) { *os << backend.name; }
 
 // A backend known to hal::create_backend by `backend`, with backend-specific `options`.
 inline std::function<Result<std::unique_ptr<Backend>>(BackendConfig)> registered(

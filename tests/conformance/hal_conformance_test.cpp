@@ -334,6 +334,7 @@ TEST_P(HalConformance, ElapsedTimeIsMeasuredOnTheDeviceClock) {
   ASSERT_NO_FATAL_FAILURE(start());
   const SqId q = new_sq();
   const EventId a = new_event(), b = new_event(), untimed = new_event(/*timeline=*/false);
+  const Nanos t0 = clock_->now();
   submit(q, Entry::Record(a));
   submit(q, task("T", 2, /*ms=*/3.5));  // 7 ms of virtual time
   submit(q, Entry::Record(b));
@@ -342,6 +343,8 @@ TEST_P(HalConformance, ElapsedTimeIsMeasuredOnTheDeviceClock) {
   auto ms = device().elapsed_ms(a, b);
   ASSERT_TRUE(ms.ok()) << ms.status().message();
   EXPECT_FLOAT_EQ(*ms, 7.0f);
+  EXPECT_EQ(device().query_event(a)->timestamp, t0);
+  EXPECT_EQ(device().query_event(b)->timestamp, t0 + 7'000'000);
   EXPECT_FALSE(device().elapsed_ms(a, untimed).ok()) << "an event without timeline has no timestamp";
   const EventId never = new_event();
   EXPECT_FALSE(device().elapsed_ms(a, never).ok());
