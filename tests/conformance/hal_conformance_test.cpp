@@ -152,6 +152,7 @@ TEST_P(HalConformance, SubmitRejectsUnknownAndDestroyedQueues) {
   device().destroy_sq(q);
   EXPECT_EQ(device().submit(q, Entry::Task(task("A"), {})).code(), err::kInvalidResourceHandle);
   EXPECT_EQ(device().submit(q, Entry::Report(1, false)).code(), err::kInvalidResourceHandle);
+  EXPECT_EQ(device().synchronize_sq(q, kBoundMs).code(), err::kInvalidResourceHandle);
   EXPECT_FALSE(trace_.contains("A0"));
 }
 
@@ -551,6 +552,39 @@ TEST_P(HalConformance, ATaskWithPreemptionDisabledDoesNotInterruptOthers) {
   EXPECT_EQ(trace_.items(), (Strings{"L0", "L1", "L2", "H0"}));
 }
 
+TEST_P(HalConformance, TopPromotionLiftsALongWaitingTaskToTheHighestPriority) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  const SqId q0 = new_sq(), q1 = new_sq(), q2 = new_sq();
+  Gate& gate = new_gate();
+  submit(q0, gated("G", gate), prio(3));
+  ASSERT_TRUE(gate.wait_entered());
+  TaskSettings top = prio(6);
+  top.top_timeout_ms = 50;
+  submit(q1, task("promoted"), top);
+  submit(q2, task("urgent"), prio(2));
+  clock_->advance_ms(60);  // past the TOP timeout: "promoted" now waits at level 0
+  gate.open();
+  ASSERT_TRUE(device().synchronize_all(kBoundMs).ok());
+  EXPECT_EQ(trace_.items(), (Strings{"G0", "promoted0", "urgent0"}));
+}
+
+TEST_P(HalConformance, StepPromotionRaisesAWaitingTaskOneLevelPerPeriod) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  const SqId q0 = new_sq(), q1 = new_sq(), q2 = new_sq(), q3 = new_sq();
+  Gate& gate = new_gate();
+  submit(q0, gated("G", gate), prio(3));
+  ASSERT_TRUE(gate.wait_entered());
+  TaskSettings step = prio(6);
+  step.step_timeout_ms = 10;
+  submit(q1, task("stepped"), step);
+  submit(q2, task("p4"), prio(4));
+  submit(q3, task("p2"), prio(2));
+  clock_->advance_ms(35);  // three periods: 6 -> 3, between the other two
+  gate.open();
+  ASSERT_TRUE(device().synchronize_all(kBoundMs).ok());
+  EXPECT_EQ(trace_.items(), (Strings{"G0", "p20", "stepped0", "p40"}));
+}
+
 // ---------------------------------------------------------------------------
 // Task observer (profiling)
 
@@ -620,6 +654,47 @@ TEST_P(HalConformance, AiCpuSegmentsRunOnTheThreadThatCallsRunAicpu) {
   sync(q);
   EXPECT_EQ(trace_.items(), (Strings{"S0", "S1", "S2"}));
   EXPECT_FALSE(device().run_aicpu(job).ok()) << "a job runs once";
+  device().set_aicpu_sink(nullptr);
+}
+
+// A task whose segment 1 is an AI-CPU operator; `settings` decide what its core does meanwhile.
+TEST_P(HalConformance, WithoutBusyWaitTheCoreServesOtherQueuesDuringAnAiCpuSegment) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  device().set_aicpu_sink(&aicpu_);
+  const SqId q0 = new_sq(), q1 = new_sq();
+  submit(q0, std::make_shared<ScriptTask>(
+                 2, [&](std::size_t i, SegmentContext&) { trace_.add("A" + std::to_string(i)); return Status::Ok(); },
+                 std::set<std::size_t>{1}));
+  AiCpuJob job;
+  ASSERT_TRUE(aicpu_.wait_job(0, job));
+  submit(q1, task("B"));
+  sync(q1);  // the only core is free for B while A's operator waits for a host thread
+  EXPECT_EQ(trace_.items(), (Strings{"A0", "B0"}));
+  ASSERT_TRUE(device().run_aicpu(job).ok());
+  sync(q0);
+  EXPECT_EQ(trace_.items(), (Strings{"A0", "B0", "A1"}));
+  device().set_aicpu_sink(nullptr);
+}
+
+TEST_P(HalConformance, ABusyWaitingTaskHoldsItsCoreDuringItsAiCpuSegment) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  device().set_aicpu_sink(&aicpu_);
+  const SqId q0 = new_sq(), q1 = new_sq();
+  TaskSettings busy;
+  busy.aicpu_busy_wait = true;
+  submit(q0,
+         std::make_shared<ScriptTask>(
+             2, [&](std::size_t i, SegmentContext&) { trace_.add("A" + std::to_string(i)); return Status::Ok(); },
+             std::set<std::size_t>{1}),
+         busy);
+  AiCpuJob job;
+  ASSERT_TRUE(aicpu_.wait_job(0, job));
+  submit(q1, task("B"));
+  EXPECT_FALSE(device().synchronize_sq(q1, kShortMs).ok()) << "B got the core A busy-waits on";
+  EXPECT_FALSE(trace_.contains("B0"));
+  ASSERT_TRUE(device().run_aicpu(job).ok());
+  ASSERT_TRUE(device().synchronize_all(kBoundMs).ok());
+  EXPECT_EQ(trace_.items(), (Strings{"A0", "A1", "B0"}));
   device().set_aicpu_sink(nullptr);
 }
 
