@@ -393,6 +393,8 @@ TEST_P(HalConformance, SynchronizeTimesOutInsteadOfHanging) {
   EXPECT_TRUE(device().synchronize_all(kBoundMs).ok());
 }
 
+// hal.h, synchronize_sq: "returns and clears the first error those entries produced"; a
+// first error implies later entries still run (and may fail too).
 TEST_P(HalConformance, SynchronizeReturnsTheFirstErrorAndClearsIt) {
   ASSERT_NO_FATAL_FAILURE(start());
   const SqId q = new_sq();
@@ -405,6 +407,8 @@ TEST_P(HalConformance, SynchronizeReturnsTheFirstErrorAndClearsIt) {
   EXPECT_TRUE(device().synchronize_sq(q, kBoundMs).ok()) << "the error was not cleared";
 }
 
+// hal.h does not say in so many words that a failed segment ends its task; the runtime
+// and the fault backend's model of a hardware fault both rely on it.
 TEST_P(HalConformance, AFailingSegmentEndsItsTaskAndReachesTheWaiter) {
   ASSERT_NO_FATAL_FAILURE(start());
   const SqId q = new_sq();
@@ -870,6 +874,8 @@ TEST_P(HalConformance, CoherentMemoryAndUncachedMemoryHaveOneView) {
 // ---------------------------------------------------------------------------
 // Teardown with work in flight
 
+// hal.h, destroy_sq: entries not yet started are cancelled and counted. The queue here has
+// nothing on a core and no delivered report, where "started" would need interpreting.
 TEST_P(HalConformance, DestroyingAQueueCancelsWhatHasNotStarted) {
   ASSERT_NO_FATAL_FAILURE(start());
   const SqId busy = new_sq(), doomed = new_sq();
@@ -940,6 +946,10 @@ TEST_P(HalConformance, ADeliveredBlockReportIsNotDiscardedWhenItsQueueIsDestroye
   device().complete_report(q, 1);
 }
 
+// Not covered, because hal.h does not promise it: destroying a backend while a host thread
+// is blocked in one of its synchronize_* calls. The software NPU's waits use the device's
+// mutex (synchronize_event) or its wait policy (synchronize_sq/all) until they return, so
+// the runtime must (and does) let such waits end before it destroys the backend.
 TEST_P(HalConformance, DestroyingTheBackendWithWorkInFlightStopsCleanly) {
   ASSERT_NO_FATAL_FAILURE(start(/*cores=*/2));
   const SqId running = new_sq(), reporting = new_sq(), waiting = new_sq();
