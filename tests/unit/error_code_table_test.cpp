@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "acl/svp_acl_base.h"
+#include "capi/guard.h"
 #include "common/status.h"
 #include "svp/acl/error.hpp"
 
@@ -126,6 +127,15 @@ TEST(ErrorCodeTable, AnErrcConvertsToAnErrorCodeOfTheSvpAclCategory) {
   const std::error_code ec = acl::errc::rt_report_timeout;
   EXPECT_EQ(ec.value(), SVP_ACL_ERROR_RT_REPORT_TIMEOUT);
   EXPECT_EQ(&ec.category(), &acl::category());
+}
+
+TEST(ErrorCodeTable, AFailureWithoutTextReportsTheTablesMeaning) {
+  EXPECT_EQ(capi::guard("svp_acl_test_fn", [] { return Status(err::kStorageOverLimit, ""); }),
+            SVP_ACL_ERROR_STORAGE_OVER_LIMIT);
+  EXPECT_STREQ(svp_acl_get_recent_err_msg(), "svp_acl_test_fn: resource count limit exceeded (error 300000)");
+  EXPECT_EQ(capi::guard("svp_acl_test_fn", [] { return Status(err::kStorageOverLimit, "42 streams"); }),
+            SVP_ACL_ERROR_STORAGE_OVER_LIMIT);
+  EXPECT_STREQ(svp_acl_get_recent_err_msg(), "svp_acl_test_fn: 42 streams (error 300000)");
 }
 
 }  // namespace
