@@ -14,7 +14,6 @@
 #include <mutex>
 #include <set>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -219,16 +218,5 @@ class RecordingAiCpuSink final : public AiCpuSink {
   std::condition_variable cv_;
   std::vector<AiCpuJob> jobs_;
 };
-
-// Polls `pred` until it holds or kBound passes.
-template <typename Pred>
-bool eventually(Pred pred) {
-  const auto deadline = std::chrono::steady_clock::now() + kBound;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-  return true;
-}
 
 }  // namespace svp::hal::conformance
