@@ -10,7 +10,11 @@ thread_local std::string t_recent_error;
 }
 
 void record_error(const char* fn, const Status& status) {
-  t_recent_error = fmt::format("{}: {} (error {})", fn, status.message(), status.code());
+  // A Status without text still tells the application what its code means.
+  const char* meaning = err::message(status.code());
+  const std::string& text = status.message();
+  t_recent_error = fmt::format("{}: {} (error {})", fn, !text.empty() ? text : meaning != nullptr ? meaning : "failed",
+                               status.code());
   // A report timeout is the normal idle outcome of a polling loop, and vendor samples
   // keep polling process_report briefly before subscribing and after unsubscribing:
   // neither is worth an error line.

@@ -17,60 +17,42 @@
 
 namespace svp {
 
-// Vendor codes used by the core. Values are the contract's (spec §1.1); the public
-// header has the same macros, but the core does not include public headers so that it
-// can be tested and reused without the C API.
+// Vendor codes used by the core, made from the one table of codes
+// (include/svp/acl/error_codes.def): err::kInvalidParam == SVP_ACL_ERROR_INVALID_PARAM.
+// The core does not include the public C headers so that it can be tested and reused
+// without the C API; the table is what both sides share.
 namespace err {
 inline constexpr int kNone = 0;
-inline constexpr int kInvalidParam = 100000;
-inline constexpr int kUninitialize = 100001;
-inline constexpr int kRepeatInitialize = 100002;
-inline constexpr int kInvalidFile = 100003;
-inline constexpr int kWriteFile = 100004;
-inline constexpr int kInvalidFileSize = 100005;
-inline constexpr int kParseFile = 100006;
-inline constexpr int kFileMissingAttr = 100007;
-inline constexpr int kFileAttrInvalid = 100008;
-inline constexpr int kInvalidDumpConfig = 100009;
-inline constexpr int kInvalidProfilingConfig = 100010;
-inline constexpr int kInvalidModelId = 100011;
-inline constexpr int kDeserializeModel = 100012;
-inline constexpr int kParseModel = 100013;
-inline constexpr int kReadModelFailure = 100014;
-inline constexpr int kModelSizeInvalid = 100015;
-inline constexpr int kModelMissingAttr = 100016;
-inline constexpr int kModelInputNotMatch = 100017;
-inline constexpr int kModelOutputNotMatch = 100018;
-inline constexpr int kModelNotDynamic = 100019;
-inline constexpr int kUnsupportedDataType = 100026;
-inline constexpr int kFormatNotMatch = 100027;
-inline constexpr int kRepeatSubscribe = 100033;
-inline constexpr int kStreamNotSubscribe = 100034;
-inline constexpr int kThreadNotSubscribe = 100035;
-inline constexpr int kWaitCallbackTimeout = 100036;
-inline constexpr int kRepeatFinalize = 100037;
-inline constexpr int kNotStaticAipp = 100038;
-inline constexpr int kProfAlreadyRun = 100042;
-inline constexpr int kProfNotRun = 100043;
-inline constexpr int kDumpAlreadyRun = 100044;
-inline constexpr int kDumpNotRun = 100045;
-inline constexpr int kProfRepeatSubscribe = 148046;
-inline constexpr int kProfApiConflict = 148047;
-inline constexpr int kBadAlloc = 200000;
-inline constexpr int kApiNotSupport = 200001;
-inline constexpr int kInvalidDevice = 200002;
-inline constexpr int kMemoryAddressUnaligned = 200003;
-inline constexpr int kResourceNotMatch = 200004;
-inline constexpr int kInvalidResourceHandle = 200005;
-inline constexpr int kFeatureUnsupported = 200006;
-inline constexpr int kStorageOverLimit = 300000;
-inline constexpr int kInternalError = 500000;
-inline constexpr int kGeFailure = 500002;
-inline constexpr int kFailure = 500001;
-inline constexpr int kRtFailure = 500003;
-inline constexpr int kDrvFailure = 500004;
-inline constexpr int kProfilingFailure = 500005;
-inline constexpr int kRtReportTimeout = 507012;
+#define SVP_ACL_ERROR_CODE(MACRO, snake, Camel, value, message) inline constexpr int k##Camel = value;
+#include "svp/acl/error_codes.def"
+
+// "SVP_ACL_ERROR_INVALID_PARAM" ("SVP_ACL_SUCCESS" for 0); nullptr for a value that is no code.
+constexpr const char* name(int code) {
+  switch (code) {
+    case kNone:
+      return "SVP_ACL_SUCCESS";
+#define SVP_ACL_ERROR_CODE(MACRO, snake, Camel, value, message) \
+  case value:                                                   \
+    return "SVP_ACL_ERROR_" #MACRO;
+#include "svp/acl/error_codes.def"
+    default:
+      return nullptr;
+  }
+}
+
+// What the code means ("bad argument"); nullptr for a value that is no code.
+constexpr const char* message(int code) {
+  switch (code) {
+    case kNone:
+      return "success";
+#define SVP_ACL_ERROR_CODE(MACRO, snake, Camel, value, message) \
+  case value:                                                   \
+    return message;
+#include "svp/acl/error_codes.def"
+    default:
+      return nullptr;
+  }
+}
 }  // namespace err
 
 class [[nodiscard]] Status {

@@ -5,6 +5,7 @@
 // The backend counts NPU tasks in submission order across all queues, so every test
 // submits its tasks in a deliberate order (task #2, #4, ... fail).
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -245,6 +246,67 @@ TEST_F(EveryThirdTaskFaultTest, TheThirdTaskFails) {
   ASSERT_ACL_OK(launch(s, ran));  // #3 fails
   EXPECT_ACL_ERROR(SVP_ACL_ERROR_RT_FAILURE, svp_acl_rt_synchronize_stream(s));
   EXPECT_EQ(ran.load(), 2);
+}
+
+// An armed rule changes where a task fails, nothing else: the wrapped task still tells the
+// device which of its segments are AI-CPU operators (and their MACs), so those still go
+// to the AI-CPU sink and run on a host thread. (The wrapper used to hide them, and the
+// faulty task ran its AI-CPU segment on the NPU core.)
+TEST(FaultBackendTaskWrapper, AFaultyTaskKeepsItsAiCpuSegmentsOnTheHost) {
+  struct Sink final : svp::hal::AiCpuSink {
+    std::mutex mu;
+    std::vector<svp::hal::AiCpuJob> jobs;
+    void post(const svp::hal::AiCpuJob& job) override {
+      std::lock_guard<std::mutex> lock(mu);
+      jobs.push_back(job);
+    }
+  } sink;
+  svp::hal::BackendConfig config;
+  config.backend = "fault";
+  auto made = svp::hal::create_backend(config);
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  std::unique_ptr<svp::hal::Backend> backend = std::move(*made);
+  auto* fb = dynamic_cast<svp::hal::fault::FaultBackend*>(backend.get());
+  ASSERT_NE(fb, nullptr);
+  svp::hal::fault::FaultRule rule;
+  rule.nth = 1;
+  rule.segment = 2;
+  rule.code = SVP_ACL_ERROR_DRV_FAILURE;
+  fb->add_rule(rule);
+
+  svp::hal::Device& dev = backend->device(0);
+  dev.set_aicpu_sink(&sink);
+  auto sq = dev.create_sq();
+  ASSERT_TRUE(sq.ok());
+  struct Task final : svp::hal::SegmentedTask {
+    std::atomic<std::uint32_t> aicpu_core{0};
+    std::size_t segment_count() const override { return 3; }
+    svp::Status run_segment(std::size_t i, svp::hal::SegmentContext& ctx) override {
+      if (i == 1) aicpu_core = ctx.core;
+      // Long enough that the core's usage figure (10 ms buckets) keeps its MACs whole.
+      if (i == 0) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+      return svp::Status::Ok();
+    }
+    bool on_aicpu(std::size_t i) const override { return i == 1; }
+    std::uint64_t segment_macs(std::size_t) const override { return 1'000'000; }
+  };
+  auto task = std::make_shared<Task>();
+  ASSERT_TRUE(dev.submit(*sq, svp::hal::Entry::Task(task, {})).ok());
+  svp::hal::AiCpuJob job;
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard<std::mutex> lock(sink.mu);
+    if (sink.jobs.empty()) return false;
+    job = sink.jobs.front();
+    return true;
+  })) << "the AI-CPU segment of the faulty task never reached the AI-CPU sink";
+  ASSERT_TRUE(dev.run_aicpu(job).ok());
+  EXPECT_EQ(task->aicpu_core.load(), svp::hal::kHostCore);
+  EXPECT_EQ(dev.synchronize_sq(*sq, 5000).code(), SVP_ACL_ERROR_DRV_FAILURE);
+  EXPECT_EQ(fb->injected(), 1u);
+  std::uint64_t macs = 0;
+  for (const auto& core : dev.core_usage(1'000'000'000)) macs += core.macs;
+  EXPECT_GT(macs, 0u) << "the wrapper hid the segments' MACs from the device";
+  dev.set_aicpu_sink(nullptr);
 }
 
 }  // namespace

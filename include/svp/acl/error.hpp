@@ -19,93 +19,46 @@
 
 namespace svp::acl {
 
-// The vendor's status codes (svp_acl_base.h) as an error-code enum.
-#define SVP_ACL_CPP_ERROR_CODES(X) \
-  X(invalid_param, SVP_ACL_ERROR_INVALID_PARAM) \
-  X(uninitialize, SVP_ACL_ERROR_UNINITIALIZE) \
-  X(repeat_initialize, SVP_ACL_ERROR_REPEAT_INITIALIZE) \
-  X(invalid_file, SVP_ACL_ERROR_INVALID_FILE) \
-  X(write_file, SVP_ACL_ERROR_WRITE_FILE) \
-  X(invalid_file_size, SVP_ACL_ERROR_INVALID_FILE_SIZE) \
-  X(parse_file, SVP_ACL_ERROR_PARSE_FILE) \
-  X(file_missing_attr, SVP_ACL_ERROR_FILE_MISSING_ATTR) \
-  X(file_attr_invalid, SVP_ACL_ERROR_FILE_ATTR_INVALID) \
-  X(invalid_dump_config, SVP_ACL_ERROR_INVALID_DUMP_CONFIG) \
-  X(invalid_profiling_config, SVP_ACL_ERROR_INVALID_PROFILING_CONFIG) \
-  X(invalid_model_id, SVP_ACL_ERROR_INVALID_MODEL_ID) \
-  X(deserialize_model, SVP_ACL_ERROR_DESERIALIZE_MODEL) \
-  X(parse_model, SVP_ACL_ERROR_PARSE_MODEL) \
-  X(read_model_failure, SVP_ACL_ERROR_READ_MODEL_FAILURE) \
-  X(model_size_invalid, SVP_ACL_ERROR_MODEL_SIZE_INVALID) \
-  X(model_missing_attr, SVP_ACL_ERROR_MODEL_MISSING_ATTR) \
-  X(model_input_not_match, SVP_ACL_ERROR_MODEL_INPUT_NOT_MATCH) \
-  X(model_output_not_match, SVP_ACL_ERROR_MODEL_OUTPUT_NOT_MATCH) \
-  X(model_not_dynamic, SVP_ACL_ERROR_MODEL_NOT_DYNAMIC) \
-  X(op_type_not_match, SVP_ACL_ERROR_OP_TYPE_NOT_MATCH) \
-  X(op_input_not_match, SVP_ACL_ERROR_OP_INPUT_NOT_MATCH) \
-  X(op_output_not_match, SVP_ACL_ERROR_OP_OUTPUT_NOT_MATCH) \
-  X(op_attr_not_match, SVP_ACL_ERROR_OP_ATTR_NOT_MATCH) \
-  X(op_not_found, SVP_ACL_ERROR_OP_NOT_FOUND) \
-  X(op_load_failed, SVP_ACL_ERROR_OP_LOAD_FAILED) \
-  X(unsupported_data_type, SVP_ACL_ERROR_UNSUPPORTED_DATA_TYPE) \
-  X(format_not_match, SVP_ACL_ERROR_FORMAT_NOT_MATCH) \
-  X(bin_selector_not_registered, SVP_ACL_ERROR_BIN_SELECTOR_NOT_REGISTERED) \
-  X(kernel_not_found, SVP_ACL_ERROR_KERNEL_NOT_FOUND) \
-  X(bin_selector_already_registered, SVP_ACL_ERROR_BIN_SELECTOR_ALREADY_REGISTERED) \
-  X(kernel_already_registered, SVP_ACL_ERROR_KERNEL_ALREADY_REGISTERED) \
-  X(invalid_queue_id, SVP_ACL_ERROR_INVALID_QUEUE_ID) \
-  X(repeat_subscribe, SVP_ACL_ERROR_REPEAT_SUBSCRIBE) \
-  X(stream_not_subscribe, SVP_ACL_ERROR_STREAM_NOT_SUBSCRIBE) \
-  X(thread_not_subscribe, SVP_ACL_ERROR_THREAD_NOT_SUBSCRIBE) \
-  X(wait_callback_timeout, SVP_ACL_ERROR_WAIT_CALLBACK_TIMEOUT) \
-  X(repeat_finalize, SVP_ACL_ERROR_REPEAT_FINALIZE) \
-  X(not_static_aipp, SVP_ACL_ERROR_NOT_STATIC_AIPP) \
-  X(compiling_stub_mode, SVP_ACL_ERROR_COMPILING_STUB_MODE) \
-  X(group_not_set, SVP_ACL_ERROR_GROUP_NOT_SET) \
-  X(group_not_create, SVP_ACL_ERROR_GROUP_NOT_CREATE) \
-  X(prof_already_run, SVP_ACL_ERROR_PROF_ALREADY_RUN) \
-  X(prof_not_run, SVP_ACL_ERROR_PROF_NOT_RUN) \
-  X(dump_already_run, SVP_ACL_ERROR_DUMP_ALREADY_RUN) \
-  X(dump_not_run, SVP_ACL_ERROR_DUMP_NOT_RUN) \
-  X(prof_repeat_subscribe, SVP_ACL_ERROR_PROF_REPEAT_SUBSCRIBE) \
-  X(prof_api_conflict, SVP_ACL_ERROR_PROF_API_CONFLICT) \
-  X(invalid_max_opqueue_num_config, SVP_ACL_ERROR_INVALID_MAX_OPQUEUE_NUM_CONFIG) \
-  X(unsupported_api, SVP_ACL_ERROR_UNSUPPORTED_API) \
-  X(bad_alloc, SVP_ACL_ERROR_BAD_ALLOC) \
-  X(api_not_support, SVP_ACL_ERROR_API_NOT_SUPPORT) \
-  X(invalid_device, SVP_ACL_ERROR_INVALID_DEVICE) \
-  X(memory_address_unaligned, SVP_ACL_ERROR_MEMORY_ADDRESS_UNALIGNED) \
-  X(resource_not_match, SVP_ACL_ERROR_RESOURCE_NOT_MATCH) \
-  X(invalid_resource_handle, SVP_ACL_ERROR_INVALID_RESOURCE_HANDLE) \
-  X(feature_unsupported, SVP_ACL_ERROR_FEATURE_UNSUPPORTED) \
-  X(prof_modules_unsupported, SVP_ACL_ERROR_PROF_MODULES_UNSUPPORTED) \
-  X(storage_over_limit, SVP_ACL_ERROR_STORAGE_OVER_LIMIT) \
-  X(internal_error, SVP_ACL_ERROR_INTERNAL_ERROR) \
-  X(failure, SVP_ACL_ERROR_FAILURE) \
-  X(ge_failure, SVP_ACL_ERROR_GE_FAILURE) \
-  X(rt_failure, SVP_ACL_ERROR_RT_FAILURE) \
-  X(drv_failure, SVP_ACL_ERROR_DRV_FAILURE) \
-  X(profiling_failure, SVP_ACL_ERROR_PROFILING_FAILURE) \
-  X(rt_report_timeout, SVP_ACL_ERROR_RT_REPORT_TIMEOUT)
-
+// The vendor's status codes as an error-code enum, made from the one table of codes
+// (svp/acl/error_codes.def): errc::invalid_param == SVP_ACL_ERROR_INVALID_PARAM.
 enum class errc : int {
-#define SVP_ACL_CPP_ENUM(name, value) name = value,
-  SVP_ACL_CPP_ERROR_CODES(SVP_ACL_CPP_ENUM)
-#undef SVP_ACL_CPP_ENUM
+#define SVP_ACL_ERROR_CODE(MACRO, snake, Camel, value, message) snake = value,
+#include "svp/acl/error_codes.def"
 };
+
+// The public C header keeps the vendor's literal #defines; every row of the table must
+// agree with them (the reverse, no header code missing from the table, is checked by
+// tests/unit/error_code_table_test.cpp).
+#define SVP_ACL_ERROR_CODE(MACRO, snake, Camel, value, message) \
+  static_assert(SVP_ACL_ERROR_##MACRO == (value), "svp/acl/error_codes.def disagrees with acl/svp_acl_base.h on SVP_ACL_ERROR_" #MACRO);
+#include "svp/acl/error_codes.def"
 
 // "SVP_ACL_ERROR_INVALID_PARAM (100000)"; unknown values are printed as numbers.
 inline std::string code_name(int code) {
   switch (code) {
     case SVP_ACL_SUCCESS:
       return "SVP_ACL_SUCCESS (0)";
-#define SVP_ACL_CPP_CASE(name, value) \
-  case value:                          \
-    return #value " (" + std::to_string(value) + ")";
-      SVP_ACL_CPP_ERROR_CODES(SVP_ACL_CPP_CASE)
-#undef SVP_ACL_CPP_CASE
+#define SVP_ACL_ERROR_CODE(MACRO, snake, Camel, value, message) \
+  case value:                                                   \
+    return "SVP_ACL_ERROR_" #MACRO " (" #value ")";
+#include "svp/acl/error_codes.def"
     default:
       return "svp_acl error " + std::to_string(code);
+  }
+}
+
+// What a code means, in the vendor specification's words ("bad argument"); unknown
+// values give "unknown svp_acl error".
+inline const char* code_message(int code) noexcept {
+  switch (code) {
+    case SVP_ACL_SUCCESS:
+      return "success";
+#define SVP_ACL_ERROR_CODE(MACRO, snake, Camel, value, message) \
+  case value:                                                   \
+    return message;
+#include "svp/acl/error_codes.def"
+    default:
+      return "unknown svp_acl error";
   }
 }
 

@@ -21,6 +21,11 @@ class FailingTask final : public SegmentedTask {
     if (index == fail_at) return Error(code_, "injected fault in segment {} (fault backend)", index);
     return inner_->run_segment(index, ctx);
   }
+  // The fault changes where the task fails, not where its segments run or what they cost.
+  bool on_aicpu(std::size_t index) const override { return index < inner_->segment_count() && inner_->on_aicpu(index); }
+  std::uint64_t segment_macs(std::size_t index) const override {
+    return index < inner_->segment_count() ? inner_->segment_macs(index) : 0;
+  }
 
  private:
   std::shared_ptr<SegmentedTask> inner_;
