@@ -29,6 +29,8 @@ using svp::model::AippRole;
 using svp::model::IoDesc;
 using svp::model::IoKind;
 using svp::model::Model;
+using svp::model::ModelSettings;
+using svp::runtime::LoadedModel;
 using svp::runtime::Runtime;
 namespace aipp = svp::aipp;
 namespace err = svp::err;
@@ -76,6 +78,11 @@ Result<std::shared_ptr<const Model>> loaded_model(uint32_t model_id) {
   return with_runtime([&](Runtime& rt) -> Result<std::shared_ptr<const Model>> { return rt.models().get(model_id); });
 }
 
+// The model with its settings (the descriptions' gear and dynamic-AIPP sources).
+Result<LoadedModel> loaded_with_settings(uint32_t model_id) {
+  return with_runtime([&](Runtime& rt) -> Result<LoadedModel> { return rt.models().lookup(model_id); });
+}
+
 const char* role_name(AippRole r) {
   switch (r) {
     case AippRole::kStatic: return "a data input with static AIPP";
@@ -89,9 +96,9 @@ const char* role_name(AippRole r) {
 // dataset buffer at `param_index`; then the data input's description follows the new source.
 Status write_params(uint32_t model_id, svp_acl_mdl_dataset* dataset, size_t param_index, const svp_acl_mdl_aipp* a) {
   SVP_RETURN_IF_ERROR(aipps().check(a));
-  auto m = loaded_model(model_id);
+  auto m = loaded_with_settings(model_id);
   if (!m.ok()) return m.status();
-  const Model& model = **m;
+  const Model& model = *m->model;
   if (param_index >= model.inputs.size()) {
     return Error(err::kInvalidParam, "input index {} out of range (the model has {} inputs)", param_index,
                  model.inputs.size());
@@ -127,7 +134,10 @@ Status write_params(uint32_t model_id, svp_acl_mdl_dataset* dataset, size_t para
                  param_index, size, aipp::block_size(a->params), node.size);
   }
   SVP_RETURN_IF_ERROR(aipp::serialize(a->params, bytes, size));
-  return model.set_aipp_source(data_index, a->params.format, a->params.src_w, a->params.src_h);
+  auto src = model.aipp_source_desc(data_index, a->params.format, a->params.src_w, a->params.src_h);
+  if (!src.ok()) return src.status();
+  m->settings->set_aipp_source(data_index, std::move(*src));
+  return Status::Ok();
 }
 
 void put_dims(svp_acl_mdl_io_dims* d, const std::string& name, const std::vector<std::int64_t>& dims) {
@@ -142,8 +152,8 @@ void put_dims(svp_acl_mdl_io_dims* d, const std::string& name, const std::vector
 // aclmdlGetFirstAippInfo, the ACL API svp_acl mirrors: "only srcFormat, srcDatatype,
 // srcDimNum, shapeCount, outDims are valid for dynamic AIPP"; the vendor sample
 // sample_common_svp_npu_model.c calls it for every data input and aborts on failure).
-void fill_io(const Model& model, size_t index, svp_acl_aipp_info* info) {
-  const IoDesc src = model.input_desc(index);
+void fill_io(const Model& model, const ModelSettings& settings, size_t index, svp_acl_aipp_info* info) {
+  const IoDesc src = model.input_desc(index, settings);
   info->src_format = static_cast<svp_acl_format>(src.layout);
   info->src_data_type = static_cast<svp_acl_data_type>(src.dtype);
   info->src_dim_num = src.dims.size();
@@ -163,7 +173,8 @@ void fill_io(const Model& model, size_t index, svp_acl_aipp_info* info) {
 }
 
 // svp_acl_aipp_info (level >= 2) from a static configuration.
-void fill_info(const Model& model, size_t index, const aipp::AippParams& p, svp_acl_aipp_info* info) {
+void fill_info(const Model& model, const ModelSettings& settings, size_t index, const aipp::AippParams& p,
+               svp_acl_aipp_info* info) {
   std::memset(info, 0, sizeof *info);
   const aipp::BatchParams& e = p.batches[0];
   info->aipp_format = static_cast<svp_acl_aipp_format>(p.format);
@@ -202,7 +213,7 @@ void fill_info(const Model& model, size_t index, const aipp::AippParams& p, svp_
     *dtc[4 + c] = e.min[c];
     *dtc[8 + c] = e.var_reci[c];
   }
-  fill_io(model, index, info);
+  fill_io(model, settings, index, info);
   info->src_data_type = SVP_ACL_UINT8;  // the AIPP source is always an 8-bit image
 }
 
@@ -224,13 +235,14 @@ Result<const aipp::AippParams*> static_params(const Model& model, size_t index) 
 
 // What both info queries write for a data input: the static configuration, or the input's own
 // description with every AIPP switch off and aipp_format 0 (no format).
-void fill_any(const Model& model, size_t index, const aipp::AippParams* p, svp_acl_aipp_info* info) {
+void fill_any(const Model& model, const ModelSettings& settings, size_t index, const aipp::AippParams* p,
+              svp_acl_aipp_info* info) {
   if (p != nullptr) {
-    fill_info(model, index, *p, info);
+    fill_info(model, settings, index, *p, info);
     return;
   }
   std::memset(info, 0, sizeof *info);
-  fill_io(model, index, info);
+  fill_io(model, settings, index, info);
 }
 
 }  // namespace
@@ -490,11 +502,11 @@ svp_acl_error svp_acl_mdl_get_output_aipp_type(uint32_t model_id, size_t index, 
 svp_acl_error svp_acl_mdl_get_first_aipp_info(uint32_t model_id, size_t index, svp_acl_aipp_info* aipp_info) {
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(require(aipp_info != nullptr, "aipp_info is NULL"));
-    auto m = loaded_model(model_id);
+    auto m = loaded_with_settings(model_id);
     if (!m.ok()) return m.status();
-    auto p = static_params(**m, index);
+    auto p = static_params(*m->model, index);
     if (!p.ok()) return p.status();
-    fill_any(**m, index, *p, aipp_info);
+    fill_any(*m->model, *m->settings, index, *p, aipp_info);
     return Status::Ok();
   });
 }

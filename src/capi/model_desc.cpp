@@ -29,6 +29,9 @@ namespace err = svp::err;
 
 struct svp_acl_mdl_desc {
   std::shared_ptr<const Model> model;
+  // The model's settings (selected resolution gear, dynamic-AIPP sources): the descriptions
+  // follow them.
+  std::shared_ptr<const svp::model::ModelSettings> settings;
 };
 
 namespace {
@@ -51,7 +54,8 @@ enum class Side { kInput, kOutput };
 Result<const IoDesc*> io_of(const svp_acl_mdl_desc* desc, Side side, size_t index) {
   auto m = model_of(desc);
   if (!m.ok()) return m.status();
-  const std::vector<IoDesc>& v = side == Side::kInput ? (*m)->current_inputs() : (*m)->current_outputs();
+  const std::int32_t gear = desc->settings->gear();
+  const std::vector<IoDesc>& v = side == Side::kInput ? (*m)->inputs_at(gear) : (*m)->outputs_at(gear);
   if (index >= v.size()) {
     return Error(err::kInvalidParam, "{} index {} out of range (the model has {})",
                  side == Side::kInput ? "input" : "output", index, v.size());
@@ -64,7 +68,7 @@ Result<const IoDesc*> io_of(const svp_acl_mdl_desc* desc, Side side, size_t inde
 Result<IoDesc> current_io(const svp_acl_mdl_desc* desc, Side side, size_t index) {
   auto io = io_of(desc, side, index);
   if (!io.ok()) return io.status();
-  if (side == Side::kInput) return desc->model->input_desc(index);
+  if (side == Side::kInput) return desc->model->input_desc(index, *desc->settings);
   return **io;
 }
 
@@ -135,7 +139,8 @@ svp_acl_error index_of(const svp_acl_mdl_desc* desc, Side side, const char* name
     if (!m.ok()) return m.status();
     SVP_RETURN_IF_ERROR(require(name != nullptr, "name is NULL"));
     SVP_RETURN_IF_ERROR(require(index != nullptr, "index is NULL"));
-    const std::vector<IoDesc>& v = side == Side::kInput ? (*m)->current_inputs() : (*m)->current_outputs();
+    const std::int32_t gear = desc->settings->gear();
+    const std::vector<IoDesc>& v = side == Side::kInput ? (*m)->inputs_at(gear) : (*m)->outputs_at(gear);
     for (size_t i = 0; i < v.size(); ++i) {
       if (v[i].name == name) {
         *index = i;
@@ -192,9 +197,10 @@ svp_acl_error svp_acl_mdl_get_desc(svp_acl_mdl_desc* model_desc, uint32_t model_
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(descs().check(model_desc));
     return with_runtime([&](Runtime& rt) -> Status {
-      auto m = rt.models().get(model_id);
+      auto m = rt.models().lookup(model_id);
       if (!m.ok()) return m.status();
-      model_desc->model = std::move(*m);
+      model_desc->model = std::move(m->model);
+      model_desc->settings = std::move(m->settings);
       return Status::Ok();
     });
   });
