@@ -175,6 +175,32 @@ svp_acl_inout_reuse_type reuse_of(const svp_acl_mdl_desc* desc, Side side, size_
                                                });
 }
 
+template <typename Gears>
+Status fill_gears(const Gears& gears, svp_acl_mdl_hw* hw) {
+  if (gears.size() > SVP_ACL_MAX_HW_NUM) {
+    return Error(err::kInternalError, "model has {} resolution gears (more than {})", gears.size(),
+                 SVP_ACL_MAX_HW_NUM);
+  }
+  hw->hw_count = gears.size();
+  for (size_t i = 0; i < gears.size(); ++i) {
+    hw->hw[i][0] = gears[i].first;
+    hw->hw[i][1] = gears[i].second;
+  }
+  return Status::Ok();
+}
+
+template <typename Batches>
+Status fill_batches(const Batches& batches, svp_acl_mdl_batch* batch) {
+  if (batches.size() > SVP_ACL_MAX_BATCH_NUM) {
+    return Error(err::kInternalError, "model has {} batch entries (more than {})", batches.size(),
+                 SVP_ACL_MAX_BATCH_NUM);
+  }
+  std::memset(batch, 0, sizeof *batch);
+  batch->batch_count = batches.size();
+  for (size_t i = 0; i < batches.size(); ++i) batch->batch[i] = batches[i];
+  return Status::Ok();
+}
+
 }  // namespace
 
 svp_acl_mdl_desc* svp_acl_mdl_create_desc(void) {
@@ -253,17 +279,7 @@ svp_acl_error svp_acl_mdl_get_dynamic_hw(const svp_acl_mdl_desc* model_desc, siz
     auto m = model_of(model_desc);
     if (!m.ok()) return m.status();
     SVP_RETURN_IF_ERROR(require(hw != nullptr, "hw is NULL"));
-    const auto& gears = (*m)->program.flags.dynamic_hw;
-    if (gears.size() > SVP_ACL_MAX_HW_NUM) {
-      return Error(err::kInternalError, "model has {} resolution gears (more than {})", gears.size(),
-                   SVP_ACL_MAX_HW_NUM);
-    }
-    hw->hw_count = gears.size();
-    for (size_t i = 0; i < gears.size(); ++i) {
-      hw->hw[i][0] = gears[i].first;
-      hw->hw[i][1] = gears[i].second;
-    }
-    return Status::Ok();
+    return fill_gears((*m)->program.flags.dynamic_hw, hw);
   });
 }
 
@@ -333,14 +349,6 @@ svp_acl_error svp_acl_mdl_get_dynamic_batch(const svp_acl_mdl_desc* model_desc, 
     auto m = model_of(model_desc);
     if (!m.ok()) return m.status();
     SVP_RETURN_IF_ERROR(require(batch != nullptr, "batch is NULL"));
-    const auto& batches = (*m)->program.flags.dynamic_batch;
-    if (batches.size() > SVP_ACL_MAX_BATCH_NUM) {
-      return Error(err::kInternalError, "model has {} batch entries (more than {})", batches.size(),
-                   SVP_ACL_MAX_BATCH_NUM);
-    }
-    std::memset(batch, 0, sizeof *batch);
-    batch->batch_count = batches.size();
-    for (size_t i = 0; i < batches.size(); ++i) batch->batch[i] = batches[i];
-    return Status::Ok();
+    return fill_batches((*m)->program.flags.dynamic_batch, batch);
   });
 }
