@@ -1,6 +1,6 @@
 // svp_acl_mdl.h model descriptions: svp_acl_mdl_desc and its queries.
 //
-// A description holds a shared_ptr to the loaded Model (model_registry.h), so it stays
+// A description holds a view of the loaded model (runtime/model_view.h), so it stays
 // readable after the model is unloaded or the library finalized; queries do not need an
 // initialised runtime. Inputs are the data inputs, then task_buf (M-2) and work_buf (M-1);
 // SVP_ACL_DYNAMIC_TENSOR_NAME resolves to index M, which needs no dataset entry.
@@ -13,7 +13,7 @@
 #include "acl/svp_acl_mdl.h"
 #include "capi/guard.h"
 #include "capi/live_set.h"
-#include "exec/model_registry.h"
+#include "runtime/model_view.h"
 
 using svp::Error;
 using svp::Result;
@@ -22,16 +22,13 @@ using svp::capi::guard;
 using svp::capi::guard_value;
 using svp::capi::require;
 using svp::capi::with_runtime;
-using svp::model::IoDesc;
-using svp::model::Model;
+using svp::runtime::IoDesc;
+using svp::runtime::ModelView;
 using svp::runtime::Runtime;
 namespace err = svp::err;
 
 struct svp_acl_mdl_desc {
-  std::shared_ptr<const Model> model;
-  // The model's settings (selected resolution gear, dynamic-AIPP sources): the descriptions
-  // follow them.
-  std::shared_ptr<const svp::model::ModelSettings> settings;
+  ModelView model;
 };
 
 namespace {
@@ -41,12 +38,12 @@ svp::capi::LiveSet<svp_acl_mdl_desc>& descs() {
   return set;
 }
 
-Result<const Model*> model_of(const svp_acl_mdl_desc* desc) {
+Result<const ModelView*> model_of(const svp_acl_mdl_desc* desc) {
   SVP_RETURN_IF_ERROR(descs().check(desc));
-  if (!desc->model) {
+  if (desc->model.empty()) {
     return Error(err::kInvalidParam, "model description is empty (fill it with svp_acl_mdl_get_desc first)");
   }
-  return desc->model.get();
+  return &desc->model;
 }
 
 enum class Side { kInput, kOutput };
@@ -54,8 +51,7 @@ enum class Side { kInput, kOutput };
 Result<const IoDesc*> io_of(const svp_acl_mdl_desc* desc, Side side, size_t index) {
   auto m = model_of(desc);
   if (!m.ok()) return m.status();
-  const std::int32_t gear = desc->settings->gear();
-  const std::vector<IoDesc>& v = side == Side::kInput ? (*m)->inputs_at(gear) : (*m)->outputs_at(gear);
+  const std::vector<IoDesc>& v = side == Side::kInput ? (*m)->inputs() : (*m)->outputs();
   if (index >= v.size()) {
     return Error(err::kInvalidParam, "{} index {} out of range (the model has {})",
                  side == Side::kInput ? "input" : "output", index, v.size());
@@ -68,7 +64,7 @@ Result<const IoDesc*> io_of(const svp_acl_mdl_desc* desc, Side side, size_t inde
 Result<IoDesc> current_io(const svp_acl_mdl_desc* desc, Side side, size_t index) {
   auto io = io_of(desc, side, index);
   if (!io.ok()) return io.status();
-  if (side == Side::kInput) return desc->model->input_desc(index, *desc->settings);
+  if (side == Side::kInput) return desc->model.input(index);
   return **io;
 }
 
@@ -139,8 +135,7 @@ svp_acl_error index_of(const svp_acl_mdl_desc* desc, Side side, const char* name
     if (!m.ok()) return m.status();
     SVP_RETURN_IF_ERROR(require(name != nullptr, "name is NULL"));
     SVP_RETURN_IF_ERROR(require(index != nullptr, "index is NULL"));
-    const std::int32_t gear = desc->settings->gear();
-    const std::vector<IoDesc>& v = side == Side::kInput ? (*m)->inputs_at(gear) : (*m)->outputs_at(gear);
+    const std::vector<IoDesc>& v = side == Side::kInput ? (*m)->inputs() : (*m)->outputs();
     for (size_t i = 0; i < v.size(); ++i) {
       if (v[i].name == name) {
         *index = i;
@@ -225,8 +220,7 @@ svp_acl_error svp_acl_mdl_get_desc(svp_acl_mdl_desc* model_desc, uint32_t model_
     return with_runtime([&](Runtime& rt) -> Status {
       auto m = rt.models().lookup(model_id);
       if (!m.ok()) return m.status();
-      model_desc->model = std::move(m->model);
-      model_desc->settings = std::move(m->settings);
+      model_desc->model = ModelView(*m);
       return Status::Ok();
     });
   });
@@ -236,7 +230,7 @@ size_t svp_acl_mdl_get_num_inputs(const svp_acl_mdl_desc* model_desc) {
   return guard_value<size_t>(__func__, 0, [&]() -> Result<size_t> {
     auto m = model_of(model_desc);
     if (!m.ok()) return m.status();
-    return (*m)->inputs.size();
+    return (*m)->num_inputs();
   });
 }
 
@@ -244,7 +238,7 @@ size_t svp_acl_mdl_get_num_outputs(const svp_acl_mdl_desc* model_desc) {
   return guard_value<size_t>(__func__, 0, [&]() -> Result<size_t> {
     auto m = model_of(model_desc);
     if (!m.ok()) return m.status();
-    return (*m)->outputs.size();
+    return (*m)->num_outputs();
   });
 }
 
@@ -262,7 +256,7 @@ svp_acl_buffer_reuse_type svp_acl_mdl_get_reuse_buffer_type(const svp_acl_mdl_de
                                                   auto m = model_of(model_desc);
                                                   if (!m.ok()) return m.status();
                                                   return static_cast<svp_acl_buffer_reuse_type>(
-                                                      (*m)->program.flags.buffer_reuse);
+                                                      (*m)->flags().buffer_reuse);
                                                 });
 }
 
@@ -279,7 +273,7 @@ svp_acl_error svp_acl_mdl_get_dynamic_hw(const svp_acl_mdl_desc* model_desc, siz
     auto m = model_of(model_desc);
     if (!m.ok()) return m.status();
     SVP_RETURN_IF_ERROR(require(hw != nullptr, "hw is NULL"));
-    return fill_gears((*m)->program.flags.dynamic_hw, hw);
+    return fill_gears((*m)->flags().dynamic_hw, hw);
   });
 }
 
@@ -349,6 +343,6 @@ svp_acl_error svp_acl_mdl_get_dynamic_batch(const svp_acl_mdl_desc* model_desc, 
     auto m = model_of(model_desc);
     if (!m.ok()) return m.status();
     SVP_RETURN_IF_ERROR(require(batch != nullptr, "batch is NULL"));
-    return fill_batches((*m)->program.flags.dynamic_batch, batch);
+    return fill_batches((*m)->flags().dynamic_batch, batch);
   });
 }
