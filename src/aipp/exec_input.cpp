@@ -5,14 +5,15 @@
 
 namespace svp::aipp {
 
-Result<InputPlan> plan_input(const model::Model& model, std::size_t input, std::uint64_t src_stride,
+Result<InputPlan> plan_input(const ModelInput& in, std::uint64_t src_stride,
                              std::uint64_t src_size, std::uint64_t batch, const std::uint8_t* param_data,
                              std::uint64_t param_size, std::pair<std::int64_t, std::int64_t> hw) {
-  const model::IoDesc& d = model.inputs.at(input);
-  const model::Tensor& t = model.program.tensors[static_cast<std::size_t>(d.tensor)];
+  const std::size_t input = in.input;
+  const model::IoDesc& d = in.desc;
+  const model::Tensor& t = in.program.tensors[static_cast<std::size_t>(d.tensor)];
   InputPlan plan;
   if (d.aipp == model::AippRole::kStatic) {
-    plan.params = model.input_aipp[input].params;
+    plan.params = in.aipp.params;
   } else {
     auto p = parse_block(param_data, param_size);
     if (!p.ok()) {
@@ -21,7 +22,7 @@ Result<InputPlan> plan_input(const model::Model& model, std::size_t input, std::
     }
     plan.params = std::move(*p);
     // Checked again: the block may have been written for another model's input.
-    const Status s = validate_for(plan.params, target_for(t, model.program.flags, model.input_aipp[input]));
+    const Status s = validate_for(plan.params, target_for(t, in.program.flags, in.aipp));
     if (!s.ok()) return Error(err::kInvalidParam, "input {} (\"{}\"): {}", input, t.name, s.message());
   }
   if (hw.first > 0) {  // dynamic HW: the post-AIPP size must be the selected gear (seed §8.3.4)
@@ -60,10 +61,11 @@ Result<InputPlan> plan_input(const model::Model& model, std::size_t input, std::
   return plan;
 }
 
-Status convert_input(const model::Model& model, std::size_t input, const InputPlan& plan, std::uint64_t item,
+Status convert_input(const ModelInput& in, const InputPlan& plan, std::uint64_t item,
                      const std::uint8_t* src_item, void* dst, std::pair<std::int64_t, std::int64_t> hw) {
-  const model::IoDesc& d = model.inputs.at(input);
-  const model::Tensor& t = model.program.tensors[static_cast<std::size_t>(d.tensor)];
+  const std::size_t input = in.input;
+  const model::IoDesc& d = in.desc;
+  const model::Tensor& t = in.program.tensors[static_cast<std::size_t>(d.tensor)];
   const bool nchw = t.layout == model::Layout::kNCHW;
   std::vector<std::int64_t> dims = t.dims;
   dims[0] = 1;

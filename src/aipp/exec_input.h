@@ -6,9 +6,11 @@
 
 #include <cstdint>
 
+#include "model/aipp/model_config.h"
 #include "model/aipp/params.h"
 #include "common/status.h"
-#include "exec/model_registry.h"
+#include "model/io_desc.h"
+#include "model/program.h"
 
 namespace svp::aipp {
 
@@ -20,21 +22,30 @@ struct InputPlan {
   std::int64_t images = 1;       // source images per batch item (the tensor's dims[0])
 };
 
-// Plans data input `input` of `model` for an execution of `batch` items. `src_*` describe
+// The model's side of data input `input` (number `input` of its input table): its
+// description, the Program that holds its tensor and its AIPP configuration.
+struct ModelInput {
+  std::size_t input = 0;
+  const model::IoDesc& desc;
+  const model::Program& program;
+  const ModelAipp& aipp;
+};
+
+// Plans data input `in` for an execution of `batch` items. `src_*` describe
 // the application's buffer for the input; `param_data`/`param_size` the buffer of its
 // dynamic-AIPP parameter input (ignored for static AIPP). The parameters are taken now,
 // when the execution is created. Errors: err::kInvalidParam naming the input (no or stale
 // parameters, source buffer too small, stride not a multiple of 16 or below a row).
 // `hw` = the (h, w) this execution runs at (the selected dynamic-HW gear; {0, 0} = the
 // tensor's own): every parameter entry must produce exactly that size.
-Result<InputPlan> plan_input(const model::Model& model, std::size_t input, std::uint64_t src_stride,
+Result<InputPlan> plan_input(const ModelInput& in, std::uint64_t src_stride,
                              std::uint64_t src_size, std::uint64_t batch, const std::uint8_t* param_data,
                              std::uint64_t param_size, std::pair<std::int64_t, std::int64_t> hw = {0, 0});
 
 // Converts batch item `item` (its source starts at `src_item`) into the dense tensor `dst`
 // (the input tensor's dense bytes). `hw` = the (h, w) the model runs at (its own, or the
 // selected dynamic-HW gear; {0, 0} = the tensor's dims).
-Status convert_input(const model::Model& model, std::size_t input, const InputPlan& plan, std::uint64_t item,
+Status convert_input(const ModelInput& in, const InputPlan& plan, std::uint64_t item,
                      const std::uint8_t* src_item, void* dst, std::pair<std::int64_t, std::int64_t> hw = {0, 0});
 
 }  // namespace svp::aipp

@@ -6,6 +6,7 @@
 // and serializes it into the application's buffer of the parameter input
 // (src/aipp/param_block.h), where execution reads it back. docs/aipp.md is the user guide.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -29,6 +30,8 @@ using svp::model::AippRole;
 using svp::model::IoDesc;
 using svp::model::IoKind;
 using svp::model::Model;
+using svp::model::ModelSettings;
+using svp::runtime::LoadedModel;
 using svp::runtime::Runtime;
 namespace aipp = svp::aipp;
 namespace err = svp::err;
@@ -76,6 +79,11 @@ Result<std::shared_ptr<const Model>> loaded_model(uint32_t model_id) {
   return with_runtime([&](Runtime& rt) -> Result<std::shared_ptr<const Model>> { return rt.models().get(model_id); });
 }
 
+// The model with its settings (the descriptions' gear and dynamic-AIPP sources).
+Result<LoadedModel> loaded_with_settings(uint32_t model_id) {
+  return with_runtime([&](Runtime& rt) -> Result<LoadedModel> { return rt.models().lookup(model_id); });
+}
+
 const char* role_name(AippRole r) {
   switch (r) {
     case AippRole::kStatic: return "a data input with static AIPP";
@@ -89,9 +97,9 @@ const char* role_name(AippRole r) {
 // dataset buffer at `param_index`; then the data input's description follows the new source.
 Status write_params(uint32_t model_id, svp_acl_mdl_dataset* dataset, size_t param_index, const svp_acl_mdl_aipp* a) {
   SVP_RETURN_IF_ERROR(aipps().check(a));
-  auto m = loaded_model(model_id);
+  auto m = loaded_with_settings(model_id);
   if (!m.ok()) return m.status();
-  const Model& model = **m;
+  const Model& model = *m->model;
   if (param_index >= model.inputs.size()) {
     return Error(err::kInvalidParam, "input index {} out of range (the model has {} inputs)", param_index,
                  model.inputs.size());
@@ -127,7 +135,10 @@ Status write_params(uint32_t model_id, svp_acl_mdl_dataset* dataset, size_t para
                  param_index, size, aipp::block_size(a->params), node.size);
   }
   SVP_RETURN_IF_ERROR(aipp::serialize(a->params, bytes, size));
-  return model.set_aipp_source(data_index, a->params.format, a->params.src_w, a->params.src_h);
+  auto src = model.aipp_source_desc(data_index, a->params.format, a->params.src_w, a->params.src_h);
+  if (!src.ok()) return src.status();
+  m->settings->set_aipp_source(data_index, std::move(*src));
+  return Status::Ok();
 }
 
 void put_dims(svp_acl_mdl_io_dims* d, const std::string& name, const std::vector<std::int64_t>& dims) {
@@ -142,8 +153,8 @@ void put_dims(svp_acl_mdl_io_dims* d, const std::string& name, const std::vector
 // aclmdlGetFirstAippInfo, the ACL API svp_acl mirrors: "only srcFormat, srcDatatype,
 // srcDimNum, shapeCount, outDims are valid for dynamic AIPP"; the vendor sample
 // sample_common_svp_npu_model.c calls it for every data input and aborts on failure).
-void fill_io(const Model& model, size_t index, svp_acl_aipp_info* info) {
-  const IoDesc src = model.input_desc(index);
+void fill_io(const Model& model, const ModelSettings& settings, size_t index, svp_acl_aipp_info* info) {
+  const IoDesc src = model.input_desc(index, settings);
   info->src_format = static_cast<svp_acl_format>(src.layout);
   info->src_data_type = static_cast<svp_acl_data_type>(src.dtype);
   info->src_dim_num = src.dims.size();
@@ -163,7 +174,8 @@ void fill_io(const Model& model, size_t index, svp_acl_aipp_info* info) {
 }
 
 // svp_acl_aipp_info (level >= 2) from a static configuration.
-void fill_info(const Model& model, size_t index, const aipp::AippParams& p, svp_acl_aipp_info* info) {
+void fill_info(const Model& model, const ModelSettings& settings, size_t index, const aipp::AippParams& p,
+               svp_acl_aipp_info* info) {
   std::memset(info, 0, sizeof *info);
   const aipp::BatchParams& e = p.batches[0];
   info->aipp_format = static_cast<svp_acl_aipp_format>(p.format);
@@ -202,7 +214,7 @@ void fill_info(const Model& model, size_t index, const aipp::AippParams& p, svp_
     *dtc[4 + c] = e.min[c];
     *dtc[8 + c] = e.var_reci[c];
   }
-  fill_io(model, index, info);
+  fill_io(model, settings, index, info);
   info->src_data_type = SVP_ACL_UINT8;  // the AIPP source is always an 8-bit image
 }
 
@@ -224,13 +236,106 @@ Result<const aipp::AippParams*> static_params(const Model& model, size_t index) 
 
 // What both info queries write for a data input: the static configuration, or the input's own
 // description with every AIPP switch off and aipp_format 0 (no format).
-void fill_any(const Model& model, size_t index, const aipp::AippParams* p, svp_acl_aipp_info* info) {
+void fill_any(const Model& model, const ModelSettings& settings, size_t index, const aipp::AippParams* p,
+              svp_acl_aipp_info* info) {
   if (p != nullptr) {
-    fill_info(model, index, *p, info);
+    fill_info(model, settings, index, *p, info);
     return;
   }
   std::memset(info, 0, sizeof *info);
-  fill_io(model, index, info);
+  fill_io(model, settings, index, info);
+}
+
+Status check_resize(int8_t sw, int32_t in_w, int32_t in_h, int32_t out_w, int32_t out_h) {
+  SVP_RETURN_IF_ERROR(check_switch(sw, 2, "scf_switch (svp_acl_aipp_resize_switch)"));
+  if (sw != 0 && (in_w <= 0 || in_h <= 0 || out_w <= 0 || out_h <= 0)) {
+    return Error(err::kInvalidParam, "resize sizes {}x{} -> {}x{} must be positive", in_w, in_h, out_w, out_h);
+  }
+  return Status::Ok();
+}
+
+Status check_crop(int8_t sw, int32_t x, int32_t y, int32_t w, int32_t h) {
+  SVP_RETURN_IF_ERROR(check_switch(sw, 1, "crop_switch"));
+  if (sw != 0 && (x < 0 || y < 0 || w <= 0 || h <= 0)) {
+    return Error(err::kInvalidParam, "crop window at ({}, {}) of {}x{}: start must be >= 0 and size > 0", x, y, w,
+                 h);
+  }
+  return Status::Ok();
+}
+
+Status check_padding(int8_t sw, int32_t top, int32_t bottom, int32_t left, int32_t right) {
+  SVP_RETURN_IF_ERROR(check_switch(sw, 4, "padding_switch (svp_acl_aipp_padding_switch)"));
+  if (sw != 0 && (top < 0 || bottom < 0 || left < 0 || right < 0)) {
+    return Error(err::kInvalidParam, "padding sizes (top {}, bottom {}, left {}, right {}) must be >= 0", top,
+                 bottom, left, right);
+  }
+  return Status::Ok();
+}
+
+// svp_acl_mdl_set_aipp_csc_params after its handle is checked.
+Status set_csc(aipp::AippParams& p, int8_t csc_switch, const std::array<int16_t, 9>& matrix,
+               const std::array<uint8_t, 3>& out_bias, const std::array<uint8_t, 3>& in_bias) {
+  SVP_RETURN_IF_ERROR(check_switch(csc_switch, 1, "csc_switch"));
+  p.csc = csc_switch == 1;
+  p.matrix = matrix;
+  p.out_bias = out_bias;
+  p.in_bias = in_bias;
+  return Status::Ok();
+}
+
+// Output-side AIPP only crops (seed §8.3.4).
+Status check_crop_only(const aipp::AippParams& p) {
+  if (p.csc || p.rbuv_swap || p.ax_swap) {
+    return Error(err::kInvalidParam, "output AIPP supports crop only: CSC or a channel swap is set");
+  }
+  for (size_t b = 0; b < p.batches.size(); ++b) {
+    const aipp::BatchParams& e = p.batches[b];
+    if (e.resize != aipp::Resize::kOff || e.padding != aipp::Padding::kOff) {
+      return Error(err::kInvalidParam, "output AIPP supports crop only: batch {} sets resize or padding", b);
+    }
+  }
+  return Status::Ok();
+}
+
+Result<const IoDesc*> input_of(const Model& model, size_t index) {
+  if (index >= model.inputs.size()) {
+    return Error(err::kInvalidParam, "input index {} out of range (the model has {} inputs)", index,
+                 model.inputs.size());
+  }
+  return &model.inputs[index];
+}
+
+Result<const IoDesc*> output_of(const Model& model, size_t index) {
+  if (index >= model.outputs.size()) {
+    return Error(err::kInvalidParam, "output index {} out of range (the model has {} outputs)", index,
+                 model.outputs.size());
+  }
+  return &model.outputs[index];
+}
+
+// The parameter input of data input `index`, which must have dynamic AIPP.
+Result<size_t> dynamic_param_index(const Model& model, size_t index) {
+  auto d = input_of(model, index);
+  if (!d.ok()) return d.status();
+  if ((*d)->aipp != AippRole::kDynamic) {
+    return Error(err::kInvalidParam, "input {} (\"{}\") is {}, not a data input with dynamic AIPP", index,
+                 (*d)->name, role_name((*d)->aipp));
+  }
+  return static_cast<size_t>((*d)->aipp_link);
+}
+
+// Same answer as get_first_aipp_info for an input without AIPP: success, switches off,
+// the output's own description (svp-acl models have no output-side AIPP).
+void fill_output(const IoDesc& d, svp_acl_aipp_info* aipp_info) {
+  std::memset(aipp_info, 0, sizeof *aipp_info);
+  aipp_info->src_format = static_cast<svp_acl_format>(d.layout);
+  aipp_info->src_data_type = static_cast<svp_acl_data_type>(d.dtype);
+  aipp_info->src_dim_num = d.dims.size();
+  aipp_info->shape_count = 1;
+  put_dims(&aipp_info->out_dims[0].src_dims, d.name, d.dims);
+  aipp_info->out_dims[0].aipp_out_dims = aipp_info->out_dims[0].src_dims;
+  aipp_info->out_dims[0].src_size = static_cast<size_t>(d.size);
+  aipp_info->out_dims[0].aipp_out_size = static_cast<size_t>(d.size);
 }
 
 }  // namespace
@@ -277,14 +382,10 @@ svp_acl_error svp_acl_mdl_set_aipp_csc_params(svp_acl_mdl_aipp* aipp_set, int8_t
                                               uint8_t input_bias_r1, uint8_t input_bias_r2) {
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(aipps().check(aipp_set));
-    SVP_RETURN_IF_ERROR(check_switch(csc_switch, 1, "csc_switch"));
-    aipp::AippParams& p = aipp_set->params;
-    p.csc = csc_switch == 1;
-    p.matrix = {matrix_r0c0, matrix_r0c1, matrix_r0c2, matrix_r1c0, matrix_r1c1,
-                matrix_r1c2, matrix_r2c0, matrix_r2c1, matrix_r2c2};
-    p.out_bias = {output_bias_r0, output_bias_r1, output_bias_r2};
-    p.in_bias = {input_bias_r0, input_bias_r1, input_bias_r2};
-    return Status::Ok();
+    return set_csc(aipp_set->params, csc_switch,
+                   {matrix_r0c0, matrix_r0c1, matrix_r0c2, matrix_r1c0, matrix_r1c1, matrix_r1c2, matrix_r2c0,
+                    matrix_r2c1, matrix_r2c2},
+                   {output_bias_r0, output_bias_r1, output_bias_r2}, {input_bias_r0, input_bias_r1, input_bias_r2});
   });
 }
 
@@ -324,11 +425,7 @@ svp_acl_error svp_acl_mdl_set_aipp_scf_params(svp_acl_mdl_aipp* aipp_set, int8_t
                                               int32_t input_height, int32_t output_width, int32_t output_height,
                                               uint64_t batch_index) {
   return batch_setter(__func__, aipp_set, batch_index, [&](aipp::BatchParams& e) -> Status {
-    SVP_RETURN_IF_ERROR(check_switch(scf_switch, 2, "scf_switch (svp_acl_aipp_resize_switch)"));
-    if (scf_switch != 0 && (input_width <= 0 || input_height <= 0 || output_width <= 0 || output_height <= 0)) {
-      return Error(err::kInvalidParam, "resize sizes {}x{} -> {}x{} must be positive", input_width, input_height,
-                   output_width, output_height);
-    }
+    SVP_RETURN_IF_ERROR(check_resize(scf_switch, input_width, input_height, output_width, output_height));
     e.resize = static_cast<aipp::Resize>(scf_switch);
     e.resize_in_w = input_width;
     e.resize_in_h = input_height;
@@ -342,11 +439,7 @@ svp_acl_error svp_acl_mdl_set_aipp_crop_params(svp_acl_mdl_aipp* aipp_set, int8_
                                                int32_t width_start_pos, int32_t height_start_pos, int32_t width,
                                                int32_t height, uint64_t batch_index) {
   return batch_setter(__func__, aipp_set, batch_index, [&](aipp::BatchParams& e) -> Status {
-    SVP_RETURN_IF_ERROR(check_switch(crop_switch, 1, "crop_switch"));
-    if (crop_switch != 0 && (width_start_pos < 0 || height_start_pos < 0 || width <= 0 || height <= 0)) {
-      return Error(err::kInvalidParam, "crop window at ({}, {}) of {}x{}: start must be >= 0 and size > 0",
-                   width_start_pos, height_start_pos, width, height);
-    }
+    SVP_RETURN_IF_ERROR(check_crop(crop_switch, width_start_pos, height_start_pos, width, height));
     e.crop = crop_switch == 1;
     e.crop_x = width_start_pos;
     e.crop_y = height_start_pos;
@@ -359,11 +452,7 @@ svp_acl_error svp_acl_mdl_set_aipp_crop_params(svp_acl_mdl_aipp* aipp_set, int8_
 svp_acl_error svp_acl_mdl_set_aipp_padding_params(svp_acl_mdl_aipp* aipp_set, int8_t padding_switch, int32_t top,
                                                   int32_t bottom, int32_t left, int32_t right, uint64_t batch_index) {
   return batch_setter(__func__, aipp_set, batch_index, [&](aipp::BatchParams& e) -> Status {
-    SVP_RETURN_IF_ERROR(check_switch(padding_switch, 4, "padding_switch (svp_acl_aipp_padding_switch)"));
-    if (padding_switch != 0 && (top < 0 || bottom < 0 || left < 0 || right < 0)) {
-      return Error(err::kInvalidParam, "padding sizes (top {}, bottom {}, left {}, right {}) must be >= 0", top,
-                   bottom, left, right);
-    }
+    SVP_RETURN_IF_ERROR(check_padding(padding_switch, top, bottom, left, right));
     e.padding = static_cast<aipp::Padding>(padding_switch);
     e.pad_top = top;
     e.pad_bottom = bottom;
@@ -411,16 +500,9 @@ svp_acl_error svp_acl_mdl_set_aipp_by_input_index(uint32_t model_id, svp_acl_mdl
     SVP_RETURN_IF_ERROR(aipps().check(aipp_set));
     auto m = loaded_model(model_id);
     if (!m.ok()) return m.status();
-    if (index >= (*m)->inputs.size()) {
-      return Error(err::kInvalidParam, "input index {} out of range (the model has {} inputs)", index,
-                   (*m)->inputs.size());
-    }
-    const IoDesc& d = (*m)->inputs[index];
-    if (d.aipp != AippRole::kDynamic) {
-      return Error(err::kInvalidParam, "input {} (\"{}\") is {}, not a data input with dynamic AIPP", index, d.name,
-                   role_name(d.aipp));
-    }
-    return write_params(model_id, dataset, static_cast<size_t>(d.aipp_link), aipp_set);
+    auto param_index = dynamic_param_index(**m, index);
+    if (!param_index.ok()) return param_index.status();
+    return write_params(model_id, dataset, *param_index, aipp_set);
   });
 }
 
@@ -428,27 +510,15 @@ svp_acl_error svp_acl_mdl_set_output_aipp(uint32_t model_id, svp_acl_mdl_dataset
                                           const svp_acl_mdl_aipp* aipp_set) {
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(aipps().check(aipp_set));
-    // Output-side AIPP only crops (seed §8.3.4); say so before looking at the model.
-    const aipp::AippParams& p = aipp_set->params;
-    if (p.csc || p.rbuv_swap || p.ax_swap) {
-      return Error(err::kInvalidParam, "output AIPP supports crop only: CSC or a channel swap is set");
-    }
-    for (size_t b = 0; b < p.batches.size(); ++b) {
-      const aipp::BatchParams& e = p.batches[b];
-      if (e.resize != aipp::Resize::kOff || e.padding != aipp::Padding::kOff) {
-        return Error(err::kInvalidParam, "output AIPP supports crop only: batch {} sets resize or padding", b);
-      }
-    }
+    SVP_RETURN_IF_ERROR(check_crop_only(aipp_set->params));  // before looking at the model
     auto m = loaded_model(model_id);
     if (!m.ok()) return m.status();
     SVP_RETURN_IF_ERROR(svp::capi::datasets().check(dataset));
-    if (index >= (*m)->outputs.size()) {
-      return Error(err::kInvalidParam, "output index {} out of range (the model has {} outputs)", index,
-                   (*m)->outputs.size());
-    }
+    auto d = output_of(**m, index);
+    if (!d.ok()) return d.status();
     return Error(err::kInvalidParam,
                  "output {} (\"{}\") has no dynamic AIPP (svp-acl models have no output-side AIPP nodes)", index,
-                 (*m)->outputs[index].name);
+                 (*d)->name);
   });
 }
 
@@ -459,13 +529,11 @@ svp_acl_error svp_acl_mdl_get_input_aipp_type(uint32_t model_id, size_t index, s
     SVP_RETURN_IF_ERROR(require(attached_index != nullptr, "attached_index is NULL"));
     auto m = loaded_model(model_id);
     if (!m.ok()) return m.status();
-    if (index >= (*m)->inputs.size()) {
-      return Error(err::kInvalidParam, "input index {} out of range (the model has {} inputs)", index,
-                   (*m)->inputs.size());
-    }
-    const IoDesc& d = (*m)->inputs[index];
-    *type = static_cast<svp_acl_mdl_aipp_type>(d.aipp);
-    *attached_index = d.aipp == AippRole::kDynamic ? static_cast<size_t>(d.aipp_link) : SVP_ACL_INVALID_NODE_INDEX;
+    auto d = input_of(**m, index);
+    if (!d.ok()) return d.status();
+    *type = static_cast<svp_acl_mdl_aipp_type>((*d)->aipp);
+    *attached_index =
+        (*d)->aipp == AippRole::kDynamic ? static_cast<size_t>((*d)->aipp_link) : SVP_ACL_INVALID_NODE_INDEX;
     return Status::Ok();
   });
 }
@@ -477,10 +545,7 @@ svp_acl_error svp_acl_mdl_get_output_aipp_type(uint32_t model_id, size_t index, 
     SVP_RETURN_IF_ERROR(require(attached_index != nullptr, "attached_index is NULL"));
     auto m = loaded_model(model_id);
     if (!m.ok()) return m.status();
-    if (index >= (*m)->outputs.size()) {
-      return Error(err::kInvalidParam, "output index {} out of range (the model has {} outputs)", index,
-                   (*m)->outputs.size());
-    }
+    SVP_RETURN_IF_ERROR(output_of(**m, index).status());
     *type = SVP_ACL_DATA_WITHOUT_AIPP;  // the model format has no output-side AIPP
     *attached_index = SVP_ACL_INVALID_NODE_INDEX;
     return Status::Ok();
@@ -490,11 +555,11 @@ svp_acl_error svp_acl_mdl_get_output_aipp_type(uint32_t model_id, size_t index, 
 svp_acl_error svp_acl_mdl_get_first_aipp_info(uint32_t model_id, size_t index, svp_acl_aipp_info* aipp_info) {
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(require(aipp_info != nullptr, "aipp_info is NULL"));
-    auto m = loaded_model(model_id);
+    auto m = loaded_with_settings(model_id);
     if (!m.ok()) return m.status();
-    auto p = static_params(**m, index);
+    auto p = static_params(*m->model, index);
     if (!p.ok()) return p.status();
-    fill_any(**m, index, *p, aipp_info);
+    fill_any(*m->model, *m->settings, index, *p, aipp_info);
     return Status::Ok();
   });
 }
@@ -504,22 +569,9 @@ svp_acl_error svp_acl_mdl_get_last_aipp_info(uint32_t model_id, size_t index, sv
     SVP_RETURN_IF_ERROR(require(aipp_info != nullptr, "aipp_info is NULL"));
     auto m = loaded_model(model_id);
     if (!m.ok()) return m.status();
-    if (index >= (*m)->outputs.size()) {
-      return Error(err::kInvalidParam, "output index {} out of range (the model has {} outputs)", index,
-                   (*m)->outputs.size());
-    }
-    // Same answer as get_first_aipp_info for an input without AIPP: success, switches off,
-    // the output's own description (svp-acl models have no output-side AIPP).
-    const IoDesc& d = (*m)->outputs[index];
-    std::memset(aipp_info, 0, sizeof *aipp_info);
-    aipp_info->src_format = static_cast<svp_acl_format>(d.layout);
-    aipp_info->src_data_type = static_cast<svp_acl_data_type>(d.dtype);
-    aipp_info->src_dim_num = d.dims.size();
-    aipp_info->shape_count = 1;
-    put_dims(&aipp_info->out_dims[0].src_dims, d.name, d.dims);
-    aipp_info->out_dims[0].aipp_out_dims = aipp_info->out_dims[0].src_dims;
-    aipp_info->out_dims[0].src_size = static_cast<size_t>(d.size);
-    aipp_info->out_dims[0].aipp_out_size = static_cast<size_t>(d.size);
+    auto d = output_of(**m, index);
+    if (!d.ok()) return d.status();
+    fill_output(**d, aipp_info);
     return Status::Ok();
   });
 }
@@ -556,10 +608,7 @@ svp_acl_error svp_acl_mdl_get_last_aipp_info_v1(uint32_t model_id, size_t index,
     SVP_RETURN_IF_ERROR(require(aipp_info != nullptr, "aipp_info is NULL"));
     auto m = loaded_model(model_id);
     if (!m.ok()) return m.status();
-    if (index >= (*m)->outputs.size()) {
-      return Error(err::kInvalidParam, "output index {} out of range (the model has {} outputs)", index,
-                   (*m)->outputs.size());
-    }
+    SVP_RETURN_IF_ERROR(output_of(**m, index).status());
     aipp_info->input_format = static_cast<svp_acl_aipp_input_format>(0);  // no output AIPP, as above
     return Status::Ok();
   });

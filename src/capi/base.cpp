@@ -21,6 +21,26 @@ LiveSet<svp_acl_data_buffer>& data_buffers() {
 
 using svp::capi::data_buffers;
 
+namespace {
+
+// Bits of one element of svp_acl_data_type `t`; 0 for a type without a fixed size.
+size_t element_bits(int t) {
+  switch (t) {
+    case SVP_ACL_FLOAT: case SVP_ACL_INT32: case SVP_ACL_UINT32: return 32;
+    case SVP_ACL_FLOAT16: case SVP_ACL_INT16: case SVP_ACL_UINT16: return 16;
+    case SVP_ACL_INT8: case SVP_ACL_UINT8: case SVP_ACL_BOOL: return 8;
+    case SVP_ACL_INT64: case SVP_ACL_UINT64: case SVP_ACL_DOUBLE: return 64;
+    case SVP_ACL_INT10: case SVP_ACL_UINT10: return 10;
+    case SVP_ACL_INT12: case SVP_ACL_UINT12: return 12;
+    case SVP_ACL_INT14: case SVP_ACL_UINT14: return 14;
+    case SVP_ACL_INT24: case SVP_ACL_UINT24: return 24;
+    case SVP_ACL_UINT4: return 4;
+    default: return 0;
+  }
+}
+
+}  // namespace
+
 svp_acl_data_buffer* svp_acl_create_data_buffer(void* data, size_t size, size_t stride) {
   return guard_value<svp_acl_data_buffer*>(__func__, nullptr, [&]() -> Result<svp_acl_data_buffer*> {
     // Address, size and stride rules are checked where they matter: at execution, against
@@ -72,18 +92,8 @@ svp_acl_error svp_acl_update_data_buffer(svp_acl_data_buffer* data_buffer, void*
 
 size_t svp_acl_data_type_size(svp_acl_data_type data_type) {
   return guard_value<size_t>(__func__, 0, [&]() -> Result<size_t> {
-    switch (svp::capi::enum_bits(data_type)) {
-      case SVP_ACL_FLOAT: case SVP_ACL_INT32: case SVP_ACL_UINT32: return size_t{32};
-      case SVP_ACL_FLOAT16: case SVP_ACL_INT16: case SVP_ACL_UINT16: return size_t{16};
-      case SVP_ACL_INT8: case SVP_ACL_UINT8: case SVP_ACL_BOOL: return size_t{8};
-      case SVP_ACL_INT64: case SVP_ACL_UINT64: case SVP_ACL_DOUBLE: return size_t{64};
-      case SVP_ACL_INT10: case SVP_ACL_UINT10: return size_t{10};
-      case SVP_ACL_INT12: case SVP_ACL_UINT12: return size_t{12};
-      case SVP_ACL_INT14: case SVP_ACL_UINT14: return size_t{14};
-      case SVP_ACL_INT24: case SVP_ACL_UINT24: return size_t{24};
-      case SVP_ACL_UINT4: return size_t{4};
-      default: break;
-    }
+    const size_t bits = element_bits(svp::capi::enum_bits(data_type));
+    if (bits != 0) return bits;
     return Error(err::kInvalidParam, "data type {} has no fixed element size", svp::capi::enum_bits(data_type));
   });
 }

@@ -12,7 +12,7 @@
 
 #include "acl/svp_acl_base.h"
 #include "common/status.h"
-#include "profiling/api_scope.h"
+#include "runtime/api_scope.h"
 #include "runtime/runtime.h"
 
 namespace svp::capi {
@@ -22,7 +22,7 @@ void record_error(const char* fn, const Status& status);
 
 template <typename F>
 svp_acl_error guard(const char* fn, F&& body) noexcept {
-  profiling::ApiScope scope(fn);
+  runtime::ApiScope scope(fn);
   Status st;
   try {
     st = body();

@@ -1,6 +1,6 @@
 // svp_acl_mdl.h model descriptions: svp_acl_mdl_desc and its queries.
 //
-// A description holds a shared_ptr to the loaded Model (model_registry.h), so it stays
+// A description holds a view of the loaded model (runtime/model_view.h), so it stays
 // readable after the model is unloaded or the library finalized; queries do not need an
 // initialised runtime. Inputs are the data inputs, then task_buf (M-2) and work_buf (M-1);
 // SVP_ACL_DYNAMIC_TENSOR_NAME resolves to index M, which needs no dataset entry.
@@ -13,7 +13,7 @@
 #include "acl/svp_acl_mdl.h"
 #include "capi/guard.h"
 #include "capi/live_set.h"
-#include "exec/model_registry.h"
+#include "runtime/model_view.h"
 
 using svp::Error;
 using svp::Result;
@@ -22,13 +22,13 @@ using svp::capi::guard;
 using svp::capi::guard_value;
 using svp::capi::require;
 using svp::capi::with_runtime;
-using svp::model::IoDesc;
-using svp::model::Model;
+using svp::runtime::IoDesc;
+using svp::runtime::ModelView;
 using svp::runtime::Runtime;
 namespace err = svp::err;
 
 struct svp_acl_mdl_desc {
-  std::shared_ptr<const Model> model;
+  ModelView model;
 };
 
 namespace {
@@ -38,12 +38,12 @@ svp::capi::LiveSet<svp_acl_mdl_desc>& descs() {
   return set;
 }
 
-Result<const Model*> model_of(const svp_acl_mdl_desc* desc) {
+Result<const ModelView*> model_of(const svp_acl_mdl_desc* desc) {
   SVP_RETURN_IF_ERROR(descs().check(desc));
-  if (!desc->model) {
+  if (desc->model.empty()) {
     return Error(err::kInvalidParam, "model description is empty (fill it with svp_acl_mdl_get_desc first)");
   }
-  return desc->model.get();
+  return &desc->model;
 }
 
 enum class Side { kInput, kOutput };
@@ -51,7 +51,7 @@ enum class Side { kInput, kOutput };
 Result<const IoDesc*> io_of(const svp_acl_mdl_desc* desc, Side side, size_t index) {
   auto m = model_of(desc);
   if (!m.ok()) return m.status();
-  const std::vector<IoDesc>& v = side == Side::kInput ? (*m)->current_inputs() : (*m)->current_outputs();
+  const std::vector<IoDesc>& v = side == Side::kInput ? (*m)->inputs() : (*m)->outputs();
   if (index >= v.size()) {
     return Error(err::kInvalidParam, "{} index {} out of range (the model has {})",
                  side == Side::kInput ? "input" : "output", index, v.size());
@@ -64,7 +64,7 @@ Result<const IoDesc*> io_of(const svp_acl_mdl_desc* desc, Side side, size_t inde
 Result<IoDesc> current_io(const svp_acl_mdl_desc* desc, Side side, size_t index) {
   auto io = io_of(desc, side, index);
   if (!io.ok()) return io.status();
-  if (side == Side::kInput) return desc->model->input_desc(index);
+  if (side == Side::kInput) return desc->model.input(index);
   return **io;
 }
 
@@ -135,7 +135,7 @@ svp_acl_error index_of(const svp_acl_mdl_desc* desc, Side side, const char* name
     if (!m.ok()) return m.status();
     SVP_RETURN_IF_ERROR(require(name != nullptr, "name is NULL"));
     SVP_RETURN_IF_ERROR(require(index != nullptr, "index is NULL"));
-    const std::vector<IoDesc>& v = side == Side::kInput ? (*m)->current_inputs() : (*m)->current_outputs();
+    const std::vector<IoDesc>& v = side == Side::kInput ? (*m)->inputs() : (*m)->outputs();
     for (size_t i = 0; i < v.size(); ++i) {
       if (v[i].name == name) {
         *index = i;
@@ -170,6 +170,32 @@ svp_acl_inout_reuse_type reuse_of(const svp_acl_mdl_desc* desc, Side side, size_
                                                });
 }
 
+template <typename Gears>
+Status fill_gears(const Gears& gears, svp_acl_mdl_hw* hw) {
+  if (gears.size() > SVP_ACL_MAX_HW_NUM) {
+    return Error(err::kInternalError, "model has {} resolution gears (more than {})", gears.size(),
+                 SVP_ACL_MAX_HW_NUM);
+  }
+  hw->hw_count = gears.size();
+  for (size_t i = 0; i < gears.size(); ++i) {
+    hw->hw[i][0] = gears[i].first;
+    hw->hw[i][1] = gears[i].second;
+  }
+  return Status::Ok();
+}
+
+template <typename Batches>
+Status fill_batches(const Batches& batches, svp_acl_mdl_batch* batch) {
+  if (batches.size() > SVP_ACL_MAX_BATCH_NUM) {
+    return Error(err::kInternalError, "model has {} batch entries (more than {})", batches.size(),
+                 SVP_ACL_MAX_BATCH_NUM);
+  }
+  std::memset(batch, 0, sizeof *batch);
+  batch->batch_count = batches.size();
+  for (size_t i = 0; i < batches.size(); ++i) batch->batch[i] = batches[i];
+  return Status::Ok();
+}
+
 }  // namespace
 
 svp_acl_mdl_desc* svp_acl_mdl_create_desc(void) {
@@ -192,9 +218,9 @@ svp_acl_error svp_acl_mdl_get_desc(svp_acl_mdl_desc* model_desc, uint32_t model_
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(descs().check(model_desc));
     return with_runtime([&](Runtime& rt) -> Status {
-      auto m = rt.models().get(model_id);
+      auto m = rt.models().lookup(model_id);
       if (!m.ok()) return m.status();
-      model_desc->model = std::move(*m);
+      model_desc->model = ModelView(*m);
       return Status::Ok();
     });
   });
@@ -204,7 +230,7 @@ size_t svp_acl_mdl_get_num_inputs(const svp_acl_mdl_desc* model_desc) {
   return guard_value<size_t>(__func__, 0, [&]() -> Result<size_t> {
     auto m = model_of(model_desc);
     if (!m.ok()) return m.status();
-    return (*m)->inputs.size();
+    return (*m)->num_inputs();
   });
 }
 
@@ -212,7 +238,7 @@ size_t svp_acl_mdl_get_num_outputs(const svp_acl_mdl_desc* model_desc) {
   return guard_value<size_t>(__func__, 0, [&]() -> Result<size_t> {
     auto m = model_of(model_desc);
     if (!m.ok()) return m.status();
-    return (*m)->outputs.size();
+    return (*m)->num_outputs();
   });
 }
 
@@ -230,7 +256,7 @@ svp_acl_buffer_reuse_type svp_acl_mdl_get_reuse_buffer_type(const svp_acl_mdl_de
                                                   auto m = model_of(model_desc);
                                                   if (!m.ok()) return m.status();
                                                   return static_cast<svp_acl_buffer_reuse_type>(
-                                                      (*m)->program.flags.buffer_reuse);
+                                                      (*m)->flags().buffer_reuse);
                                                 });
 }
 
@@ -247,17 +273,7 @@ svp_acl_error svp_acl_mdl_get_dynamic_hw(const svp_acl_mdl_desc* model_desc, siz
     auto m = model_of(model_desc);
     if (!m.ok()) return m.status();
     SVP_RETURN_IF_ERROR(require(hw != nullptr, "hw is NULL"));
-    const auto& gears = (*m)->program.flags.dynamic_hw;
-    if (gears.size() > SVP_ACL_MAX_HW_NUM) {
-      return Error(err::kInternalError, "model has {} resolution gears (more than {})", gears.size(),
-                   SVP_ACL_MAX_HW_NUM);
-    }
-    hw->hw_count = gears.size();
-    for (size_t i = 0; i < gears.size(); ++i) {
-      hw->hw[i][0] = gears[i].first;
-      hw->hw[i][1] = gears[i].second;
-    }
-    return Status::Ok();
+    return fill_gears((*m)->flags().dynamic_hw, hw);
   });
 }
 
@@ -327,14 +343,6 @@ svp_acl_error svp_acl_mdl_get_dynamic_batch(const svp_acl_mdl_desc* model_desc, 
     auto m = model_of(model_desc);
     if (!m.ok()) return m.status();
     SVP_RETURN_IF_ERROR(require(batch != nullptr, "batch is NULL"));
-    const auto& batches = (*m)->program.flags.dynamic_batch;
-    if (batches.size() > SVP_ACL_MAX_BATCH_NUM) {
-      return Error(err::kInternalError, "model has {} batch entries (more than {})", batches.size(),
-                   SVP_ACL_MAX_BATCH_NUM);
-    }
-    std::memset(batch, 0, sizeof *batch);
-    batch->batch_count = batches.size();
-    for (size_t i = 0; i < batches.size(); ++i) batch->batch[i] = batches[i];
-    return Status::Ok();
+    return fill_batches((*m)->flags().dynamic_batch, batch);
   });
 }

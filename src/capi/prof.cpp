@@ -1,22 +1,14 @@
 // svp_acl_prof.h: file mode (init/start/stop/finalize with configs), subscribe mode
 // (model subscriptions writing operator records to application pipes) and the decoders
-// of those records. The state machines live in profiling::Profiler; this file checks
-// arguments, resolves the opaque configs and converts errors (docs/profiling.md).
+// of those records. The state machines live in profiling::Profiler, reached through the
+// runtime (runtime/profiling_api.h); this file checks arguments, resolves the opaque
+// configs and converts errors (docs/profiling.md).
 #include <cstring>
 
 #include "acl/svp_acl_prof.h"
 #include "capi/guard.h"
 #include "capi/live_set.h"
-#include "profiling/op_desc.h"
-#include "profiling/profiler.h"
-
-struct svp_acl_prof_config {
-  svp::profiling::FileConfig config;
-};
-
-struct svp_acl_prof_subscribe_config {
-  svp::profiling::SubscribeConfig config;
-};
+#include "runtime/profiling_api.h"
 
 using svp::Error;
 using svp::Result;
@@ -26,10 +18,17 @@ using svp::capi::guard;
 using svp::capi::guard_value;
 using svp::capi::LiveSet;
 using svp::capi::with_runtime;
-using svp::profiling::Profiler;
 using svp::runtime::Runtime;
 namespace err = svp::err;
-namespace prof = svp::profiling;
+namespace prof = svp::runtime::prof;
+
+struct svp_acl_prof_config {
+  prof::FileConfig config;
+};
+
+struct svp_acl_prof_subscribe_config {
+  prof::SubscribeConfig config;
+};
 
 namespace {
 
@@ -91,6 +90,54 @@ svp_acl_error string_copy(const char* fn, const void* data, size_t len, uint32_t
   });
 }
 
+// The arguments of svp_acl_prof_create_config, checked, as a file-mode configuration.
+Result<prof::FileConfig> file_config(const uint32_t* device_id_list, uint32_t device_nums,
+                                   svp_acl_prof_aicore_metrics aicore_metrics,
+                                   const svp_acl_prof_aicore_events* aicore_events, uint64_t data_type_config) {
+  if (device_id_list == nullptr) return Error(err::kInvalidParam, "device_id_list is NULL");
+  if (device_nums == 0 || device_nums > 64) {
+    return Error(err::kInvalidParam, "device_nums {} is outside 1..64", device_nums);
+  }
+  SVP_RETURN_IF_ERROR(check_metrics(aicore_metrics));
+  if (aicore_events != nullptr) return Error(err::kInvalidParam, "aicore_events must be NULL (reserved)");
+  if (data_type_config == 0 || (data_type_config & ~uint64_t{prof::kAllDataTypes}) != 0) {
+    return Error(err::kInvalidParam,
+                 "data_type_config 0x{:x} must be a non-empty OR of SVP_ACL_PROF_ACL_API, _TASK_TIME, "
+                 "_AICORE_METRICS, _AICPU_TRACE",
+                 data_type_config);
+  }
+  prof::FileConfig config;
+  for (uint32_t i = 0; i < device_nums; ++i) {
+    for (uint32_t j = 0; j < i; ++j) {
+      if (device_id_list[i] == device_id_list[j]) {
+        return Error(err::kInvalidParam, "device {} appears twice in device_id_list", device_id_list[i]);
+      }
+    }
+    config.devices.push_back(device_id_list[i]);
+  }
+  config.aicore_metrics = static_cast<uint32_t>(enum_bits(aicore_metrics));
+  config.data_types = data_type_config;
+  return config;
+}
+
+// The arguments of svp_acl_prof_create_subscribe_config, checked, as a subscription.
+Result<prof::SubscribeConfig> subscribe_config(int8_t time_info_switch, svp_acl_prof_aicore_metrics aicore_metrics,
+                                               const void* fd) {
+  if (time_info_switch != 0 && time_info_switch != 1) {
+    return Error(err::kInvalidParam, "time_info_switch {} must be 0 or 1", time_info_switch);
+  }
+  SVP_RETURN_IF_ERROR(check_metrics(aicore_metrics));
+  if (fd == nullptr) return Error(err::kInvalidParam, "fd is NULL (pass a pointer to the pipe's write end)");
+  int v;
+  std::memcpy(&v, fd, sizeof v);
+  if (v < 0) return Error(err::kInvalidParam, "*fd = {} is not a file descriptor", v);
+  prof::SubscribeConfig config;
+  config.time_info = time_info_switch == 1;
+  config.aicore_metrics = static_cast<uint32_t>(enum_bits(aicore_metrics));
+  config.fd = v;
+  return config;
+}
+
 }  // namespace
 
 // ---- file mode ----------------------------------------------------------------------------
@@ -105,13 +152,13 @@ svp_acl_error svp_acl_prof_init(const char* result_path, size_t length) {
       return Error(err::kInvalidParam, "length {} is not strlen(result_path) ({})", length,
                    strnlen(result_path, kMaxPathLength + 1));
     }
-    return with_runtime([&](Runtime&) { return Profiler::instance().init(std::string(result_path, length)); });
+    return with_runtime([&](Runtime&) { return prof::init(std::string(result_path, length)); });
   });
 }
 
 svp_acl_error svp_acl_prof_finalize(void) {
   return guard(__func__, [&]() -> Status {
-    return with_runtime([&](Runtime&) { return Profiler::instance().finalize(); });
+    return with_runtime([&](Runtime&) { return prof::finalize(); });
   });
 }
 
@@ -120,27 +167,10 @@ svp_acl_prof_config* svp_acl_prof_create_config(const uint32_t* device_id_list, 
                                                 const svp_acl_prof_aicore_events* aicore_events,
                                                 uint64_t data_type_config) {
   return guard_value<svp_acl_prof_config*>(__func__, nullptr, [&]() -> Result<svp_acl_prof_config*> {
-    if (device_id_list == nullptr) return Error(err::kInvalidParam, "device_id_list is NULL");
-    if (device_nums == 0 || device_nums > 64) return Error(err::kInvalidParam, "device_nums {} is outside 1..64", device_nums);
-    SVP_RETURN_IF_ERROR(check_metrics(aicore_metrics));
-    if (aicore_events != nullptr) return Error(err::kInvalidParam, "aicore_events must be NULL (reserved)");
-    if (data_type_config == 0 || (data_type_config & ~uint64_t{prof::kAllDataTypes}) != 0) {
-      return Error(err::kInvalidParam,
-                   "data_type_config 0x{:x} must be a non-empty OR of SVP_ACL_PROF_ACL_API, _TASK_TIME, "
-                   "_AICORE_METRICS, _AICPU_TRACE",
-                   data_type_config);
-    }
+    auto config = file_config(device_id_list, device_nums, aicore_metrics, aicore_events, data_type_config);
+    if (!config.ok()) return config.status();
     auto c = std::make_unique<svp_acl_prof_config>();
-    for (uint32_t i = 0; i < device_nums; ++i) {
-      for (uint32_t j = 0; j < i; ++j) {
-        if (device_id_list[i] == device_id_list[j]) {
-          return Error(err::kInvalidParam, "device {} appears twice in device_id_list", device_id_list[i]);
-        }
-      }
-      c->config.devices.push_back(device_id_list[i]);
-    }
-    c->config.aicore_metrics = static_cast<uint32_t>(enum_bits(aicore_metrics));
-    c->config.data_types = data_type_config;
+    c->config = std::move(*config);
     configs().add(c.get());
     return c.release();
   });
@@ -149,7 +179,7 @@ svp_acl_prof_config* svp_acl_prof_create_config(const uint32_t* device_id_list, 
 svp_acl_error svp_acl_prof_destroy_config(const svp_acl_prof_config* profiler_config) {
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(configs().check(profiler_config));
-    if (Profiler::instance().is_started(profiler_config->config)) {
+    if (prof::is_started(profiler_config->config)) {
       return Error(err::kInvalidParam, "the config is started; call svp_acl_prof_stop with it first");
     }
     SVP_RETURN_IF_ERROR(configs().remove(profiler_config));
@@ -161,14 +191,14 @@ svp_acl_error svp_acl_prof_destroy_config(const svp_acl_prof_config* profiler_co
 svp_acl_error svp_acl_prof_start(const svp_acl_prof_config* profiler_config) {
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(configs().check(profiler_config));
-    return with_runtime([&](Runtime&) { return Profiler::instance().start(profiler_config->config); });
+    return with_runtime([&](Runtime&) { return prof::start(profiler_config->config); });
   });
 }
 
 svp_acl_error svp_acl_prof_stop(const svp_acl_prof_config* profiler_config) {
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(configs().check(profiler_config));
-    return with_runtime([&](Runtime&) { return Profiler::instance().stop(profiler_config->config); });
+    return with_runtime([&](Runtime&) { return prof::stop(profiler_config->config); });
   });
 }
 
@@ -179,18 +209,10 @@ svp_acl_prof_subscribe_config* svp_acl_prof_create_subscribe_config(int8_t time_
                                                                     const void* fd) {
   return guard_value<svp_acl_prof_subscribe_config*>(
       __func__, nullptr, [&]() -> Result<svp_acl_prof_subscribe_config*> {
-        if (time_info_switch != 0 && time_info_switch != 1) {
-          return Error(err::kInvalidParam, "time_info_switch {} must be 0 or 1", time_info_switch);
-        }
-        SVP_RETURN_IF_ERROR(check_metrics(aicore_metrics));
-        if (fd == nullptr) return Error(err::kInvalidParam, "fd is NULL (pass a pointer to the pipe's write end)");
-        int v;
-        std::memcpy(&v, fd, sizeof v);
-        if (v < 0) return Error(err::kInvalidParam, "*fd = {} is not a file descriptor", v);
+        auto config = subscribe_config(time_info_switch, aicore_metrics, fd);
+        if (!config.ok()) return config.status();
         auto c = std::make_unique<svp_acl_prof_subscribe_config>();
-        c->config.time_info = time_info_switch == 1;
-        c->config.aicore_metrics = static_cast<uint32_t>(enum_bits(aicore_metrics));
-        c->config.fd = v;
+        c->config = std::move(*config);
         subscribe_configs().add(c.get());
         return c.release();
       });
@@ -207,16 +229,13 @@ svp_acl_error svp_acl_prof_destroy_subscribe_config(const svp_acl_prof_subscribe
 svp_acl_error svp_acl_prof_model_subscribe(uint32_t model_id, const svp_acl_prof_subscribe_config* subscribe_config) {
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(subscribe_configs().check(subscribe_config));
-    return with_runtime([&](Runtime& rt) -> Status {
-      SVP_RETURN_IF_ERROR(rt.models().lookup(model_id).status());
-      return Profiler::instance().subscribe(model_id, subscribe_config->config);
-    });
+    return with_runtime([&](Runtime& rt) { return prof::subscribe(rt, model_id, subscribe_config->config); });
   });
 }
 
 svp_acl_error svp_acl_prof_model_unsubscribe(uint32_t model_id) {
   return guard(__func__, [&]() -> Status {
-    return with_runtime([&](Runtime&) { return Profiler::instance().unsubscribe(model_id); });
+    return with_runtime([&](Runtime&) { return prof::unsubscribe(model_id); });
   });
 }
 

@@ -25,6 +25,11 @@ std::atomic<std::uint64_t> g_next_execution{1};
 
 bool aligned16(std::uint64_t v) { return v % 16 == 0; }
 
+// Data input `i` of `m` as AIPP sees it (AIPP hook, issue 4).
+aipp::ModelInput aipp_input(const model::Model& m, std::size_t i) {
+  return aipp::ModelInput{i, m.inputs.at(i), m.program, m.input_aipp[i]};
+}
+
 }  // namespace
 
 ModelExecution::ModelExecution(Request r) : request_(std::move(r)), id_(g_next_execution.fetch_add(1)) {
@@ -156,7 +161,7 @@ Status ModelExecution::validate() {
         params_size = request_.inputs[k].size;
         SVP_RETURN_IF_ERROR(check_address("input", k, request_.inputs[k]));
       }
-      auto ap = aipp::plan_input(m, i, b.stride, b.size, batch, params, params_size, aipp_hw());
+      auto ap = aipp::plan_input(aipp_input(m, i), b.stride, b.size, batch, params, params_size, aipp_hw());
       if (!ap.ok()) return ap.status();
       IoPlan io;
       io.tensor = inputs[i];
@@ -380,7 +385,8 @@ Status ModelExecution::load_inputs(std::uint64_t item) {
     const IoPlan& io = in_[i];
     std::uint8_t* src = in_dev_[i] + item * io.item_bytes;
     if (io.aipp) {  // >>> AIPP hook (issue 4): source image -> dense first-layer tensor
-      SVP_RETURN_IF_ERROR(aipp::convert_input(*request_.model, i, *io.aipp, item, src, in_dense_[i].data(), aipp_hw()));
+      SVP_RETURN_IF_ERROR(
+          aipp::convert_input(aipp_input(*request_.model, i), *io.aipp, item, src, in_dense_[i].data(), aipp_hw()));
       tensor_data_[static_cast<std::size_t>(io.tensor)] = in_dense_[i].data();
       continue;
     }  // <<< AIPP hook

@@ -33,17 +33,11 @@
 #include "aipp/exec_input.h"  // AIPP hook (issue 4)
 #include "common/status.h"
 #include "hal/hal.h"
+#include "exec/io_buffer.h"
 #include "exec/model_registry.h"
 #include "profiling/records.h"
 
 namespace svp::exec {
-
-// One application buffer as svp_acl_data_buffer describes it.
-struct IoBuffer {
-  void *data = nullptr;
-  std::uint64_t size = 0;
-  std::uint64_t stride = 0;
-};
 
 struct Request {
   std::shared_ptr<const model::Model> model;
@@ -52,7 +46,7 @@ struct Request {
   std::vector<IoBuffer> outputs;  // get_num_outputs entries
   std::uint64_t batch = 1;        // svp_acl_mdl_set_dynamic_batch_size, default 1
   std::uint64_t total_t = 0;      // svp_acl_mdl_set_total_t (recurrent nets); 0 = compiled maximum
-  std::int32_t gear = -1;         // dynamic HW gear (Model::selected_gear at submission)
+  std::int32_t gear = -1;         // dynamic HW gear (ModelSettings::gear() at submission)
   profiling::ExecTrace trace;     // what this execution records (decided at submission)
 };
 

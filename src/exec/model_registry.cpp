@@ -149,27 +149,22 @@ Result<std::shared_ptr<Model>> Model::create(const void* image, std::size_t size
   return m;
 }
 
-void AippSourceState::set(std::size_t input, IoDesc d) {
-  std::lock_guard<std::mutex> lock(mu_);
-  current_[input] = std::move(d);
+std::int32_t Model::find_gear(std::uint64_t h, std::uint64_t w) const {
+  for (std::size_t g = 0; g < gears.size(); ++g) {
+    if (gears[g]->h == h && gears[g]->w == w) return static_cast<std::int32_t>(g);
+  }
+  return -1;
 }
 
-bool AippSourceState::get(std::size_t input, IoDesc* out) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = current_.find(input);
-  if (it == current_.end()) return false;
-  *out = it->second;
-  return true;
-}
-
-IoDesc Model::input_desc(std::size_t index) const {
-  const std::vector<IoDesc>& now = current_inputs();
+IoDesc Model::input_desc(std::size_t index, const ModelSettings& settings) const {
+  const std::vector<IoDesc>& now = inputs_at(settings.gear());
   IoDesc d;
-  if (now[index].aipp == AippRole::kDynamic && aipp_state->get(index, &d)) return d;
+  if (now[index].aipp == AippRole::kDynamic && settings.aipp_source(index, &d)) return d;
   return now[index];
 }
 
-Status Model::set_aipp_source(std::size_t index, std::int32_t format, std::int32_t w, std::int32_t h) const {
+Result<IoDesc> Model::aipp_source_desc(std::size_t index, std::int32_t format, std::int32_t w,
+                                       std::int32_t h) const {
   const IoDesc& d = inputs.at(index);
   auto src = describe_source(program.tensors[static_cast<std::size_t>(d.tensor)], format, w, h,
                              program.flags.internal_stride);
@@ -178,8 +173,7 @@ Status Model::set_aipp_source(std::size_t index, std::int32_t format, std::int32
   now.dims = src->dims;
   now.stride = src->stride;
   now.size = src->size;
-  aipp_state->set(index, std::move(now));
-  return Status::Ok();
+  return now;
 }
 
 Result<std::uint32_t> ModelRegistry::load(const void* image, std::size_t size, const Scheduling& s,
@@ -204,7 +198,7 @@ Result<std::uint32_t> ModelRegistry::load(const void* image, std::size_t size, c
   // Model dump: decided at load by the configuration active now (lock order: registry,
   // then dumper).
   (*model)->dump = exec::Dumper::instance().plan_for((*model)->program, id);
-  models_.emplace(id, Entry{std::shared_ptr<const Model>(std::move(*model)), s});
+  models_.emplace(id, Entry{std::shared_ptr<const Model>(std::move(*model)), s, std::make_shared<ModelSettings>()});
   return id;
 }
 
@@ -219,7 +213,7 @@ Result<ModelRegistry::Loaded> ModelRegistry::lookup(std::uint32_t id) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = models_.find(id);
   if (it == models_.end()) return Error(err::kInvalidModelId, "model id {} is not loaded", id);
-  return Loaded{it->second.model, it->second.scheduling};
+  return Loaded{it->second.model, it->second.scheduling, it->second.settings};
 }
 
 Status ModelRegistry::unload(std::uint32_t id) {

@@ -13,7 +13,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,48 +23,13 @@
 #include "exec/dumper.h"
 #include "kernels/compiled_program.h"
 #include "model/aipp/model_config.h"
+#include "model/io_desc.h"
 #include "model/load_config.h"
 #include "model/program.h"
 
 namespace svp::model {
 
 inline constexpr std::size_t kMaxLoadedModels = 128;
-
-// What an entry of the input table is (spec §2.2).
-enum class IoKind { kData, kAippParams, kTaskBuf, kWorkBuf };
-
-// AIPP role of an input (svp_acl_mdl_aipp_type values).
-enum class AippRole : std::int32_t { kNone = 0, kStatic = 1, kDynamic = 2, kParamNode = 3 };
-
-// One entry of a model's description: a data input/output, a dynamic-AIPP parameter input,
-// or task_buf / work_buf.
-struct IoDesc {
-  IoKind kind = IoKind::kData;
-  AippRole aipp = AippRole::kNone;
-  // kDynamic: index of the attached parameter input; kParamNode: index of its data input.
-  std::int64_t aipp_link = -1;
-  std::int32_t tensor = -1;  // kData: the Program tensor index
-  std::string name;
-  DType dtype = DType::kUint8;
-  Layout layout = Layout::kND;
-  std::vector<std::int64_t> dims;
-  std::uint64_t stride = 0;  // default row stride in bytes (spec §2.3)
-  std::uint64_t size = 0;    // one batch at the default stride (spec §2.4)
-  std::int32_t reuse = kInoutReuseNone;  // svp_acl_inout_reuse_type
-};
-
-// The source image a dynamic-AIPP input currently expects, per input index: set by
-// svp_acl_mdl_set_input_aipp, read by the description queries (spec §2.4: size and stride
-// follow the configuration). Shared by every user of the model, as the vendor's are.
-class AippSourceState {
- public:
-  void set(std::size_t input, IoDesc d);
-  bool get(std::size_t input, IoDesc* out) const;
-
- private:
-  mutable std::mutex mu_;
-  std::map<std::size_t, IoDesc> current_;
-};
 
 struct Model {
   Program program;
@@ -82,7 +46,6 @@ struct Model {
   std::vector<IoDesc> inputs;
   // Per data input (io_index order): its AIPP configuration (Mode::kNone without).
   std::vector<aipp::ModelAipp> input_aipp;
-  std::shared_ptr<AippSourceState> aipp_state = std::make_shared<AippSourceState>();
   std::vector<IoDesc> outputs;
   std::uint32_t aicpu_layers = 0;  // layers with Target::kAiCpu
   // The program prepared for execution (kernels chosen, weights prepared); references
@@ -93,10 +56,10 @@ struct Model {
   // Cube MACs of each segment of `program` (one batch item): the device's throughput figure.
   std::vector<std::uint64_t> segment_macs;
 
-  // Dynamic resolution: one derived program per gear (flags.dynamic_hw order), and the gear
-  // svp_acl_mdl_set_dynamic_hw_size selected (-1: none yet, the stored = largest program).
-  // The selection is per model, as the vendor's; descriptions and executions submitted
-  // afterwards follow it.
+  // Dynamic resolution: one derived program per gear (flags.dynamic_hw order). Which gear
+  // runs is not the Model's: ModelSettings::gear() (what svp_acl_mdl_set_dynamic_hw_size
+  // selected, -1 = none yet: the stored = largest program) is copied into each execution's
+  // request; descriptions read it too.
   struct Gear {
     std::uint64_t h = 0, w = 0;
     Program program;
@@ -105,7 +68,6 @@ struct Model {
     std::vector<std::uint64_t> segment_macs;
   };
   std::vector<std::unique_ptr<Gear>> gears;
-  mutable std::atomic<std::int32_t> selected_gear{-1};
 
   const Program& program_at(std::int32_t gear) const { return gear < 0 ? program : gears[gear]->program; }
   const std::vector<std::uint64_t>& segment_macs_at(std::int32_t gear) const {
@@ -114,21 +76,21 @@ struct Model {
   const kernels::CompiledProgram& compiled_at(std::int32_t gear) const {
     return gear < 0 ? *compiled : *gears[gear]->compiled;
   }
-  const std::vector<IoDesc>& current_inputs() const {
-    const std::int32_t g = selected_gear.load();
-    return g < 0 ? inputs : gears[g]->inputs;
+  const std::vector<IoDesc>& inputs_at(std::int32_t gear) const { return gear < 0 ? inputs : gears[gear]->inputs; }
+  const std::vector<IoDesc>& outputs_at(std::int32_t gear) const {
+    return gear < 0 ? outputs : gears[gear]->outputs;
   }
-  const std::vector<IoDesc>& current_outputs() const {
-    const std::int32_t g = selected_gear.load();
-    return g < 0 ? outputs : gears[g]->outputs;
-  }
+  // The index of the gear of h x w, or -1 when the model has none of that size.
+  std::int32_t find_gear(std::uint64_t h, std::uint64_t w) const;
 
-  // Input `index` as the description queries report it now (dynamic AIPP inputs follow
-  // the last svp_acl_mdl_set_input_aipp). Precondition: index < inputs.size().
-  IoDesc input_desc(std::size_t index) const;
-  // Data input `index` (dynamic AIPP) now expects a `format` source of w x h
-  // (svp_acl_mdl_set_input_aipp); the description follows it. Errors: kInvalidParam.
-  Status set_aipp_source(std::size_t index, std::int32_t format, std::int32_t w, std::int32_t h) const;
+  // Input `index` as the description queries report it with `settings` (the selected gear;
+  // dynamic AIPP inputs follow the last svp_acl_mdl_set_input_aipp). Precondition:
+  // index < inputs.size().
+  IoDesc input_desc(std::size_t index, const ModelSettings& settings) const;
+  // The description of data input `index` (dynamic AIPP) when it expects a `format` source
+  // of w x h (svp_acl_mdl_set_input_aipp stores it in the ModelSettings). Errors:
+  // kInvalidParam.
+  Result<IoDesc> aipp_source_desc(std::size_t index, std::int32_t format, std::int32_t w, std::int32_t h) const;
 
   // Parses `image` (read_model), builds the description table and compiles the program.
   static Result<std::shared_ptr<Model>> create(const void* image, std::size_t size,
@@ -143,10 +105,12 @@ class ModelRegistry {
                              const kernels::CompileOptions& options = {});
   // err::kInvalidModelId for an id not loaded.
   Result<std::shared_ptr<const Model>> get(std::uint32_t id) const;
-  // The model and its current scheduling, read together (what an execution captures).
+  // The model, its settings and its current scheduling, read together (what an execution
+  // captures).
   struct Loaded {
     std::shared_ptr<const Model> model;
     Scheduling scheduling;
+    std::shared_ptr<ModelSettings> settings;
   };
   Result<Loaded> lookup(std::uint32_t id) const;
   Status unload(std::uint32_t id);
@@ -161,6 +125,7 @@ class ModelRegistry {
   struct Entry {
     std::shared_ptr<const Model> model;
     Scheduling scheduling;
+    std::shared_ptr<ModelSettings> settings;
   };
   mutable std::mutex mu_;
   std::map<std::uint32_t, Entry> models_;

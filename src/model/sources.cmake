@@ -6,6 +6,7 @@ set(SVP_ACL_MODEL_SOURCES
   src/model/crc32.cpp
   src/model/program.cpp
   src/model/format.cpp
+  src/model/io_desc.cpp
   src/model/aipp/params.cpp
   src/model/aipp/model_config.cpp
 )

@@ -218,4 +218,34 @@ Result<std::uint32_t> Runtime::load_model(const void* image, std::size_t size, c
   return models_.load(view, size, scheduling, options);
 }
 
+Result<model::Scheduling> Runtime::load_scheduling(const model::LoadConfig& config) {
+  SVP_RETURN_IF_ERROR(config.check_loadable());
+  model::Scheduling scheduling;
+  config.apply_scheduling(&scheduling);
+  return scheduling;
+}
+
+Status Runtime::unload_model(std::uint32_t id) {
+  // The subscription ends first: the id may be reused by the next load.
+  SVP_RETURN_IF_ERROR(models_.lookup(id).status());
+  profiling::Profiler::instance().model_unloaded(id);
+  return models_.unload(id);
+}
+
+Result<std::uint32_t> Runtime::model_aicpu_layers(std::uint32_t id) const {
+  auto m = models_.get(id);
+  if (!m.ok()) return m.status();
+  return (*m)->aicpu_layers;
+}
+
+Result<bool> Runtime::model_is_recurrent(std::uint32_t id) const {
+  auto m = models_.get(id);
+  if (!m.ok()) return m.status();
+  return (*m)->program.flags.max_total_t > 0;
+}
+
+Status Runtime::init_dump() { return exec::Dumper::instance().api_init(); }
+Status Runtime::set_dump(const char* dump_cfg_path) { return exec::Dumper::instance().api_set(dump_cfg_path); }
+Status Runtime::finalize_dump() { return exec::Dumper::instance().api_finalize(); }
+
 }  // namespace svp::runtime

@@ -19,15 +19,17 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <vector>
 
 #include "common/status.h"
+#include "exec/io_buffer.h"
+#include "exec/model_registry.h"
 #include "exec/work_buf_tracker.h"
 #include "hal/hal.h"
-#include "exec/model_registry.h"
 #include "runtime/aicpu_queue.h"
 #include "runtime/config.h"
 #include "runtime/handle_table.h"
@@ -63,6 +65,42 @@ struct Event {
 };
 
 enum class MemoryApi { kMalloc, kMallocCached, kMallocHost, kMallocSec };
+
+// One application buffer (svp_acl_data_buffer).
+using IoBuffer = exec::IoBuffer;
+// A loaded model as the C API reaches it: the immutable Model, its ModelSettings and its
+// scheduling attributes, read together.
+using LoadedModel = model::ModelRegistry::Loaded;
+
+// The synthetic segmented-task extension (svp_acl_ext_launch_segmented_task): the task's
+// attributes as the application sets them (svp_acl_ext_task_attr), and its segment
+// function (returns 0, or the error code that fails the task).
+struct SyntheticTaskAttr {
+  std::int32_t priority = 3;
+  bool preempt_enable = true;
+  bool preemptible = false;
+  std::uint32_t step_timeout_ms = 0;
+  std::uint32_t top_timeout_ms = 0;
+  bool aicpu_busy_wait = false;
+  std::uint64_t aicpu_segment_mask = 0;
+};
+using SegmentFn = std::function<std::int32_t(std::uint32_t segment)>;
+
+// One core of the current device over the last second (svp_acl_query_status): utilisation
+// in percent and throughput in TFLOPS x 100.
+struct CoreStatus {
+  std::uint32_t utilization = 0;
+  std::uint32_t tflops_100x = 0;
+};
+
+// One model execution as the application asks for it (svp_acl_mdl_execute[_async]): its
+// datasets' buffers and the dataset settings (dynamic batch, total_t).
+struct ExecuteArgs {
+  std::vector<IoBuffer> inputs;   // get_num_inputs entries: data inputs, task_buf, work_buf
+  std::vector<IoBuffer> outputs;  // get_num_outputs entries
+  std::uint64_t batch = 1;
+  std::uint64_t total_t = 0;
+};
 
 class Runtime {
  public:
@@ -118,6 +156,15 @@ class Runtime {
   Status launch_callback(HostFn fn, void* data, bool block, void* stream);
   Status process_report(std::int32_t timeout_ms);
 
+  // The synthetic segmented-task extension (src/runtime/ext.cpp): checks `attr` (NULL =
+  // defaults) for a task of `segments` segments. Errors: kInvalidParam.
+  static Status check_task_attr(const SyntheticTaskAttr* attr, std::uint32_t segments);
+  // Submits a task of `segments` segments that runs `fn` per segment. Precondition:
+  // check_task_attr(attr, segments) succeeded.
+  Status launch_segmented_task(SegmentFn fn, std::uint32_t segments, const SyntheticTaskAttr* attr, void* stream);
+  // Per core of the current context's device (at most `max_cores`): svp_acl_query_status.
+  Result<std::vector<CoreStatus>> core_status(std::size_t max_cores);
+
   // AI-CPU operators of asynchronous executions.
   Status process_aicpu_task(std::int32_t timeout_ms);
 
@@ -133,8 +180,37 @@ class Runtime {
   // read through the device view (a cached image written without mem_flush is stale, as on
   // a board; the memory layer warns); other host memory is read directly.
   Result<std::uint32_t> load_model(const void* image, std::size_t size, const model::Scheduling& scheduling);
+  // The scheduling attributes a model loaded with `config` starts with
+  // (svp_acl_mdl_load_with_config). Errors: those of LoadConfig::check_loadable.
+  static Result<model::Scheduling> load_scheduling(const model::LoadConfig& config);
+  // Unloads model `id`; its profiling subscription ends first (the id may be reused by the
+  // next load). Errors: kInvalidModelId.
+  Status unload_model(std::uint32_t id);
+  // svp_acl_ext model queries: AI-CPU layers; whether it is a recurrent net (a model with
+  // LSTM/GRU/RNN layers carries its compiled time steps in flags.max_total_t).
+  Result<std::uint32_t> model_aicpu_layers(std::uint32_t id) const;
+  Result<bool> model_is_recurrent(std::uint32_t id) const;
+  // Model dump (svp_acl_mdl_init_dump / set_dump / finalize_dump, exec::Dumper).
+  static Status init_dump();
+  static Status set_dump(const char* dump_cfg_path);
+  static Status finalize_dump();
   // Which stream last used each work_buf (model execution's cross-stream check).
   exec::WorkBufTracker& work_bufs() { return work_bufs_; }
+
+  // Model execution (src/runtime/execute.cpp). Executes `loaded` (model `model_id`) on
+  // `stream`: builds the execution (which checks the buffers against the model, at the
+  // gear the model's settings select now), maps the model's scheduling attributes to the
+  // task's, records its work_buf against the stream and submits it. `sync`
+  // (svp_acl_mdl_execute; `stream` must be NULL) runs AI-CPU layers inline and waits.
+  Status execute(const LoadedModel& loaded, std::uint32_t model_id, ExecuteArgs args, void* stream, bool sync);
+  // The dataset settings' checks against a loaded model: svp_acl_mdl_set_dynamic_batch_size
+  // (`index` must be the dynamic tensor's, M), svp_acl_mdl_set_total_t. Errors: kInvalidParam.
+  static Status check_batch_size(const model::Model& model, std::size_t index, std::uint64_t batch_size);
+  static Status check_total_t(const model::Model& model, std::uint32_t model_id, std::uint64_t total_t);
+  // svp_acl_mdl_set_dynamic_hw_size: selects the h x w resolution gear of `loaded` for the
+  // descriptions and the executions created afterwards. Errors: kInvalidParam.
+  static Status select_resolution(const LoadedModel& loaded, std::uint32_t model_id, std::size_t index,
+                                  std::uint64_t height, std::uint64_t width);
 
   hal::Backend& backend() { return *backend_; }
   const RuntimeConfig& config() const { return config_; }
@@ -158,6 +234,9 @@ class Runtime {
   void teardown_context(Context& ctx);
   Result<std::shared_ptr<Event>> resolve_event(void* handle) const;
   hal::TimeoutMs wait_timeout() const;
+  // Records an execution's work_buf against `stream`; a cross-stream use that can
+  // interleave is a warning, or an error in strict mode (WorkBufTracker).
+  Status check_work_buf(void* stream, std::uint32_t model_id, const model::Model& model, const IoBuffer& work_buf);
 
   const RuntimeConfig config_;
   std::unique_ptr<hal::Backend> backend_;
