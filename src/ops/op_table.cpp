@@ -273,11 +273,7 @@ const OpDef* find_op(std::string_view name) {
 }
 
 const OpDef& unknown_op() {
-  static const OpDef d = [] {
-    OpDef u = op_row("", OpClass::kOther).d;
-    u.quant = QuantRole::kRequantize;
-    return u;
-  }();
+  static const OpDef d = op_row("", OpClass::kOther).d;
   return d;
 }
 

@@ -14,15 +14,20 @@ using model::Target;
 
 bool is_data(const Graph& g, ValueId v) { return v != kNoValue && !g.value(v).is_constant(); }
 
-}  // namespace
-
-bool npu_op(const Graph& g, NodeId id, const target::DeviceProfile& target) {
+// Where `target` runs node `id`, its operands' ranks checked against the target's limits.
+target::Support node_support(const Graph& g, NodeId id, const target::DeviceProfile& target) {
   const Node& n = g.node(id);
   std::vector<std::size_t> ranks;
   for (ValueId v : n.inputs) {
     if (v != kNoValue) ranks.push_back(g.value(v).shape.size());
   }
-  return target::op_support(target, n.op, ranks) == target::Support::kNpu;
+  return target::op_support(target, n.op, ranks);
+}
+
+}  // namespace
+
+bool npu_op(const Graph& g, NodeId id, const target::DeviceProfile& target) {
+  return node_support(g, id, target) == target::Support::kNpu;
 }
 
 std::string npu_placement_rule(const std::string& op, const target::DeviceProfile& target) {
@@ -56,10 +61,9 @@ PlacementReport place_nodes(Graph& g, const target::DeviceProfile& target) {
   const std::vector<NodeId> order = g.live_nodes();
   for (NodeId id : order) {
     Node& n = g.node(id);
-    if (n.target != Target::kAiCpu && !npu_op(g, id, target)) n.target = Target::kAiCpu;
-    if (target::op_support(target, n.op, {}) == target::Support::kRefused) {
-      r.refused.push_back(fmt::format("\"{}\" ({})", n.name, n.op));
-    }
+    const target::Support where = node_support(g, id, target);
+    if (n.target != Target::kAiCpu && where != target::Support::kNpu) n.target = Target::kAiCpu;
+    if (where == target::Support::kRefused) r.refused.push_back(fmt::format("\"{}\" ({})", n.name, n.op));
   }
   // Step 3: islands of cheap NPU nodes between AI-CPU nodes move to the AI-CPU.
   for (bool moved = true; moved;) {
