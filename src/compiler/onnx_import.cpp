@@ -955,7 +955,13 @@ Result<Graph> import_onnx_bytes(const std::string& bytes, const std::string& bas
   return Importer(std::move(m), options).run(base_dir);
 }
 
-Result<Graph> import_onnx(const std::string& path, const CompileOptions& options) {
+OnnxFile::OnnxFile(std::string path, std::unique_ptr<onnx::ModelProto> model)
+    : path_(std::move(path)), model_(std::move(model)) {}
+OnnxFile::OnnxFile(OnnxFile&&) noexcept = default;
+OnnxFile& OnnxFile::operator=(OnnxFile&&) noexcept = default;
+OnnxFile::~OnnxFile() = default;
+
+Result<OnnxFile> OnnxFile::read(const std::string& path) {
   // Parsed straight from the file: no copy of its bytes beside the parsed model (the
   // compiler's peak memory is a figure of the issue).
   std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -964,11 +970,30 @@ Result<Graph> import_onnx(const std::string& path, const CompileOptions& options
   in.seekg(0);
   auto fail = [&](const Status& s) { return Status(s.code(), path + ": " + s.message()); };
   if (size >= kMaxModelBytes) return fail(too_big(size));
-  onnx::ModelProto m;
-  if (!m.ParseFromIstream(&in) || !m.has_graph()) return fail(not_onnx());
-  auto g = Importer(std::move(m), options).run(std::filesystem::path(path).parent_path().string());
-  if (!g.ok()) return fail(g.status());
+  auto m = std::make_unique<onnx::ModelProto>();
+  if (!m->ParseFromIstream(&in) || !m->has_graph()) return fail(not_onnx());
+  return OnnxFile(path, std::move(m));
+}
+
+Result<Graph> OnnxFile::import(const CompileOptions& options) const {
+  if (!model_) return Error(err::kInternalError, "{}: the parsed model was already taken", path_);
+  auto g = Importer(*model_, options).run(std::filesystem::path(path_).parent_path().string());
+  if (!g.ok()) return Status(g.status().code(), path_ + ": " + g.status().message());
   return g;
+}
+
+Result<Graph> OnnxFile::take(const CompileOptions& options) && {
+  if (!model_) return Error(err::kInternalError, "{}: the parsed model was already taken", path_);
+  auto model = std::move(model_);
+  auto g = Importer(std::move(*model), options).run(std::filesystem::path(path_).parent_path().string());
+  if (!g.ok()) return Status(g.status().code(), path_ + ": " + g.status().message());
+  return g;
+}
+
+Result<Graph> import_onnx(const std::string& path, const CompileOptions& options) {
+  auto file = OnnxFile::read(path);
+  if (!file.ok()) return file.status();
+  return std::move(*file).take(options);
 }
 
 }  // namespace svp::compiler

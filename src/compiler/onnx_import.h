@@ -16,13 +16,40 @@
 // that do not fit the model). Thread-compatible: no global state.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "common/status.h"
 #include "compiler/graph.h"
 #include "compiler/options.h"
 
+namespace onnx {
+class ModelProto;
+}
+
 namespace svp::compiler {
+
+// An ONNX file parsed once and imported at one or more option sets: --dynamic_image_size
+// imports the model at several gears to compare their folded constants
+// (gear_constants.h). Each import() works on a copy of the parsed model; take() imports
+// the parsed model itself, with no copy, and leaves the file empty. Errors are prefixed
+// with the path. Thread-compatible.
+class OnnxFile {
+ public:
+  // err::kInvalidParam for a file that cannot be read, err::kParseModel for one that is
+  // not an ONNX model or is 2 GiB or more.
+  static Result<OnnxFile> read(const std::string& path);
+  OnnxFile(OnnxFile&&) noexcept;
+  OnnxFile& operator=(OnnxFile&&) noexcept;
+  ~OnnxFile();
+  Result<Graph> import(const CompileOptions& options) const;
+  Result<Graph> take(const CompileOptions& options) &&;
+
+ private:
+  OnnxFile(std::string path, std::unique_ptr<onnx::ModelProto> model);
+  std::string path_;
+  std::unique_ptr<onnx::ModelProto> model_;
+};
 
 // Imports the ONNX model at `path` (external data files are looked up beside it).
 Result<Graph> import_onnx(const std::string& path, const CompileOptions& options);

@@ -701,6 +701,20 @@ TEST(MixedPrecision, RaisesTheLayerBadAloneUntilTheOutputMeetsTheTarget) {
   EXPECT_NEAR(compare::ComputeMetrics(want, got).cosine, r->output_cosine.back(), 1e-9);
 }
 
+TEST(MixedPrecision, TheFloatGraphIsCalibratedOnceForEveryRound) {
+  const CalibrationSet data = wide_batches(4, 70);
+  MixedPrecisionOptions o;
+  o.output_target = 0.999;
+  QuantizeOptions q;
+  std::size_t calls = 0;
+  q.progress = [&](std::size_t, std::size_t) { ++calls; };
+  Net n = net("Relu", 6.0f, true);
+  auto r = quantize_mixed_precision(n.g, data, q, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_GE(r->output_cosine.size(), 2u);  // more than one round
+  EXPECT_EQ(calls, data.batches.size());   // min-max: one pass over the batches in all
+}
+
 TEST(MixedPrecision, AModelThatMeetsTheTargetIsQuantizedAsUsual) {
   const CalibrationSet data = batches(4, 1);
   MixedPrecisionOptions o;

@@ -66,7 +66,8 @@ bool raise(Node& n, const QuantizeOptions& o, bool to_float, Precision now, Prec
 
 Result<MixedPrecisionReport> quantize_mixed_precision(Graph& g, const CalibrationSet& data,
                                                       const QuantizeOptions& quantize,
-                                                      const MixedPrecisionOptions& options) {
+                                                      const MixedPrecisionOptions& options,
+                                                      const Calibration* calibration) {
   auto in_unit = [](double v) { return v > 0.0 && v <= 1.0; };
   if (!in_unit(options.output_target) || !in_unit(options.layer_threshold)) {
     return Error(err::kInvalidParam,
@@ -101,9 +102,13 @@ Result<MixedPrecisionReport> quantize_mixed_precision(Graph& g, const Calibratio
                                      why, best.round, best.cosine, best.raised, options.output_target));
     return report;
   };
+  // The float activations' ranges do not depend on the precisions: calibrated once.
+  Result<Calibration> own = calibration != nullptr ? Result<Calibration>(Calibration{}) : calibrate(current, data, quantize);
+  if (!own.ok()) return own.status();
+  const Calibration& cal = calibration != nullptr ? *calibration : *own;
   for (std::size_t round = 0;; ++round) {
     Graph trial = current;
-    auto q = quantize_graph(trial, data, quantize);
+    auto q = apply_quantization(trial, cal, quantize);
     if (!q.ok()) return q.status();
     auto actual = float_outputs(trial, data, batches);
     if (!actual.ok()) return Error(actual.status().code(), "automatic mixed precision, quantized graph: {}", actual.status().message());

@@ -63,9 +63,13 @@ struct MixedPrecisionReport {
 // `g`: the float graph, marked (--high_precision_layer, --force_to_cpu) as for
 // quantize_graph; on success it is the quantized graph of the last round.
 // Errors: those of quantize_graph and of evaluating either graph; err::kInvalidParam for a
-// target or threshold outside (0, 1] or zero rounds.
+// target or threshold outside (0, 1] or zero rounds. `calibration`: calibrate(g, data,
+// quantize) when the caller has it already (the pipeline's calibrate pass); every round
+// applies it (the float ranges do not depend on the precisions), so the float graph runs
+// over the data once, not once per round.
 Result<MixedPrecisionReport> quantize_mixed_precision(Graph& g, const CalibrationSet& data,
                                                       const QuantizeOptions& quantize,
-                                                      const MixedPrecisionOptions& options);
+                                                      const MixedPrecisionOptions& options,
+                                                      const Calibration* calibration = nullptr);
 
 }  // namespace svp::compiler::quant

@@ -38,13 +38,6 @@ Precision node_precision(const Node& n, const QuantizeOptions& o) {
 
 bool is_float(Precision p) { return p == Precision::kFp16 || p == Precision::kFloat32; }
 
-// A value's encodings: the calibrated 8-bit one (possibly clipped by the method) and, for
-// int16, the magnitude of its whole observed range.
-struct ValueEncoding {
-  Encoding narrow;
-  float magnitude = 0.0f;
-};
-
 // The element type and quantization parameters a value gets at 8 or 16 bits.
 struct Chosen {
   DType dtype = DType::kInt8;
@@ -280,218 +273,188 @@ Status mark_high_precision(Graph& g, const std::vector<std::string>& names) {
   return Status::Ok();
 }
 
-Result<QuantizeReport> quantize_graph(Graph& g, const CalibrationSet& data, const QuantizeOptions& options) {
-  if (data.batches.empty()) return Error(err::kInvalidParam, "no calibration batches");
-  if (options.activation_bits != 8 && options.activation_bits != 16) {
-    return Error(err::kInvalidParam, "activations are quantized to 8 or 16 bits, not {}", options.activation_bits);
-  }
-  QuantizeReport report;
-  report.batches = data.batches.size();
-  const std::vector<NodeId> order = g.live_nodes();
-  std::map<NodeId, Precision> precision;
-  for (NodeId id : order) {
-    const Precision p = node_precision(g.node(id), options);
-    precision[id] = p;
-    report.layers.push_back({g.node(id).name, g.node(id).op, p});
-  }
-  auto float_node = [&](NodeId id) { return is_float(precision.at(id)); };
+namespace {
 
-  // Float activations: graph inputs and node outputs.
+// The float activations: graph inputs and node outputs that are float32 and not yet
+// quantized (the values calibration observes and quantization may turn into integers).
+std::set<ValueId> float_activations(const Graph& g) {
   std::set<ValueId> floats;
   for (ValueId v : g.inputs) {
     if (g.value(v).dtype == DType::kFloat32) floats.insert(v);
   }
-  for (NodeId id : order) {
+  for (NodeId id : g.live_nodes()) {
     for (ValueId v : g.node(id).outputs) {
       if (g.value(v).dtype == DType::kFloat32 && g.value(v).quant.empty()) floats.insert(v);
     }
   }
-  const bool histograms = options.calibration.method != Method::kMinMax;
-  const std::size_t passes = histograms ? 2 : 1;
-  const std::size_t total = passes * data.batches.size();
+  return floats;
+}
+
+// --bias_correction reads the per-channel mean of every Conv's (NCHW, float) input.
+std::map<NodeId, ValueId> conv_inputs(const Graph& g, const std::set<ValueId>& floats) {
+  std::map<NodeId, ValueId> out;
+  for (NodeId id : g.live_nodes()) {
+    const Node& n = g.node(id);
+    if (n.op == "Conv" && !n.inputs.empty() && floats.count(n.inputs[0]) && g.value(n.inputs[0]).shape.size() >= 3) {
+      out[id] = n.inputs[0];
+    }
+  }
+  return out;
+}
+
+// What one pass over the calibration data accumulates.
+struct Observed {
   std::map<ValueId, RangeObserver> ranges;
   std::map<ValueId, std::unique_ptr<HistogramObserver>> hists;
-  // The runtime's fast paths when the float graph compiles for them (it always should);
-  // the reference evaluation otherwise — slower, same values up to float rounding.
-  auto fast = CompiledEvaluator::create(g);
-  auto run = [&](const std::vector<kernels::OwnedTensor>& in, const ValueObserver& obs) {
-    return fast.ok() ? (*fast)->run(in, obs) : evaluate(g, in, obs);
-  };
-  // --bias_correction: per-channel means of every Conv's input (NCHW).
-  std::map<NodeId, ValueId> conv_input;
   std::map<ValueId, std::pair<std::vector<double>, double>> channel_sums;  // sums, count per channel
-  if (options.bias_correction) {
-    for (NodeId id : order) {
-      const Node& n = g.node(id);
-      if (n.op == "Conv" && !n.inputs.empty() && floats.count(n.inputs[0]) && g.value(n.inputs[0]).shape.size() >= 3) {
-        conv_input[id] = n.inputs[0];
-        channel_sums[n.inputs[0]].first.assign(static_cast<std::size_t>(g.value(n.inputs[0]).shape[1]), 0.0);
-      }
-    }
+};
+
+void observe(const model::TensorView& t, ValueId v, bool first_pass, Observed* o) {
+  const float* x = t.as<const float>();
+  const auto n = static_cast<std::size_t>(t.elements());
+  if (auto cs = o->channel_sums.find(v); first_pass && cs != o->channel_sums.end() && t.dims.size() >= 3) {
+    std::vector<double>& sums = cs->second.first;
+    const auto c = static_cast<std::size_t>(t.dims[1]);
+    const std::size_t inner = c == 0 ? 0 : n / static_cast<std::size_t>(t.dims[0]) / c;
+    for (std::size_t i = 0; i < n && c == sums.size(); ++i) sums[(i / inner) % c] += x[i];
+    cs->second.second += static_cast<double>(n) / static_cast<double>(std::max<std::size_t>(c, 1));
   }
-  for (std::size_t pass = 0; pass < passes; ++pass) {
-    for (std::size_t b = 0; b < data.batches.size(); ++b) {
-      auto feed = [&](ValueId v, const model::TensorView& t) {
-        if (!floats.count(v)) return;
-        const float* x = t.as<const float>();
-        const auto n = static_cast<std::size_t>(t.elements());
-        if (auto cs = channel_sums.find(v); pass == 0 && cs != channel_sums.end() && t.dims.size() >= 3) {
-          std::vector<double>& sums = cs->second.first;
-          const auto c = static_cast<std::size_t>(t.dims[1]);
-          const std::size_t inner = c == 0 ? 0 : n / static_cast<std::size_t>(t.dims[0]) / c;
-          for (std::size_t i = 0; i < n && c == sums.size(); ++i) sums[(i / inner) % c] += x[i];
-          cs->second.second += static_cast<double>(n) / static_cast<double>(std::max<std::size_t>(c, 1));
-        }
-        if (pass == 0) {
-          ranges[v].add(x, n);
-        } else if (auto it = hists.find(v); it != hists.end()) {
-          it->second->add(x, n);
-        }
-      };
-      for (std::size_t i = 0; i < g.inputs.size(); ++i) feed(g.inputs[i], data.batches[b][i].view());
-      auto r = run(data.batches[b], feed);
-      if (!r.ok()) {
-        return Error(r.status().code(), "calibration batch {}: {}", b + 1, r.status().message());
-      }
-      if (options.progress) options.progress(pass * data.batches.size() + b + 1, total);
-    }
-    if (pass == 0 && histograms) {
-      for (auto& [v, range] : ranges) {
-        if (!range.empty()) hists[v] = std::make_unique<HistogramObserver>(range.min(), range.max());
-      }
-    }
+  if (first_pass) {
+    o->ranges[v].add(x, n);
+  } else if (auto it = o->hists.find(v); it != o->hists.end()) {
+    it->second->add(x, n);
   }
+}
+
+// The precision of every node, in graph order (quantize.h, step 2).
+std::map<NodeId, Precision> assign_precisions(const Graph& g, const QuantizeOptions& options, QuantizeReport* report) {
+  std::map<NodeId, Precision> precision;
+  for (NodeId id : g.live_nodes()) {
+    const Precision p = node_precision(g.node(id), options);
+    precision[id] = p;
+    report->layers.push_back({g.node(id).name, g.node(id).op, p});
+  }
+  return precision;
+}
+
+// The state apply_quantization's steps hand on to each other.
+struct Plan {
+  std::vector<NodeId> order;  // the float graph's nodes, before any insertion
+  std::map<NodeId, Precision> precision;
   std::map<ValueId, ValueEncoding> enc;
-  CalibrationOptions whole_range = options.calibration;
-  whole_range.method = Method::kMinMax;
-  for (auto& [v, range] : ranges) {
-    if (range.empty()) continue;
-    auto it = hists.find(v);
-    // The model's outputs are never clipped: clipping saturates the largest scores, the
-    // ones that decide a classifier's answer (entropy calibration cost the Fashion-MNIST
-    // LeNet 5 points that way).
-    const CalibrationOptions& how = g.is_graph_output(v) ? whole_range : options.calibration;
-    auto e = choose_encoding(range, it == hists.end() ? nullptr : it->second.get(), how);
-    if (!e.ok()) return Error(e.status().code(), "value \"{}\": {}", g.value(v).name, e.status().message());
-    enc[v] = {*e, std::max(std::fabs(range.min()), std::fabs(range.max()))};
-    // A scale calibration_param.txt can carry exactly (a float reciprocal), so that a
-    // compile repeated with --gfpq_param_file gives this model bit for bit.
-    enc[v].narrow.scale = representable_scale(enc[v].narrow.scale);
-  }
-  // Encodings fixed by the model (QDQ) or --gfpq_param_file (A8W8 only): they replace the
-  // calibrated ones before the rules below, which then treat them like calibrated ones.
-  std::map<NodeId, const std::vector<float>*> fixed_weights;
-  if (options.external != nullptr) {
-    for (const auto& [v, e] : options.external->encodings) enc[v] = {e, std::max(std::fabs(e.lo), std::fabs(e.hi))};
-    for (const auto& [id, scales] : options.external->weight_scales) fixed_weights[id] = &scales;
-    report.external_values = options.external->encodings.size();
-  }
-  // A Relu that is the only reader of its input gives that input its own encoding
-  // (range [0, max]): the producer (Conv, Add, …) then saturates negatives to the zero
-  // point, which is exactly what the Relu would do, so the runtime fuses the pair (its
-  // integer Conv + Relu and Add + Relu need equal encodings) and no level is spent on
-  // values the Relu discards — what the hardware's fused ReLU does.
-  // The same for a Clip(0, hi) (ReLU6) whose output encoding ends at or below hi: with
-  // the shared encoding the producer's saturation already clips above, so in int8 the Clip
-  // is exactly a Relu (max(q, zp)), and becomes one below once the types are known.
+  std::set<ValueId> floats;
+  std::map<NodeId, const std::vector<float>*> fixed_weights;  // --gfpq_param_file
   std::vector<NodeId> relu_like_clips;
-  for (NodeId id : order) {
+  std::set<ValueId> boundary_in;  // float values quantized by an inserted QuantizeLinear
+  std::set<ValueId> quantized;
+  std::map<ValueId, Chosen> chosen;
+  std::map<NodeId, ValueId> conv_input;  // --bias_correction: each Conv's float input, before any rewiring
+  bool float_node(NodeId id) const { return is_float(precision.at(id)); }
+};
+
+// A Relu that is the only reader of its input gives that input its own encoding
+// (range [0, max]): the producer (Conv, Add, …) then saturates negatives to the zero
+// point, which is exactly what the Relu would do, so the runtime fuses the pair (its
+// integer Conv + Relu and Add + Relu need equal encodings) and no level is spent on
+// values the Relu discards — what the hardware's fused ReLU does.
+// The same for a Clip(0, hi) (ReLU6) whose output encoding ends at or below hi: with
+// the shared encoding the producer's saturation already clips above, so in int8 the Clip
+// is exactly a Relu (max(q, zp)), and becomes one below once the types are known.
+// Then data-movement ops pass their input's encoding on.
+void share_encodings(const Graph& g, Plan* p) {
+  for (NodeId id : p->order) {
     const Node& n = g.node(id);
-    if ((n.op != "Relu" && n.op != "Clip") || float_node(id) || n.inputs.empty() || !enc.count(n.outputs[0]) ||
-        !enc.count(n.inputs[0])) {
+    if ((n.op != "Relu" && n.op != "Clip") || p->float_node(id) || n.inputs.empty() || !p->enc.count(n.outputs[0]) ||
+        !p->enc.count(n.inputs[0])) {
       continue;
     }
     const ValueId x = n.inputs[0];
     if (g.value(x).producer < 0 || g.consumers(x).size() != 1 || g.is_graph_output(x)) continue;
     if (n.op == "Clip") {
       float lo = 0, hi = 0;
-      const Encoding& e = enc[n.outputs[0]].narrow;
+      const Encoding& e = p->enc[n.outputs[0]].narrow;
       if (!passes::clip_range(g, n, &lo, &hi) || lo != 0.0f || e.hi > hi || e.lo > 0.0f) continue;
-      relu_like_clips.push_back(id);
+      p->relu_like_clips.push_back(id);
     }
-    enc[x] = enc[n.outputs[0]];
+    p->enc[x] = p->enc[n.outputs[0]];
   }
-  for (NodeId id : order) {
+  for (NodeId id : p->order) {
     const Node& n = g.node(id);
-    if (!ops::passes_encoding(n.op) || float_node(id) || n.inputs.empty() || !enc.count(n.inputs[0])) continue;
+    if (!ops::passes_encoding(n.op) || p->float_node(id) || n.inputs.empty() || !p->enc.count(n.inputs[0])) continue;
     for (ValueId o : n.outputs) {
-      if (enc.count(o)) enc[o] = enc[n.inputs[0]];
+      if (p->enc.count(o)) p->enc[o] = p->enc[n.inputs[0]];
     }
   }
+}
 
-  // Which values become int8/int16: produced by a node that can write them, read by no
-  // node that needs float. A value a quantized node writes for float readers stays float,
-  // and its quantized readers get a QuantizeLinear as if a float node had written it (in
-  // modes 5/6: a CUBE op's output read by an fp16 op and by another CUBE op).
-  std::set<ValueId> boundary_in;  // float values quantized by an inserted QuantizeLinear
-  std::set<ValueId> quantized;
-  for (ValueId v : floats) {
-    if (!enc.count(v)) continue;
+// Which values become int8/int16: produced by a node that can write them, read by no
+// node that needs float. A value a quantized node writes for float readers stays float,
+// and its quantized readers get a QuantizeLinear as if a float node had written it (in
+// modes 5/6: a CUBE op's output read by an fp16 op and by another CUBE op). 16 bits where
+// an A16W8 node writes or reads the value, else 8.
+void choose_types(Graph& g, Plan* p, QuantizeReport* report) {
+  for (ValueId v : p->floats) {
+    if (!p->enc.count(v)) continue;
     bool float_reader = false;
-    for (NodeId c : g.consumers(v)) float_reader = float_reader || float_node(c);
+    for (NodeId c : g.consumers(v)) float_reader = float_reader || p->float_node(c);
     const Value& val = g.value(v);
-    const bool float_producer = val.producer < 0 || float_node(val.producer);
-    if (float_producer || float_reader) {
-      boundary_in.insert(v);
-    } else {
-      quantized.insert(v);
-    }
+    const bool float_producer = val.producer < 0 || p->float_node(val.producer);
+    (float_producer || float_reader ? p->boundary_in : p->quantized).insert(v);
   }
-  // 16 bits where an A16W8 node writes or reads the value, else 8.
   auto bits_of = [&](ValueId v) {
     const Value& val = g.value(v);
-    bool wide = val.producer >= 0 && precision.at(val.producer) == Precision::kA16W8;
-    for (NodeId c : g.consumers(v)) wide = wide || precision.at(c) == Precision::kA16W8;
+    bool wide = val.producer >= 0 && p->precision.at(val.producer) == Precision::kA16W8;
+    for (NodeId c : g.consumers(v)) wide = wide || p->precision.at(c) == Precision::kA16W8;
     return wide ? 16 : 8;
   };
-  std::map<ValueId, Chosen> chosen;
-  for (ValueId v : quantized) chosen[v] = choose(enc[v], bits_of(v));
-  for (ValueId v : boundary_in) chosen[v] = choose(enc[v], bits_of(v));
-  for (ValueId v : quantized) {
+  for (ValueId v : p->quantized) p->chosen[v] = choose(p->enc[v], bits_of(v));
+  for (ValueId v : p->boundary_in) p->chosen[v] = choose(p->enc[v], bits_of(v));
+  for (ValueId v : p->quantized) {
     Value& val = g.value(v);
-    val.dtype = chosen[v].dtype;
-    val.quant = chosen[v].quant;
-    ++report.activations;
-    report.activations16 += val.dtype == DType::kInt16;
+    val.dtype = p->chosen[v].dtype;
+    val.quant = p->chosen[v].quant;
+    ++report->activations;
+    report->activations16 += val.dtype == DType::kInt16;
   }
-  for (NodeId id : relu_like_clips) {
+  for (NodeId id : p->relu_like_clips) {
     Node& n = g.node(id);
     // Only at 8 bits: int16 encodings span the whole observed range, beyond the Clip's bound.
-    if (!quantized.count(n.inputs[0]) || !quantized.count(n.outputs[0]) ||
+    if (!p->quantized.count(n.inputs[0]) || !p->quantized.count(n.outputs[0]) ||
         g.value(n.inputs[0]).dtype == DType::kInt16 || g.value(n.outputs[0]).dtype == DType::kInt16) {
       continue;
     }
     n.op = "Relu";
     n.attrs = model::Attrs{};
     n.inputs.resize(1);
-    ++report.clips_as_relu;
+    ++report->clips_as_relu;
   }
-  // Float values entering the quantized part: a QuantizeLinear in front of their readers.
-  for (ValueId v : boundary_in) {
+}
+
+// Float values entering the quantized part get a QuantizeLinear in front of their
+// quantized readers; quantized values read by float-only ops, or leaving the model, a
+// DequantizeLinear.
+void insert_boundaries(Graph& g, Plan* p, QuantizeReport* report) {
+  for (ValueId v : p->boundary_in) {
     std::vector<NodeId> readers;
     for (NodeId c : g.consumers(v)) {
-      if (!float_node(c)) readers.push_back(c);
+      if (!p->float_node(c)) readers.push_back(c);
     }
     if (readers.empty()) continue;
+    const Chosen& c = p->chosen[v];
     Value q;
-    q.name = g.unique_name(g.value(v).name + (chosen[v].dtype == DType::kInt16 ? "_int16" : "_int8"));
-    q.dtype = chosen[v].dtype;
+    q.name = g.unique_name(g.value(v).name + (c.dtype == DType::kInt16 ? "_int16" : "_int8"));
+    q.dtype = c.dtype;
     q.shape = g.value(v).shape;
-    q.quant = chosen[v].quant;
+    q.quant = c.quant;
     const ValueId qid = g.add_value(std::move(q));
-    for (NodeId c : readers) {
-      for (ValueId& in : g.node(c).inputs) {
-        if (in == v) in = qid;
-      }
-    }
-    add_boundary(g, "QuantizeLinear", v, qid, chosen[v]);
-    ++report.boundaries;
+    for (NodeId r : readers) std::replace(g.node(r).inputs.begin(), g.node(r).inputs.end(), v, qid);
+    add_boundary(g, "QuantizeLinear", v, qid, c);
+    ++report->boundaries;
   }
-  // Quantized values read by float-only ops, or leaving the model: a DequantizeLinear.
-  for (ValueId v : quantized) {
+  for (ValueId v : p->quantized) {
     std::vector<NodeId> readers;
     for (NodeId c : g.consumers(v)) {
-      if (float_node(c)) readers.push_back(c);
+      if (p->float_node(c)) readers.push_back(c);
     }
     const bool output = g.is_graph_output(v);
     if (readers.empty() && !output) continue;
@@ -506,82 +469,188 @@ Result<QuantizeReport> quantize_graph(Graph& g, const CalibrationSet& data, cons
       f.name = g.unique_name(g.value(v).name + "_float");
     }
     const ValueId fid = g.add_value(std::move(f));
-    for (NodeId c : readers) {
-      for (ValueId& in : g.node(c).inputs) {
-        if (in == v) in = fid;
-      }
-    }
-    for (ValueId& o : g.outputs) {
-      if (o == v) o = fid;
-    }
-    add_boundary(g, "DequantizeLinear", v, fid, chosen[v]);
-    ++report.boundaries;
+    for (NodeId r : readers) std::replace(g.node(r).inputs.begin(), g.node(r).inputs.end(), v, fid);
+    std::replace(g.outputs.begin(), g.outputs.end(), v, fid);
+    add_boundary(g, "DequantizeLinear", v, fid, p->chosen[v]);
+    ++report->boundaries;
   }
-  // fp16 storage (modes 5/6): what fp16 layers compute and what CUBE ops write for them.
-  // Ops that only move values move already rounded ones.
-  for (NodeId id : order) {
-    const Precision p = precision.at(id);
-    const bool rounds = p == Precision::kFp16 ? !ops::moves_values(g.node(id).op)
-                                              : options.cube_only && !is_float(p);
+}
+
+// fp16 storage (modes 5/6): what fp16 layers compute and what CUBE ops write for them.
+// Ops that only move values move already rounded ones.
+void round_fp16_outputs(Graph& g, const Plan& p, const QuantizeOptions& options, QuantizeReport* report) {
+  for (NodeId id : p.order) {
+    const Precision prec = p.precision.at(id);
+    const bool rounds = prec == Precision::kFp16 ? !ops::moves_values(g.node(id).op)
+                                                 : options.cube_only && !is_float(prec);
     if (!rounds) continue;
     for (std::size_t k = 0; k < g.node(id).outputs.size(); ++k) {
       const Value& v = g.value(g.node(id).outputs[k]);
       if (v.dtype != DType::kFloat32 || !v.quant.empty()) continue;
       round_to_fp16(g, id, k);
-      ++report.fp16_roundings;
+      ++report->fp16_roundings;
     }
   }
-  // Weights.
-  for (NodeId id : order) {
-    report.a16_layers += precision.at(id) == Precision::kA16W8;
-    report.fp16_layers += precision.at(id) == Precision::kFp16;
-    if (float_node(id)) {
-      report.float_layers +=
-          precision.at(id) == Precision::kFloat32 && ops::op_def(g.node(id).op).quant != ops::QuantRole::kFloatOnly;
+}
+
+// The weight scales --gfpq_param_file fixes for node `id`, checked against its weight;
+// updates `axis` to -1 for a single scale.
+Result<const std::vector<float>*> fixed_weight_scales(const Graph& g, NodeId id, const Plan& p, std::int32_t* axis) {
+  const auto fixed = p.fixed_weights.find(id);
+  if (fixed == p.fixed_weights.end()) return static_cast<const std::vector<float>*>(nullptr);
+  const std::vector<float>* scales = fixed->second;
+  const auto& shape = g.value(g.node(id).inputs[1]).shape;
+  const bool per_channel_ok = *axis >= 0 && static_cast<std::size_t>(*axis) < shape.size() &&
+                              static_cast<std::size_t>(shape[static_cast<std::size_t>(*axis)]) == scales->size();
+  if (scales->size() == 1) {
+    *axis = -1;
+  } else if (!per_channel_ok) {
+    return Error(err::kInvalidParam, "--gfpq_param_file gives {} weight scales for {}; give 1{}", scales->size(),
+                 g.describe(id),
+                 *axis >= 0 && static_cast<std::size_t>(*axis) < shape.size()
+                     ? fmt::format(" or {} (one per output channel)", shape[static_cast<std::size_t>(*axis)])
+                     : std::string(" (this op's int8 weights are per tensor)"));
+  }
+  return scales;
+}
+
+// Int8 weights for every quantized layer that has one, with --bias_correction's
+// adjusted biases; counts the layers by precision.
+Status quantize_weights(Graph& g, const Plan& p, const Calibration& cal, const QuantizeOptions& options,
+                        QuantizeReport* report) {
+  for (NodeId id : p.order) {
+    report->a16_layers += p.precision.at(id) == Precision::kA16W8;
+    report->fp16_layers += p.precision.at(id) == Precision::kFp16;
+    if (p.float_node(id)) {
+      report->float_layers +=
+          p.precision.at(id) == Precision::kFloat32 && ops::op_def(g.node(id).op).quant != ops::QuantRole::kFloatOnly;
       continue;
     }
     Node& n = g.node(id);
     std::int32_t axis = weight_scale_axis(g, n, options);
-    const auto fixed = fixed_weights.find(id);
     if (axis == -2 || n.inputs.size() < 2 || !is_float_constant(g, n.inputs[1])) {
-      if (fixed != fixed_weights.end()) {
+      if (p.fixed_weights.count(id)) {
         return Error(err::kInvalidParam,
                      "--gfpq_param_file gives weight scales for {}, which has no int8 weight; remove its weight block",
                      g.describe(id));
       }
       continue;
     }
-    const std::vector<float>* scales = nullptr;
-    if (fixed != fixed_weights.end()) {
-      scales = fixed->second;
-      const auto& shape = g.value(n.inputs[1]).shape;
-      const bool per_channel_ok = axis >= 0 && static_cast<std::size_t>(axis) < shape.size() &&
-                                  static_cast<std::size_t>(shape[static_cast<std::size_t>(axis)]) == scales->size();
-      if (scales->size() == 1) {
-        axis = -1;
-      } else if (!per_channel_ok) {
-        return Error(err::kInvalidParam,
-                     "--gfpq_param_file gives {} weight scales for {}; give 1{}", scales->size(), g.describe(id),
-                     axis >= 0 && static_cast<std::size_t>(axis) < shape.size()
-                         ? fmt::format(" or {} (one per output channel)", shape[static_cast<std::size_t>(axis)])
-                         : std::string(" (this op's int8 weights are per tensor)"));
-      }
-    }
+    auto scales = fixed_weight_scales(g, id, p, &axis);
+    if (!scales.ok()) return scales.status();
     const ValueId w_float = n.inputs[1];
-    n.inputs[1] = quantize_weight(g, w_float, axis, scales, options.weight_search);
-    ++report.weights;
-    if (auto ci = conv_input.find(id); ci != conv_input.end()) {
-      const auto& [sums, count] = channel_sums.at(ci->second);
-      if (count > 0) {
-        std::vector<double> mean(sums.size());
-        for (std::size_t c = 0; c < sums.size(); ++c) mean[c] = sums[c] / count;
-        correct_conv_bias(g, id, w_float, g.node(id).inputs[1], mean);
-        ++report.biases_corrected;
+    n.inputs[1] = quantize_weight(g, w_float, axis, *scales, options.weight_search);
+    ++report->weights;
+    if (auto ci = p.conv_input.find(id); ci != p.conv_input.end()) {
+      if (auto mean = cal.channel_means.find(ci->second); mean != cal.channel_means.end()) {
+        correct_conv_bias(g, id, w_float, g.node(id).inputs[1], mean->second);
+        ++report->biases_corrected;
       }
     }
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Calibration> calibrate(const Graph& g, const CalibrationSet& data, const QuantizeOptions& options) {
+  if (data.batches.empty()) return Error(err::kInvalidParam, "no calibration batches");
+  Calibration cal;
+  cal.batches = data.batches.size();
+  cal.values = g.value_count();
+  const std::set<ValueId> floats = float_activations(g);
+  const bool histograms = options.calibration.method != Method::kMinMax;
+  const std::size_t passes = histograms ? 2 : 1;
+  const std::size_t total = passes * data.batches.size();
+  Observed seen;
+  if (options.bias_correction) {
+    for (const auto& [id, x] : conv_inputs(g, floats)) {
+      seen.channel_sums[x].first.assign(static_cast<std::size_t>(g.value(x).shape[1]), 0.0);
+    }
+  }
+  // The runtime's fast paths when the float graph compiles for them (it always should);
+  // the reference evaluation otherwise — slower, same values up to float rounding.
+  auto fast = CompiledEvaluator::create(g);
+  for (std::size_t pass = 0; pass < passes; ++pass) {
+    for (std::size_t b = 0; b < data.batches.size(); ++b) {
+      auto feed = [&](ValueId v, const model::TensorView& t) {
+        if (floats.count(v)) observe(t, v, pass == 0, &seen);
+      };
+      for (std::size_t i = 0; i < g.inputs.size(); ++i) feed(g.inputs[i], data.batches[b][i].view());
+      auto r = fast.ok() ? (*fast)->run(data.batches[b], feed) : evaluate(g, data.batches[b], feed);
+      if (!r.ok()) return Error(r.status().code(), "calibration batch {}: {}", b + 1, r.status().message());
+      if (options.progress) options.progress(pass * data.batches.size() + b + 1, total);
+    }
+    if (pass == 0 && histograms) {
+      for (auto& [v, range] : seen.ranges) {
+        if (!range.empty()) seen.hists[v] = std::make_unique<HistogramObserver>(range.min(), range.max());
+      }
+    }
+  }
+  CalibrationOptions whole_range = options.calibration;
+  whole_range.method = Method::kMinMax;
+  for (auto& [v, range] : seen.ranges) {
+    if (range.empty()) continue;
+    auto it = seen.hists.find(v);
+    // The model's outputs are never clipped: clipping saturates the largest scores, the
+    // ones that decide a classifier's answer (entropy calibration cost the Fashion-MNIST
+    // LeNet 5 points that way).
+    const CalibrationOptions& how = g.is_graph_output(v) ? whole_range : options.calibration;
+    auto e = choose_encoding(range, it == seen.hists.end() ? nullptr : it->second.get(), how);
+    if (!e.ok()) return Error(e.status().code(), "value \"{}\": {}", g.value(v).name, e.status().message());
+    ValueEncoding& enc = cal.encodings[v];
+    enc = {*e, std::max(std::fabs(range.min()), std::fabs(range.max()))};
+    // A scale calibration_param.txt can carry exactly (a float reciprocal), so that a
+    // compile repeated with --gfpq_param_file gives this model bit for bit.
+    enc.narrow.scale = representable_scale(enc.narrow.scale);
+  }
+  for (const auto& [v, sums] : seen.channel_sums) {
+    if (sums.second <= 0) continue;
+    std::vector<double>& mean = cal.channel_means[v];
+    for (double s : sums.first) mean.push_back(s / sums.second);
+  }
+  return cal;
+}
+
+Result<QuantizeReport> apply_quantization(Graph& g, const Calibration& cal, const QuantizeOptions& options) {
+  if (options.activation_bits != 8 && options.activation_bits != 16) {
+    return Error(err::kInvalidParam, "activations are quantized to 8 or 16 bits, not {}", options.activation_bits);
+  }
+  if (cal.values != g.value_count()) {
+    return Error(err::kInternalError, "quantization: the calibration is of another graph ({} values, this one has {})",
+                 cal.values, g.value_count());
+  }
+  QuantizeReport report;
+  report.batches = cal.batches;
+  Plan p;
+  p.order = g.live_nodes();
+  p.precision = assign_precisions(g, options, &report);
+  p.floats = float_activations(g);
+  p.enc = cal.encodings;
+  if (options.bias_correction) p.conv_input = conv_inputs(g, p.floats);
+  // Encodings fixed by the model (QDQ) or --gfpq_param_file (A8W8 only): they replace the
+  // calibrated ones before the rules below, which then treat them like calibrated ones.
+  if (options.external != nullptr) {
+    for (const auto& [v, e] : options.external->encodings) p.enc[v] = {e, std::max(std::fabs(e.lo), std::fabs(e.hi))};
+    for (const auto& [id, scales] : options.external->weight_scales) p.fixed_weights[id] = &scales;
+    report.external_values = options.external->encodings.size();
+  }
+  share_encodings(g, &p);
+  choose_types(g, &p, &report);
+  insert_boundaries(g, &p, &report);
+  round_fp16_outputs(g, p, options, &report);
+  SVP_RETURN_IF_ERROR(quantize_weights(g, p, cal, options, &report));
   SVP_RETURN_IF_ERROR(g.topo_sort());
   return report;
+}
+
+Result<QuantizeReport> quantize_graph(Graph& g, const CalibrationSet& data, const QuantizeOptions& options) {
+  if (options.activation_bits != 8 && options.activation_bits != 16) {
+    return Error(err::kInvalidParam, "activations are quantized to 8 or 16 bits, not {}", options.activation_bits);
+  }
+  auto cal = calibrate(g, data, options);
+  if (!cal.ok()) return cal.status();
+  return apply_quantization(g, *cal, options);
 }
 
 }  // namespace svp::compiler::quant

@@ -42,6 +42,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,35 @@ struct QuantizeReport {
 // err::kInvalidParam naming an unknown node.
 Status mark_high_precision(Graph& g, const std::vector<std::string>& names);
 
+// A value's encodings: the calibrated 8-bit one (possibly clipped by the method) and, for
+// int16, the magnitude of its whole observed range.
+struct ValueEncoding {
+  Encoding narrow;
+  float magnitude = 0.0f;
+};
+
+// What calibration learns of a float graph: the encoding of every float activation and,
+// for --bias_correction, the per-channel mean of every Conv's input. It depends on the
+// float graph and the data only — not on the precisions chosen — so one calibration
+// serves every round of automatic mixed precision (mixed_precision.h).
+struct Calibration {
+  std::map<ValueId, ValueEncoding> encodings;
+  std::map<ValueId, std::vector<double>> channel_means;  // Conv input → mean per channel
+  std::size_t batches = 0;
+  std::size_t values = 0;  // the graph's value count: apply_quantization checks it is the same graph
+};
+
+// Step 1: runs the float graph over the data (the runtime's compiled plan, built once).
+// Uses options.calibration, bias_correction and progress. Errors: those of evaluating
+// the graph (the node and the kernel's message); err::kInvalidParam for no batches.
+Result<Calibration> calibrate(const Graph& g, const CalibrationSet& data, const QuantizeOptions& options);
+
+// Steps 2–6 on `g`, the graph `cal` was taken of (or a copy with the same ids and other
+// precision marks). err::kInvalidParam for activation_bits not 8/16 or --gfpq_param_file
+// weight scales that do not fit; err::kInternalError for a calibration of another graph.
+Result<QuantizeReport> apply_quantization(Graph& g, const Calibration& cal, const QuantizeOptions& options);
+
+// calibrate() then apply_quantization().
 // Errors: those of evaluating the float graph on the data (the node and the kernel's
 // message); err::kInvalidParam for an empty calibration set or activation_bits not 8/16.
 Result<QuantizeReport> quantize_graph(Graph& g, const CalibrationSet& data, const QuantizeOptions& options);
