@@ -24,6 +24,18 @@ std::optional<std::uint64_t> dense_bytes(DType dtype, const std::vector<std::int
   return bytes;
 }
 
+Tensor tensor_of(const std::string &name, DType dtype, std::vector<std::int64_t> dims, Layout layout, Quant quant,
+                 Placement placement) {
+  Tensor t;
+  t.name = name;
+  t.dtype = dtype;
+  t.dims = std::move(dims);
+  t.layout = layout;
+  t.quant = std::move(quant);
+  t.placement = placement;
+  return t;
+}
+
 }  // namespace
 
 ModelBuilder::ModelBuilder(std::string model_name) {
@@ -47,13 +59,7 @@ TensorId ModelBuilder::add_tensor(Tensor t) {
 
 TensorId ModelBuilder::add_input(const std::string &name, DType dtype, std::vector<std::int64_t> dims, Layout layout,
                                  Quant quant) {
-  Tensor t;
-  t.name = name;
-  t.dtype = dtype;
-  t.dims = std::move(dims);
-  t.layout = layout;
-  t.quant = std::move(quant);
-  t.placement = Placement::kModelInput;
+  Tensor t = tensor_of(name, dtype, std::move(dims), layout, std::move(quant), Placement::kModelInput);
   t.io_index = num_inputs_;
   const TensorId id = add_tensor(std::move(t));
   if (id >= 0) ++num_inputs_;
@@ -68,13 +74,7 @@ TensorId ModelBuilder::add_constant(const std::string &name, DType dtype, std::v
     return fail(Error(err::kInvalidParam, "constant \"{}\": {} bytes of data for {} dims of {}", name, bytes,
                       dims.size(), is_valid(dtype) ? dtype_name(dtype) : "an invalid type"));
   }
-  Tensor t;
-  t.name = name;
-  t.dtype = dtype;
-  t.dims = std::move(dims);
-  t.layout = layout;
-  t.quant = std::move(quant);
-  t.placement = Placement::kWeights;
+  Tensor t = tensor_of(name, dtype, std::move(dims), layout, std::move(quant), Placement::kWeights);
   t.offset = align_up(weights_.size(), kBufferAlign);
   weights_.resize(static_cast<std::size_t>(t.offset), 0);
   const auto *p = static_cast<const std::uint8_t *>(data);

@@ -57,26 +57,20 @@ Entry Entry::Task(std::shared_ptr<SegmentedTask> t, TaskSettings s) {
   return e;
 }
 
-Entry Entry::Record(EventId ev) {
+namespace {
+
+Entry event_entry(EntryKind kind, EventId ev) {
   Entry e;
-  e.kind = EntryKind::kEventRecord;
+  e.kind = kind;
   e.event = ev;
   return e;
 }
 
-Entry Entry::Wait(EventId ev) {
-  Entry e;
-  e.kind = EntryKind::kEventWait;
-  e.event = ev;
-  return e;
-}
+}  // namespace
 
-Entry Entry::Reset(EventId ev) {
-  Entry e;
-  e.kind = EntryKind::kEventReset;
-  e.event = ev;
-  return e;
-}
+Entry Entry::Record(EventId ev) { return event_entry(EntryKind::kEventRecord, ev); }
+Entry Entry::Wait(EventId ev) { return event_entry(EntryKind::kEventWait, ev); }
+Entry Entry::Reset(EventId ev) { return event_entry(EntryKind::kEventReset, ev); }
 
 Entry Entry::Report(ReportId id, bool block) {
   Entry e;

@@ -106,20 +106,17 @@ void round_to_fp16(Graph& g, NodeId producer, std::size_t k) {
   half.shape = shape;
   const ValueId hid = g.add_value(std::move(half));
   constexpr std::int64_t kOnnxFloat = 1, kOnnxFloat16 = 10;
-  Node down;
-  down.name = g.unique_name(name + "_to_fp16");
-  down.op = "Cast";
-  down.attrs.set("to", kOnnxFloat16);
-  down.inputs = {rid};
-  down.outputs = {hid};
-  g.add_node(std::move(down));
-  Node up;
-  up.name = g.unique_name(name + "_from_fp16");
-  up.op = "Cast";
-  up.attrs.set("to", kOnnxFloat);
-  up.inputs = {hid};
-  up.outputs = {v};
-  g.add_node(std::move(up));
+  auto cast = [&](const std::string& suffix, std::int64_t to, ValueId from, ValueId into) {
+    Node n;
+    n.name = g.unique_name(name + suffix);
+    n.op = "Cast";
+    n.attrs.set("to", to);
+    n.inputs = {from};
+    n.outputs = {into};
+    g.add_node(std::move(n));
+  };
+  cast("_to_fp16", kOnnxFloat16, rid, hid);
+  cast("_from_fp16", kOnnxFloat, hid, v);
 }
 
 // Symmetric int8 weights: per slice along `axis` (-1 = one scale for the tensor), with

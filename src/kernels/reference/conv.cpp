@@ -131,12 +131,41 @@ Result<std::vector<Shape>> infer_conv_transpose(const InferCtx& c) {
   return std::vector<Shape>{g.out_shape};
 }
 
+// Walks the taps of a convolution window for one (input plane, weight slice) pair: for
+// every kernel offset k and every position p along the first two spatial axes whose
+// partner q = p * stride + k * dilation - pad is in range, calls
+// row(tap, p0, p1, q0, q1, lo2, hi2, off2), where [lo2, hi2) are the valid positions along
+// the last axis and q2 = p2 * stride2 + off2. A convolution walks output positions p
+// (gathering inputs q); a transposed one walks input positions (scattering to outputs q).
+template <class Row>
+void for_each_tap(const Window& w, const Dim3& p_extent, const Dim3& q_extent, Row&& row) {
+  for (std::int64_t k0 = 0; k0 < w.k[0]; ++k0) {
+    const std::int64_t off0 = k0 * w.d[0] - w.pb[0];
+    const auto [lo0, hi0] = valid_range(p_extent[0], q_extent[0], w.s[0], off0);
+    for (std::int64_t k1 = 0; k1 < w.k[1]; ++k1) {
+      const std::int64_t off1 = k1 * w.d[1] - w.pb[1];
+      const auto [lo1, hi1] = valid_range(p_extent[1], q_extent[1], w.s[1], off1);
+      for (std::int64_t k2 = 0; k2 < w.k[2]; ++k2) {
+        const std::int64_t off2 = k2 * w.d[2] - w.pb[2];
+        const auto [lo2, hi2] = valid_range(p_extent[2], q_extent[2], w.s[2], off2);
+        const std::int64_t tap = (k0 * w.k[1] + k1) * w.k[2] + k2;
+        for (std::int64_t p0 = lo0; p0 < hi0; ++p0) {
+          for (std::int64_t p1 = lo1; p1 < hi1; ++p1) {
+            row(tap, p0, p1, p0 * w.s[0] + off0, p1 * w.s[1] + off1, lo2, hi2, off2);
+          }
+        }
+      }
+    }
+  }
+}
+
 // y[n, oc, o...] = bias[oc] + sum over ci, k of w * x, for X values of type T and
 // accumulators of type A; bias may be null. y must hold N*M*out elements.
 template <typename T, typename A>
 void conv_forward(const ConvSetup& g, const T* x, const T* wt, const A* bias, A* y) {
   const Window& w = g.w;
   const std::int64_t isz = w.in_size(), osz = w.out_size(), ksz = w.k_size();
+  const std::int64_t s2 = w.s[2];
   for (std::int64_t n = 0; n < g.N; ++n) {
     for (std::int64_t oc = 0; oc < g.M; ++oc) {
       A* yp = y + (n * g.M + oc) * osz;
@@ -145,33 +174,17 @@ void conv_forward(const ConvSetup& g, const T* x, const T* wt, const A* bias, A*
       for (std::int64_t ci = 0; ci < g.Cg; ++ci) {
         const T* xp = x + (n * g.C + grp * g.Cg + ci) * isz;
         const T* wp = wt + (oc * g.Cg + ci) * ksz;
-        for (std::int64_t k0 = 0; k0 < w.k[0]; ++k0) {
-          const std::int64_t off0 = k0 * w.d[0] - w.pb[0];
-          const auto [lo0, hi0] = valid_range(w.out[0], w.in[0], w.s[0], off0);
-          for (std::int64_t k1 = 0; k1 < w.k[1]; ++k1) {
-            const std::int64_t off1 = k1 * w.d[1] - w.pb[1];
-            const auto [lo1, hi1] = valid_range(w.out[1], w.in[1], w.s[1], off1);
-            for (std::int64_t k2 = 0; k2 < w.k[2]; ++k2) {
-              const std::int64_t off2 = k2 * w.d[2] - w.pb[2];
-              const auto [lo2, hi2] = valid_range(w.out[2], w.in[2], w.s[2], off2);
-              const A wv = static_cast<A>(wp[(k0 * w.k[1] + k1) * w.k[2] + k2]);
-              const std::int64_t s2 = w.s[2];
-              for (std::int64_t o0 = lo0; o0 < hi0; ++o0) {
-                const std::int64_t i0 = o0 * w.s[0] + off0;
-                for (std::int64_t o1 = lo1; o1 < hi1; ++o1) {
-                  const std::int64_t i1 = o1 * w.s[1] + off1;
-                  A* yr = yp + (o0 * w.out[1] + o1) * w.out[2];
-                  const T* xr = xp + (i0 * w.in[1] + i1) * w.in[2];
-                  if (s2 == 1) {
-                    for (std::int64_t o2 = lo2; o2 < hi2; ++o2) yr[o2] += wv * static_cast<A>(xr[o2 + off2]);
-                  } else {
-                    for (std::int64_t o2 = lo2; o2 < hi2; ++o2) yr[o2] += wv * static_cast<A>(xr[o2 * s2 + off2]);
-                  }
-                }
-              }
-            }
+        for_each_tap(w, w.out, w.in, [&](std::int64_t tap, std::int64_t o0, std::int64_t o1, std::int64_t i0,
+                                         std::int64_t i1, std::int64_t lo2, std::int64_t hi2, std::int64_t off2) {
+          const A wv = static_cast<A>(wp[tap]);
+          A* yr = yp + (o0 * w.out[1] + o1) * w.out[2];
+          const T* xr = xp + (i0 * w.in[1] + i1) * w.in[2];
+          if (s2 == 1) {
+            for (std::int64_t o2 = lo2; o2 < hi2; ++o2) yr[o2] += wv * static_cast<A>(xr[o2 + off2]);
+          } else {
+            for (std::int64_t o2 = lo2; o2 < hi2; ++o2) yr[o2] += wv * static_cast<A>(xr[o2 * s2 + off2]);
           }
-        }
+        });
       }
     }
   }
@@ -182,6 +195,7 @@ template <typename T, typename A>
 void conv_transpose_forward(const ConvSetup& g, const T* x, const T* wt, const A* bias, A* y) {
   const Window& w = g.w;
   const std::int64_t isz = w.in_size(), osz = w.out_size(), ksz = w.k_size();
+  const std::int64_t s2 = w.s[2];
   for (std::int64_t n = 0; n < g.N; ++n) {
     for (std::int64_t oc = 0; oc < g.M; ++oc) {
       A* yp = y + (n * g.M + oc) * osz;
@@ -191,29 +205,13 @@ void conv_transpose_forward(const ConvSetup& g, const T* x, const T* wt, const A
         const std::int64_t ic = grp * g.Cg + ci;
         const T* xp = x + (n * g.C + ic) * isz;
         const T* wp = wt + (ic * g.Mg + ml) * ksz;
-        for (std::int64_t k0 = 0; k0 < w.k[0]; ++k0) {
-          const std::int64_t off0 = k0 * w.d[0] - w.pb[0];
-          const auto [lo0, hi0] = valid_range(w.in[0], w.out[0], w.s[0], off0);
-          for (std::int64_t k1 = 0; k1 < w.k[1]; ++k1) {
-            const std::int64_t off1 = k1 * w.d[1] - w.pb[1];
-            const auto [lo1, hi1] = valid_range(w.in[1], w.out[1], w.s[1], off1);
-            for (std::int64_t k2 = 0; k2 < w.k[2]; ++k2) {
-              const std::int64_t off2 = k2 * w.d[2] - w.pb[2];
-              const auto [lo2, hi2] = valid_range(w.in[2], w.out[2], w.s[2], off2);
-              const A wv = static_cast<A>(wp[(k0 * w.k[1] + k1) * w.k[2] + k2]);
-              const std::int64_t s2 = w.s[2];
-              for (std::int64_t i0 = lo0; i0 < hi0; ++i0) {
-                const std::int64_t o0 = i0 * w.s[0] + off0;
-                for (std::int64_t i1 = lo1; i1 < hi1; ++i1) {
-                  const std::int64_t o1 = i1 * w.s[1] + off1;
-                  A* yr = yp + (o0 * w.out[1] + o1) * w.out[2];
-                  const T* xr = xp + (i0 * w.in[1] + i1) * w.in[2];
-                  for (std::int64_t i2 = lo2; i2 < hi2; ++i2) yr[i2 * s2 + off2] += wv * static_cast<A>(xr[i2]);
-                }
-              }
-            }
-          }
-        }
+        for_each_tap(w, w.in, w.out, [&](std::int64_t tap, std::int64_t i0, std::int64_t i1, std::int64_t o0,
+                                         std::int64_t o1, std::int64_t lo2, std::int64_t hi2, std::int64_t off2) {
+          const A wv = static_cast<A>(wp[tap]);
+          A* yr = yp + (o0 * w.out[1] + o1) * w.out[2];
+          const T* xr = xp + (i0 * w.in[1] + i1) * w.in[2];
+          for (std::int64_t i2 = lo2; i2 < hi2; ++i2) yr[i2 * s2 + off2] += wv * static_cast<A>(xr[i2]);
+        });
       }
     }
   }

@@ -221,41 +221,39 @@ Result<std::vector<Shape>> infer_global_pool(const InferCtx& c) {
   return std::vector<Shape>{out};
 }
 
-Status run_global_avg_pool_float(const RunCtx& c) {
+// Global pooling: y[plane] = reduce(the plane's spatial values), planes = N * C.
+template <class Reduce>
+Status run_global_pool_float(const RunCtx& c, Reduce&& reduce) {
   SVP_RETURN_IF_ERROR(require_f32(c, {0}));
   const Shape& x = c.in[0].dims;
   const std::int64_t planes = x[0] * x[1];
   const std::int64_t sp = numel(x) / std::max<std::int64_t>(planes, 1);
   const float* xp = c.in[0].as<const float>();
   float* yp = c.out[0].as<float>();
-  for (std::int64_t pl = 0; pl < planes; ++pl) {
-    double sum = 0;
-    for (std::int64_t i = 0; i < sp; ++i) sum += xp[pl * sp + i];
-    yp[pl] = static_cast<float>(sum / static_cast<double>(sp));
-  }
+  for (std::int64_t pl = 0; pl < planes; ++pl) yp[pl] = reduce(xp + pl * sp, sp);
   return Status::Ok();
+}
+
+Status run_global_avg_pool_float(const RunCtx& c) {
+  return run_global_pool_float(c, [](const float* p, std::int64_t n) {
+    double sum = 0;
+    for (std::int64_t i = 0; i < n; ++i) sum += p[i];
+    return static_cast<float>(sum / static_cast<double>(n));
+  });
 }
 
 Status run_global_avg_pool(const RunCtx& c) { return run_via_float(c, run_global_avg_pool_float); }
 
 // NaN propagates, like MaxPool.
 Status run_global_max_pool_float(const RunCtx& c) {
-  SVP_RETURN_IF_ERROR(require_f32(c, {0}));
-  const Shape& x = c.in[0].dims;
-  const std::int64_t planes = x[0] * x[1];
-  const std::int64_t sp = numel(x) / std::max<std::int64_t>(planes, 1);
-  const float* xp = c.in[0].as<const float>();
-  float* yp = c.out[0].as<float>();
-  for (std::int64_t pl = 0; pl < planes; ++pl) {
+  return run_global_pool_float(c, [](const float* p, std::int64_t n) {
     float m = -std::numeric_limits<float>::infinity();
-    for (std::int64_t i = 0; i < sp; ++i) {
-      const float v = xp[pl * sp + i];
-      if (v > m || std::isnan(v)) m = v;
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (p[i] > m || std::isnan(p[i])) m = p[i];
       if (std::isnan(m)) break;
     }
-    yp[pl] = m;
-  }
-  return Status::Ok();
+    return m;
+  });
 }
 
 Status run_global_max_pool(const RunCtx& c) { return run_via_float(c, run_global_max_pool_float); }
