@@ -2,9 +2,9 @@
 // dynamic-AIPP parameters into a dataset (set_input_aipp / set_aipp_by_input_index /
 // set_output_aipp), and the AIPP queries (aipp types, static AIPP info).
 //
-// The parameter object is host-only; set_input_aipp validates it against the model input
-// and serializes it into the application's buffer of the parameter input
-// (src/aipp/param_block.h), where execution reads it back. docs/aipp.md is the user guide.
+// The parameter object is host-only; set_input_aipp has the runtime validate it against the
+// model input and serialize it into the application's buffer of the parameter input
+// (runtime/aipp.h), where execution reads it back. docs/aipp.md is the user guide.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -12,11 +12,10 @@
 #include <memory>
 
 #include "acl/svp_acl_mdl.h"
-#include "aipp/param_block.h"
 #include "capi/guard.h"
 #include "capi/live_set.h"
 #include "capi/objects.h"
-#include "exec/model_registry.h"
+#include "runtime/aipp.h"
 
 using svp::Error;
 using svp::Result;
@@ -26,18 +25,18 @@ using svp::capi::guard;
 using svp::capi::guard_value;
 using svp::capi::require;
 using svp::capi::with_runtime;
-using svp::model::AippRole;
-using svp::model::IoDesc;
-using svp::model::IoKind;
-using svp::model::Model;
-using svp::model::ModelSettings;
-using svp::runtime::LoadedModel;
+using svp::runtime::AippBatchParams;
+using svp::runtime::AippModel;
+using svp::runtime::AippPadding;
+using svp::runtime::AippParams;
+using svp::runtime::AippResize;
+using svp::runtime::AippRole;
+using svp::runtime::IoDesc;
 using svp::runtime::Runtime;
-namespace aipp = svp::aipp;
 namespace err = svp::err;
 
 struct svp_acl_mdl_aipp {
-  aipp::AippParams params;
+  AippParams params;
 };
 
 namespace {
@@ -75,47 +74,20 @@ Status finite4(float a, float b, float c, float d, const char* what) {
   return Status::Ok();
 }
 
-Result<std::shared_ptr<const Model>> loaded_model(uint32_t model_id) {
-  return with_runtime([&](Runtime& rt) -> Result<std::shared_ptr<const Model>> { return rt.models().get(model_id); });
-}
-
 // The model with its settings (the descriptions' gear and dynamic-AIPP sources).
-Result<LoadedModel> loaded_with_settings(uint32_t model_id) {
-  return with_runtime([&](Runtime& rt) -> Result<LoadedModel> { return rt.models().lookup(model_id); });
+Result<AippModel> aipp_model(uint32_t model_id) {
+  return with_runtime([&](Runtime& rt) { return AippModel::lookup(rt, model_id); });
 }
 
-const char* role_name(AippRole r) {
-  switch (r) {
-    case AippRole::kStatic: return "a data input with static AIPP";
-    case AippRole::kDynamic: return "a data input with dynamic AIPP";
-    case AippRole::kParamNode: return "a dynamic-AIPP parameter input";
-    default: return "an input without AIPP";
-  }
-}
-
-// Validates `a` for the data input of parameter input `param_index` and writes it into the
-// dataset buffer at `param_index`; then the data input's description follows the new source.
+// Has the runtime check `a` for the data input of parameter input `param_index` and write it
+// into the dataset buffer at `param_index`; then the data input's description follows the
+// new source.
 Status write_params(uint32_t model_id, svp_acl_mdl_dataset* dataset, size_t param_index, const svp_acl_mdl_aipp* a) {
   SVP_RETURN_IF_ERROR(aipps().check(a));
-  auto m = loaded_with_settings(model_id);
+  auto m = aipp_model(model_id);
   if (!m.ok()) return m.status();
-  const Model& model = *m->model;
-  if (param_index >= model.inputs.size()) {
-    return Error(err::kInvalidParam, "input index {} out of range (the model has {} inputs)", param_index,
-                 model.inputs.size());
-  }
-  const IoDesc& node = model.inputs[param_index];
-  if (node.kind != IoKind::kAippParams) {
-    return Error(err::kInvalidParam,
-                 "input {} (\"{}\") is {}, not a dynamic-AIPP parameter input (use the attached_index from "
-                 "svp_acl_mdl_get_input_aipp_type)",
-                 param_index, node.name, role_name(node.aipp));
-  }
-  const auto data_index = static_cast<size_t>(node.aipp_link);
-  const IoDesc& data = model.inputs[data_index];
-  const svp::model::Tensor& t = model.program.tensors[static_cast<size_t>(data.tensor)];
-  const aipp::Target target = aipp::target_for(t, model.program.flags, model.input_aipp[data_index]);
-  SVP_RETURN_IF_ERROR(aipp::validate_for(a->params, target));
+  auto data_index = m->check_params(param_index, a->params);
+  if (!data_index.ok()) return data_index.status();
 
   SVP_RETURN_IF_ERROR(svp::capi::datasets().check(dataset));
   const size_t n = dataset->buffers.size();
@@ -128,17 +100,8 @@ Status write_params(uint32_t model_id, svp_acl_mdl_dataset* dataset, size_t para
   const svp_acl_data_buffer* buf = dataset->buffers[param_index];
   SVP_RETURN_IF_ERROR(svp::capi::data_buffers().check(buf));
   auto* bytes = static_cast<std::uint8_t*>(buf->data);
-  const size_t size = buf->size;
   if (bytes == nullptr) return Error(err::kInvalidParam, "dataset buffer {} has no memory", param_index);
-  if (size < aipp::block_size(a->params)) {
-    return Error(err::kInvalidParam, "dataset buffer {} holds {} bytes; the AIPP parameters need {} (allocate {})",
-                 param_index, size, aipp::block_size(a->params), node.size);
-  }
-  SVP_RETURN_IF_ERROR(aipp::serialize(a->params, bytes, size));
-  auto src = model.aipp_source_desc(data_index, a->params.format, a->params.src_w, a->params.src_h);
-  if (!src.ok()) return src.status();
-  m->settings->set_aipp_source(data_index, std::move(*src));
-  return Status::Ok();
+  return m->write_params(param_index, *data_index, a->params, bytes, buf->size);
 }
 
 void put_dims(svp_acl_mdl_io_dims* d, const std::string& name, const std::vector<std::int64_t>& dims) {
@@ -153,19 +116,18 @@ void put_dims(svp_acl_mdl_io_dims* d, const std::string& name, const std::vector
 // aclmdlGetFirstAippInfo, the ACL API svp_acl mirrors: "only srcFormat, srcDatatype,
 // srcDimNum, shapeCount, outDims are valid for dynamic AIPP"; the vendor sample
 // sample_common_svp_npu_model.c calls it for every data input and aborts on failure).
-void fill_io(const Model& model, const ModelSettings& settings, size_t index, svp_acl_aipp_info* info) {
-  const IoDesc src = model.input_desc(index, settings);
+void fill_io(const AippModel& model, size_t index, svp_acl_aipp_info* info) {
+  const IoDesc src = model.input_now(index);
   info->src_format = static_cast<svp_acl_format>(src.layout);
   info->src_data_type = static_cast<svp_acl_data_type>(src.dtype);
   info->src_dim_num = src.dims.size();
   info->shape_count = 1;
   put_dims(&info->out_dims[0].src_dims, src.name, src.dims);
   info->out_dims[0].src_size = static_cast<size_t>(src.size);
-  if (src.tensor >= 0) {
-    const svp::model::Tensor& t = model.program.tensors[static_cast<size_t>(src.tensor)];
-    info->src_format = static_cast<svp_acl_format>(t.layout);
-    put_dims(&info->out_dims[0].aipp_out_dims, t.name, t.dims);
-    info->out_dims[0].aipp_out_size = static_cast<size_t>(t.size);
+  if (const auto* t = model.tensor_of(src)) {
+    info->src_format = static_cast<svp_acl_format>(t->layout);
+    put_dims(&info->out_dims[0].aipp_out_dims, t->name, t->dims);
+    info->out_dims[0].aipp_out_size = static_cast<size_t>(t->size);
   } else {
     put_dims(&info->out_dims[0].aipp_out_dims, src.name, src.dims);
     info->out_dims[0].aipp_out_size = static_cast<size_t>(src.size);
@@ -174,10 +136,9 @@ void fill_io(const Model& model, const ModelSettings& settings, size_t index, sv
 }
 
 // svp_acl_aipp_info (level >= 2) from a static configuration.
-void fill_info(const Model& model, const ModelSettings& settings, size_t index, const aipp::AippParams& p,
-               svp_acl_aipp_info* info) {
+void fill_info(const AippModel& model, size_t index, const AippParams& p, svp_acl_aipp_info* info) {
   std::memset(info, 0, sizeof *info);
-  const aipp::BatchParams& e = p.batches[0];
+  const AippBatchParams& e = p.batches[0];
   info->aipp_format = static_cast<svp_acl_aipp_format>(p.format);
   info->src_image_width = p.src_w;
   info->src_image_height = p.src_h;
@@ -214,36 +175,19 @@ void fill_info(const Model& model, const ModelSettings& settings, size_t index, 
     *dtc[4 + c] = e.min[c];
     *dtc[8 + c] = e.var_reci[c];
   }
-  fill_io(model, settings, index, info);
+  fill_io(model, index, info);
   info->src_data_type = SVP_ACL_UINT8;  // the AIPP source is always an 8-bit image
-}
-
-// The static AIPP parameters of data input `index`; nullptr for an input without AIPP, a
-// dynamic-AIPP input or a dynamic-AIPP parameter input (the vendor answers SUCCESS for those
-// with the AIPP switches off, see fill_io).
-Result<const aipp::AippParams*> static_params(const Model& model, size_t index) {
-  if (index >= model.inputs.size()) {
-    return Error(err::kInvalidParam, "input index {} out of range (the model has {} inputs)", index,
-                 model.inputs.size());
-  }
-  const IoDesc& d = model.inputs[index];
-  if (d.kind == IoKind::kTaskBuf || d.kind == IoKind::kWorkBuf) {
-    return Error(err::kInvalidParam, "input {} is {}: AIPP information is not defined for it", index, d.name);
-  }
-  if (d.aipp != AippRole::kStatic) return static_cast<const aipp::AippParams*>(nullptr);
-  return &model.input_aipp[index].params;
 }
 
 // What both info queries write for a data input: the static configuration, or the input's own
 // description with every AIPP switch off and aipp_format 0 (no format).
-void fill_any(const Model& model, const ModelSettings& settings, size_t index, const aipp::AippParams* p,
-              svp_acl_aipp_info* info) {
+void fill_any(const AippModel& model, size_t index, const AippParams* p, svp_acl_aipp_info* info) {
   if (p != nullptr) {
-    fill_info(model, settings, index, *p, info);
+    fill_info(model, index, *p, info);
     return;
   }
   std::memset(info, 0, sizeof *info);
-  fill_io(model, settings, index, info);
+  fill_io(model, index, info);
 }
 
 Status check_resize(int8_t sw, int32_t in_w, int32_t in_h, int32_t out_w, int32_t out_h) {
@@ -273,7 +217,7 @@ Status check_padding(int8_t sw, int32_t top, int32_t bottom, int32_t left, int32
 }
 
 // svp_acl_mdl_set_aipp_csc_params after its handle is checked.
-Status set_csc(aipp::AippParams& p, int8_t csc_switch, const std::array<int16_t, 9>& matrix,
+Status set_csc(AippParams& p, int8_t csc_switch, const std::array<int16_t, 9>& matrix,
                const std::array<uint8_t, 3>& out_bias, const std::array<uint8_t, 3>& in_bias) {
   SVP_RETURN_IF_ERROR(check_switch(csc_switch, 1, "csc_switch"));
   p.csc = csc_switch == 1;
@@ -284,44 +228,17 @@ Status set_csc(aipp::AippParams& p, int8_t csc_switch, const std::array<int16_t,
 }
 
 // Output-side AIPP only crops (seed §8.3.4).
-Status check_crop_only(const aipp::AippParams& p) {
+Status check_crop_only(const AippParams& p) {
   if (p.csc || p.rbuv_swap || p.ax_swap) {
     return Error(err::kInvalidParam, "output AIPP supports crop only: CSC or a channel swap is set");
   }
   for (size_t b = 0; b < p.batches.size(); ++b) {
-    const aipp::BatchParams& e = p.batches[b];
-    if (e.resize != aipp::Resize::kOff || e.padding != aipp::Padding::kOff) {
+    const AippBatchParams& e = p.batches[b];
+    if (e.resize != AippResize::kOff || e.padding != AippPadding::kOff) {
       return Error(err::kInvalidParam, "output AIPP supports crop only: batch {} sets resize or padding", b);
     }
   }
   return Status::Ok();
-}
-
-Result<const IoDesc*> input_of(const Model& model, size_t index) {
-  if (index >= model.inputs.size()) {
-    return Error(err::kInvalidParam, "input index {} out of range (the model has {} inputs)", index,
-                 model.inputs.size());
-  }
-  return &model.inputs[index];
-}
-
-Result<const IoDesc*> output_of(const Model& model, size_t index) {
-  if (index >= model.outputs.size()) {
-    return Error(err::kInvalidParam, "output index {} out of range (the model has {} outputs)", index,
-                 model.outputs.size());
-  }
-  return &model.outputs[index];
-}
-
-// The parameter input of data input `index`, which must have dynamic AIPP.
-Result<size_t> dynamic_param_index(const Model& model, size_t index) {
-  auto d = input_of(model, index);
-  if (!d.ok()) return d.status();
-  if ((*d)->aipp != AippRole::kDynamic) {
-    return Error(err::kInvalidParam, "input {} (\"{}\") is {}, not a data input with dynamic AIPP", index,
-                 (*d)->name, role_name((*d)->aipp));
-  }
-  return static_cast<size_t>((*d)->aipp_link);
 }
 
 // Same answer as get_first_aipp_info for an input without AIPP: success, switches off,
@@ -346,7 +263,7 @@ svp_acl_mdl_aipp* svp_acl_mdl_create_aipp(uint64_t batch_size) {
       return Error(err::kInvalidParam, "batch_size {} out of range (1..{})", batch_size, kMaxAippBatch);
     }
     auto a = std::make_unique<svp_acl_mdl_aipp>();
-    a->params.batches.assign(static_cast<size_t>(batch_size), aipp::BatchParams{});
+    a->params.batches.assign(static_cast<size_t>(batch_size), AippBatchParams{});
     aipps().add(a.get());
     return a.release();
   });
@@ -364,9 +281,9 @@ svp_acl_error svp_acl_mdl_set_aipp_input_format(svp_acl_mdl_aipp* aipp_set, svp_
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(aipps().check(aipp_set));
     const int f = enum_bits(input_format);
-    if (aipp::format_info(f) == nullptr) {
+    if (!svp::runtime::aipp_format_supported(f)) {
       return Error(err::kInvalidParam, "AIPP input format {} is not supported by svp-acl (docs/aipp.md lists them)",
-                   aipp::format_name(f));
+                   svp::runtime::aipp_format_name(f));
     }
     aipp_set->params.format = f;
     aipp_set->params.format_set = true;
@@ -424,9 +341,9 @@ svp_acl_error svp_acl_mdl_set_aipp_src_image_size(svp_acl_mdl_aipp* aipp_set, in
 svp_acl_error svp_acl_mdl_set_aipp_scf_params(svp_acl_mdl_aipp* aipp_set, int8_t scf_switch, int32_t input_width,
                                               int32_t input_height, int32_t output_width, int32_t output_height,
                                               uint64_t batch_index) {
-  return batch_setter(__func__, aipp_set, batch_index, [&](aipp::BatchParams& e) -> Status {
+  return batch_setter(__func__, aipp_set, batch_index, [&](AippBatchParams& e) -> Status {
     SVP_RETURN_IF_ERROR(check_resize(scf_switch, input_width, input_height, output_width, output_height));
-    e.resize = static_cast<aipp::Resize>(scf_switch);
+    e.resize = static_cast<AippResize>(scf_switch);
     e.resize_in_w = input_width;
     e.resize_in_h = input_height;
     e.resize_out_w = output_width;
@@ -438,7 +355,7 @@ svp_acl_error svp_acl_mdl_set_aipp_scf_params(svp_acl_mdl_aipp* aipp_set, int8_t
 svp_acl_error svp_acl_mdl_set_aipp_crop_params(svp_acl_mdl_aipp* aipp_set, int8_t crop_switch,
                                                int32_t width_start_pos, int32_t height_start_pos, int32_t width,
                                                int32_t height, uint64_t batch_index) {
-  return batch_setter(__func__, aipp_set, batch_index, [&](aipp::BatchParams& e) -> Status {
+  return batch_setter(__func__, aipp_set, batch_index, [&](AippBatchParams& e) -> Status {
     SVP_RETURN_IF_ERROR(check_crop(crop_switch, width_start_pos, height_start_pos, width, height));
     e.crop = crop_switch == 1;
     e.crop_x = width_start_pos;
@@ -451,9 +368,9 @@ svp_acl_error svp_acl_mdl_set_aipp_crop_params(svp_acl_mdl_aipp* aipp_set, int8_
 
 svp_acl_error svp_acl_mdl_set_aipp_padding_params(svp_acl_mdl_aipp* aipp_set, int8_t padding_switch, int32_t top,
                                                   int32_t bottom, int32_t left, int32_t right, uint64_t batch_index) {
-  return batch_setter(__func__, aipp_set, batch_index, [&](aipp::BatchParams& e) -> Status {
+  return batch_setter(__func__, aipp_set, batch_index, [&](AippBatchParams& e) -> Status {
     SVP_RETURN_IF_ERROR(check_padding(padding_switch, top, bottom, left, right));
-    e.padding = static_cast<aipp::Padding>(padding_switch);
+    e.padding = static_cast<AippPadding>(padding_switch);
     e.pad_top = top;
     e.pad_bottom = bottom;
     e.pad_left = left;
@@ -464,7 +381,7 @@ svp_acl_error svp_acl_mdl_set_aipp_padding_params(svp_acl_mdl_aipp* aipp_set, in
 
 svp_acl_error svp_acl_mdl_set_aipp_dtc_pixel_mean(svp_acl_mdl_aipp* aipp_set, float mean_chn0, float mean_chn1,
                                                   float mean_chn2, float mean_chn3, uint64_t batch_index) {
-  return batch_setter(__func__, aipp_set, batch_index, [&](aipp::BatchParams& e) -> Status {
+  return batch_setter(__func__, aipp_set, batch_index, [&](AippBatchParams& e) -> Status {
     SVP_RETURN_IF_ERROR(finite4(mean_chn0, mean_chn1, mean_chn2, mean_chn3, "pixel mean"));
     e.mean = {mean_chn0, mean_chn1, mean_chn2, mean_chn3};
     return Status::Ok();
@@ -473,7 +390,7 @@ svp_acl_error svp_acl_mdl_set_aipp_dtc_pixel_mean(svp_acl_mdl_aipp* aipp_set, fl
 
 svp_acl_error svp_acl_mdl_set_aipp_dtc_pixel_min(svp_acl_mdl_aipp* aipp_set, float min_chn0, float min_chn1,
                                                  float min_chn2, float min_chn3, uint64_t batch_index) {
-  return batch_setter(__func__, aipp_set, batch_index, [&](aipp::BatchParams& e) -> Status {
+  return batch_setter(__func__, aipp_set, batch_index, [&](AippBatchParams& e) -> Status {
     SVP_RETURN_IF_ERROR(finite4(min_chn0, min_chn1, min_chn2, min_chn3, "pixel min"));
     e.min = {min_chn0, min_chn1, min_chn2, min_chn3};
     return Status::Ok();
@@ -482,7 +399,7 @@ svp_acl_error svp_acl_mdl_set_aipp_dtc_pixel_min(svp_acl_mdl_aipp* aipp_set, flo
 
 svp_acl_error svp_acl_mdl_set_aipp_pixel_var_reci(svp_acl_mdl_aipp* aipp_set, float reci_chn0, float reci_chn1,
                                                   float reci_chn2, float reci_chn3, uint64_t batch_index) {
-  return batch_setter(__func__, aipp_set, batch_index, [&](aipp::BatchParams& e) -> Status {
+  return batch_setter(__func__, aipp_set, batch_index, [&](AippBatchParams& e) -> Status {
     SVP_RETURN_IF_ERROR(finite4(reci_chn0, reci_chn1, reci_chn2, reci_chn3, "var_reci"));
     e.var_reci = {reci_chn0, reci_chn1, reci_chn2, reci_chn3};
     return Status::Ok();
@@ -498,9 +415,9 @@ svp_acl_error svp_acl_mdl_set_aipp_by_input_index(uint32_t model_id, svp_acl_mdl
                                                   const svp_acl_mdl_aipp* aipp_set) {
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(aipps().check(aipp_set));
-    auto m = loaded_model(model_id);
+    auto m = aipp_model(model_id);
     if (!m.ok()) return m.status();
-    auto param_index = dynamic_param_index(**m, index);
+    auto param_index = m->param_input_of(index);
     if (!param_index.ok()) return param_index.status();
     return write_params(model_id, dataset, *param_index, aipp_set);
   });
@@ -511,10 +428,10 @@ svp_acl_error svp_acl_mdl_set_output_aipp(uint32_t model_id, svp_acl_mdl_dataset
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(aipps().check(aipp_set));
     SVP_RETURN_IF_ERROR(check_crop_only(aipp_set->params));  // before looking at the model
-    auto m = loaded_model(model_id);
+    auto m = aipp_model(model_id);
     if (!m.ok()) return m.status();
     SVP_RETURN_IF_ERROR(svp::capi::datasets().check(dataset));
-    auto d = output_of(**m, index);
+    auto d = m->output(index);
     if (!d.ok()) return d.status();
     return Error(err::kInvalidParam,
                  "output {} (\"{}\") has no dynamic AIPP (svp-acl models have no output-side AIPP nodes)", index,
@@ -527,9 +444,9 @@ svp_acl_error svp_acl_mdl_get_input_aipp_type(uint32_t model_id, size_t index, s
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(require(type != nullptr, "type is NULL"));
     SVP_RETURN_IF_ERROR(require(attached_index != nullptr, "attached_index is NULL"));
-    auto m = loaded_model(model_id);
+    auto m = aipp_model(model_id);
     if (!m.ok()) return m.status();
-    auto d = input_of(**m, index);
+    auto d = m->input(index);
     if (!d.ok()) return d.status();
     *type = static_cast<svp_acl_mdl_aipp_type>((*d)->aipp);
     *attached_index =
@@ -543,9 +460,9 @@ svp_acl_error svp_acl_mdl_get_output_aipp_type(uint32_t model_id, size_t index, 
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(require(type != nullptr, "type is NULL"));
     SVP_RETURN_IF_ERROR(require(attached_index != nullptr, "attached_index is NULL"));
-    auto m = loaded_model(model_id);
+    auto m = aipp_model(model_id);
     if (!m.ok()) return m.status();
-    SVP_RETURN_IF_ERROR(output_of(**m, index).status());
+    SVP_RETURN_IF_ERROR(m->output(index).status());
     *type = SVP_ACL_DATA_WITHOUT_AIPP;  // the model format has no output-side AIPP
     *attached_index = SVP_ACL_INVALID_NODE_INDEX;
     return Status::Ok();
@@ -555,11 +472,11 @@ svp_acl_error svp_acl_mdl_get_output_aipp_type(uint32_t model_id, size_t index, 
 svp_acl_error svp_acl_mdl_get_first_aipp_info(uint32_t model_id, size_t index, svp_acl_aipp_info* aipp_info) {
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(require(aipp_info != nullptr, "aipp_info is NULL"));
-    auto m = loaded_with_settings(model_id);
+    auto m = aipp_model(model_id);
     if (!m.ok()) return m.status();
-    auto p = static_params(*m->model, index);
+    auto p = m->static_params(index);
     if (!p.ok()) return p.status();
-    fill_any(*m->model, *m->settings, index, *p, aipp_info);
+    fill_any(*m, index, *p, aipp_info);
     return Status::Ok();
   });
 }
@@ -567,9 +484,9 @@ svp_acl_error svp_acl_mdl_get_first_aipp_info(uint32_t model_id, size_t index, s
 svp_acl_error svp_acl_mdl_get_last_aipp_info(uint32_t model_id, size_t index, svp_acl_aipp_info* aipp_info) {
   return guard(__func__, [&]() -> Status {
     SVP_RETURN_IF_ERROR(require(aipp_info != nullptr, "aipp_info is NULL"));
-    auto m = loaded_model(model_id);
+    auto m = aipp_model(model_id);
     if (!m.ok()) return m.status();
-    auto d = output_of(**m, index);
+    auto d = m->output(index);
     if (!d.ok()) return d.status();
     fill_output(**d, aipp_info);
     return Status::Ok();
@@ -594,9 +511,9 @@ SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_mdl_get_last_aipp_info_v1(uint32_t
 svp_acl_error svp_acl_mdl_get_first_aipp_info_v1(uint32_t model_id, size_t index, AippInfoV1* aipp_info) {
   return guard("svp_acl_mdl_get_first_aipp_info", [&]() -> Status {
     SVP_RETURN_IF_ERROR(require(aipp_info != nullptr, "aipp_info is NULL"));
-    auto m = loaded_model(model_id);
+    auto m = aipp_model(model_id);
     if (!m.ok()) return m.status();
-    auto p = static_params(**m, index);
+    auto p = m->static_params(index);
     if (!p.ok()) return p.status();
     aipp_info->input_format = static_cast<svp_acl_aipp_input_format>(*p != nullptr ? (*p)->format : 0);
     return Status::Ok();
@@ -606,9 +523,9 @@ svp_acl_error svp_acl_mdl_get_first_aipp_info_v1(uint32_t model_id, size_t index
 svp_acl_error svp_acl_mdl_get_last_aipp_info_v1(uint32_t model_id, size_t index, AippInfoV1* aipp_info) {
   return guard("svp_acl_mdl_get_last_aipp_info", [&]() -> Status {
     SVP_RETURN_IF_ERROR(require(aipp_info != nullptr, "aipp_info is NULL"));
-    auto m = loaded_model(model_id);
+    auto m = aipp_model(model_id);
     if (!m.ok()) return m.status();
-    SVP_RETURN_IF_ERROR(output_of(**m, index).status());
+    SVP_RETURN_IF_ERROR(m->output(index).status());
     aipp_info->input_format = static_cast<svp_acl_aipp_input_format>(0);  // no output AIPP, as above
     return Status::Ok();
   });

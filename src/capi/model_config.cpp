@@ -3,7 +3,6 @@
 #include "capi/guard.h"
 #include "capi/live_set.h"
 #include "capi/model_config.h"
-#include "model/load_config.h"
 
 using svp::Result;
 using svp::Status;

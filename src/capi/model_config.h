@@ -4,10 +4,10 @@
 
 #include "acl/svp_acl_mdl.h"
 #include "capi/live_set.h"
-#include "model/load_config.h"
+#include "runtime/runtime.h"
 
 struct svp_acl_mdl_config_handle {
-  svp::model::LoadConfig config;
+  svp::runtime::ModelConfig config;
 };
 
 namespace svp::capi {

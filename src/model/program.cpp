@@ -474,204 +474,260 @@ std::optional<std::int64_t> recurrent_time_steps(const Layer& layer, const std::
 }
 
 // ---------------------------------------------------------------------------------------
-Status Program::validate(std::uint64_t weights_size) const {
+// Program::validate, one named check per section, in the order validate runs them.
+namespace {
+
+constexpr std::int32_t kNever = -1;
+
+// The dataflow the layer checks gather and the work_buf overlap check reads: for each
+// tensor, the layer producing it and the last layer reading or writing it (kNever: none).
+struct Dataflow {
+  std::vector<std::int32_t> produced_by;
+  std::vector<std::int32_t> last_use;
+};
+
+// An interval of work_buf (or reuse arena) bytes and the layers it is alive between.
+struct Live {
+  std::int32_t def, last;
+  std::uint64_t begin, end;
+  std::size_t tensor;
+};
+
+// Section counts, the model name and the compiler information.
+Status check_header(const Program& p) {
   constexpr std::size_t kMaxCount = static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max());
-  if (tensors.size() > kMaxCount || layers.size() > kMaxCount || segments.size() > kMaxCount) {
+  if (p.tensors.size() > kMaxCount || p.layers.size() > kMaxCount || p.segments.size() > kMaxCount) {
     return Error(err::kParseModel, "too many tensors, layers or segments");
   }
-  if (name.size() > kMaxModelNameLen || !is_clean_name(name)) {
+  if (p.name.size() > kMaxModelNameLen || !is_clean_name(p.name)) {
     return Error(err::kParseModel, "model name is longer than {} bytes or not clean UTF-8", kMaxModelNameLen);
   }
-  if (compiler.producer_version.size() > kMaxCompilerStringLen || !is_valid_utf8(compiler.producer_version) ||
-      compiler.command_line.size() > kMaxCompilerStringLen || !is_valid_utf8(compiler.command_line)) {
+  const CompilerInfo& c = p.compiler;
+  if (c.producer_version.size() > kMaxCompilerStringLen || !is_valid_utf8(c.producer_version) ||
+      c.command_line.size() > kMaxCompilerStringLen || !is_valid_utf8(c.command_line)) {
     return Error(err::kParseModel, "compiler information is longer than {} bytes or not valid UTF-8",
                  kMaxCompilerStringLen);
   }
-  SVP_RETURN_IF_ERROR(check_flags(flags));
+  return Status::Ok();
+}
 
-  // Tensors, one by one, then the I/O numbering.
+// Tensors one by one and their names (distinct); counts the model inputs and outputs.
+Status check_tensors(const Program& p, std::uint64_t weights_size, std::size_t* num_inputs,
+                     std::size_t* num_outputs) {
   std::unordered_set<std::string> names;
-  names.reserve(tensors.size());
-  std::size_t num_inputs = 0, num_outputs = 0;
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    const Tensor& t = tensors[i];
-    SVP_RETURN_IF_ERROR(check_tensor(t, i, flags, weights_size));
+  names.reserve(p.tensors.size());
+  for (std::size_t i = 0; i < p.tensors.size(); ++i) {
+    const Tensor& t = p.tensors[i];
+    SVP_RETURN_IF_ERROR(check_tensor(t, i, p.flags, weights_size));
     if (!names.insert(t.name).second) return Error(err::kParseModel, "tensor name \"{}\" is used twice", t.name);
-    if (t.placement == Placement::kModelInput) ++num_inputs;
-    if (t.placement == Placement::kModelOutput) ++num_outputs;
+    if (t.placement == Placement::kModelInput) ++*num_inputs;
+    if (t.placement == Placement::kModelOutput) ++*num_outputs;
   }
+  return Status::Ok();
+}
+
+// The I/O numbering: at least one input and one output, io_index 0..n-1 each used once.
+Status check_io_numbering(const Program& p, std::size_t num_inputs, std::size_t num_outputs) {
   if (num_inputs == 0) return Error(err::kModelMissingAttr, "the model has no input");
   if (num_outputs == 0) return Error(err::kModelMissingAttr, "the model has no output");
-  {
-    std::vector<std::int32_t> seen_in(num_inputs, -1), seen_out(num_outputs, -1);
-    for (std::size_t i = 0; i < tensors.size(); ++i) {
-      const Tensor& t = tensors[i];
-      if (!t.is_io()) continue;
-      const bool in = t.placement == Placement::kModelInput;
-      auto& seen = in ? seen_in : seen_out;
-      if (static_cast<std::size_t>(t.io_index) >= seen.size()) {
-        return Error(err::kParseModel, "model {} \"{}\": io_index {} is not below the number of {}s ({})",
-                     in ? "input" : "output", t.name, t.io_index, in ? "input" : "output", seen.size());
-      }
-      auto& slot = seen[static_cast<std::size_t>(t.io_index)];
-      if (slot >= 0) {
-        return Error(err::kParseModel, "model {}s \"{}\" and \"{}\" share io_index {}", in ? "input" : "output",
-                     tensors[static_cast<std::size_t>(slot)].name, t.name, t.io_index);
-      }
-      slot = static_cast<std::int32_t>(i);
+  std::vector<std::int32_t> seen_in(num_inputs, -1), seen_out(num_outputs, -1);
+  for (std::size_t i = 0; i < p.tensors.size(); ++i) {
+    const Tensor& t = p.tensors[i];
+    if (!t.is_io()) continue;
+    const bool in = t.placement == Placement::kModelInput;
+    auto& seen = in ? seen_in : seen_out;
+    if (static_cast<std::size_t>(t.io_index) >= seen.size()) {
+      return Error(err::kParseModel, "model {} \"{}\": io_index {} is not below the number of {}s ({})",
+                   in ? "input" : "output", t.name, t.io_index, in ? "input" : "output", seen.size());
     }
+    auto& slot = seen[static_cast<std::size_t>(t.io_index)];
+    if (slot >= 0) {
+      return Error(err::kParseModel, "model {}s \"{}\" and \"{}\" share io_index {}", in ? "input" : "output",
+                   p.tensors[static_cast<std::size_t>(slot)].name, t.name, t.io_index);
+    }
+    slot = static_cast<std::int32_t>(i);
   }
+  return Status::Ok();
+}
 
-  // Layers: names, ops, attributes, and dataflow in execution order.
-  if (layers.empty()) return Error(err::kModelMissingAttr, "the model has no layer");
-  constexpr std::int32_t kNever = -1;
-  std::vector<std::int32_t> produced_by(tensors.size(), kNever);
-  std::vector<std::int32_t> last_use(tensors.size(), kNever);
-  std::unordered_set<std::string> layer_names;
-  layer_names.reserve(layers.size());
-  const auto n_tensors = static_cast<std::int64_t>(tensors.size());
-  for (std::size_t li = 0; li < layers.size(); ++li) {
-    const Layer& l = layers[li];
-    const auto lidx = static_cast<std::int32_t>(li);
-    if (l.name.empty()) return Error(err::kModelMissingAttr, "layer {} has no name", li);
-    if (l.name.size() > kMaxLayerNameLen || !is_clean_name(l.name)) {
-      return Error(err::kParseModel, "layer {} name is longer than {} bytes or not clean UTF-8", li, kMaxLayerNameLen);
-    }
-    if (!layer_names.insert(l.name).second) return Error(err::kParseModel, "layer name \"{}\" is used twice", l.name);
-    if (l.op.empty()) return Error(err::kModelMissingAttr, "layer \"{}\" has no op type", l.name);
-    if (l.op.size() > kMaxOpNameLen || !is_printable_ascii(l.op)) {
-      return Error(err::kParseModel, "layer \"{}\": op type is longer than {} bytes or not printable ASCII", l.name,
-                   kMaxOpNameLen);
-    }
-    if (!is_valid(l.target)) {
-      return Error(err::kParseModel, "layer \"{}\" ({}): target {} is not valid", l.name, l.op,
-                   static_cast<std::int32_t>(l.target));
-    }
-    SVP_RETURN_IF_ERROR(check_attrs(l));
-    for (std::size_t k = 0; k < l.inputs.size(); ++k) {
-      const std::int32_t ti = l.inputs[k];
-      if (ti == -1) continue;
-      if (ti < -1 || ti >= n_tensors) {
-        return Error(err::kParseModel, "layer \"{}\" ({}): input {} refers to tensor {} of {}", l.name, l.op, k, ti,
-                     tensors.size());
-      }
-      const Tensor& t = tensors[static_cast<std::size_t>(ti)];
-      const bool available = t.placement == Placement::kModelInput || t.placement == Placement::kWeights ||
-                             produced_by[static_cast<std::size_t>(ti)] != kNever;
-      if (!available) {
-        return Error(err::kParseModel, "layer \"{}\" ({}) reads tensor \"{}\" before any layer produces it", l.name,
-                     l.op, t.name);
-      }
-      last_use[static_cast<std::size_t>(ti)] = lidx;
-    }
-    if (l.outputs.empty()) return Error(err::kParseModel, "layer \"{}\" ({}) has no output", l.name, l.op);
-    for (std::size_t k = 0; k < l.outputs.size(); ++k) {
-      const std::int32_t ti = l.outputs[k];
-      if (ti < 0 || ti >= n_tensors) {
-        return Error(err::kParseModel, "layer \"{}\" ({}): output {} refers to tensor {} of {}", l.name, l.op, k, ti,
-                     tensors.size());
-      }
-      const Tensor& t = tensors[static_cast<std::size_t>(ti)];
-      if (t.placement != Placement::kWorkBuf && t.placement != Placement::kModelOutput) {
-        return Error(err::kParseModel, "layer \"{}\" ({}) writes tensor \"{}\", which is a model {}", l.name, l.op,
-                     t.name, t.placement == Placement::kModelInput ? "input" : "constant");
-      }
-      auto& producer = produced_by[static_cast<std::size_t>(ti)];
-      if (producer != kNever) {
-        return Error(err::kParseModel, "tensor \"{}\" is produced twice (layers \"{}\" and \"{}\")", t.name,
-                     layers[static_cast<std::size_t>(producer)].name, l.name);
-      }
-      producer = lidx;
-      last_use[static_cast<std::size_t>(ti)] = std::max(last_use[static_cast<std::size_t>(ti)], lidx);
-    }
+// One layer's name (distinct), op type, target and attributes.
+Status check_layer_header(const Layer& l, std::size_t li, std::unordered_set<std::string>* layer_names) {
+  if (l.name.empty()) return Error(err::kModelMissingAttr, "layer {} has no name", li);
+  if (l.name.size() > kMaxLayerNameLen || !is_clean_name(l.name)) {
+    return Error(err::kParseModel, "layer {} name is longer than {} bytes or not clean UTF-8", li, kMaxLayerNameLen);
   }
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    const Tensor& t = tensors[i];
-    if ((t.placement == Placement::kWorkBuf || t.placement == Placement::kModelOutput) && produced_by[i] == kNever) {
+  if (!layer_names->insert(l.name).second) return Error(err::kParseModel, "layer name \"{}\" is used twice", l.name);
+  if (l.op.empty()) return Error(err::kModelMissingAttr, "layer \"{}\" has no op type", l.name);
+  if (l.op.size() > kMaxOpNameLen || !is_printable_ascii(l.op)) {
+    return Error(err::kParseModel, "layer \"{}\": op type is longer than {} bytes or not printable ASCII", l.name,
+                 kMaxOpNameLen);
+  }
+  if (!is_valid(l.target)) {
+    return Error(err::kParseModel, "layer \"{}\" ({}): target {} is not valid", l.name, l.op,
+                 static_cast<std::int32_t>(l.target));
+  }
+  return check_attrs(l);
+}
+
+// One layer's inputs: existing tensors, available (model inputs, weights or produced by an
+// earlier layer) when it runs.
+Status check_layer_inputs(const Program& p, const Layer& l, std::int32_t lidx, Dataflow* df) {
+  const auto n_tensors = static_cast<std::int64_t>(p.tensors.size());
+  for (std::size_t k = 0; k < l.inputs.size(); ++k) {
+    const std::int32_t ti = l.inputs[k];
+    if (ti == -1) continue;
+    if (ti < -1 || ti >= n_tensors) {
+      return Error(err::kParseModel, "layer \"{}\" ({}): input {} refers to tensor {} of {}", l.name, l.op, k, ti,
+                   p.tensors.size());
+    }
+    const Tensor& t = p.tensors[static_cast<std::size_t>(ti)];
+    const bool available = t.placement == Placement::kModelInput || t.placement == Placement::kWeights ||
+                           df->produced_by[static_cast<std::size_t>(ti)] != kNever;
+    if (!available) {
+      return Error(err::kParseModel, "layer \"{}\" ({}) reads tensor \"{}\" before any layer produces it", l.name,
+                   l.op, t.name);
+    }
+    df->last_use[static_cast<std::size_t>(ti)] = lidx;
+  }
+  return Status::Ok();
+}
+
+// One layer's outputs: at least one, each an intermediate or a model output produced once.
+Status check_layer_outputs(const Program& p, const Layer& l, std::int32_t lidx, Dataflow* df) {
+  const auto n_tensors = static_cast<std::int64_t>(p.tensors.size());
+  if (l.outputs.empty()) return Error(err::kParseModel, "layer \"{}\" ({}) has no output", l.name, l.op);
+  for (std::size_t k = 0; k < l.outputs.size(); ++k) {
+    const std::int32_t ti = l.outputs[k];
+    if (ti < 0 || ti >= n_tensors) {
+      return Error(err::kParseModel, "layer \"{}\" ({}): output {} refers to tensor {} of {}", l.name, l.op, k, ti,
+                   p.tensors.size());
+    }
+    const Tensor& t = p.tensors[static_cast<std::size_t>(ti)];
+    if (t.placement != Placement::kWorkBuf && t.placement != Placement::kModelOutput) {
+      return Error(err::kParseModel, "layer \"{}\" ({}) writes tensor \"{}\", which is a model {}", l.name, l.op,
+                   t.name, t.placement == Placement::kModelInput ? "input" : "constant");
+    }
+    auto& producer = df->produced_by[static_cast<std::size_t>(ti)];
+    if (producer != kNever) {
+      return Error(err::kParseModel, "tensor \"{}\" is produced twice (layers \"{}\" and \"{}\")", t.name,
+                   p.layers[static_cast<std::size_t>(producer)].name, l.name);
+    }
+    producer = lidx;
+    auto& last = df->last_use[static_cast<std::size_t>(ti)];
+    last = std::max(last, lidx);
+  }
+  return Status::Ok();
+}
+
+// Layers: names, ops, attributes, and dataflow in execution order; fills `df`.
+Status check_layers(const Program& p, Dataflow* df) {
+  if (p.layers.empty()) return Error(err::kModelMissingAttr, "the model has no layer");
+  df->produced_by.assign(p.tensors.size(), kNever);
+  df->last_use.assign(p.tensors.size(), kNever);
+  std::unordered_set<std::string> layer_names;
+  layer_names.reserve(p.layers.size());
+  for (std::size_t li = 0; li < p.layers.size(); ++li) {
+    const Layer& l = p.layers[li];
+    const auto lidx = static_cast<std::int32_t>(li);
+    SVP_RETURN_IF_ERROR(check_layer_header(l, li, &layer_names));
+    SVP_RETURN_IF_ERROR(check_layer_inputs(p, l, lidx, df));
+    SVP_RETURN_IF_ERROR(check_layer_outputs(p, l, lidx, df));
+  }
+  return Status::Ok();
+}
+
+// Every intermediate and model output has a producer.
+Status check_all_produced(const Program& p, const Dataflow& df) {
+  for (std::size_t i = 0; i < p.tensors.size(); ++i) {
+    const Tensor& t = p.tensors[i];
+    if ((t.placement == Placement::kWorkBuf || t.placement == Placement::kModelOutput) &&
+        df.produced_by[i] == kNever) {
       return Error(err::kParseModel, "{} \"{}\" is not produced by any layer",
                    t.placement == Placement::kWorkBuf ? "intermediate tensor" : "model output", t.name);
     }
   }
+  return Status::Ok();
+}
 
-  SVP_RETURN_IF_ERROR(check_recurrent(*this));
-
-  // Segments partition the layers in order, one target per segment.
-  if (segments.empty()) return Error(err::kParseModel, "the model has layers but no segment");
+// Segments partition the layers in order, one target per segment.
+Status check_segments(const Program& p) {
+  if (p.segments.empty()) return Error(err::kParseModel, "the model has layers but no segment");
   std::int32_t next = 0;
-  for (std::size_t si = 0; si < segments.size(); ++si) {
-    const Segment& s = segments[si];
-    if (s.begin != next || s.end <= s.begin || static_cast<std::size_t>(s.end) > layers.size()) {
+  for (std::size_t si = 0; si < p.segments.size(); ++si) {
+    const Segment& s = p.segments[si];
+    if (s.begin != next || s.end <= s.begin || static_cast<std::size_t>(s.end) > p.layers.size()) {
       return Error(err::kParseModel,
                    "segment {} [{}, {}) does not continue the partition of the {} layers (expected to begin at {})",
-                   si, s.begin, s.end, layers.size(), next);
+                   si, s.begin, s.end, p.layers.size(), next);
     }
-    const Target target = layers[static_cast<std::size_t>(s.begin)].target;
+    const Layer& first = p.layers[static_cast<std::size_t>(s.begin)];
     for (std::int32_t li = s.begin; li < s.end; ++li) {
-      const Layer& l = layers[static_cast<std::size_t>(li)];
-      if (l.target != target) {
+      const Layer& l = p.layers[static_cast<std::size_t>(li)];
+      if (l.target != first.target) {
         return Error(err::kParseModel, "segment {} mixes {} layer \"{}\" with {} layer \"{}\"", si,
-                     target_name(target), layers[static_cast<std::size_t>(s.begin)].name, target_name(l.target),
-                     l.name);
+                     target_name(first.target), first.name, target_name(l.target), l.name);
       }
     }
     next = s.end;
   }
-  if (static_cast<std::size_t>(next) != layers.size()) {
-    return Error(err::kParseModel, "segments cover layers [0, {}) of {}", next, layers.size());
+  if (static_cast<std::size_t>(next) != p.layers.size()) {
+    return Error(err::kParseModel, "segments cover layers [0, {}) of {}", next, p.layers.size());
   }
+  return Status::Ok();
+}
 
-  // Intermediates alive at the same time must not share work_buf bytes.
-  struct Live {
-    std::int32_t def, last;
-    std::uint64_t begin, end;
-    std::size_t tensor;
-  };
-  std::vector<Live> live;
-  if (reuses_io(flags.buffer_reuse)) {
-    // An AIPP input's buffer holds the source image, not the tensor the arena plan sized.
-    const std::int32_t type = flags.buffer_reuse;
-    if (type == 2 || type == 4 || type == 5 || type == 6) {
-      for (const Tensor& t : tensors) {
-        if (t.placement == Placement::kModelInput && !t.aipp.empty()) {
-          return Error(err::kParseModel,
-                       "buffer reuse type {} puts intermediates into input memory, which AIPP input \"{}\" does "
-                       "not allow",
-                       type, t.name);
-        }
+// A reuse program: AIPP inputs only with reuse types that leave input memory alone,
+// intermediates inside the arena and not straddling into a part that is not joined. Adds
+// the live intervals of the arena's input and output parts to `live`.
+Status check_reuse_arena(const Program& p, const Dataflow& df, std::vector<Live>* live) {
+  // An AIPP input's buffer holds the source image, not the tensor the arena plan sized.
+  const std::int32_t type = p.flags.buffer_reuse;
+  if (type == 2 || type == 4 || type == 5 || type == 6) {
+    for (const Tensor& t : p.tensors) {
+      if (t.placement == Placement::kModelInput && !t.aipp.empty()) {
+        return Error(err::kParseModel,
+                     "buffer reuse type {} puts intermediates into input memory, which AIPP input \"{}\" does "
+                     "not allow",
+                     type, t.name);
       }
-    }
-    const auto parts = arena_parts(*this);
-    if (!parts) return Error(err::kParseModel, "the buffer-reuse arena size overflows");
-    const std::uint64_t arena_end = parts->back().offset + parts->back().size;
-    for (std::size_t i = 0; i < tensors.size(); ++i) {
-      const Tensor& t = tensors[i];
-      if (t.placement != Placement::kWorkBuf) continue;
-      std::uint64_t end = 0;
-      if (add_overflow(t.offset, t.size, &end) || end > arena_end) {
-        return Error(err::kParseModel, "tensor \"{}\": [{}, {}+{}) lies outside the reuse arena ({} bytes)", t.name,
-                     t.offset, t.offset, t.size, arena_end);
-      }
-      for (const ArenaPart& part : *parts) {
-        if (!part.joined && t.offset < part.offset && end > part.offset) {
-          return Error(err::kParseModel, "tensor \"{}\" straddles the start of a buffer that is not contiguous with "
-                       "the previous one (arena offset {})", t.name, part.offset);
-        }
-      }
-    }
-    // Inputs occupy their memory from the start to their last reader, outputs from their
-    // producer to the end.
-    for (const ArenaPart& part : *parts) {
-      if (part.kind == ArenaPart::Kind::kWorkBuf) continue;
-      const auto ti = static_cast<std::size_t>(part.tensor);
-      const bool in = part.kind == ArenaPart::Kind::kInput;
-      live.push_back({in ? -1 : produced_by[ti], in ? last_use[ti] : std::numeric_limits<std::int32_t>::max(),
-                      part.offset, part.offset + part.size, ti});
     }
   }
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    const Tensor& t = tensors[i];
+  const auto parts = arena_parts(p);
+  if (!parts) return Error(err::kParseModel, "the buffer-reuse arena size overflows");
+  const std::uint64_t arena_end = parts->back().offset + parts->back().size;
+  for (const Tensor& t : p.tensors) {
     if (t.placement != Placement::kWorkBuf) continue;
-    live.push_back({produced_by[i], last_use[i], t.offset, t.offset + t.size, i});
+    std::uint64_t end = 0;
+    if (add_overflow(t.offset, t.size, &end) || end > arena_end) {
+      return Error(err::kParseModel, "tensor \"{}\": [{}, {}+{}) lies outside the reuse arena ({} bytes)", t.name,
+                   t.offset, t.offset, t.size, arena_end);
+    }
+    for (const ArenaPart& part : *parts) {
+      if (!part.joined && t.offset < part.offset && end > part.offset) {
+        return Error(err::kParseModel, "tensor \"{}\" straddles the start of a buffer that is not contiguous with "
+                     "the previous one (arena offset {})", t.name, part.offset);
+      }
+    }
+  }
+  // Inputs occupy their memory from the start to their last reader, outputs from their
+  // producer to the end.
+  for (const ArenaPart& part : *parts) {
+    if (part.kind == ArenaPart::Kind::kWorkBuf) continue;
+    const auto ti = static_cast<std::size_t>(part.tensor);
+    const bool in = part.kind == ArenaPart::Kind::kInput;
+    live->push_back({in ? -1 : df.produced_by[ti], in ? df.last_use[ti] : std::numeric_limits<std::int32_t>::max(),
+                     part.offset, part.offset + part.size, ti});
+  }
+  return Status::Ok();
+}
+
+// Intermediates (and, in a reuse program, the I/O parts of the arena: `live`) alive at the
+// same time must not share work_buf bytes.
+Status check_no_live_overlap(const Program& p, const Dataflow& df, std::vector<Live> live) {
+  for (std::size_t i = 0; i < p.tensors.size(); ++i) {
+    const Tensor& t = p.tensors[i];
+    if (t.placement != Placement::kWorkBuf) continue;
+    live.push_back({df.produced_by[i], df.last_use[i], t.offset, t.offset + t.size, i});
   }
   std::sort(live.begin(), live.end(), [](const Live& a, const Live& b) { return a.def < b.def; });
   std::vector<const Live*> active;
@@ -682,12 +738,30 @@ Status Program::validate(std::uint64_t weights_size) const {
       if (a->begin < cur.end && cur.begin < a->end) {
         return Error(err::kParseModel,
                      "tensors \"{}\" and \"{}\" are alive at the same time but overlap in the work_buf (or reuse arena)",
-                     tensors[a->tensor].name, tensors[cur.tensor].name);
+                     p.tensors[a->tensor].name, p.tensors[cur.tensor].name);
       }
     }
     active.push_back(&cur);
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status Program::validate(std::uint64_t weights_size) const {
+  SVP_RETURN_IF_ERROR(check_header(*this));
+  SVP_RETURN_IF_ERROR(check_flags(flags));
+  std::size_t num_inputs = 0, num_outputs = 0;
+  SVP_RETURN_IF_ERROR(check_tensors(*this, weights_size, &num_inputs, &num_outputs));
+  SVP_RETURN_IF_ERROR(check_io_numbering(*this, num_inputs, num_outputs));
+  Dataflow df;
+  SVP_RETURN_IF_ERROR(check_layers(*this, &df));
+  SVP_RETURN_IF_ERROR(check_all_produced(*this, df));
+  SVP_RETURN_IF_ERROR(check_recurrent(*this));
+  SVP_RETURN_IF_ERROR(check_segments(*this));
+  std::vector<Live> live;
+  if (reuses_io(flags.buffer_reuse)) SVP_RETURN_IF_ERROR(check_reuse_arena(*this, df, &live));
+  return check_no_live_overlap(*this, df, std::move(live));
 }
 
 // ---------------------------------------------------------------------------------------

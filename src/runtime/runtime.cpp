@@ -218,7 +218,7 @@ Result<std::uint32_t> Runtime::load_model(const void* image, std::size_t size, c
   return models_.load(view, size, scheduling, options);
 }
 
-Result<model::Scheduling> Runtime::load_scheduling(const model::LoadConfig& config) {
+Result<model::Scheduling> Runtime::load_scheduling(const ModelConfig& config) {
   SVP_RETURN_IF_ERROR(config.check_loadable());
   model::Scheduling scheduling;
   config.apply_scheduling(&scheduling);

@@ -71,6 +71,9 @@ using IoBuffer = exec::IoBuffer;
 // A loaded model as the C API reaches it: the immutable Model, its ModelSettings and its
 // scheduling attributes, read together.
 using LoadedModel = model::ModelRegistry::Loaded;
+// What a model config handle holds (svp_acl_mdl_set_config_opt): how to load a model and
+// its scheduling attributes (load_with_config, set_model_config).
+using ModelConfig = model::LoadConfig;
 
 // The synthetic segmented-task extension (svp_acl_ext_launch_segmented_task): the task's
 // attributes as the application sets them (svp_acl_ext_task_attr), and its segment
@@ -182,7 +185,7 @@ class Runtime {
   Result<std::uint32_t> load_model(const void* image, std::size_t size, const model::Scheduling& scheduling);
   // The scheduling attributes a model loaded with `config` starts with
   // (svp_acl_mdl_load_with_config). Errors: those of LoadConfig::check_loadable.
-  static Result<model::Scheduling> load_scheduling(const model::LoadConfig& config);
+  static Result<model::Scheduling> load_scheduling(const ModelConfig& config);
   // Unloads model `id`; its profiling subscription ends first (the id may be reused by the
   // next load). Errors: kInvalidModelId.
   Status unload_model(std::uint32_t id);

@@ -276,162 +276,284 @@ std::vector<calc_t<T>> load_all(const TensorView& v) {
   return out;
 }
 
-template <typename T>
-Status run_typed(const RunCtx& c, const Setup& s) {
-  using C = calc_t<T>;
-  const std::int64_t T_ = s.T, N = s.N, I = s.I, H = s.H, G = s.G, GH = G * H;
-  const auto sz = [](std::int64_t n) { return static_cast<std::size_t>(n); };
-
-  // Sequence lengths (the execution's total_t is already folded in: kernels/time_steps.h).
-  std::vector<std::int64_t> lens(sz(N), T_);
+// Sequence lengths (the execution's total_t is already folded in: kernels/time_steps.h).
+Result<std::vector<std::int64_t>> sequence_lens(const RunCtx& c, const Setup& s) {
+  std::vector<std::int64_t> lens(static_cast<std::size_t>(s.N), s.T);
   if (c.has(kSeqLens)) {
-    for (std::int64_t b = 0; b < N; ++b) {
+    for (std::int64_t b = 0; b < s.N; ++b) {
       const std::int64_t v = int_at(c.in[kSeqLens], b);
-      if (v < 0 || v > T_) {
-        return Invalid(c.op, "sequence_lens[{}] = {} is outside 0..{} (seq_length)", b, v, T_);
+      if (v < 0 || v > s.T) {
+        return Invalid(c.op, "sequence_lens[{}] = {} is outside 0..{} (seq_length)", b, v, s.T);
       }
-      lens[sz(b)] = v;
+      lens[static_cast<std::size_t>(b)] = v;
     }
   }
-  const std::int64_t max_len = N == 0 ? 0 : *std::max_element(lens.begin(), lens.end());
+  return lens;
+}
 
-  // X as dense [T, N, I] rows (row t * N + b), whatever the layout.
-  const std::vector<C> xin = load_all<T>(c.in[kX]);
-  std::vector<C> x(sz(T_ * N * I));
-  for (std::int64_t t = 0; t < T_; ++t) {
-    for (std::int64_t b = 0; b < N; ++b) {
-      const std::int64_t src = s.batch_first ? (b * T_ + t) * I : (t * N + b) * I;
-      std::copy_n(xin.begin() + src, I, x.begin() + (t * N + b) * I);
-    }
-  }
-  const std::vector<C> w = load_all<T>(c.in[kW]);
-  const std::vector<C> r = load_all<T>(c.in[kR]);
-  const std::vector<C> bias = c.has(kB) ? load_all<T>(c.in[kB]) : std::vector<C>(sz(s.D * 2 * GH), C(0));
-  const std::vector<C> peep = s.cell == Cell::kLstm && c.has(kP) ? load_all<T>(c.in[kP]) : std::vector<C>{};
-  const std::vector<C> init_h = c.has(kInitH) ? load_all<T>(c.in[kInitH]) : std::vector<C>{};
-  const std::vector<C> init_c = s.cell == Cell::kLstm && c.has(kInitC) ? load_all<T>(c.in[kInitC]) : std::vector<C>{};
-  // Index of state (direction d, batch entry b) in initial_h / Y_h / Y_c.
-  const auto state_at = [&](std::int64_t d, std::int64_t b) { return (s.batch_first ? b * s.D + d : d * N + b) * H; };
-  const auto y_at = [&](std::int64_t t, std::int64_t d, std::int64_t b) {
-    return (s.batch_first ? (b * T_ + t) * s.D + d : (t * s.D + d) * N + b) * H;
+// One run of a recurrent layer on T tensors, computed in C: the inputs loaded, the working
+// buffers of a direction and the results Y, Y_h, Y_c (zero where no step writes them).
+template <typename T>
+class Recurrence {
+ public:
+  using C = calc_t<T>;
+  Recurrence(const RunCtx& c, const Setup& s, std::vector<std::int64_t> lens);
+
+  // Runs direction d (0 forward or the only one, 1 the reverse half of bidirectional).
+  void run_direction(std::int64_t d);
+  // Stores Y, Y_h[, Y_c] into the outputs the layer has.
+  void write(const RunCtx& c) const;
+
+ private:
+  // One direction's weights: activations, biases, Wᵀ and Rᵀ, peepholes (LSTM, or null).
+  struct Direction {
+    std::int64_t d;
+    bool rev;
+    const Activation* act;
+    const C* wb;  // Wb[gates]
+    const C* rb;  // Rb[gates]
+    std::vector<C> wt, rt;  // [I, GH], [H, GH]
+    const C* peep;
   };
-  const C clip = static_cast<C>(s.clip);
-  const auto clipped = [&](C v) { return s.clip > 0 ? std::min(std::max(v, -clip), clip) : v; };
 
-  std::vector<C> y(sz(T_ * s.D * N * H), C(0));  // zero past every entry's length
-  std::vector<C> yh(sz(s.D * N * H), C(0)), yc(sz(s.D * N * H), C(0));
-  std::vector<C> xw(sz(max_len * N * GH)), hr(sz(N * GH)), h(sz(N * H)), cell(sz(N * H)), rh(sz(N * H)),
-      rhr(sz(N * H));
-  for (std::int64_t d = 0; d < s.D; ++d) {
-    const bool rev = s.D == 2 ? d == 1 : s.reverse;
-    const Activation* act = &s.acts[sz(d) * activations_of(s.cell)];
-    const C* wb = bias.data() + d * 2 * GH;  // Wb[gates], then Rb[gates]
-    const C* rb = wb + GH;
-    const std::vector<C> wt = transposed(w.data() + d * GH * I, GH, I);  // [I, GH]
-    const std::vector<C> rt = transposed(r.data() + d * GH * H, GH, H);  // [H, GH]
+  static std::size_t sz(std::int64_t n) { return static_cast<std::size_t>(n); }
+  // Index of state (direction d, batch entry b) in initial_h / Y_h / Y_c.
+  std::int64_t state_at(std::int64_t d, std::int64_t b) const {
+    return (s_.batch_first ? b * s_.D + d : d * N_ + b) * H_;
+  }
+  std::int64_t y_at(std::int64_t t, std::int64_t d, std::int64_t b) const {
+    return (s_.batch_first ? (b * T_ + t) * s_.D + d : (t * s_.D + d) * N_ + b) * H_;
+  }
+  C clipped(C v) const { return s_.clip > 0 ? std::min(std::max(v, -clip_), clip_) : v; }
 
-    // X·Wᵀ + Wb (+ Rb where it adds outside the recurrence) for every step that runs.
-    gemm_rows(x.data(), max_len * N, I, wt.data(), GH, xw.data(), false);
-    for (std::int64_t row = 0; row < max_len * N; ++row) {
-      C* p = xw.data() + row * GH;
-      for (std::int64_t k = 0; k < GH; ++k) {
-        // GRU with linear_before_reset: Rbh sits inside rt ⊙ (Ht-1·Rhᵀ + Rbh).
-        const bool rb_inside = s.cell == Cell::kGru && s.linear_before_reset && k >= 2 * H;
-        p[k] += wb[k] + (rb_inside ? C(0) : rb[k]);
-      }
-    }
-    for (std::int64_t b = 0; b < N; ++b) {
-      for (std::int64_t k = 0; k < H; ++k) {
-        h[sz(b * H + k)] = init_h.empty() ? C(0) : init_h[sz(state_at(d, b) + k)];
-        cell[sz(b * H + k)] = init_c.empty() ? C(0) : init_c[sz(state_at(d, b) + k)];
-      }
-    }
+  Direction direction(std::int64_t d) const;
+  void input_products(const Direction& dir);
+  void initial_state(std::int64_t d);
+  void hidden_products(const Direction& dir);
+  void step_entry(const Direction& dir, std::int64_t t, std::int64_t b);
+  void lstm_step(const Direction& dir, C* gsum, C* hb, std::int64_t b);
+  void gru_linear_step(const Direction& dir, const C* g, const C* gsum, C* hb);
+  void gru_step(const Direction& dir, const C* g, const C* gsum, C* hb, std::int64_t b);
+  void final_state(std::int64_t d);
 
-    for (std::int64_t step = 0; step < max_len; ++step) {
-      // Ht-1·Rᵀ for the whole batch (GRU without linear_before_reset: the z and r gates
-      // only; the candidate's product needs rt first).
-      const bool gru_split = s.cell == Cell::kGru && !s.linear_before_reset;
-      if (gru_split) {
-        std::fill(hr.begin(), hr.end(), C(0));
-        for (std::int64_t b = 0; b < N; ++b) {
-          for (std::int64_t k = 0; k < H; ++k) {
-            const C hv = h[sz(b * H + k)];
-            if (hv == C(0)) continue;
-            const C* rrow = rt.data() + k * GH;
-            C* out = hr.data() + b * GH;
-            for (std::int64_t n = 0; n < 2 * H; ++n) out[n] += hv * rrow[n];
-          }
-        }
-      } else {
-        gemm_rows(h.data(), N, H, rt.data(), GH, hr.data(), false);
-      }
-      for (std::int64_t b = 0; b < N; ++b) {
-        if (step >= lens[sz(b)]) continue;
-        const std::int64_t t = rev ? lens[sz(b)] - 1 - step : step;
-        const C* g = xw.data() + (t * N + b) * GH;
-        C* hb = h.data() + b * H;
-        C* gsum = hr.data() + b * GH;
-        // Pre-activations, less the peepholes; GRU's candidate keeps Ht-1·Rhᵀ apart (below).
-        const std::int64_t summed = s.cell == Cell::kGru ? 2 * H : GH;
-        for (std::int64_t k = 0; k < summed; ++k) gsum[k] += g[k];
-        if (s.cell == Cell::kRnn) {
-          for (std::int64_t k = 0; k < H; ++k) hb[k] = activate(act[0], clipped(gsum[k]));
-        } else if (s.cell == Cell::kLstm) {
-          // Gate order i, o, f, c; peepholes P = [Pi, Po, Pf].
-          C* cb = cell.data() + b * H;
-          const C* p = peep.empty() ? nullptr : peep.data() + d * 3 * H;
-          for (std::int64_t k = 0; k < H; ++k) {
-            const C cprev = cb[k];
-            const C ig = activate(act[0], clipped(gsum[k] + (p ? p[k] * cprev : C(0))));
-            const C fg = s.input_forget ? C(1) - ig
-                                        : activate(act[0], clipped(gsum[2 * H + k] + (p ? p[2 * H + k] * cprev : C(0))));
-            const C cg = activate(act[1], clipped(gsum[3 * H + k]));
-            const C cnew = fg * cprev + ig * cg;
-            const C og = activate(act[0], clipped(gsum[H + k] + (p ? p[H + k] * cnew : C(0))));
-            cb[k] = cnew;
-            hb[k] = og * activate(act[2], clipped(cnew));
-          }
-        } else if (s.linear_before_reset) {
-          // Gate order z, r, h: ht = g(Xt·Whᵀ + Wbh + rt ⊙ (Ht-1·Rhᵀ + Rbh)).
-          for (std::int64_t k = 0; k < H; ++k) {
-            const C z = activate(act[0], clipped(gsum[k]));
-            const C rg = activate(act[0], clipped(gsum[H + k]));
-            const C cand = activate(act[1], clipped(g[2 * H + k] + rg * (gsum[2 * H + k] + rb[2 * H + k])));
-            hb[k] = (C(1) - z) * cand + z * hb[k];
-          }
-        } else {
-          // ht = g(Xt·Whᵀ + (rt ⊙ Ht-1)·Rhᵀ + Rbh + Wbh): rt ⊙ Ht-1 first, then its product.
-          C* rhb = rh.data() + b * H;
-          for (std::int64_t k = 0; k < H; ++k) rhb[k] = activate(act[0], clipped(gsum[H + k])) * hb[k];
-          C* cand = rhr.data() + b * H;
-          std::copy_n(g + 2 * H, H, cand);
-          for (std::int64_t k = 0; k < H; ++k) {
-            const C v = rhb[k];
-            if (v == C(0)) continue;
-            const C* rrow = rt.data() + k * GH + 2 * H;
-            for (std::int64_t n = 0; n < H; ++n) cand[n] += v * rrow[n];
-          }
-          for (std::int64_t k = 0; k < H; ++k) {
-            const C z = activate(act[0], clipped(gsum[k]));
-            hb[k] = (C(1) - z) * activate(act[1], clipped(cand[k])) + z * hb[k];
-          }
-        }
-        std::copy_n(hb, H, y.begin() + y_at(t, d, b));
-      }
-    }
-    for (std::int64_t b = 0; b < N; ++b) {
-      if (lens[sz(b)] == 0) continue;  // zero, as onnxruntime answers
-      std::copy_n(h.begin() + b * H, H, yh.begin() + state_at(d, b));
-      std::copy_n(cell.begin() + b * H, H, yc.begin() + state_at(d, b));
+  const Setup& s_;
+  const std::int64_t T_, N_, I_, H_, GH_;
+  const std::vector<std::int64_t> lens_;
+  const std::int64_t max_len_;
+  const C clip_;
+  std::vector<C> x_;  // dense [T, N, I] rows (row t * N + b), whatever the layout
+  std::vector<C> w_, r_, bias_, peep_, init_h_, init_c_;
+  std::vector<C> y_, yh_, yc_;
+  std::vector<C> xw_, hr_, h_, cell_, rh_, rhr_;
+};
+
+template <typename T>
+Recurrence<T>::Recurrence(const RunCtx& c, const Setup& s, std::vector<std::int64_t> lens)
+    : s_(s),
+      T_(s.T),
+      N_(s.N),
+      I_(s.I),
+      H_(s.H),
+      GH_(s.G * s.H),
+      lens_(std::move(lens)),
+      max_len_(s.N == 0 ? 0 : *std::max_element(lens_.begin(), lens_.end())),
+      clip_(static_cast<C>(s.clip)) {
+  const std::vector<C> xin = load_all<T>(c.in[kX]);
+  x_.resize(sz(T_ * N_ * I_));
+  for (std::int64_t t = 0; t < T_; ++t) {
+    for (std::int64_t b = 0; b < N_; ++b) {
+      const std::int64_t src = s.batch_first ? (b * T_ + t) * I_ : (t * N_ + b) * I_;
+      std::copy_n(xin.begin() + src, I_, x_.begin() + (t * N_ + b) * I_);
     }
   }
+  w_ = load_all<T>(c.in[kW]);
+  r_ = load_all<T>(c.in[kR]);
+  bias_ = c.has(kB) ? load_all<T>(c.in[kB]) : std::vector<C>(sz(s.D * 2 * GH_), C(0));
+  if (s.cell == Cell::kLstm && c.has(kP)) peep_ = load_all<T>(c.in[kP]);
+  if (c.has(kInitH)) init_h_ = load_all<T>(c.in[kInitH]);
+  if (s.cell == Cell::kLstm && c.has(kInitC)) init_c_ = load_all<T>(c.in[kInitC]);
+  y_.assign(sz(T_ * s.D * N_ * H_), C(0));  // zero past every entry's length
+  yh_.assign(sz(s.D * N_ * H_), C(0));
+  yc_.assign(sz(s.D * N_ * H_), C(0));
+  xw_.resize(sz(max_len_ * N_ * GH_));
+  hr_.resize(sz(N_ * GH_));
+  for (std::vector<C>* v : {&h_, &cell_, &rh_, &rhr_}) v->resize(sz(N_ * H_));
+}
 
-  const std::vector<C>* results[] = {&y, &yh, &yc};
+template <typename T>
+typename Recurrence<T>::Direction Recurrence<T>::direction(std::int64_t d) const {
+  Direction dir;
+  dir.d = d;
+  dir.rev = s_.D == 2 ? d == 1 : s_.reverse;
+  dir.act = &s_.acts[sz(d) * activations_of(s_.cell)];
+  dir.wb = bias_.data() + d * 2 * GH_;  // Wb[gates], then Rb[gates]
+  dir.rb = dir.wb + GH_;
+  dir.wt = transposed(w_.data() + d * GH_ * I_, GH_, I_);
+  dir.rt = transposed(r_.data() + d * GH_ * H_, GH_, H_);
+  dir.peep = peep_.empty() ? nullptr : peep_.data() + d * 3 * H_;
+  return dir;
+}
+
+// X·Wᵀ + Wb (+ Rb where it adds outside the recurrence) for every step that runs.
+template <typename T>
+void Recurrence<T>::input_products(const Direction& dir) {
+  gemm_rows(x_.data(), max_len_ * N_, I_, dir.wt.data(), GH_, xw_.data(), false);
+  for (std::int64_t row = 0; row < max_len_ * N_; ++row) {
+    C* p = xw_.data() + row * GH_;
+    for (std::int64_t k = 0; k < GH_; ++k) {
+      // GRU with linear_before_reset: Rbh sits inside rt ⊙ (Ht-1·Rhᵀ + Rbh).
+      const bool rb_inside = s_.cell == Cell::kGru && s_.linear_before_reset && k >= 2 * H_;
+      p[k] += dir.wb[k] + (rb_inside ? C(0) : dir.rb[k]);
+    }
+  }
+}
+
+template <typename T>
+void Recurrence<T>::initial_state(std::int64_t d) {
+  for (std::int64_t b = 0; b < N_; ++b) {
+    for (std::int64_t k = 0; k < H_; ++k) {
+      h_[sz(b * H_ + k)] = init_h_.empty() ? C(0) : init_h_[sz(state_at(d, b) + k)];
+      cell_[sz(b * H_ + k)] = init_c_.empty() ? C(0) : init_c_[sz(state_at(d, b) + k)];
+    }
+  }
+}
+
+// Ht-1·Rᵀ for the whole batch (GRU without linear_before_reset: the z and r gates only;
+// the candidate's product needs rt first).
+template <typename T>
+void Recurrence<T>::hidden_products(const Direction& dir) {
+  if (s_.cell != Cell::kGru || s_.linear_before_reset) {
+    gemm_rows(h_.data(), N_, H_, dir.rt.data(), GH_, hr_.data(), false);
+    return;
+  }
+  std::fill(hr_.begin(), hr_.end(), C(0));
+  for (std::int64_t b = 0; b < N_; ++b) {
+    for (std::int64_t k = 0; k < H_; ++k) {
+      const C hv = h_[sz(b * H_ + k)];
+      if (hv == C(0)) continue;
+      const C* rrow = dir.rt.data() + k * GH_;
+      C* out = hr_.data() + b * GH_;
+      for (std::int64_t n = 0; n < 2 * H_; ++n) out[n] += hv * rrow[n];
+    }
+  }
+}
+
+// Step t of batch entry b: the gates, the new state in h (and cell), and Y's row.
+template <typename T>
+void Recurrence<T>::step_entry(const Direction& dir, std::int64_t t, std::int64_t b) {
+  const C* g = xw_.data() + (t * N_ + b) * GH_;
+  C* hb = h_.data() + b * H_;
+  C* gsum = hr_.data() + b * GH_;
+  // Pre-activations, less the peepholes; GRU's candidate keeps Ht-1·Rhᵀ apart (below).
+  const std::int64_t summed = s_.cell == Cell::kGru ? 2 * H_ : GH_;
+  for (std::int64_t k = 0; k < summed; ++k) gsum[k] += g[k];
+  if (s_.cell == Cell::kRnn) {
+    for (std::int64_t k = 0; k < H_; ++k) hb[k] = activate(dir.act[0], clipped(gsum[k]));
+  } else if (s_.cell == Cell::kLstm) {
+    lstm_step(dir, gsum, hb, b);
+  } else if (s_.linear_before_reset) {
+    gru_linear_step(dir, g, gsum, hb);
+  } else {
+    gru_step(dir, g, gsum, hb, b);
+  }
+  std::copy_n(hb, H_, y_.begin() + y_at(t, dir.d, b));
+}
+
+// Gate order i, o, f, c; peepholes P = [Pi, Po, Pf].
+template <typename T>
+void Recurrence<T>::lstm_step(const Direction& dir, C* gsum, C* hb, std::int64_t b) {
+  const Activation* act = dir.act;
+  const C* p = dir.peep;
+  C* cb = cell_.data() + b * H_;
+  const std::int64_t H = H_;
+  for (std::int64_t k = 0; k < H; ++k) {
+    const C cprev = cb[k];
+    const C ig = activate(act[0], clipped(gsum[k] + (p ? p[k] * cprev : C(0))));
+    const C fg = s_.input_forget ? C(1) - ig
+                                 : activate(act[0], clipped(gsum[2 * H + k] + (p ? p[2 * H + k] * cprev : C(0))));
+    const C cg = activate(act[1], clipped(gsum[3 * H + k]));
+    const C cnew = fg * cprev + ig * cg;
+    const C og = activate(act[0], clipped(gsum[H + k] + (p ? p[H + k] * cnew : C(0))));
+    cb[k] = cnew;
+    hb[k] = og * activate(act[2], clipped(cnew));
+  }
+}
+
+// Gate order z, r, h: ht = g(Xt·Whᵀ + Wbh + rt ⊙ (Ht-1·Rhᵀ + Rbh)).
+template <typename T>
+void Recurrence<T>::gru_linear_step(const Direction& dir, const C* g, const C* gsum, C* hb) {
+  const Activation* act = dir.act;
+  const std::int64_t H = H_;
+  for (std::int64_t k = 0; k < H; ++k) {
+    const C z = activate(act[0], clipped(gsum[k]));
+    const C rg = activate(act[0], clipped(gsum[H + k]));
+    const C cand = activate(act[1], clipped(g[2 * H + k] + rg * (gsum[2 * H + k] + dir.rb[2 * H + k])));
+    hb[k] = (C(1) - z) * cand + z * hb[k];
+  }
+}
+
+// ht = g(Xt·Whᵀ + (rt ⊙ Ht-1)·Rhᵀ + Rbh + Wbh): rt ⊙ Ht-1 first, then its product.
+template <typename T>
+void Recurrence<T>::gru_step(const Direction& dir, const C* g, const C* gsum, C* hb, std::int64_t b) {
+  const Activation* act = dir.act;
+  const std::int64_t H = H_;
+  C* rhb = rh_.data() + b * H;
+  for (std::int64_t k = 0; k < H; ++k) rhb[k] = activate(act[0], clipped(gsum[H + k])) * hb[k];
+  C* cand = rhr_.data() + b * H;
+  std::copy_n(g + 2 * H, H, cand);
+  for (std::int64_t k = 0; k < H; ++k) {
+    const C v = rhb[k];
+    if (v == C(0)) continue;
+    const C* rrow = dir.rt.data() + k * GH_ + 2 * H;
+    for (std::int64_t n = 0; n < H; ++n) cand[n] += v * rrow[n];
+  }
+  for (std::int64_t k = 0; k < H; ++k) {
+    const C z = activate(act[0], clipped(gsum[k]));
+    hb[k] = (C(1) - z) * activate(act[1], clipped(cand[k])) + z * hb[k];
+  }
+}
+
+// Y_h / Y_c of direction d: the state after each entry's last step.
+template <typename T>
+void Recurrence<T>::final_state(std::int64_t d) {
+  for (std::int64_t b = 0; b < N_; ++b) {
+    if (lens_[sz(b)] == 0) continue;  // zero, as onnxruntime answers
+    std::copy_n(h_.begin() + b * H_, H_, yh_.begin() + state_at(d, b));
+    std::copy_n(cell_.begin() + b * H_, H_, yc_.begin() + state_at(d, b));
+  }
+}
+
+template <typename T>
+void Recurrence<T>::run_direction(std::int64_t d) {
+  const Direction dir = direction(d);
+  input_products(dir);
+  initial_state(d);
+  for (std::int64_t step = 0; step < max_len_; ++step) {
+    hidden_products(dir);
+    for (std::int64_t b = 0; b < N_; ++b) {
+      if (step >= lens_[sz(b)]) continue;
+      step_entry(dir, dir.rev ? lens_[sz(b)] - 1 - step : step, b);
+    }
+  }
+  final_state(d);
+}
+
+template <typename T>
+void Recurrence<T>::write(const RunCtx& c) const {
+  const std::vector<C>* results[] = {&y_, &yh_, &yc_};
   for (std::size_t o = 0; o < c.out.size(); ++o) {
     T* dst = c.out[o].as<T>();
     const std::vector<C>& src = *results[o];
     for (std::size_t i = 0; i < src.size(); ++i) dst[i] = store<T>(src[i]);
   }
+}
+
+template <typename T>
+Status run_typed(const RunCtx& c, const Setup& s) {
+  KN_ASSIGN(std::vector<std::int64_t> lens, sequence_lens(c, s));
+  Recurrence<T> rec(c, s, std::move(lens));
+  for (std::int64_t d = 0; d < s.D; ++d) rec.run_direction(d);
+  rec.write(c);
   return Status::Ok();
 }
 
