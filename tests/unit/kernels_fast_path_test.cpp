@@ -652,8 +652,8 @@ TEST(FastInnerProduct, OddShapesExact) {
   for (const I& mkn : {I{13, 37, 29}, I{1, 301, 70}, I{20, 8, 3}}) {
     for (int threads : {1, 2}) {
       for (bool tb : {false, true}) {
-        SCOPED_TRACE(std::to_string(mkn[0]) + "x" + std::to_string(mkn[1]) + "x" + std::to_string(mkn[2]) + " threads " +
-                     std::to_string(threads) + (tb ? " transB" : ""));
+        SCOPED_TRACE(std::to_string(mkn[0]) + "x" + std::to_string(mkn[1]) + "x" + std::to_string(mkn[2]) +
+                     " threads " + std::to_string(threads) + (tb ? " transB" : ""));
         auto c = compare(gemm_model(DType::kUint8, tb, true, "Gemm", 0, mkn), 23, threads);
         EXPECT_EQ(c.impls[0], int8_cube_impl());
         expect_exact(c.ref[0], c.fast[0], 2);

@@ -80,7 +80,7 @@ __attribute__((target("avx2"))) void micro_tile(const std::int16_t* a, std::int6
 }
 
 using MicroTile = void (*)(const std::int16_t*, std::int64_t, const std::int16_t*, std::int64_t, std::int32_t*);
-constexpr MicroTile kMicroTiles[kMr + 1] = {nullptr,        micro_tile<1>, micro_tile<2>, micro_tile<3>,
+constexpr MicroTile kMicroTiles[kMr + 1] = {nullptr,       micro_tile<1>, micro_tile<2>, micro_tile<3>,
                                             micro_tile<4>, micro_tile<5>, micro_tile<6>};
 
 class Int8ConvAvx2 final : public NativeKernel {
@@ -201,30 +201,36 @@ void Int8ConvAvx2::im2col(const void* src, std::int64_t g, std::int64_t r0, std:
 }
 
 // Compiled for AVX2 so that requantize_acc's rint becomes one instruction, not a libm call.
-__attribute__((target("avx2"))) void Int8ConvAvx2::put(const std::int32_t* acc, std::int64_t row, std::int64_t c0, std::int64_t n, void* dst) const {
+__attribute__((target("avx2"))) void Int8ConvAvx2::put(const std::int32_t* acc, std::int64_t row, std::int64_t c0,
+                                                       std::int64_t n, void* dst) const {
   const std::int64_t at = row * s_.m + c0;
   const float* scale = scale_.data() + c0;
   const float* bias = bias_.data() + c0;
+  // Locals: stores through the int8 output pointer may alias any member, which would make
+  // the compiler reload and reconvert them for every element.
+  const bool relu = relu_;
+  const std::int32_t zp = zp_y_;
+  const std::int64_t lo = lo_, hi = hi_;
   if (yt_ == DType::kFloat32) {
     float* y = static_cast<float*>(dst) + at;
     for (std::int64_t j = 0; j < n; ++j) {
       const float v = (static_cast<float>(acc[j]) + bias[j]) * scale[j];
-      y[j] = relu_ && v < 0.f ? 0.f : v;
+      y[j] = relu && v < 0.f ? 0.f : v;
     }
     return;
   }
-  const std::int64_t floor = relu_ ? std::max<std::int64_t>(zp_y_, lo_) : lo_;
+  const std::int64_t floor = relu ? std::max<std::int64_t>(zp, lo) : lo;
   if (yt_ == DType::kInt8) {
     auto* y = static_cast<std::int8_t*>(dst) + at;
     for (std::int64_t j = 0; j < n; ++j) {
       const float v = static_cast<float>(acc[j]) + bias[j];
-      y[j] = static_cast<std::int8_t>(std::max(floor, detail::requantize_acc(v, scale[j], zp_y_, lo_, hi_)));
+      y[j] = static_cast<std::int8_t>(std::max(floor, detail::requantize_acc(v, scale[j], zp, lo, hi)));
     }
   } else {
     auto* y = static_cast<std::uint8_t*>(dst) + at;
     for (std::int64_t j = 0; j < n; ++j) {
       const float v = static_cast<float>(acc[j]) + bias[j];
-      y[j] = static_cast<std::uint8_t>(std::max(floor, detail::requantize_acc(v, scale[j], zp_y_, lo_, hi_)));
+      y[j] = static_cast<std::uint8_t>(std::max(floor, detail::requantize_acc(v, scale[j], zp, lo, hi)));
     }
   }
 }
@@ -236,7 +242,8 @@ void Int8ConvAvx2::run_gemm(const void* src, void* dst, std::uint8_t* scratch) c
   // thread has work; each split converts its rows itself.
   std::int64_t splits = 1;
   const std::int64_t blocks_all = blocks * s_.groups;
-  if (threads_ > 1 && blocks_all < 2 * threads_) splits = std::min(tiles_, (2 * threads_ + blocks_all - 1) / blocks_all);
+  if (threads_ > 1 && blocks_all < 2 * threads_)
+    splits = std::min(tiles_, (2 * threads_ + blocks_all - 1) / blocks_all);
   const std::int64_t tasks = s_.groups * blocks * splits;
   const int nt = static_cast<int>(std::min<std::int64_t>(threads_, tasks));
   const bool parallel = nt > 1 && rows * s_.m * k_ >= kParallelMacs;
@@ -267,9 +274,8 @@ void Int8ConvAvx2::run_gemm(const void* src, void* dst, std::uint8_t* scratch) c
 // x − zp_x sits sign-extended in int32 lanes and the weight in the low int16 half of its
 // lane (high half 0), so vpmaddwd yields exactly (x − zp_x)·w per lane.
 __attribute__((target("avx2"))) void depthwise_pixel(const void* x, bool is_signed, std::int32_t zp,
-                                                     const std::int32_t* dw, const Int8ConvShape& s,
-                                                     std::int64_t b, std::int64_t oy, std::int64_t ox,
-                                                     std::int32_t* acc) {
+                                                     const std::int32_t* dw, const Int8ConvShape& s, std::int64_t b,
+                                                     std::int64_t oy, std::int64_t ox, std::int32_t* acc) {
   const std::int64_t cpad = (s.c + 7) / 8 * 8, c8 = s.c / 8 * 8;
   const __m256i vzp = _mm256_set1_epi32(zp);
   const auto* xb = static_cast<const std::uint8_t*>(x);
@@ -282,7 +288,8 @@ __attribute__((target("avx2"))) void depthwise_pixel(const void* x, bool is_sign
       for (std::int64_t kx = 0; kx < s.kw; ++kx) {
         const std::int64_t ix = ix0 + kx * s.dw;
         if (ix < 0 || ix >= s.w) continue;
-        const __m128i raw = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(xb + ((b * s.h + iy) * s.w + ix) * s.c + c));
+        const __m128i raw =
+            _mm_loadl_epi64(reinterpret_cast<const __m128i*>(xb + ((b * s.h + iy) * s.w + ix) * s.c + c));
         const __m256i xv = _mm256_sub_epi32(is_signed ? _mm256_cvtepi8_epi32(raw) : _mm256_cvtepu8_epi32(raw), vzp);
         const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(dw + (ky * s.kw + kx) * cpad + c));
         sum = _mm256_add_epi32(sum, _mm256_madd_epi16(xv, wv));
