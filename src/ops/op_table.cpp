@@ -86,12 +86,13 @@ std::vector<OpDef> build() {
   const Row rows[] = {
       // Cube ops.
       op_row("Conv", C::kCube).npu().cube().weights(WeightAxis::kConvOutput).macs(MacRule::kConv)
-          .fast(FastPath::kConvolution, "constant weights, 1-D/2-D kernels; float, or int8 on CPUs with VNNI "
-                                        "(docs/kernels.md); activation and scalar affine steps fused as post-ops"),
+          .fast(FastPath::kConvolution, "constant weights, 1-D/2-D kernels; float, or int8 (oneDNN with VNNI, "
+                                        "avx2_int8 on AVX2 without: docs/kernels.md); activation and scalar affine "
+                                        "steps fused as post-ops"),
       op_row("ConvTranspose", C::kCube).npu().cube().weights(WeightAxis::kDeconvOutput).macs(MacRule::kConvTranspose)
           .fast(FastPath::kDeconvolution, "constant weights and bias"),
       op_row("Gemm", C::kCube).npu().cube().weights(WeightAxis::kGemmOutput).macs(MacRule::kGemm)
-          .fast(FastPath::kInnerProduct, "constant B and C; int8 on CPUs with VNNI"),
+          .fast(FastPath::kInnerProduct, "constant B and C; int8 (oneDNN with VNNI, avx2_int8 on AVX2 without)"),
       op_row("MatMul", C::kCube).npu().cube().weights(WeightAxis::kMatMulLast).macs(MacRule::kMatMul)
           .fast(FastPath::kInnerProduct, "constant 2-D B (inner product); other float shapes through oneDNN's sgemm"),
       op_row("ConvInteger", C::kQuantization).macs(MacRule::kConv).timing(T::kCube),

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernel_runner.h"
+#include "kernels/onednn/int8_conv_avx2.h"
 #include "kernels/onednn/runtime.h"
 #include "compiler/builder.h"
 #include "netzoo/networks.h"
@@ -192,13 +193,29 @@ const ConvCase kConvCases[] = {
     {"huge_acc_float_out", 512, 16, 5, 5, 3, 1, 1, 1, 1, DType::kUint8, 0, DType::kFloat32, 0, true, true, 3, 1.f,
      1.f / (1 << 21), true, 250},
     {"ties_even_zp_bias", 8, 16, 9, 9, 1, 1, 0, 1, 1, DType::kInt8, 0, DType::kInt8, -4, false, true, 3, 1.f, 1.f / 16},
+    // Edges of the avx2_int8 kernel: K odd and below one vector (5·3·3 = 45), output
+    // channels not a multiple of its 16-channel tiles, padding read as a nonzero zp_x with
+    // stride and dilation, groups of 3 output channels, depthwise channels beyond whole
+    // 8-lane vectors, a depthwise multiplier (one input, two outputs per group).
+    {"odd_k_odd_m_zp_pad", 5, 19, 11, 11, 3, 1, 1, 1, 1, DType::kInt8, 9, DType::kInt8, -2},
+    {"uint8_zp_s2_d2_pad", 6, 21, 17, 17, 3, 2, 2, 2, 1, DType::kUint8, 37, DType::kUint8, 128},
+    {"5x5_s2_p2_m35", 7, 35, 16, 16, 5, 2, 2, 1, 1, DType::kUint8, 200},
+    {"groups3_mg3", 9, 9, 8, 8, 3, 1, 1, 1, 3, DType::kInt8, -7},
+    {"depthwise_c13_zp", 13, 13, 10, 10, 3, 1, 1, 1, 13, DType::kInt8, 11, DType::kInt8, 4},
+    {"depthwise_uint8_5x5_s2", 20, 20, 15, 15, 5, 2, 2, 1, 20, DType::kUint8, 120, DType::kUint8, 90},
+    {"depthwise_dil2_float_out", 24, 24, 12, 12, 3, 1, 2, 2, 24, DType::kUint8, 3, DType::kFloat32, 0, false},
+    {"depthwise_multiplier2", 8, 16, 9, 9, 3, 1, 1, 1, 8, DType::kInt8, 5},
+    {"float_out_per_tensor_zp", 12, 20, 9, 9, 3, 1, 1, 1, 1, DType::kUint8, 60, DType::kFloat32, 0, false, true},
+    {"1x1_uint8_c70_m50", 70, 50, 9, 7, 1, 1, 0, 1, 1, DType::kUint8, 128, DType::kInt8, 0, true, false},
 };
 
 // oneDNN's int8 convolution and inner product are exact only on CPUs with VNNI
-// (docs/kernels.md, "int8 needs VNNI"); elsewhere the planner must choose the reference
-// kernel, and the tests below check that choice instead (the outputs then match trivially).
+// (docs/kernels.md, "int8 needs VNNI"); elsewhere the planner must choose our exact AVX2
+// kernel (int8_conv_avx2.h), or without AVX2 the reference kernel (the outputs then match
+// trivially).
 std::string int8_cube_impl(const char* fast = "onednn") {
-  return kernels::onednn::exact_int8_isa() ? fast : "reference";
+  if (kernels::onednn::exact_int8_isa()) return fast;
+  return kernels::onednn::int8_avx2_available() ? "avx2_int8" : "reference";
 }
 
 class FastConv : public ::testing::TestWithParam<ConvCase> {};
@@ -260,6 +277,21 @@ TEST(FastConvGuard, PossibleInt32OverflowUsesTheReference) {
   auto m2 = b2.build();
   ASSERT_TRUE(m2.ok());
   EXPECT_EQ(compare(m2.value(), 1).impls[0], int8_cube_impl());
+}
+
+// The same cases on two threads (pixel blocks and, for few pixels, output-channel splits
+// run in parallel) with a Relu folded in (integer: max(q, zp_y); float32: max(v, 0)).
+TEST(FastConvInt8, TwoThreadsWithFoldedRelu) {
+  for (const ConvCase& cc : kConvCases) {
+    SCOPED_TRACE(cc.name);
+    auto m = conv_model(cc, false, "Relu");
+    auto c = compare(m, 17, 2);
+    if (int8_cube_impl() != "reference") {
+      EXPECT_EQ(c.impls[0], int8_cube_impl());
+      EXPECT_EQ(c.impls[1], int8_cube_impl() + ":fused");
+    }
+    expect_exact(c.ref[0], c.fast[0], 4);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, FastConv, ::testing::ValuesIn(kConvCases),
@@ -442,9 +474,10 @@ TEST(FastEltwise, IntegerActivationsRunTheReferenceOnNhwcData) {
 }
 
 // ---------------------------------------------------------------------------------------
-compiler::BuiltModel gemm_model(DType dt, bool trans_b, bool bias, const char* op = "Gemm", std::int32_t zp = 0) {
+compiler::BuiltModel gemm_model(DType dt, bool trans_b, bool bias, const char* op = "Gemm", std::int32_t zp = 0,
+                                I mkn = {3, 96, 40}) {
   ModelBuilder b("gemm");
-  const std::int64_t M = 3, K = 96, N = 40;
+  const std::int64_t M = mkn[0], K = mkn[1], N = mkn[2];
   const Quant q = dt == DType::kFloat32 ? Quant{} : pt(0.05f, zp);
   compiler::TensorId a = b.add_input("a", dt, {M, K}, model::Layout::kND, q);
   const I bd = trans_b ? I{N, K} : I{K, N};
@@ -613,9 +646,27 @@ TEST(FastNhwcViews, NearestResizeConcatAndMixedLayoutOperandsMatchTheReference) 
   }
 }
 
-TEST(FastInnerProduct, InputZeroPointUsesTheReference) {
-  // oneDNN 2.6's int8 inner product has no source zero point.
-  check(gemm_model(DType::kInt8, true, true, "Gemm", 3), 0, "reference", true);
+// K odd, N not a multiple of avx2_int8's 16-channel tiles, more rows than one micro-tile
+// (6), one row, on one and two threads.
+TEST(FastInnerProduct, OddShapesExact) {
+  for (const I& mkn : {I{13, 37, 29}, I{1, 301, 70}, I{20, 8, 3}}) {
+    for (int threads : {1, 2}) {
+      for (bool tb : {false, true}) {
+        SCOPED_TRACE(std::to_string(mkn[0]) + "x" + std::to_string(mkn[1]) + "x" + std::to_string(mkn[2]) +
+                     " threads " + std::to_string(threads) + (tb ? " transB" : ""));
+        auto c = compare(gemm_model(DType::kUint8, tb, true, "Gemm", 0, mkn), 23, threads);
+        EXPECT_EQ(c.impls[0], int8_cube_impl());
+        expect_exact(c.ref[0], c.fast[0], 2);
+      }
+    }
+  }
+}
+
+TEST(FastInnerProduct, InputZeroPointUsesTheReferenceOrAvx2Int8) {
+  // oneDNN 2.6's int8 inner product has no source zero point; avx2_int8 has.
+  const std::string impl = kernels::onednn::exact_int8_isa() ? "reference" : int8_cube_impl();
+  check(gemm_model(DType::kInt8, true, true, "Gemm", 3), 0, impl.c_str(), true);
+  check(gemm_model(DType::kUint8, false, true, "Gemm", 131), 0, impl.c_str(), true);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -644,6 +695,12 @@ TEST(FastNetwork, ResNet18Int8IdenticalToReference) {
     EXPECT_EQ(count(c.impls, "native"), 8u + 1u);
     EXPECT_EQ(count(c.impls, "native:fused"), 8u);
     EXPECT_EQ(count(c.impls, "reference"), 1u);
+  } else if (kernels::onednn::int8_avx2_available()) {
+    EXPECT_EQ(count(c.impls, "avx2_int8"), 20u + 1u);
+    EXPECT_EQ(count(c.impls, "avx2_int8:fused"), 9u);
+    EXPECT_EQ(count(c.impls, "onednn"), 1u);  // the max pool
+    EXPECT_EQ(count(c.impls, "native"), 8u + 1u);
+    EXPECT_EQ(count(c.impls, "reference"), 1u);
   } else {
     EXPECT_EQ(count(c.impls, "onednn") + count(c.impls, "onednn:fused"), 1u);  // the max pool only
   }
@@ -658,6 +715,8 @@ TEST(FastNetwork, MobileNetV2Int8IdenticalToReference) {
   EXPECT_EQ(c.ref[0], c.fast[0]);
   if (kernels::onednn::exact_int8_isa()) {
     EXPECT_GT(count(c.impls, "onednn"), 50u);
+  } else if (kernels::onednn::int8_avx2_available()) {
+    EXPECT_GT(count(c.impls, "avx2_int8"), 50u);
   }
 }
 

@@ -1,4 +1,5 @@
-// A layer (or a fused group of layers) executed by one oneDNN primitive, created once at
+// A layer (or a fused group of layers) executed by one oneDNN primitive, or by a
+// NativeKernel of ours where oneDNN's arithmetic is not the reference's, created once at
 // model load. Factories return null — with the reason in *why — when the layer is outside
 // what the fast path reproduces exactly enough (the caller then uses the reference
 // kernel); they never fail a model.
@@ -37,9 +38,20 @@ struct Fusion {
   std::vector<PostEltwise> eltwise;
 };
 
+// Our own kernel behind FastOp's interface (int8_conv_avx2.h); `run` is const and
+// thread-safe like a primitive's.
+class NativeKernel {
+ public:
+  virtual ~NativeKernel() = default;
+  virtual std::size_t scratch_bytes() const = 0;
+  virtual void run(const void* src, void* dst, void* scratch) const = 0;
+};
+
 class FastOp {
  public:
   FastOp(dnnl::primitive prim, dnnl::memory::desc src, dnnl::memory::desc dst, dnnl::memory::desc scratchpad);
+  // `impl` is also the layer's layer_impl() name (e.g. "avx2_int8").
+  FastOp(std::unique_ptr<NativeKernel> kernel, std::string impl);
   ~FastOp();
 
   // Bytes of scratch `run` needs (the oneDNN scratchpad).
@@ -47,8 +59,9 @@ class FastOp {
   // Runs on `src` writing `dst` (in which a fused sum finds its operand); `scratch` has
   // scratch_bytes(). Call inside a ThreadScope. Throws dnnl::error.
   void run(const void* src, void* dst, void* scratch) const;
-  // oneDNN's implementation name, e.g. "brg:avx512_core_vnni".
+  // oneDNN's implementation name, e.g. "brg:avx512_core_vnni", or the native kernel's.
   const std::string& impl() const { return impl_; }
+  bool native() const { return kernel_ != nullptr; }
 
   void set_weights(dnnl::memory w) { weights_ = std::move(w); }
   void set_bias(dnnl::memory b) { bias_ = std::move(b); }
@@ -63,6 +76,7 @@ class FastOp {
   void add_channel_bias(float* y) const;
 
   dnnl::primitive prim_;
+  std::unique_ptr<NativeKernel> kernel_;
   dnnl::memory::desc src_md_, dst_md_, scratch_md_;
   dnnl::memory weights_, bias_;
   std::vector<float> channel_bias_;

@@ -3,6 +3,7 @@
 
 #include "kernels/common.h"
 #include "kernels/onednn/fast_op.h"
+#include "kernels/onednn/int8_conv_avx2.h"
 #include "kernels/onednn/quant_params.h"
 #include "kernels/onednn/runtime.h"
 
@@ -41,6 +42,16 @@ std::unique_ptr<FastOp> make_inner_product(const std::string& op, const model::A
   if (!fp32) {
     // Weight element (n, k): B[k][n] or, transposed, B[n][k].
     if (!int_params(a, b, trans_b ? 0 : 1, N, K, trans_b ? K : 1, trans_b ? 1 : N, c, y, &ip, why)) return nullptr;
+    if (!exact_int8_isa()) {
+      if (!int8_avx2_available()) return *why = "no VNNI nor AVX2: no exact int8 fast path", nullptr;
+      // One 1×1 "pixel" per row of A.
+      Int8ConvShape s;
+      s.n = M;
+      s.c = K;
+      s.m = N;
+      const Int8Weights wv{static_cast<const std::int8_t*>(b.data), trans_b ? K : 1, trans_b ? 1 : N, 0, 0};
+      return make_int8_conv_avx2(s, wv, ip, a.dtype, y.dtype, false, threads);
+    }
   }
   try {
     const dnnl::engine& eng = cpu_engine();

@@ -2,7 +2,9 @@
 //
 // At compile time every layer gets one of these kinds:
 //   kFast      a oneDNN primitive (Conv, pools, Gemm/MatMul, float eltwise), possibly with
-//              the following layers folded in (their kind becomes kFused: a no-op);
+//              the following layers folded in (their kind becomes kFused: a no-op), or
+//              on CPUs where oneDNN's int8 is inexact our exact int8 Conv/Gemm/MatMul
+//              (int8_conv_avx2.h, layer_impl "avx2_int8") in the same role;
 //   kNative    our own kernels where oneDNN does not implement the reference rule: int8
 //              Add, optionally with the following Relu (q8_add.h); int8
 //              GlobalAveragePool (q8_gap.h);
@@ -54,6 +56,7 @@ struct Plan {
   std::unique_ptr<FastOp> src_reorder, dst_reorder;
   std::size_t src_off = 0, dst_off = 0, pad_off = 0, scratch = 0;  // per-call scratch layout
   std::string fused_into;   // kFused: the layer that does the work
+  std::string fused_impl;   // kFused into a NativeKernel FastOp: "<its impl>:fused"
   bool native_group = false;  // kFused: folded into a kNative layer
   // kNative (q8_add): operands a = src, b, the output dst, and the encodings.
   std::int32_t b = -1;     // -1: q8_global_avg_pool of src
@@ -100,9 +103,9 @@ class FastProgram final : public CompiledProgram {
     const Plan& p = plans_.at(index);
     switch (p.kind) {
       case Kind::kFast:
-        return "onednn";
+        return p.op->native() ? p.op->impl() : "onednn";
       case Kind::kFused:
-        return p.native_group ? "native:fused" : "onednn:fused";
+        return p.native_group ? "native:fused" : p.fused_impl.empty() ? "onednn:fused" : p.fused_impl;
       case Kind::kNative:
         return "native";
       case Kind::kAgnostic:
@@ -339,6 +342,7 @@ bool FastProgram::try_conv(std::size_t i) {
   for (std::size_t f : fused) {
     plans_[f].kind = Kind::kFused;
     plans_[f].fused_into = l.name;
+    if (p.op->native()) plans_[f].fused_impl = p.op->impl() + ":fused";
   }
   return true;
 }

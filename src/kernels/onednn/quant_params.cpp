@@ -7,7 +7,6 @@
 #include <limits>
 
 #include "kernels/common.h"
-#include "kernels/onednn/runtime.h"
 
 namespace svp::kernels::onednn {
 
@@ -48,7 +47,6 @@ bool is_q8(const TensorView& t) {
 bool int_params(const TensorView& x, const TensorView& w, std::int64_t w_axis, std::int64_t channels,
                 std::int64_t k, std::int64_t w_c_stride, std::int64_t w_k_stride, const TensorView* bias,
                 const TensorView& y, IntParams* out, std::string* why) {
-  if (!exact_int8_isa()) return *why = "no VNNI on this CPU: oneDNN's int8 would not be exact", false;
   if (!is_q8(x) || x.quant->scale.size() != 1) return *why = "input not per-tensor int8/uint8", false;
   if (w.dtype != DType::kInt8 || w.quant == nullptr || w.quant->empty())
     return *why = "weights not quantized int8", false;

@@ -25,7 +25,9 @@ struct IntParams {
 // per-channel along `w_axis` (the output channels, `channels` of them); `w_k_stride`
 // /`w_c_stride` locate element (c, k) of W at c·w_c_stride + k·w_k_stride for the
 // K = reduction size values of channel c; y: int8/uint8 per-tensor or float32. Returns
-// false with *why when the fast path cannot reproduce the reference.
+// false with *why when the fast path cannot reproduce the reference. Says nothing about
+// the CPU: oneDNN's int8 is exact only with exact_int8_isa() (runtime.h), elsewhere the
+// callers use int8_conv_avx2.h.
 bool int_params(const TensorView& x, const TensorView& w, std::int64_t w_axis, std::int64_t channels,
                 std::int64_t k, std::int64_t w_c_stride, std::int64_t w_k_stride, const TensorView* bias,
                 const TensorView& y, IntParams* out, std::string* why);

@@ -1,0 +1,344 @@
+#include "kernels/onednn/int8_conv_avx2.h"
+
+#include <immintrin.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels/common.h"
+#include "kernels/onednn/runtime.h"
+
+namespace svp::kernels::onednn {
+
+using model::DType;
+
+namespace {
+
+// A micro-tile is kMr output pixels × kNr output channels: 12 int32 accumulators, two
+// weight vectors and one broadcast use 15 of the 16 ymm registers.
+constexpr std::int64_t kNr = 16;
+constexpr int kMr = 6;
+// Pixels whose im2col rows one task converts at a time: about 96 KB of int16, so the
+// block stays in L2 while every weight tile passes over it.
+std::int64_t block_rows(std::int64_t lda) {
+  const std::int64_t r = (96 * 1024) / (lda * 2);
+  return std::clamp<std::int64_t>(r / kMr * kMr, kMr, 16 * kMr);
+}
+// Below this many multiply-adds a parallel region costs more than it saves.
+constexpr std::int64_t kParallelMacs = std::int64_t{1} << 18;
+
+// n values of x − zp as int16 (exact: |x − zp| ≤ 255).
+__attribute__((target("avx2"))) void widen_row(const void* src, bool is_signed, std::int32_t zp, std::int64_t n,
+                                               std::int16_t* dst) {
+  const __m256i vzp = _mm256_set1_epi16(static_cast<std::int16_t>(zp));
+  std::int64_t i = 0;
+  if (is_signed) {
+    const auto* s = static_cast<const std::int8_t*>(src);
+    for (; i + 16 <= n; i += 16) {
+      const __m256i v = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_sub_epi16(v, vzp));
+    }
+    for (; i < n; ++i) dst[i] = static_cast<std::int16_t>(s[i] - zp);
+  } else {
+    const auto* s = static_cast<const std::uint8_t*>(src);
+    for (; i + 16 <= n; i += 16) {
+      const __m256i v = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_sub_epi16(v, vzp));
+    }
+    for (; i < n; ++i) dst[i] = static_cast<std::int16_t>(s[i] - zp);
+  }
+}
+
+// c[r][0..16) = Σ_p a[r][2p]·b[p][j][0] + a[r][2p+1]·b[p][j][1] for the MR rows of a (stride
+// lda, int16) and one packed weight tile b ([kp][16][2] int16). vpmaddwd's pair sums are
+// exact for these operands, and int_params bounds every partial sum within int32.
+template <int MR>
+__attribute__((target("avx2"))) void micro_tile(const std::int16_t* a, std::int64_t lda, const std::int16_t* b,
+                                                std::int64_t kp, std::int32_t* c) {
+  __m256i acc0[MR], acc1[MR];
+#pragma GCC unroll 6
+  for (int r = 0; r < MR; ++r) acc0[r] = acc1[r] = _mm256_setzero_si256();
+  for (std::int64_t p = 0; p < kp; ++p) {
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + p * 32));
+    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + p * 32 + 16));
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+      std::int32_t pair;
+      std::memcpy(&pair, a + r * lda + 2 * p, sizeof pair);
+      const __m256i av = _mm256_set1_epi32(pair);
+      acc0[r] = _mm256_add_epi32(acc0[r], _mm256_madd_epi16(av, b0));
+      acc1[r] = _mm256_add_epi32(acc1[r], _mm256_madd_epi16(av, b1));
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < MR; ++r) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * kNr), acc0[r]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * kNr + 8), acc1[r]);
+  }
+}
+
+using MicroTile = void (*)(const std::int16_t*, std::int64_t, const std::int16_t*, std::int64_t, std::int32_t*);
+constexpr MicroTile kMicroTiles[kMr + 1] = {nullptr,       micro_tile<1>, micro_tile<2>, micro_tile<3>,
+                                            micro_tile<4>, micro_tile<5>, micro_tile<6>};
+
+class Int8ConvAvx2 final : public NativeKernel {
+ public:
+  Int8ConvAvx2(const Int8ConvShape& s, const Int8Weights& w, const IntParams& ip, DType x, DType y, bool relu,
+               int threads);
+  std::size_t scratch_bytes() const override { return static_cast<std::size_t>(threads_) * per_thread_; }
+  void run(const void* src, void* dst, void* scratch) const override;
+
+ private:
+  void run_gemm(const void* src, void* dst, std::uint8_t* scratch) const;
+  void run_depthwise(const void* src, void* dst, std::uint8_t* scratch) const;
+  // Rows [r0, r1) of the implicit GEMM of group g as int16 (x − zp_x), K padded to lda_
+  // with zeros; taps outside the input are 0 (= zp_x before the subtraction).
+  void im2col(const void* src, std::int64_t g, std::int64_t r0, std::int64_t r1, std::int16_t* a) const;
+  // Accumulators of n channels from channel c0 of output pixel `row`, through the
+  // reference's int → float → requantize steps.
+  void put(const std::int32_t* acc, std::int64_t row, std::int64_t c0, std::int64_t n, void* dst) const;
+
+  Int8ConvShape s_;
+  DType xt_, yt_;
+  bool relu_;
+  int threads_;
+  bool depthwise_;
+  std::int64_t cg_, mg_, k_, lda_, tiles_, rows_per_block_;
+  std::size_t per_thread_ = 0;
+  std::vector<std::int16_t> packed_;  // GEMM: [group][tile][lda/2][16][2]
+  std::vector<std::int32_t> dw_;      // depthwise: [ky·kw + kx][c rounded up to 8], w in the low int16
+  std::vector<float> scale_, bias_;   // per output channel; bias as the reference's (float)bias_q
+  std::int32_t zp_x_, zp_y_;
+  std::int64_t lo_ = 0, hi_ = 0;
+};
+
+Int8ConvAvx2::Int8ConvAvx2(const Int8ConvShape& s, const Int8Weights& w, const IntParams& ip, DType x, DType y,
+                           bool relu, int threads)
+    : s_(s),
+      xt_(x),
+      yt_(y),
+      relu_(relu),
+      threads_(std::max(threads, 1)),
+      cg_(s.c / s.groups),
+      mg_(s.m / s.groups),
+      k_(cg_ * s.kh * s.kw),
+      zp_x_(ip.zp_x),
+      zp_y_(ip.zp_y) {
+  depthwise_ = cg_ == 1 && mg_ == 1;
+  lda_ = (k_ + 1) / 2 * 2;
+  tiles_ = (mg_ + kNr - 1) / kNr;
+  rows_per_block_ = block_rows(lda_);
+  if (y != DType::kFloat32) {
+    lo_ = detail::qmin(y);
+    hi_ = detail::qmax(y);
+  }
+  for (std::int64_t c = 0; c < s.m; ++c) {
+    scale_.push_back(ip.scales.size() == 1 ? ip.scales[0] : ip.scales[static_cast<std::size_t>(c)]);
+    bias_.push_back(ip.bias.empty() ? 0.f : static_cast<float>(ip.bias[static_cast<std::size_t>(c)]));
+  }
+  auto wat = [&](std::int64_t o, std::int64_t ci, std::int64_t ky, std::int64_t kx) {
+    return w.data[o * w.s_o + ci * w.s_c + ky * w.s_kh + kx * w.s_kw];
+  };
+  if (depthwise_) {
+    const std::int64_t cpad = (s.c + 7) / 8 * 8;
+    dw_.assign(static_cast<std::size_t>(s.kh * s.kw * cpad), 0);
+    for (std::int64_t ky = 0; ky < s.kh; ++ky)
+      for (std::int64_t kx = 0; kx < s.kw; ++kx)
+        for (std::int64_t c = 0; c < s.c; ++c)
+          dw_[static_cast<std::size_t>((ky * s.kw + kx) * cpad + c)] =
+              static_cast<std::uint16_t>(static_cast<std::int16_t>(wat(c, 0, ky, kx)));
+    per_thread_ = align_up(static_cast<std::size_t>(s.ow * s.c) * sizeof(std::int32_t));
+    return;
+  }
+  // The K order (ky, kx, ci) matches NHWC input rows: each tap's channels are contiguous.
+  const std::int64_t kp = lda_ / 2;
+  packed_.assign(static_cast<std::size_t>(s.groups * tiles_ * kp * 2 * kNr), 0);
+  for (std::int64_t g = 0; g < s.groups; ++g)
+    for (std::int64_t t = 0; t < tiles_; ++t)
+      for (std::int64_t j = 0; j < kNr && t * kNr + j < mg_; ++j) {
+        const std::int64_t o = g * mg_ + t * kNr + j;
+        std::int16_t* tile = packed_.data() + (g * tiles_ + t) * kp * 2 * kNr;
+        for (std::int64_t k = 0; k < k_; ++k) {
+          const std::int64_t ci = k % cg_, tap = k / cg_;
+          tile[(k / 2) * 2 * kNr + j * 2 + k % 2] = wat(o, ci, tap / s.kw, tap % s.kw);
+        }
+      }
+  per_thread_ = align_up(static_cast<std::size_t>(rows_per_block_ * lda_) * sizeof(std::int16_t)) +
+                align_up(static_cast<std::size_t>(kMr * kNr) * sizeof(std::int32_t));
+}
+
+void Int8ConvAvx2::run(const void* src, void* dst, void* scratch) const {
+  if (depthwise_) {
+    run_depthwise(src, dst, static_cast<std::uint8_t*>(scratch));
+  } else {
+    run_gemm(src, dst, static_cast<std::uint8_t*>(scratch));
+  }
+}
+
+void Int8ConvAvx2::im2col(const void* src, std::int64_t g, std::int64_t r0, std::int64_t r1, std::int16_t* a) const {
+  const bool is_signed = xt_ == DType::kInt8;
+  const auto* x = static_cast<const std::uint8_t*>(src);
+  const std::int64_t plane = s_.oh * s_.ow;
+  for (std::int64_t r = r0; r < r1; ++r) {
+    std::int16_t* row = a + (r - r0) * lda_;
+    const std::int64_t b = r / plane, oy = (r % plane) / s_.ow, ox = r % s_.ow;
+    std::int64_t pos = 0;
+    for (std::int64_t ky = 0; ky < s_.kh; ++ky) {
+      const std::int64_t iy = oy * s_.sh - s_.pt + ky * s_.dh;
+      for (std::int64_t kx = 0; kx < s_.kw; ++kx, pos += cg_) {
+        const std::int64_t ix = ox * s_.sw - s_.pl + kx * s_.dw;
+        if (iy < 0 || iy >= s_.h || ix < 0 || ix >= s_.w) {
+          std::fill(row + pos, row + pos + cg_, std::int16_t{0});
+        } else {
+          widen_row(x + ((b * s_.h + iy) * s_.w + ix) * s_.c + g * cg_, is_signed, zp_x_, cg_, row + pos);
+        }
+      }
+    }
+    std::fill(row + k_, row + lda_, std::int16_t{0});
+  }
+}
+
+// Compiled for AVX2 so that requantize_acc's rint becomes one instruction, not a libm call.
+__attribute__((target("avx2"))) void Int8ConvAvx2::put(const std::int32_t* acc, std::int64_t row, std::int64_t c0,
+                                                       std::int64_t n, void* dst) const {
+  const std::int64_t at = row * s_.m + c0;
+  const float* scale = scale_.data() + c0;
+  const float* bias = bias_.data() + c0;
+  // Locals: stores through the int8 output pointer may alias any member, which would make
+  // the compiler reload and reconvert them for every element.
+  const bool relu = relu_;
+  const std::int32_t zp = zp_y_;
+  const std::int64_t lo = lo_, hi = hi_;
+  if (yt_ == DType::kFloat32) {
+    float* y = static_cast<float*>(dst) + at;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const float v = (static_cast<float>(acc[j]) + bias[j]) * scale[j];
+      y[j] = relu && v < 0.f ? 0.f : v;
+    }
+    return;
+  }
+  const std::int64_t floor = relu ? std::max<std::int64_t>(zp, lo) : lo;
+  if (yt_ == DType::kInt8) {
+    auto* y = static_cast<std::int8_t*>(dst) + at;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const float v = static_cast<float>(acc[j]) + bias[j];
+      y[j] = static_cast<std::int8_t>(std::max(floor, detail::requantize_acc(v, scale[j], zp, lo, hi)));
+    }
+  } else {
+    auto* y = static_cast<std::uint8_t*>(dst) + at;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const float v = static_cast<float>(acc[j]) + bias[j];
+      y[j] = static_cast<std::uint8_t>(std::max(floor, detail::requantize_acc(v, scale[j], zp, lo, hi)));
+    }
+  }
+}
+
+void Int8ConvAvx2::run_gemm(const void* src, void* dst, std::uint8_t* scratch) const {
+  const std::int64_t rows = s_.n * s_.oh * s_.ow;
+  const std::int64_t blocks = (rows + rows_per_block_ - 1) / rows_per_block_;
+  // Few pixels (a classifier, a late stage): the output channels are split too, so every
+  // thread has work; each split converts its rows itself.
+  std::int64_t splits = 1;
+  const std::int64_t blocks_all = blocks * s_.groups;
+  if (threads_ > 1 && blocks_all < 2 * threads_)
+    splits = std::min(tiles_, (2 * threads_ + blocks_all - 1) / blocks_all);
+  const std::int64_t tasks = s_.groups * blocks * splits;
+  const int nt = static_cast<int>(std::min<std::int64_t>(threads_, tasks));
+  const bool parallel = nt > 1 && rows * s_.m * k_ >= kParallelMacs;
+  const std::int64_t kp = lda_ / 2;
+  const std::size_t a_bytes = align_up(static_cast<std::size_t>(rows_per_block_ * lda_) * sizeof(std::int16_t));
+#pragma omp parallel for num_threads(nt) schedule(static) if (parallel)
+  for (std::int64_t task = 0; task < tasks; ++task) {
+    std::uint8_t* mine = scratch + static_cast<std::size_t>(omp_get_thread_num()) * per_thread_;
+    auto* a = reinterpret_cast<std::int16_t*>(mine);
+    auto* acc = reinterpret_cast<std::int32_t*>(mine + a_bytes);
+    const std::int64_t split = task % splits, blk = (task / splits) % blocks, g = task / (splits * blocks);
+    const std::int64_t r0 = blk * rows_per_block_, r1 = std::min(rows, r0 + rows_per_block_);
+    const std::int64_t t0 = tiles_ * split / splits, t1 = tiles_ * (split + 1) / splits;
+    im2col(src, g, r0, r1, a);
+    for (std::int64_t t = t0; t < t1; ++t) {
+      const std::int16_t* b = packed_.data() + (g * tiles_ + t) * kp * 2 * kNr;
+      const std::int64_t cols = std::min(kNr, mg_ - t * kNr);
+      for (std::int64_t r = r0; r < r1; r += kMr) {
+        const int mr = static_cast<int>(std::min<std::int64_t>(kMr, r1 - r));
+        kMicroTiles[mr](a + (r - r0) * lda_, lda_, b, kp, acc);
+        for (int i = 0; i < mr; ++i) put(acc + i * kNr, r + i, g * mg_ + t * kNr, cols, dst);
+      }
+    }
+  }
+}
+
+// Depthwise (one input and one output channel per group): channels are the vector lanes.
+// x − zp_x sits sign-extended in int32 lanes and the weight in the low int16 half of its
+// lane (high half 0), so vpmaddwd yields exactly (x − zp_x)·w per lane.
+__attribute__((target("avx2"))) void depthwise_pixel(const void* x, bool is_signed, std::int32_t zp,
+                                                     const std::int32_t* dw, const Int8ConvShape& s, std::int64_t b,
+                                                     std::int64_t oy, std::int64_t ox, std::int32_t* acc) {
+  const std::int64_t cpad = (s.c + 7) / 8 * 8, c8 = s.c / 8 * 8;
+  const __m256i vzp = _mm256_set1_epi32(zp);
+  const auto* xb = static_cast<const std::uint8_t*>(x);
+  const std::int64_t iy0 = oy * s.sh - s.pt, ix0 = ox * s.sw - s.pl;
+  for (std::int64_t c = 0; c < c8; c += 8) {
+    __m256i sum = _mm256_setzero_si256();
+    for (std::int64_t ky = 0; ky < s.kh; ++ky) {
+      const std::int64_t iy = iy0 + ky * s.dh;
+      if (iy < 0 || iy >= s.h) continue;
+      for (std::int64_t kx = 0; kx < s.kw; ++kx) {
+        const std::int64_t ix = ix0 + kx * s.dw;
+        if (ix < 0 || ix >= s.w) continue;
+        const __m128i raw =
+            _mm_loadl_epi64(reinterpret_cast<const __m128i*>(xb + ((b * s.h + iy) * s.w + ix) * s.c + c));
+        const __m256i xv = _mm256_sub_epi32(is_signed ? _mm256_cvtepi8_epi32(raw) : _mm256_cvtepu8_epi32(raw), vzp);
+        const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(dw + (ky * s.kw + kx) * cpad + c));
+        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(xv, wv));
+      }
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + c), sum);
+  }
+  for (std::int64_t c = c8; c < s.c; ++c) {
+    std::int32_t sum = 0;
+    for (std::int64_t ky = 0; ky < s.kh; ++ky) {
+      const std::int64_t iy = iy0 + ky * s.dh;
+      if (iy < 0 || iy >= s.h) continue;
+      for (std::int64_t kx = 0; kx < s.kw; ++kx) {
+        const std::int64_t ix = ix0 + kx * s.dw;
+        if (ix < 0 || ix >= s.w) continue;
+        const std::int64_t i = ((b * s.h + iy) * s.w + ix) * s.c + c;
+        const std::int32_t xv = is_signed ? static_cast<std::int8_t>(xb[i]) : xb[i];
+        sum += (xv - zp) * static_cast<std::int16_t>(dw[(ky * s.kw + kx) * cpad + c]);
+      }
+    }
+    acc[c] = sum;
+  }
+}
+
+void Int8ConvAvx2::run_depthwise(const void* src, void* dst, std::uint8_t* scratch) const {
+  const std::int64_t lines = s_.n * s_.oh;
+  const int nt = static_cast<int>(std::min<std::int64_t>(threads_, lines));
+  const bool parallel = nt > 1 && lines * s_.ow * s_.c * s_.kh * s_.kw >= kParallelMacs;
+  const bool is_signed = xt_ == DType::kInt8;
+#pragma omp parallel for num_threads(nt) schedule(static) if (parallel)
+  for (std::int64_t line = 0; line < lines; ++line) {
+    auto* acc = reinterpret_cast<std::int32_t*>(scratch + static_cast<std::size_t>(omp_get_thread_num()) * per_thread_);
+    const std::int64_t b = line / s_.oh, oy = line % s_.oh;
+    for (std::int64_t ox = 0; ox < s_.ow; ++ox)
+      depthwise_pixel(src, is_signed, zp_x_, dw_.data(), s_, b, oy, ox, acc + ox * s_.c);
+    for (std::int64_t ox = 0; ox < s_.ow; ++ox) put(acc + ox * s_.c, line * s_.ow + ox, 0, s_.c, dst);
+  }
+}
+
+}  // namespace
+
+bool int8_avx2_available() {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2;
+}
+
+std::unique_ptr<FastOp> make_int8_conv_avx2(const Int8ConvShape& shape, const Int8Weights& w, const IntParams& ip,
+                                            DType x, DType y, bool relu, int threads) {
+  return std::make_unique<FastOp>(std::make_unique<Int8ConvAvx2>(shape, w, ip, x, y, relu, threads), "avx2_int8");
+}
+
+}  // namespace svp::kernels::onednn
