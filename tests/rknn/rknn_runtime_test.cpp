@@ -15,6 +15,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "compiler/compile.h"
@@ -431,6 +432,32 @@ TEST_F(Rknn, Int8LeNetOutputsDequantizeWithTheReportedZeroPointAndScale) {
   EXPECT_EQ(rknn_outputs_release(qctx, 1, &po), RKNN_SUCC);
   EXPECT_EQ(rknn_destroy(qctx), RKNN_SUCC);
   EXPECT_EQ(rknn_destroy(fctx), RKNN_SUCC);
+}
+
+TEST_F(Rknn, ContextsOnSeveralThreadsRunAtOnceAndGiveTheirOwnAnswers) {
+  auto m = compile(kLeNet, "RK3588");
+  ASSERT_TRUE(m);
+  constexpr int kThreads = 4;
+  std::vector<rknn_context> ctx;
+  std::vector<std::vector<float>> x, alone(kThreads), together(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    ctx.push_back(init(*m));
+    x.push_back(uniform(784, 40 + static_cast<unsigned>(t)));
+    alone[static_cast<std::size_t>(t)] = run(ctx.back(), x.back().data(), 784 * 4, RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NCHW);
+  }
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      const auto i = static_cast<std::size_t>(t);
+      for (int k = 0; k < 20; ++k) together[i] = run(ctx[i], x[i].data(), 784 * 4, RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NCHW);
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (std::size_t i = 0; i < kThreads; ++i) {
+    EXPECT_EQ(together[i], alone[i]) << i;
+    EXPECT_EQ(rknn_destroy(ctx[i]), RKNN_SUCC);
+  }
+  EXPECT_NE(alone[0], alone[1]);
 }
 
 TEST_F(Rknn, EveryFunctionAnswersNullAndGarbageArgumentsWithAnErrorCode) {
