@@ -9,7 +9,9 @@ src/hal/softnpu and src/hal/fault are sub-layers of hal; everything under src/co
   - an include of a folder LAYERS does not name.
 It also reports, for src/capi (the C shims):
   - includes of anything but runtime-level headers (CAPI_MAY_INCLUDE),
-  - C API functions (svp_acl_*) longer than SHIM_MAX_LINES (a brace-based count).
+  - C API functions (svp_acl_*) longer than SHIM_MAX_LINES (a brace-based count);
+and for src/rknn (librknnrt's C shims, beside capi) the same two rules, always strict:
+rknn_* functions within SHIM_MAX_LINES, includes within RKNN_MAY_INCLUDE.
 Each of those two fails once it is declared strict (STRICT_SHIM_LENGTH,
 STRICT_CAPI_INCLUDES: set when its list was emptied, so a new one fails); until then its
 list is printed as warnings.
@@ -25,6 +27,8 @@ import sys
 # A folder may include folders of LOWER tiers only; folders of one tier are "beside" each
 # other and may not include one another. Data flows top to bottom; include arrows must too.
 #   - compiler is used by the tools only (nothing in the library includes it).
+#   - rknn (librknnrt's C shims, include/rknn/rknn_api.h) sits beside capi: both are
+#     vendor front-ends over the runtime; the RKNN policy is in runtime/rknn_context.*.
 #   - aipp sits below exec: the executor calls it, it never reaches back into exec.
 #   - profiling is fed by runtime and exec and observes HAL tasks (hal::TaskObserver), so it
 #     sits above hal.
@@ -40,7 +44,7 @@ import sys
 #     recurrent; it includes only common. common is below all.
 LAYERS = [
     ["compiler"],
-    ["capi"],
+    ["capi", "rknn"],
     ["runtime"],
     ["exec"],
     ["aipp"],
@@ -55,6 +59,9 @@ LAYERS = [
 # the runtime's headers, common, capi's own helpers and the public headers (include/).
 CAPI_MAY_INCLUDE = {"runtime", "common", "capi", "acl", "svp"}
 SHIM_MAX_LINES = 15
+# What an RKNN C shim (src/rknn) may include: the runtime, common, its own helpers and the
+# public headers.
+RKNN_MAY_INCLUDE = {"runtime", "common", "rknn", "acl", "svp"}
 # Both strict since their lists were emptied (every shim within SHIM_MAX_LINES; capi includes
 # only CAPI_MAY_INCLUDE, the AIPP functions and the config handles reaching the model through
 # runtime/aipp.h and runtime/runtime.h): a regression fails instead of warning.
@@ -63,7 +70,7 @@ STRICT_CAPI_INCLUDES = True
 
 SOURCE_EXT = (".h", ".hpp", ".cpp", ".cc", ".inc")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
-PUBLIC_HEADER_DIRS = {"acl", "svp"}  # include/acl, include/svp
+PUBLIC_HEADER_DIRS = {"acl", "svp", "rknn"}  # include/acl, include/svp, include/rknn
 
 
 def folder_of(rel):
@@ -81,10 +88,12 @@ def target_folder(inc, src_root, including_dir):
     if os.path.exists(os.path.join(including_dir, inc)) and "/" not in inc:
         return None  # a file beside the includer ("report_template.inc")
     first = inc.split("/")[0]
-    if first in PUBLIC_HEADER_DIRS:
-        return first
+    # A file under src/ first ("rknn/guard.h" is src/rknn's), then the public headers
+    # ("rknn/rknn_api.h" is include/rknn's).
     if os.path.exists(os.path.join(src_root, inc)):
         return folder_of(inc)
+    if first in PUBLIC_HEADER_DIRS:
+        return first
     return None  # not in src/ (a tool's or a test's header, generated files)
 
 
@@ -148,12 +157,15 @@ def find_cycles(graph):
 
 
 SHIM_START_RE = re.compile(r"^(?:extern\s+\"C\"\s+)?(?:[A-Za-z_][\w\s\*]*?\s)?\**(svp_acl_\w+)\s*\(")
+RKNN_SHIM_START_RE = re.compile(r"^(?:[A-Za-z_][\w\s\*]*?\s)?\**(rknn_\w+)\s*\(")
 
 
-def long_shims(capi_dir):
-    """(file, line, function, lines) of each svp_acl_* definition in src/capi longer than
-    SHIM_MAX_LINES, counted from its signature's first line to its closing brace."""
+def long_shims(capi_dir, start_re=SHIM_START_RE):
+    """(file, line, function, lines) of each C API definition (svp_acl_* in src/capi,
+    rknn_* in src/rknn) longer than SHIM_MAX_LINES, counted from its signature's first line
+    to its closing brace."""
     out = []
+    folder = os.path.basename(capi_dir)
     for name in sorted(os.listdir(capi_dir)):
         if not name.endswith(".cpp"):
             continue
@@ -162,7 +174,7 @@ def long_shims(capi_dir):
             lines = f.readlines()
         i = 0
         while i < len(lines):
-            m = SHIM_START_RE.match(lines[i])
+            m = start_re.match(lines[i])
             if not m or lines[i].startswith((" ", "\t", "#", "//")):
                 i += 1
                 continue
@@ -185,7 +197,7 @@ def long_shims(capi_dir):
             if not decl and opened:
                 length = j - i + 1
                 if length > SHIM_MAX_LINES:
-                    out.append((f"src/capi/{name}", i + 1, m.group(1), length))
+                    out.append((f"src/{folder}/{name}", i + 1, m.group(1), length))
             i = j + 1
     return out
 
@@ -200,6 +212,9 @@ def main():
     tiers = tier_of()
     graph, edge_count, problems, capi_includes = {}, {}, [], []
     for rel, lineno, frm, to, inc in scan(src_root):
+        if frm == "rknn" and to not in RKNN_MAY_INCLUDE:
+            problems.append(f"src/{rel}:{lineno}: #include \"{inc}\" (rknn may include only "
+                            f"{', '.join(sorted(RKNN_MAY_INCLUDE))})")
         if frm == "capi" and to not in CAPI_MAY_INCLUDE:
             capi_includes.append(f"src/{rel}:{lineno}: #include \"{inc}\" (capi may include only "
                                  f"{', '.join(sorted(CAPI_MAY_INCLUDE))})")
@@ -230,6 +245,10 @@ def main():
         problems.append("cycle between folders: " + " <-> ".join(comp))
 
     shims = long_shims(os.path.join(src_root, "capi"))
+    rknn_dir = os.path.join(src_root, "rknn")
+    rknn_shims = long_shims(rknn_dir, RKNN_SHIM_START_RE) if os.path.isdir(rknn_dir) else []
+    for f, line, fn, n in rknn_shims:
+        problems.append(f"{f}:{line}: {fn}() is {n} lines (> {SHIM_MAX_LINES})")
     shim_problems = [f"{f}:{line}: {fn}() is {n} lines (> {SHIM_MAX_LINES})" for f, line, fn, n in shims]
     print(f"C shims (svp_acl_* definitions in src/capi) over {SHIM_MAX_LINES} lines: {len(shims)}; "
           f"capi includes below the runtime: {len(capi_includes)}")

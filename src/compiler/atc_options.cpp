@@ -161,21 +161,19 @@ const std::vector<Flag>& flags() {
          return Status::Ok();
        }},
       {"output", "output path; \".om\" is appended", str(&CompileOptions::output)},
-      {"soc_version", "SS928V100 | SS626V100 | Hi3519DV500 | Hi3516CV610 (the SVP device profiles)",
+      {"soc_version",
+       "SS928V100 | SS626V100 | Hi3519DV500 | Hi3516CV610 (SVP), or RK3588 | RK3576 | RK3566 | RK3568 | RK3562 | "
+       "RV1106 | RV1103 (RKNN: a model for librknnrt, docs/rknn.md)",
        [](ParsedCommandLine& p, const std::string&, const std::string& v) -> Status {
          const target::DeviceProfile* soc = target::find_profile(v);
-         if (soc != nullptr && soc->family == target::Family::kSvp) {
+         // An RKNN target compiles the same model image (its op support set decides
+         // placement); librknnrt loads it (docs/rknn.md).
+         if (soc != nullptr) {
            p.options.soc_version = soc;
            return Status::Ok();
          }
-         if (soc != nullptr) {
-           return Error(err::kFeatureUnsupported,
-                        "--soc_version={}: {} is an {} target, which svp_atc does not compile for (the RKNN "
-                        "converter is not built yet); svp_atc's targets are {}",
-                        v, soc->name, target::to_string(soc->family), target::profile_names(target::Family::kSvp));
-         }
-         return Error(err::kInvalidParam, "--soc_version={}: not a known target; svp_atc's targets are {}", v,
-                      target::profile_names(target::Family::kSvp));
+         return Error(err::kInvalidParam, "--soc_version={}: not a known target; svp_atc's targets are {} (SVP) and {} (RKNN)",
+                      v, target::profile_names(target::Family::kSvp), target::profile_names(target::Family::kRknn));
        }},
       {"input_shape", "\"name:1,3,224,224;name2:...\" (-1 = a gear dimension)",
        [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {

@@ -1,0 +1,51 @@
+// The RKNN front-end's runtime core (librknnrt, include/rknn/rknn_api.h): what an
+// rknn_context is and the policy behind every rknn_* call. The C shims in src/rknn check
+// their pointers and call exactly one function here.
+//
+// An rknn context owns: a copy of the model image (an svp-acl model compiled for an RKNN
+// device profile), the model loaded into the runtime core's registry, a runtime context
+// (device 0) whose default stream runs it, and device buffers for every input, output,
+// task_buf and work_buf. rknn_inputs_set converts into the input buffers, rknn_run
+// executes synchronously, rknn_outputs_get converts out of the output buffers.
+//
+// Handles are opaque 64-bit (32-bit on 32-bit ARM) numbers never reused in a process; a
+// stale or made-up one is RKNN_ERR_CTX_INVALID. Calls on one context are serialised by its
+// mutex; rknn_destroy waits for a call in flight. The runtime core (Runtime) is started on
+// the first rknn_init if the process has not started it (svp_acl_init) and is left running.
+//
+// Every failure returns an RKNN_ERR_* code and logs one line "<function>: <cause>"; the
+// last cause on the calling thread is also kept for tests (last_error()).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "rknn/rknn_api.h"
+
+namespace svp::runtime::rknn {
+
+using Handle = std::uint64_t;
+
+// Logs "<fn>: <message>" as an error, remembers it as the thread's last error, returns code.
+int fail(const char* fn, int code, const std::string& message);
+// A function or mode svp-acl does not implement yet: RKNN_ERR_FAIL and a message saying so.
+int not_implemented(const char* fn, const std::string& what);
+// The thread's last failure message ("" after a success of init/query/run/...).
+const std::string& last_error();
+void clear_last_error();
+
+// rknn_init: `model` is `size` bytes of model image, or with size == 0 a file path.
+int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag, rknn_init_extend* extend);
+int destroy(Handle ctx);
+int query(Handle ctx, int cmd, void* info, std::uint32_t size);
+int inputs_set(Handle ctx, std::uint32_t n, const rknn_input* inputs);
+int run(Handle ctx, rknn_run_extend* extend);
+int outputs_get(Handle ctx, std::uint32_t n, rknn_output* outputs, rknn_output_extend* extend);
+int outputs_release(Handle ctx, std::uint32_t n, rknn_output* outputs);
+// Functions not implemented yet: the context is still checked first (a bad handle is
+// RKNN_ERR_CTX_INVALID), then not_implemented(fn, what).
+int unsupported(const char* fn, Handle ctx, const std::string& what);
+// For tests: live contexts in this process.
+std::size_t live_contexts();
+
+}  // namespace svp::runtime::rknn

@@ -1,0 +1,66 @@
+/*
+ * librknnrt.so as a C application links it: every function answers a bad call with an
+ * RKNN error code (never a crash, never RKNN_SUCC), and a file that is not an svp-acl model
+ * is refused with RKNN_ERR_MODEL_INVALID. Exit status 0 = pass.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "rknn/rknn_api.h"
+
+static int failures = 0;
+
+static void expect(int got, int want, const char* what) {
+    if (got != want) {
+        fprintf(stderr, "FAIL %s: got %d, want %d\n", what, got, want);
+        ++failures;
+    }
+}
+
+int main(void) {
+    rknn_context ctx = 0;
+    rknn_context bogus = (rknn_context)0x1234;
+    char junk[64];
+    rknn_input in;
+    rknn_output out;
+    rknn_tensor_attr attr;
+    rknn_tensor_mem mem;
+    rknn_input_output_num num;
+
+    memset(junk, 'x', sizeof junk);
+    memcpy(junk, "RKNN", 4);
+    memset(&in, 0, sizeof in);
+    memset(&out, 0, sizeof out);
+    memset(&attr, 0, sizeof attr);
+    memset(&mem, 0, sizeof mem);
+
+    expect(rknn_init(NULL, junk, sizeof junk, 0, NULL), RKNN_ERR_PARAM_INVALID, "init NULL context");
+    expect(rknn_init(&ctx, NULL, 16, 0, NULL), RKNN_ERR_PARAM_INVALID, "init NULL model");
+    expect(rknn_init(&ctx, junk, sizeof junk, 0, NULL), RKNN_ERR_MODEL_INVALID, "init vendor-looking bytes");
+    expect(rknn_init(&ctx, (void*)"/nonexistent/model.rknn", 0, 0, NULL), RKNN_ERR_MODEL_INVALID, "init missing path");
+    expect(rknn_destroy(bogus), RKNN_ERR_CTX_INVALID, "destroy bogus");
+    expect(rknn_query(bogus, RKNN_QUERY_IN_OUT_NUM, &num, sizeof num), RKNN_ERR_CTX_INVALID, "query bogus");
+    expect(rknn_query(bogus, RKNN_QUERY_IN_OUT_NUM, NULL, sizeof num), RKNN_ERR_PARAM_INVALID, "query NULL info");
+    expect(rknn_inputs_set(bogus, 1, &in), RKNN_ERR_CTX_INVALID, "inputs_set bogus");
+    expect(rknn_run(bogus, NULL), RKNN_ERR_CTX_INVALID, "run bogus");
+    expect(rknn_outputs_get(bogus, 1, &out, NULL), RKNN_ERR_CTX_INVALID, "outputs_get bogus");
+    expect(rknn_outputs_release(bogus, 1, &out), RKNN_ERR_CTX_INVALID, "outputs_release bogus");
+    expect(rknn_dup_context(&bogus, &ctx), RKNN_ERR_CTX_INVALID, "dup bogus");
+    expect(rknn_set_core_mask(bogus, RKNN_NPU_CORE_0), RKNN_ERR_CTX_INVALID, "core mask bogus");
+    expect(rknn_set_batch_core_num(bogus, 1), RKNN_ERR_CTX_INVALID, "batch core num bogus");
+    expect(rknn_wait(bogus, NULL), RKNN_ERR_CTX_INVALID, "wait bogus");
+    expect(rknn_destroy_mem(bogus, &mem), RKNN_ERR_CTX_INVALID, "destroy_mem bogus");
+    expect(rknn_set_weight_mem(bogus, &mem), RKNN_ERR_CTX_INVALID, "weight mem bogus");
+    expect(rknn_set_internal_mem(bogus, &mem), RKNN_ERR_CTX_INVALID, "internal mem bogus");
+    expect(rknn_set_io_mem(bogus, &mem, &attr), RKNN_ERR_CTX_INVALID, "io mem bogus");
+    expect(rknn_set_input_shape(bogus, &attr), RKNN_ERR_CTX_INVALID, "input shape bogus");
+    expect(rknn_set_input_shapes(bogus, 1, &attr), RKNN_ERR_CTX_INVALID, "input shapes bogus");
+    expect(rknn_mem_sync(bogus, &mem, RKNN_MEMORY_SYNC_TO_DEVICE), RKNN_ERR_CTX_INVALID, "mem_sync bogus");
+    expect(rknn_create_mem(bogus, 64) == NULL, 1, "create_mem bogus");
+    expect(rknn_create_mem2(bogus, 64, RKNN_FLAG_MEMORY_CACHEABLE) == NULL, 1, "create_mem2 bogus");
+    expect(rknn_create_mem_from_fd(bogus, 3, NULL, 64, 0) == NULL, 1, "create_mem_from_fd bogus");
+    expect(rknn_create_mem_from_phys(bogus, 0x1000, NULL, 64) == NULL, 1, "create_mem_from_phys bogus");
+    expect(rknn_create_mem_from_mb_blk(bogus, NULL, 0) == NULL, 1, "create_mem_from_mb_blk bogus");
+    if (failures == 0) printf("rknn_shared_library_smoke: OK\n");
+    return failures == 0 ? 0 : 1;
+}
