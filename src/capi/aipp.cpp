@@ -15,14 +15,10 @@
 #include "capi/guard.h"
 #include "capi/live_set.h"
 #include "capi/objects.h"
+#include "capi/shim.h"
 #include "runtime/aipp.h"
 
-using svp::Error;
-using svp::Result;
-using svp::Status;
 using svp::capi::enum_bits;
-using svp::capi::guard;
-using svp::capi::guard_value;
 using svp::capi::require;
 using svp::capi::with_runtime;
 using svp::runtime::AippBatchParams;
@@ -33,7 +29,6 @@ using svp::runtime::AippResize;
 using svp::runtime::AippRole;
 using svp::runtime::IoDesc;
 using svp::runtime::Runtime;
-namespace err = svp::err;
 
 struct svp_acl_mdl_aipp {
   AippParams params;
@@ -72,6 +67,18 @@ Status finite4(float a, float b, float c, float d, const char* what) {
     return Error(err::kInvalidParam, "{} values must be finite", what);
   }
   return Status::Ok();
+}
+
+// A per-channel float field (`what` in messages) of batch entry `batch_index`: four finite
+// values.
+template <typename Field>
+svp_acl_error set_channels(const char* fn, svp_acl_mdl_aipp* a, uint64_t batch_index, Field field,
+                           std::array<float, 4> v, const char* what) {
+  return batch_setter(fn, a, batch_index, [&](AippBatchParams& e) -> Status {
+    SVP_RETURN_IF_ERROR(finite4(v[0], v[1], v[2], v[3], what));
+    e.*field = v;
+    return Status::Ok();
+  });
 }
 
 // The model with its settings (the descriptions' gear and dynamic-AIPP sources).
@@ -381,29 +388,20 @@ svp_acl_error svp_acl_mdl_set_aipp_padding_params(svp_acl_mdl_aipp* aipp_set, in
 
 svp_acl_error svp_acl_mdl_set_aipp_dtc_pixel_mean(svp_acl_mdl_aipp* aipp_set, float mean_chn0, float mean_chn1,
                                                   float mean_chn2, float mean_chn3, uint64_t batch_index) {
-  return batch_setter(__func__, aipp_set, batch_index, [&](AippBatchParams& e) -> Status {
-    SVP_RETURN_IF_ERROR(finite4(mean_chn0, mean_chn1, mean_chn2, mean_chn3, "pixel mean"));
-    e.mean = {mean_chn0, mean_chn1, mean_chn2, mean_chn3};
-    return Status::Ok();
-  });
+  return set_channels(__func__, aipp_set, batch_index, &AippBatchParams::mean,
+                      {mean_chn0, mean_chn1, mean_chn2, mean_chn3}, "pixel mean");
 }
 
 svp_acl_error svp_acl_mdl_set_aipp_dtc_pixel_min(svp_acl_mdl_aipp* aipp_set, float min_chn0, float min_chn1,
                                                  float min_chn2, float min_chn3, uint64_t batch_index) {
-  return batch_setter(__func__, aipp_set, batch_index, [&](AippBatchParams& e) -> Status {
-    SVP_RETURN_IF_ERROR(finite4(min_chn0, min_chn1, min_chn2, min_chn3, "pixel min"));
-    e.min = {min_chn0, min_chn1, min_chn2, min_chn3};
-    return Status::Ok();
-  });
+  return set_channels(__func__, aipp_set, batch_index, &AippBatchParams::min,
+                      {min_chn0, min_chn1, min_chn2, min_chn3}, "pixel min");
 }
 
 svp_acl_error svp_acl_mdl_set_aipp_pixel_var_reci(svp_acl_mdl_aipp* aipp_set, float reci_chn0, float reci_chn1,
                                                   float reci_chn2, float reci_chn3, uint64_t batch_index) {
-  return batch_setter(__func__, aipp_set, batch_index, [&](AippBatchParams& e) -> Status {
-    SVP_RETURN_IF_ERROR(finite4(reci_chn0, reci_chn1, reci_chn2, reci_chn3, "var_reci"));
-    e.var_reci = {reci_chn0, reci_chn1, reci_chn2, reci_chn3};
-    return Status::Ok();
-  });
+  return set_channels(__func__, aipp_set, batch_index, &AippBatchParams::var_reci,
+                      {reci_chn0, reci_chn1, reci_chn2, reci_chn3}, "var_reci");
 }
 
 svp_acl_error svp_acl_mdl_set_input_aipp(uint32_t model_id, svp_acl_mdl_dataset* dataset, size_t index,

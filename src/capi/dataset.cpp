@@ -6,13 +6,7 @@
 #include "capi/guard.h"
 #include "capi/live_set.h"
 #include "capi/objects.h"
-
-using svp::Error;
-using svp::Result;
-using svp::Status;
-using svp::capi::guard;
-using svp::capi::guard_value;
-namespace err = svp::err;
+#include "capi/shim.h"
 
 namespace svp::capi {
 LiveSet<svp_acl_mdl_dataset>& datasets() {

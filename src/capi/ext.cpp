@@ -6,15 +6,12 @@
 #include <vector>
 
 #include "capi/guard.h"
+#include "capi/shim.h"
 
-using svp::Error;
-using svp::Status;
-using svp::capi::guard;
 using svp::capi::with_runtime;
 using svp::runtime::CoreStatus;
 using svp::runtime::Runtime;
 using svp::runtime::SyntheticTaskAttr;
-namespace err = svp::err;
 
 namespace {
 

@@ -3,12 +3,9 @@
 #include "capi/guard.h"
 #include "capi/live_set.h"
 #include "capi/model_config.h"
+#include "capi/shim.h"
 
-using svp::Result;
-using svp::Status;
 using svp::capi::enum_bits;
-using svp::capi::guard;
-using svp::capi::guard_value;
 
 namespace svp::capi {
 LiveSet<svp_acl_mdl_config_handle>& config_handles() {

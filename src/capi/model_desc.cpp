@@ -13,19 +13,14 @@
 #include "acl/svp_acl_mdl.h"
 #include "capi/guard.h"
 #include "capi/live_set.h"
+#include "capi/shim.h"
 #include "runtime/model_view.h"
 
-using svp::Error;
-using svp::Result;
-using svp::Status;
-using svp::capi::guard;
-using svp::capi::guard_value;
 using svp::capi::require;
 using svp::capi::with_runtime;
 using svp::runtime::IoDesc;
 using svp::runtime::ModelView;
 using svp::runtime::Runtime;
-namespace err = svp::err;
 
 struct svp_acl_mdl_desc {
   ModelView model;

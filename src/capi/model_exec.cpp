@@ -8,17 +8,13 @@
 #include "acl/svp_acl_mdl.h"
 #include "capi/guard.h"
 #include "capi/objects.h"
+#include "capi/shim.h"
 #include "runtime/runtime.h"
 
-using svp::Error;
-using svp::Result;
-using svp::Status;
-using svp::capi::guard;
 using svp::capi::with_runtime;
 using svp::runtime::ExecuteArgs;
 using svp::runtime::IoBuffer;
 using svp::runtime::Runtime;
-namespace err = svp::err;
 
 namespace {
 

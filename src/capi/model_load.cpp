@@ -5,12 +5,10 @@
 #include "acl/svp_acl_mdl.h"
 #include "capi/guard.h"
 #include "capi/model_config.h"
+#include "capi/shim.h"
 #include "runtime/runtime.h"
 
-using svp::Result;
-using svp::Status;
 using svp::capi::config_handles;
-using svp::capi::guard;
 using svp::capi::require;
 using svp::capi::with_runtime;
 using svp::runtime::Runtime;

@@ -8,18 +8,13 @@
 #include "acl/svp_acl_prof.h"
 #include "capi/guard.h"
 #include "capi/live_set.h"
+#include "capi/shim.h"
 #include "runtime/profiling_api.h"
 
-using svp::Error;
-using svp::Result;
-using svp::Status;
 using svp::capi::enum_bits;
-using svp::capi::guard;
-using svp::capi::guard_value;
 using svp::capi::LiveSet;
 using svp::capi::with_runtime;
 using svp::runtime::Runtime;
-namespace err = svp::err;
 namespace prof = svp::runtime::prof;
 
 struct svp_acl_prof_config {

@@ -2,17 +2,13 @@
 #include "acl/svp_acl_rt.h"
 
 #include "capi/guard.h"
+#include "capi/shim.h"
 
-using svp::Error;
-using svp::Result;
-using svp::Status;
 using svp::capi::enum_bits;
-using svp::capi::guard;
 using svp::capi::require;
 using svp::capi::with_runtime;
 using svp::runtime::MemoryApi;
 using svp::runtime::Runtime;
-namespace err = svp::err;
 
 namespace {
 

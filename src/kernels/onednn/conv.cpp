@@ -132,13 +132,9 @@ std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x
     auto op = std::make_unique<FastOp>(dnnl::convolution_forward(pd), src_md, dst_md, pd.scratchpad_desc());
     op->set_weights(wmem);
     if (has_bias) {
-      dnnl::memory bmem(bias_md, eng);
-      if (fp32) {
-        std::memcpy(bmem.get_data_handle(), bias->data, static_cast<std::size_t>(M) * sizeof(float));
-      } else {
-        std::memcpy(bmem.get_data_handle(), ip.bias.data(), static_cast<std::size_t>(M) * sizeof(std::int32_t));
-      }
-      op->set_bias(bmem);
+      const auto n = static_cast<std::size_t>(M);
+      op->set_bias(fp32 ? copied_memory(bias_md, bias->data, n * sizeof(float))
+                        : copied_memory(bias_md, ip.bias.data(), n * sizeof(std::int32_t)));
     }
     op->set_impl(impl);
     return op;

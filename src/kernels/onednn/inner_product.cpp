@@ -85,13 +85,9 @@ std::unique_ptr<FastOp> make_inner_product(const std::string& op, const model::A
     auto fop = std::make_unique<FastOp>(dnnl::inner_product_forward(pd), src_md, dst_md, pd.scratchpad_desc());
     fop->set_weights(wmem);
     if (c != nullptr) {
-      dnnl::memory bmem(bias_md, eng);
-      if (fp32) {
-        std::memcpy(bmem.get_data_handle(), c->data, static_cast<std::size_t>(N) * sizeof(float));
-      } else {
-        std::memcpy(bmem.get_data_handle(), ip.bias.data(), static_cast<std::size_t>(N) * sizeof(std::int32_t));
-      }
-      fop->set_bias(bmem);
+      const auto n = static_cast<std::size_t>(N);
+      fop->set_bias(fp32 ? copied_memory(bias_md, c->data, n * sizeof(float))
+                         : copied_memory(bias_md, ip.bias.data(), n * sizeof(std::int32_t)));
     }
     fop->set_impl(impl);
     return fop;

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 namespace svp::kernels::onednn {
@@ -25,6 +26,12 @@ dnnl::memory reordered_weights(dnnl::memory user, const dnnl::memory::desc& want
   dnnl::reorder(user, out).execute(s, user, out);
   s.wait();
   return out;
+}
+
+dnnl::memory copied_memory(const dnnl::memory::desc& md, const void* data, std::size_t bytes) {
+  dnnl::memory m(md, cpu_engine());
+  std::memcpy(m.get_data_handle(), data, bytes);
+  return m;
 }
 
 bool exact_int8_isa() {

@@ -25,6 +25,9 @@ const dnnl::engine& cpu_engine();
 // A copy of constant weights `user` (their data attached) in the layout `wanted` a
 // primitive chose, made once at load. Throws dnnl::error.
 dnnl::memory reordered_weights(dnnl::memory user, const dnnl::memory::desc& wanted);
+// A memory of descriptor `md` holding a copy of `bytes` bytes from `data` (a primitive's
+// bias: float32 values, or int32 in accumulator units on the integer paths).
+dnnl::memory copied_memory(const dnnl::memory::desc& md, const void* data, std::size_t bytes);
 // A stream for the calling thread (oneDNN streams must not be shared between threads
 // executing concurrently).
 dnnl::stream& thread_stream();
