@@ -10,6 +10,7 @@
 
 namespace core = svp::runtime::rknn;
 using svp::rknn_capi::guard;
+using svp::runtime::rknn::raw_enum;
 using svp::rknn_capi::require;
 
 int rknn_init(rknn_context* context, void* model, uint32_t size, uint32_t flag, rknn_init_extend* extend) {
@@ -38,7 +39,7 @@ int rknn_destroy(rknn_context context) {
 int rknn_query(rknn_context context, rknn_query_cmd cmd, void* info, uint32_t size) {
   return guard(__func__, [&](const char* fn) {
     RKNN_RETURN_IF_FAILED(require(fn, info, "info"));
-    return core::query(context, static_cast<int>(cmd), info, size);
+    return core::query(context, raw_enum(cmd), info, size);
   });
 }
 
@@ -165,7 +166,7 @@ int rknn_set_input_shapes(rknn_context ctx, uint32_t n_inputs, rknn_tensor_attr 
 int rknn_mem_sync(rknn_context context, rknn_tensor_mem* mem, rknn_mem_sync_mode mode) {
   return guard(__func__, [&](const char* fn) {
     RKNN_RETURN_IF_FAILED(require(fn, mem, "mem"));
-    if (mode < RKNN_MEMORY_SYNC_TO_DEVICE || mode > RKNN_MEMORY_SYNC_BIDIRECTIONAL) {
+    if (const int m = raw_enum(mode); m < RKNN_MEMORY_SYNC_TO_DEVICE || m > RKNN_MEMORY_SYNC_BIDIRECTIONAL) {
       return core::fail(fn, RKNN_ERR_PARAM_INVALID, "mode is not an rknn_mem_sync_mode");
     }
     return core::unsupported(fn, context, "rknn_mem_sync (zero-copy memory)");

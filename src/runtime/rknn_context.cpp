@@ -470,6 +470,8 @@ int query_attr(const char* fn, const std::vector<Io>& list, void* info, std::uin
 
 // Converts one rknn_input into the model input's device buffer.
 int set_one(const char* fn, Io& io, const rknn_input& in) {
+  // Read as the ints a C caller may have put there (any value; see raw_enum).
+  const int type = raw_enum(in.type), format = raw_enum(in.fmt);
   const std::size_t model_es = model::dtype_size(io.desc.dtype);
   if (in.pass_through != 0 && io.int8_view) {
     if (in.size != io.elems) {
@@ -499,25 +501,25 @@ int set_one(const char* fn, Io& io, const rknn_input& in) {
     return RKNN_SUCC;
   }
   model::DType src_t;
-  if (!dtype_of(in.type, &src_t)) {
-    if (in.type == RKNN_TENSOR_FLOAT16 || in.type == RKNN_TENSOR_BFLOAT16 || in.type == RKNN_TENSOR_INT4) {
-      return not_implemented(fn, fmt::format("input {}: buffers of type {}", in.index, type_name(in.type)));
+  if (!dtype_of(type, &src_t)) {
+    if (type == RKNN_TENSOR_FLOAT16 || type == RKNN_TENSOR_BFLOAT16 || type == RKNN_TENSOR_INT4) {
+      return not_implemented(fn, fmt::format("input {}: buffers of type {}", in.index, type_name(type)));
     }
-    return fail(fn, RKNN_ERR_INPUT_INVALID, fmt::format("input {}: type {} is not a tensor type", in.index, static_cast<int>(in.type)));
+    return fail(fn, RKNN_ERR_INPUT_INVALID, fmt::format("input {}: type {} is not a tensor type", in.index, type));
   }
-  if (in.fmt != RKNN_TENSOR_NCHW && in.fmt != RKNN_TENSOR_NHWC && in.fmt != RKNN_TENSOR_UNDEFINED) {
-    if (in.fmt == RKNN_TENSOR_NC1HWC2) return not_implemented(fn, fmt::format("input {}: NC1HWC2 buffers", in.index));
-    return fail(fn, RKNN_ERR_INPUT_INVALID, fmt::format("input {}: fmt {} is not a tensor format", in.index, static_cast<int>(in.fmt)));
+  if (format != RKNN_TENSOR_NCHW && format != RKNN_TENSOR_NHWC && format != RKNN_TENSOR_UNDEFINED) {
+    if (format == RKNN_TENSOR_NC1HWC2) return not_implemented(fn, fmt::format("input {}: NC1HWC2 buffers", in.index));
+    return fail(fn, RKNN_ERR_INPUT_INVALID, fmt::format("input {}: fmt {} is not a tensor format", in.index, format));
   }
-  const std::uint64_t want = io.elems * host_type_size(in.type);
+  const std::uint64_t want = io.elems * host_type_size(type);
   if (in.size != want) {
     return fail(fn, RKNN_ERR_INPUT_INVALID,
                 fmt::format("input {}: size {} does not match {} elements of {} ({} bytes)", in.index, in.size, io.elems,
-                            type_name(in.type), want));
+                            type_name(type), want));
   }
   const auto* src = static_cast<const std::uint8_t*>(in.buf);
   const auto& d = io.desc.dims;
-  const bool nhwc = io.image && in.fmt == RKNN_TENSOR_NHWC;
+  const bool nhwc = io.image && format == RKNN_TENSOR_NHWC;
   const bool quantize = io.desc.dtype != model::DType::kFloat32 && per_tensor_affine(io.quant) &&
                         src_t == model::DType::kFloat32;
   const double scale = quantize ? io.quant.scale[0] : 1.0;

@@ -18,7 +18,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "rknn/rknn_api.h"
 
@@ -27,6 +29,17 @@ namespace svp::runtime::rknn {
 using Handle = std::uint64_t;
 
 // Logs "<fn>: <message>" as an error, remembers it as the thread's last error, returns code.
+// The integer a C caller passed for an enum parameter or field. C lets any int through,
+// while reading an out-of-range value as the C++ enum type is undefined (UBSan's enum
+// check): the bytes are copied instead of loaded as the enum.
+template <typename E>
+int raw_enum(const E& e) {
+  std::underlying_type_t<E> v;
+  static_assert(sizeof v == sizeof e);
+  std::memcpy(&v, &e, sizeof v);
+  return static_cast<int>(v);
+}
+
 int fail(const char* fn, int code, const std::string& message);
 // A function or mode svp-acl does not implement yet: RKNN_ERR_FAIL and a message saying so.
 int not_implemented(const char* fn, const std::string& what);
