@@ -21,6 +21,20 @@ inline void write_npy_f32(const std::string& path, const std::vector<std::int64_
   out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
 }
 
+// A calibration list for svp_atc's --image_list: each item written as dir/calib_K.npy of
+// `dims`, one path per line in dir/calibration.txt. Returns the list's path.
+inline std::string write_calibration_list(const std::string& dir, const std::vector<std::int64_t>& dims,
+                                          const std::vector<std::vector<float>>& items) {
+  const std::string list_path = dir + "/calibration.txt";
+  std::ofstream list(list_path);
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    const std::string item = dir + "/calib_" + std::to_string(k) + ".npy";
+    write_npy_f32(item, dims, items[k]);
+    list << item << "\n";
+  }
+  return list_path;
+}
+
 struct NpyF32 {
   std::vector<std::int64_t> dims;
   std::vector<float> data;

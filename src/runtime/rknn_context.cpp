@@ -99,15 +99,18 @@ struct Lookup {
 };
 
 Lookup find(const char* fn, Handle h) {
-  std::lock_guard<std::mutex> lock(g_table_mu);
-  auto it = g_contexts.find(h);
-  if (it == g_contexts.end()) {
-    return {nullptr, fail(fn, RKNN_ERR_CTX_INVALID,
-                          fmt::format("context 0x{:x} is not a live context (never created by rknn_init, or "
-                                      "already destroyed)",
-                                      h))};
+  std::shared_ptr<Ctx> ctx;
+  {
+    std::lock_guard<std::mutex> lock(g_table_mu);
+    auto it = g_contexts.find(h);
+    if (it != g_contexts.end()) ctx = it->second;
   }
-  return {it->second, RKNN_SUCC};
+  if (ctx) return {std::move(ctx), RKNN_SUCC};
+  // Logged after the table lock is released: the log sink is no place to hold it.
+  return {nullptr, fail(fn, RKNN_ERR_CTX_INVALID,
+                        fmt::format("context 0x{:x} is not a live context (never created by rknn_init, or "
+                                    "already destroyed)",
+                                    h))};
 }
 
 int rknn_type_of(model::DType t) {

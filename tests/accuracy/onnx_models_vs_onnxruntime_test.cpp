@@ -105,19 +105,14 @@ class OnnxModelsVsOnnxruntime : public test::RuntimeTest {
     o.compile_mode = "float";
     o.input_shape = {{input, shape}};
     if (!calibration.empty()) {
-      std::ofstream list(dir_ / "calibration.txt");
-      for (std::size_t k = 0; k < calibration.size(); ++k) {
-        const std::string item = (dir_ / ("calib_" + std::to_string(k) + ".npy")).string();
-        test::write_npy_f32(item, shape, calibration[k]);
-        list << item << "\n";
-      }
+      const std::string list = test::write_calibration_list(dir_.string(), shape, calibration);
       o.compile_mode = quant.mode;
       o.bias_correction = quant.bias_correction;
       o.auto_mixed_precision = quant.auto_mixed_precision;
       o.auto_mixed_precision_float = quant.to_float;
       o.quant_mode = quant.quant_mode;
       o.calibration = quant.calibration;
-      o.image_list = input + ":" + (dir_ / "calibration.txt").string();
+      o.image_list = input + ":" + list;
     }
     auto compiled = compiler::compile(o);
     ASSERT_TRUE(compiled.ok()) << compiled.status().message();

@@ -88,15 +88,10 @@ class Rknn : public ::testing::Test {
     o.compile_mode = "float";
     if (!input.empty()) o.input_shape = {{input, shape}};
     if (!calibration.empty()) {
-      std::ofstream list(dir_ / "calibration.txt");
-      for (std::size_t k = 0; k < calibration.size(); ++k) {
-        const std::string item = (dir_ / ("calib_" + std::to_string(k) + ".npy")).string();
-        test::write_npy_f32(item, shape, calibration[k]);
-        list << item << "\n";
-      }
+      const std::string list = test::write_calibration_list(dir_.string(), shape, calibration);
       o.compile_mode = "0";
       o.calibration = "minmax";
-      o.image_list = (input.empty() ? "" : input + ":") + (dir_ / "calibration.txt").string();
+      o.image_list = (input.empty() ? "" : input + ":") + list;
     }
     auto r = compiler::compile(o);
     if (!r.ok()) {
