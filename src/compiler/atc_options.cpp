@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -137,6 +138,32 @@ Handler cosine(double CompileOptions::*field, bool zero_means_off) {
 }
 
 // A vendor flag accepted and recorded; `changes_result` ones make compile() refuse.
+// --log_level takes the numbers the vendor's SVP ATC documents and the level names of
+// Ascend ATC's --log, which users of both toolchains type interchangeably.
+Handler log_level() {
+  return [](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
+    static const std::pair<const char*, int> kNames[] = {{"debug", 0},   {"info", 1},  {"warning", 2},
+                                                         {"warn", 2},    {"error", 3}, {"null", 3}};
+    std::string lower = v;
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    for (const auto& [name, level] : kNames) {
+      if (lower == name) {
+        p.options.log_level = level;
+        return Status::Ok();
+      }
+    }
+    auto x = to_int(f, v);
+    if (!x.ok() || *x < 0 || *x > 3) {
+      return Error(err::kInvalidParam,
+                   "--{}={}: give 0 (debug), 1 (info), 2 (warning, the default), 3 (error) or one of the names "
+                   "debug, info, warning, error, null",
+                   f, v);
+    }
+    p.options.log_level = static_cast<std::int32_t>(*x);
+    return Status::Ok();
+  };
+}
+
 Handler vendor_only(bool changes_result) {
   return [changes_result](ParsedCommandLine& p, const std::string& f, const std::string& v) -> Status {
     (changes_result ? p.unsupported : p.ignored).push_back(f + "=" + v);
@@ -272,7 +299,10 @@ const std::vector<Flag>& flags() {
        integer(&CompileOptions::online_model_type, 0, 7)},
       {"save_original_model", "true|false",
        boolean(&CompileOptions::save_original_model)},
-      {"log_level", "0 debug .. 3 error", integer(&CompileOptions::log_level, 0, 3)},
+      {"log_level", "0 debug, 1 info, 2 warning (default), 3 error; or the names (null = error)", log_level()},
+      // Ascend ATC's flag for the same thing (--log=debug|info|warning|error|null): read as
+      // --log_level so that a vendor script's line works unchanged.
+      {"log", "Ascend ATC's spelling of --log_level (debug|info|warning|error|null)", log_level()},
       {"mode", "0 compile, 1 model → JSON, 3 pre-check", integer(&CompileOptions::mode, 0, 3)},
       {"om", "offline model for --mode=1", str(&CompileOptions::om)},
       {"json", "JSON output of --mode=1", str(&CompileOptions::json)},
@@ -412,7 +442,7 @@ Result<std::vector<std::string>> read_atc_config_file(const std::string& path) {
 
 Result<ParsedCommandLine> parse_atc_command_line(const std::vector<std::string>& args_in) {
   std::vector<std::string> args = args_in;
-  if (args.size() == 1 && args[0].rfind("--", 0) != 0 && args[0] != "-h") {
+  if (args.size() == 1 && !args[0].empty() && args[0][0] != '-') {
     auto from_file = read_atc_config_file(args[0]);
     if (!from_file.ok()) return from_file.status();
     args = std::move(*from_file);
@@ -429,6 +459,10 @@ Result<ParsedCommandLine> parse_atc_command_line(const std::vector<std::string>&
       continue;
     }
     if (a.rfind("--", 0) != 0) {
+      // "-output=x": a single dash before a flag name this tool knows.
+      if (a.size() > 1 && a[0] == '-' && find_flag(a.substr(1, a.find('=') - 1)) != nullptr) {
+        return Error(err::kInvalidParam, "unexpected argument \"{}\"; did you mean \"-{}\"? (flags start with --)", a, a);
+      }
       return Error(err::kInvalidParam, "unexpected argument \"{}\" (flags are --key=value or --key value)", a);
     }
     std::string name = a.substr(2), value;

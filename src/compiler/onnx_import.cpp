@@ -320,6 +320,25 @@ class Importer {
     return Status::Ok();
   }
 
+  // An input's declared dimensions as the user would read them: "1,3,?,?" for symbolic ones.
+  static std::string declared_dims(const onnx::ValueInfoProto& in) {
+    std::string s;
+    for (const auto& d : in.type().tensor_type().shape().dim()) {
+      s += (s.empty() ? "" : ",") + (d.has_dim_value() && d.dim_value() > 0 ? std::to_string(d.dim_value())
+                                                                             : d.has_dim_param() ? d.dim_param() : "?");
+    }
+    return s;
+  }
+  // A --input_shape value for the input with its own rank: the fixed dimensions it declares
+  // and 1 for the others (a batch of one; the user replaces the rest).
+  static std::string example_dims(const onnx::ValueInfoProto& in) {
+    std::string s;
+    for (const auto& d : in.type().tensor_type().shape().dim()) {
+      s += (s.empty() ? "" : ",") + std::to_string(d.has_dim_value() && d.dim_value() > 0 ? d.dim_value() : 1);
+    }
+    return s.empty() ? "1" : s;
+  }
+
   // --input_shape (with -1 gear dims resolved to the largest gear) written into the
   // model's input descriptions, so that ONNX shape inference sees static shapes too.
   Status apply_input_shapes() {
@@ -337,6 +356,15 @@ class Importer {
         }
         return Error(err::kInvalidParam, "--input_shape names \"{}\", which is not an input of the model (inputs: {})",
                      name, names);
+      }
+      const auto& declared = vi->type().tensor_type().shape();
+      if (vi->type().tensor_type().has_shape() && declared.dim_size() > 0 &&
+          static_cast<std::size_t>(declared.dim_size()) != dims.size()) {
+        return Error(err::kInvalidParam,
+                     "--input_shape gives \"{}\" {} dimensions, but the model's input has {} ({}): give all {}, e.g. "
+                     "--input_shape=\"{}:{}\"",
+                     name, dims.size(), declared.dim_size(), declared_dims(*vi), declared.dim_size(), name,
+                     example_dims(*vi));
       }
       Shape resolved = dims;
       int gear_dims = 0;
@@ -402,7 +430,7 @@ class Importer {
                        "{} has no fixed size in dimension {} ({}): give every dimension with "
                        "--input_shape=\"{}:{}\"",
                        where, i, d.has_dim_param() ? "\"" + d.dim_param() + "\"" : std::string("unknown"), in.name(),
-                       "1,3,224,224");
+                       example_dims(in));
         }
         dims.push_back(d.dim_value());
       }

@@ -39,7 +39,7 @@ struct CompileOptions {
   std::vector<std::string> high_precision_layer;  // --high_precision_layer="a;b": float in an int8 model
   std::int32_t online_model_type = 2;
   bool save_original_model = false;
-  std::int32_t log_level = 3;        // 0 debug .. 3 error
+  std::int32_t log_level = 2;        // 0 debug .. 3 error; 2: warnings and progress
   std::int32_t mode = 0;             // 0 compile, 1 model → json, 3 pre-check
   std::string om;                    // --om (mode 1)
   std::string json;                  // --json (mode 1)

@@ -64,6 +64,21 @@ TEST_F(CalibrationData, LinesOfNumbersNpyAndBinFilesAreItemsGroupedIntoBatches) 
   EXPECT_TRUE(load_calibration_data(g, list).ok());
 }
 
+TEST_F(CalibrationData, InputNamesWithColonsAsTorchExportsThemAreFound) {
+  Graph g;
+  const ValueId a = value(g, "onnx::Flatten_0", {1, 2});
+  const ValueId b = value(g, "y", {1, 2});
+  g.inputs = {a, b};
+  const std::string la = write("a.txt", "1 2\n"), lb = write("b.txt", "3 4\n");
+  auto set = load_calibration_data(g, "onnx::Flatten_0:" + la + ";y:" + lb);
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->batches[0][0].view().as<const float>()[1], 2.0f);
+  EXPECT_EQ(set->batches[0][1].view().as<const float>()[0], 3.0f);
+  auto wrong = load_calibration_data(g, "onnx::Flatten_1:" + la + ";y:" + lb);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("inputs: onnx::Flatten_0, y"), std::string::npos) << wrong.status().message();
+}
+
 TEST_F(CalibrationData, IntegerInputsGetTheCastKernelsSaturatingConversion) {
   const Graph g = graph({1, 4}, model::DType::kUint8);
   const std::string list = write("list.txt", "0 254.7 300 -5\n");

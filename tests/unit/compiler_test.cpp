@@ -147,6 +147,32 @@ TEST(AtcOptions, ErrorsNameTheFlagAndTheWayOut) {
   EXPECT_TRUE(amp->options.auto_mixed_precision_float);
 }
 
+TEST(AtcOptions, LogLevelTakesNumbersNamesAndAscendsLogFlag) {
+  EXPECT_EQ(parse_atc_command_line({"--model=m"})->options.log_level, 2);  // warnings and progress by default
+  for (const auto& [arg, level] : {std::pair{"--log_level=info", 1}, std::pair{"--log_level=0", 0},
+                                   std::pair{"--log=debug", 0}, std::pair{"--log=null", 3},
+                                   std::pair{"--log_level=WARNING", 2}}) {
+    auto p = parse_atc_command_line({arg});
+    ASSERT_TRUE(p.ok()) << arg << ": " << p.status().message();
+    EXPECT_EQ(p->options.log_level, level) << arg;
+  }
+  auto bad = parse_atc_command_line({"--log_level=verbose"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("debug, info, warning, error, null"), std::string::npos) << bad.status().message();
+}
+
+TEST(AtcOptions, VendorScriptTyposGetTheFlagTheyMeant) {
+  for (const auto& [arg, hint] : {std::pair{"-output=x", "did you mean \"--output=x\"?"},
+                                  std::pair{"----framework=5", "did you mean --framework?"},
+                                  std::pair{"--input-shape=x:1", "did you mean --input_shape?"},
+                                  std::pair{"--images_list=a", "did you mean --image_list?"},
+                                  std::pair{"--hight_precision_later=a", "did you mean --high_precision_layer?"}}) {
+    auto p = parse_atc_command_line({arg});
+    ASSERT_FALSE(p.ok()) << arg;
+    EXPECT_NE(p.status().message().find(hint), std::string::npos) << arg << ": " << p.status().message();
+  }
+}
+
 // x [N, 3, 8, 8] → Conv (4 filters) → Relu → Softmax-free head: GlobalAveragePool → Flatten.
 OnnxBuilder small_cnn(std::int64_t batch = 1) {
   OnnxBuilder b;
@@ -174,8 +200,14 @@ TEST(OnnxImport, AModelBecomesAGraphWithStaticShapes) {
 TEST(OnnxImport, SymbolicDimensionsNeedInputShape) {
   auto g = import_onnx_bytes(small_cnn(-1).bytes(), "", CompileOptions{});
   ASSERT_FALSE(g.ok());
-  EXPECT_NE(g.status().message().find("--input_shape"), std::string::npos) << g.status().message();
+  // The hint has the input's own rank and its fixed dimensions.
+  EXPECT_NE(g.status().message().find("--input_shape=\"x:1,3,8,8\""), std::string::npos) << g.status().message();
   CompileOptions o;
+  o.input_shape = {{"x", {3, 8, 8}}};  // a rank mistake is named as one, not as a Conv weight error
+  auto rank = import_onnx_bytes(small_cnn(-1).bytes(), "", o);
+  ASSERT_FALSE(rank.ok());
+  EXPECT_NE(rank.status().message().find("gives \"x\" 3 dimensions, but the model's input has 4"), std::string::npos)
+      << rank.status().message();
   o.input_shape = {{"x", {2, 3, 8, 8}}};
   auto fixed = import_onnx_bytes(small_cnn(-1).bytes(), "", o);
   ASSERT_TRUE(fixed.ok()) << fixed.status().message();

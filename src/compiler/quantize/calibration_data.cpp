@@ -226,7 +226,16 @@ Result<CalibrationSet> load_calibration_data(const Graph& g, const std::string& 
   while (std::getline(all, entry, ';')) {
     entry = trim(entry);
     if (entry.empty()) continue;
-    const auto colon = entry.find(':');
+    // "name:list.txt". Input names may hold colons themselves (torch exports "onnx::Flatten_0"),
+    // so the separator is the first colon whose prefix names an input, else the first colon.
+    auto colon = entry.find(':');
+    for (auto c = colon; c != std::string::npos; c = entry.find(':', c + 1)) {
+      const std::string prefix = trim(entry.substr(0, c));
+      if (std::any_of(g.inputs.begin(), g.inputs.end(), [&](ValueId v) { return g.value(v).name == prefix; })) {
+        colon = c;
+        break;
+      }
+    }
     std::string name = colon == std::string::npos ? std::string() : trim(entry.substr(0, colon));
     const std::string file = colon == std::string::npos ? entry : trim(entry.substr(colon + 1));
     std::size_t slot = g.inputs.size();
