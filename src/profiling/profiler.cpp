@@ -268,7 +268,16 @@ Status Profiler::attach(std::vector<DeviceInfo> devices, const JsonSettings& jso
   if (!json.on) return Status::Ok();
   SVP_RETURN_IF_ERROR(hooks_built());
   // The seed: a relative output is relative to the working directory; a directory that
-  // does not exist falls back to the application's executable directory.
+  // does not exist falls back to the application's executable directory. We create a
+  // missing one instead (docs/profiling.md): data landing beside the executable is what
+  // users then hunt for. The fallback stays for a directory that cannot be made or written,
+  // logged as an error because nothing else would show it at the default log level.
+  if (!json.output.empty()) {
+    std::error_code ec;
+    if (!fs::exists(json.output, ec) && fs::create_directories(json.output, ec)) {
+      SVP_LOG_INFO("profiling: created acl.json profiler.output \"{}\"", json.output);
+    }
+  }
   std::vector<std::pair<std::string, const char*>> candidates;
   if (!json.output.empty()) candidates.emplace_back(json.output, "profiler.output");
   candidates.emplace_back(executable_dir(), "the application's directory");
@@ -278,8 +287,9 @@ Status Profiler::attach(std::vector<DeviceInfo> devices, const JsonSettings& jso
     if (writable_dir(dir)) {
       root = dir;
       if (!json.output.empty() && dir != json.output) {
-        SVP_LOG_WARN("profiling: acl.json profiler.output \"{}\" is not a writable directory; data goes to {} ({})",
-                     json.output, dir, what);
+        SVP_LOG_ERROR("profiling: acl.json profiler.output \"{}\" is not a writable directory and cannot be "
+                      "created; data goes to {} ({})",
+                      json.output, dir, what);
       }
       break;
     }

@@ -436,11 +436,12 @@ TEST_F(ProfJsonTest, AclJsonCollectsEveryIntervalthInferenceUntilFinalize) {
 class ProfJsonFallbackTest : public svp::test::RuntimeTest {
  protected:
   std::string config_json() const override {
-    return R"({"profiler": {"switch": "on", "output": "/nonexistent/svp_prof_out"}})";
+    // Under a character device: no directory can ever be made there, not even by root.
+    return R"({"profiler": {"switch": "on", "output": "/dev/null/svp_prof_out"}})";
   }
 };
 
-TEST_F(ProfJsonFallbackTest, AMissingOutputDirectoryFallsBackToTheApplicationDirectory) {
+TEST_F(ProfJsonFallbackTest, AnOutputThatCannotBeMadeFallsBackToTheApplicationDirectory) {
   const std::string job = svp::profiling::Profiler::instance().last_job_dir();
   const std::string exe_dir = fs::read_symlink("/proc/self/exe").parent_path().string();
   EXPECT_EQ(job.rfind(exe_dir + "/JOB", 0), 0u) << job;
@@ -448,6 +449,25 @@ TEST_F(ProfJsonFallbackTest, AMissingOutputDirectoryFallsBackToTheApplicationDir
   EXPECT_TRUE(fs::exists(fs::path(job) / "end_info.json"));
   std::error_code ec;
   fs::remove_all(job, ec);
+}
+
+class ProfJsonCreateTest : public svp::test::RuntimeTest {
+ protected:
+  static fs::path out() {
+    return fs::temp_directory_path() / ("svp_prof_create_" + std::to_string(::getpid())) / "nested" / "prof";
+  }
+  std::string config_json() const override {
+    return R"({"profiler": {"switch": "on", "output": ")" + out().string() + R"("}})";
+  }
+};
+
+TEST_F(ProfJsonCreateTest, AMissingOutputDirectoryIsCreatedAndHoldsTheJob) {
+  const std::string job = svp::profiling::Profiler::instance().last_job_dir();
+  EXPECT_EQ(job.rfind(out().string() + "/JOB", 0), 0u) << job;
+  finalize_now();
+  EXPECT_TRUE(fs::exists(fs::path(job) / "end_info.json"));
+  std::error_code ec;
+  fs::remove_all(out().parent_path().parent_path(), ec);
 }
 
 }  // namespace
