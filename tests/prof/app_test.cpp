@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -66,6 +67,25 @@ TEST(SvpProfApp, WritesEveryOutputIntoTheJobsReportDirectory) {
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);  // one summary line
   EXPECT_THAT(r.err, HasSubstr("warning: 4 records were dropped"));
   EXPECT_THAT(read_text(job / "report" / "report.html"), HasSubstr("\"dropped_total\":4"));
+}
+
+TEST(SvpProfApp, TheProfilerOutputFolderStandsForItsNewestJob) {
+  TempDir tmp;
+  JobWriter w;
+  add_reference_scenario(w);
+  const fs::path older = tmp.path() / "JOB20261121140000_4242_0";
+  const fs::path newer = tmp.path() / "JOB20261121150000_4243_0";
+  w.write(older);
+  w.write(newer);
+  fs::last_write_time(older / "info.json", fs::last_write_time(newer / "info.json") - std::chrono::hours(1));
+  RunResult r = run_tool(tmp.path());
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("reading JOB20261121150000_4243_0, the newest of 2 JOB directories"));
+  EXPECT_TRUE(fs::exists(newer / "report" / "trace.json"));
+  EXPECT_FALSE(fs::exists(older / "report"));
+  // A folder with no JOB directory is still refused as before.
+  fs::create_directories(tmp.path() / "empty");
+  EXPECT_EQ(run_tool(tmp.path() / "empty").code, kExitBadInput);
 }
 
 TEST(SvpProfApp, WritesIntoTheGivenOutputDirectory) {

@@ -1,5 +1,6 @@
 #include "svp_prof/app.h"
 
+#include <algorithm>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -52,9 +53,33 @@ std::string summary_line(const Job& job, const Timeline& tl, const fs::path& out
   return line;
 }
 
+// The folder acl.json's profiler.output names holds one JOB directory per session; users
+// pass that folder as often as the JOB directory itself. A directory without info.json
+// that holds JOB directories stands for the newest of them (the one just written).
+fs::path resolve_job_dir(const fs::path& given, std::ostream& err) {
+  std::error_code ec;
+  if (fs::exists(given / "info.json", ec) || !fs::is_directory(given, ec)) return given;
+  std::vector<fs::path> jobs;
+  for (const auto& e : fs::directory_iterator(given, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("JOB", 0) == 0 && fs::exists(e.path() / "info.json", ec)) jobs.push_back(e.path());
+  }
+  if (jobs.empty()) return given;
+  const auto newest = std::max_element(jobs.begin(), jobs.end(), [](const fs::path& a, const fs::path& b) {
+    std::error_code e1, e2;
+    return fs::last_write_time(a / "info.json", e1) < fs::last_write_time(b / "info.json", e2);
+  });
+  err << "svp_prof: reading " << newest->filename().string() << ", the newest of " << jobs.size()
+      << " JOB director" << (jobs.size() == 1 ? "y" : "ies") << " in " << given.string()
+      << (jobs.size() > 1 ? " (name one to read another)" : "") << "\n";
+  return *newest;
+}
+
 }  // namespace
 
-int run(const AppOptions& options, std::ostream& out, std::ostream& err) {
+int run(const AppOptions& options_in, std::ostream& out, std::ostream& err) {
+  AppOptions options = options_in;
+  options.job_dir = resolve_job_dir(options.job_dir, err);
   ProgressPrinter progress(err, options.progress_min_bytes);
   ReadOptions read_options;
   if (!options.quiet) {

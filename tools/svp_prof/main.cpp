@@ -14,7 +14,10 @@ int main(int argc, char** argv) {
       "svp_prof"};
   std::string job_dir;
   std::string out_dir;
-  app.add_option("job", job_dir, "JOB directory (JOB<YYYYMMDDhhmmss>_<pid>_<n>)")->required();
+  app.add_option("job", job_dir,
+                 "JOB directory (JOB<YYYYMMDDhhmmss>_<pid>_<n>), or the profiler output folder holding JOB "
+                 "directories (the newest is read)")
+      ->required();
   app.add_option("-o,--out", out_dir, "output directory (default: <JOB dir>/report)");
   app.add_flag("-q,--quiet", options.quiet, "no progress lines on stderr");
   app.add_option("--html-max-ops", options.html.max_ops,
