@@ -105,6 +105,23 @@ TEST_F(SvpProfOutputs, ApiStatisticsCountCallsAndErrors) {
   EXPECT_EQ(stats[1].errors, 1);
 }
 
+TEST(SvpProfApiRecord, APollingTimeoutOfProcessReportIsNotAFailure) {
+  auto call = [](const char* name, std::int64_t ret) {
+    ApiRecord r;
+    r.name = name;
+    r.ret = ret;
+    return r;
+  };
+  EXPECT_FALSE(call("svp_acl_rt_process_report", 507012).failed());  // SVP_ACL_ERROR_RT_REPORT_TIMEOUT
+  EXPECT_TRUE(call("svp_acl_rt_process_report", 100000).failed());
+  EXPECT_TRUE(call("svp_acl_rt_synchronize_stream", 507012).failed());  // a timeout elsewhere is one
+  EXPECT_FALSE(call("svp_acl_mdl_execute", 0).failed());
+  const std::vector<ApiStat> stats = api_statistics({call("svp_acl_rt_process_report", 507012),
+                                                     call("svp_acl_rt_process_report", 0)});
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0].errors, 0);
+}
+
 TEST_F(SvpProfOutputs, OpSummaryHasOneRowPerOperatorInTimeOrder) {
   ASSERT_TRUE(write_op_summary(out("op_summary.csv"), job_).ok());
   const std::vector<std::string> lines = read_lines(out("op_summary.csv"));

@@ -25,7 +25,7 @@ const char* const kGapColumns[] = {"task_row", "begin_us", "end_us", "kind", "co
 const char* const kOpColumns[] = {"track", "begin_us", "end_us", "name",  "type", "unit", "prio",
                                   "model", "stream",   "task",   "layer", "seg",  "batch"};
 const char* const kHeldColumns[] = {"track", "begin_us", "end_us", "task_row"};
-const char* const kApiColumns[] = {"track", "begin_us", "end_us", "name", "ret"};
+const char* const kApiColumns[] = {"track", "begin_us", "end_us", "name", "ret", "failed"};
 const char* const kTaskTableColumns[] = {
     "device", "stream",        "task",   "model",       "prio",         "max_prio",      "submit_us", "start_us",
     "end_us", "queue_wait_us", "run_us", "preemptions", "preempted_us", "aicpu_wait_us", "ops",       "status"};
@@ -239,7 +239,7 @@ Status write_html_report(const std::filesystem::path& path, const Job& job, cons
       } else if (item.kind == ItemKind::kApi) {
         const ApiRecord& c = job.api[item.index];
         JsonArray a;
-        a.add(track).add_raw(rel(c.start_ns)).add_raw(rel(c.end_ns)).add(strings.id(c.name)).add(c.ret);
+        a.add(track).add_raw(rel(c.start_ns)).add_raw(rel(c.end_ns)).add(strings.id(c.name)).add(c.ret).add(c.failed() ? 1 : 0);
         api += (api.size() > 1 ? ",\n" : "\n") + a.str();
       }
     }

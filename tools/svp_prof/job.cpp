@@ -30,6 +30,11 @@ const char* data_file_path(DataFile f) {
   return "?";
 }
 
+bool ApiRecord::failed() const {
+  constexpr std::int64_t kRtReportTimeout = 507012;  // include/svp/acl/error_codes.def
+  return ret != 0 && !(ret == kRtReportTimeout && name == "svp_acl_rt_process_report");
+}
+
 const char* to_string(TaskEventKind kind) {
   switch (kind) {
     case TaskEventKind::kSubmit:

@@ -56,6 +56,11 @@ struct ApiRecord {
   std::int64_t start_ns = 0;
   std::int64_t end_ns = 0;
   std::int64_t ret = 0;
+
+  // The call failed: a non-zero ret, except a polling timeout. A thread serving AI-CPU
+  // callbacks calls svp_acl_rt_process_report with a timeout in a loop and gets
+  // SVP_ACL_ERROR_RT_REPORT_TIMEOUT whenever nothing was due; that is the API working.
+  bool failed() const;
 };
 
 enum class TaskEventKind { kSubmit, kStart, kPreempt, kResume, kAicpuPost, kAicpuStart, kAicpuEnd, kEnd };

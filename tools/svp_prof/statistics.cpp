@@ -56,7 +56,7 @@ std::vector<ApiStat> api_statistics(const std::vector<ApiRecord>& calls) {
       s.max_ns = d;
     }
     ++s.count;
-    if (c.ret != 0) ++s.errors;
+    if (c.failed()) ++s.errors;
     s.total_ns += d;
     s.min_ns = std::min(s.min_ns, d);
     s.max_ns = std::max(s.max_ns, d);

@@ -25,7 +25,7 @@ struct OpStat {
 struct ApiStat {
   std::string name;
   std::int64_t count = 0;
-  std::int64_t errors = 0;  // calls that returned non-zero
+  std::int64_t errors = 0;  // calls that failed (ApiRecord::failed)
   std::int64_t total_ns = 0;
   std::int64_t min_ns = 0;
   std::int64_t max_ns = 0;
