@@ -98,6 +98,28 @@ TEST(CompareApp, DumpsWithoutCommonLayersExitFour) {
   EXPECT_NE(r.out.find("actual only: b"), std::string::npos) << r.out;
 }
 
+TEST(CompareApp, DumpsOfDifferentModelsGetAWarningBeforeTheTable) {
+  CompareTempDir tmp;
+  DumpBuilder golden(tmp.path() / "g" / "resnet");
+  DumpBuilder actual(tmp.path() / "a" / "lenet");
+  golden.add("/conv1/Conv", "Conv", "c1", {2}, {1.0, 2.0});  // a name many networks share
+  for (const char* layer : {"/layer1/Conv", "/layer2/Conv", "/fc/Gemm"}) golden.add(layer, "Conv", layer, {1}, {1.0});
+  actual.add("/conv1/Conv", "Conv", "c1", {2}, {1.0, 2.5});
+  actual.add("/fc1/Gemm", "Gemm", "f", {1}, {1.0});
+  AppOptions o;
+  o.golden = golden.dir().string();
+  o.actual = actual.dir().string();
+  const RunOutcome r = RunWith(o);
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.err.find("warning: only 1 of 4 golden layer outputs have a partner"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("golden model \"resnet\", actual \"lenet\""), std::string::npos) << r.err;
+  // The same model's own dumps get no warning.
+  WriteTwoLayerDumps(tmp.path());
+  o.golden = (tmp.path() / "golden").string();
+  o.actual = (tmp.path() / "actual").string();
+  EXPECT_EQ(RunWith(o).err.find("warning"), std::string::npos);
+}
+
 TEST(CompareApp, ReportNamesFirstLayerBelowThresholdAndWritesCsvAndHtml) {
   CompareTempDir tmp;
   WriteTwoLayerDumps(tmp.path());

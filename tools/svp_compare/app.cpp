@@ -58,6 +58,16 @@ int RunCompare(const AppOptions& options, std::ostream& out, std::ostream& err) 
            "(different models, or dumps of different executions?)\n";
     return kExitNothingMatched;
   }
+  // Dumps of two different models still pair wherever layer names coincide (/conv1/Conv is
+  // in many networks), so a table appears; most of the golden model going unpaired is the
+  // tell, and the user should hear it before reading the rows.
+  if (c.golden_unmatched.size() > c.layers.size()) {
+    const auto model_of = [](const DumpDir& d) { return d.entries.empty() ? std::string("?") : d.entries[0].model; };
+    err << "svp_compare: warning: only " << c.layers.size() << " of " << c.layers.size() + c.golden_unmatched.size()
+        << " golden layer outputs have a partner in the actual dump (golden model \"" << model_of(golden.dump)
+        << "\", actual \"" << model_of(actual.dump)
+        << "\"): are these dumps of the same model? Compare a model with its own quantized build\n";
+  }
   PrintTable(out, c, options.threshold);
   if (options.output.empty()) return kExitOk;
   const std::filesystem::path dir(options.output);
