@@ -103,6 +103,21 @@ TEST(CompareDumps, EveryCommonExecutionIsOneSample) {
   EXPECT_DOUBLE_EQ(r.comparison.layers[0].metrics.mean_abs_error, 0.25);
 }
 
+TEST(CompareDumps, ProgressCountsEveryPairedLayerOutputUpToTheTotal) {
+  CompareTempDir tmp;
+  DumpBuilder golden(tmp.path() / "g");
+  DumpBuilder actual(tmp.path() / "a");
+  for (const char* layer : {"a", "b", "c"}) {
+    golden.add(layer, "Relu", layer, {1}, {1.0});
+    actual.add(layer, "Relu", layer, {1}, {1.0});
+  }
+  std::vector<std::pair<std::size_t, std::size_t>> calls;
+  const ComparisonResult r = CompareDumps(Open(golden.dir()), Open(actual.dir()),
+                                          [&](std::size_t done, std::size_t total) { calls.emplace_back(done, total); });
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(calls, (std::vector<std::pair<std::size_t, std::size_t>>{{1, 3}, {2, 3}, {3, 3}}));
+}
+
 TEST(CompareDumps, FusedAndMismatchedOutputsAreNotedNotCompared) {
   CompareTempDir tmp;
   DumpBuilder golden(tmp.path() / "g");

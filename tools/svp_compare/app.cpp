@@ -1,5 +1,6 @@
 #include "svp_compare/app.h"
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -45,7 +46,16 @@ int RunCompare(const AppOptions& options, std::ostream& out, std::ostream& err) 
     err << "svp_compare: actual dump: " << actual.error << "\n";
     return kExitBadDump;
   }
-  const ComparisonResult compared = CompareDumps(golden.dump, actual.dump);
+  // A line per tenth of the layer outputs once the comparison has taken two seconds.
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t next_tenth = 1;
+  const auto progress = [&](std::size_t done, std::size_t total) {
+    if (done * 10 < next_tenth * total) return;
+    next_tenth = done * 10 / total + 1;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (s >= 2.0) err << "svp_compare: compared " << done << "/" << total << " layer outputs (" << std::lround(s) << " s)\n";
+  };
+  const ComparisonResult compared = CompareDumps(golden.dump, actual.dump, progress);
   if (!compared.ok) {
     err << "svp_compare: " << compared.error << "\n";
     return kExitBadDump;

@@ -37,13 +37,17 @@ bool HoldsNoNegatives(const DumpEntry& e) {
 
 }  // namespace
 
-ComparisonResult CompareDumps(const DumpDir& golden, const DumpDir& actual) {
+ComparisonResult CompareDumps(const DumpDir& golden, const DumpDir& actual,
+                              const std::function<void(std::size_t done, std::size_t total)>& progress) {
   ComparisonResult r;
   const std::vector<LayerOutput> g_out = GroupLayerOutputs(golden.entries);
   const std::vector<LayerOutput> a_out = GroupLayerOutputs(actual.entries);
   const LayerMatch match = MatchLayers(g_out, a_out);
   Comparison& c = r.comparison;
+  std::size_t done = 0;
   for (const LayerPair& p : match.pairs) {
+    if (progress && done > 0) progress(done, match.pairs.size());
+    ++done;
     const LayerOutput& g = g_out[p.golden];
     const LayerOutput& a = a_out[p.actual];
     std::map<SampleKey, std::size_t> golden_files;
@@ -91,6 +95,7 @@ ComparisonResult CompareDumps(const DumpDir& golden, const DumpDir& actual) {
       c.layers.push_back(std::move(lr));
     }
   }
+  if (progress && done > 0) progress(done, match.pairs.size());
   for (const auto& [a, g] : match.actual_repeats) {
     c.not_compared.push_back({a_out[a].layer, "its output \"" + a_out[a].tensor + "\" is the golden output of \"" +
                                                   g_out[g].layer + "\", compared in that row"});

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,10 @@ struct ComparisonResult {
   Comparison comparison;
 };
 
-ComparisonResult CompareDumps(const DumpDir& golden, const DumpDir& actual);
+// `progress(done, total)` is called after each paired layer output (for the CLI's progress
+// lines: large dumps take tens of seconds).
+ComparisonResult CompareDumps(const DumpDir& golden, const DumpDir& actual,
+                              const std::function<void(std::size_t done, std::size_t total)>& progress = {});
 
 // Indices into `layers`, the worst first: lowest cosine (NaN, nothing finite to compare,
 // counts as the lowest), then highest relative distance, then execution order.
