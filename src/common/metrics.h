@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <vector>
 
 namespace svp::compare {
@@ -30,5 +31,23 @@ struct Metrics {
 
 // Precondition: golden.size() == actual.size().
 Metrics ComputeMetrics(const std::vector<double>& golden, const std::vector<double>& actual);
+
+// The same metrics accumulated pair by pair, in O(1) memory: the per-layer analyses feed
+// every sample of a layer through one accumulator instead of concatenating them (memory
+// then no longer grows with the number of inputs). Adding the pairs of ComputeMetrics'
+// arrays in order gives its result. Not thread-safe: one accumulator per thread.
+class MetricsAccumulator {
+ public:
+  void Add(double golden, double actual);
+  void Add(const std::vector<double>& golden, const std::vector<double>& actual);
+  Metrics Result() const;
+
+ private:
+  Metrics m_;  // the counts
+  double dot_ = 0, gg_ = 0, aa_ = 0, dd_ = 0, sum_abs_ = 0, max_abs_ = 0;
+  // Online log-sum-exp of g and a (max and Σ exp(x − max)), and Σ exp(g − max_g)(g − a).
+  double max_g_ = -std::numeric_limits<double>::infinity(), max_a_ = -std::numeric_limits<double>::infinity();
+  double z_g_ = 0, z_a_ = 0, s_ = 0;
+};
 
 }  // namespace svp::compare

@@ -67,6 +67,8 @@ struct CompileOptions {
   std::string gfpq_param_file;
   // Called after each calibration batch: (done, total). svp_atc prints progress with it.
   std::function<void(std::size_t, std::size_t)> calibration_progress;
+  // Called after each input --accuracy_report analysed: (done, total).
+  std::function<void(std::size_t, std::size_t)> accuracy_progress;
   std::string dump_graph;            // --dump_graph=DIR: Graphviz after each stage
   std::int32_t buffer_reuse = 0;     // svp_acl_buffer_reuse_type of the compiled model
   // The model may be preempted between segments by higher-priority tasks (seed 003 §8.6:

@@ -70,5 +70,35 @@ TEST(CompareMetrics, KlIsStableForLargeValues) {
   EXPECT_NEAR(large.kl_divergence, small.kl_divergence, 1e-12);
 }
 
+TEST(CompareMetrics, AccumulatingSampleBySampleGivesTheMetricsOfTheConcatenation) {
+  // Rising and falling maxima on both sides exercise the online log-sum-exp's rescaling.
+  const std::vector<std::vector<double>> g = {{0.5, -3, 2}, {40, 1}, {-7, 100, 3.5}};
+  const std::vector<std::vector<double>> a = {{0.4, -2, 2.5}, {39, 2}, {-6, 98, 120}};
+  std::vector<double> all_g, all_a;
+  MetricsAccumulator acc;
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    acc.Add(g[i], a[i]);
+    all_g.insert(all_g.end(), g[i].begin(), g[i].end());
+    all_a.insert(all_a.end(), a[i].begin(), a[i].end());
+  }
+  const Metrics streamed = acc.Result();
+  const Metrics whole = ComputeMetrics(all_g, all_a);
+  EXPECT_EQ(streamed.finite_pairs, 8u);
+  EXPECT_DOUBLE_EQ(streamed.cosine, whole.cosine);
+  EXPECT_DOUBLE_EQ(streamed.max_abs_error, 116.5);
+  EXPECT_DOUBLE_EQ(streamed.mean_abs_error, whole.mean_abs_error);
+  // KL(softmax(g) || softmax(a)), written out: softmax(g) is all but one-hot on g = 100.
+  double zg = 0, za = 0;
+  for (double v : all_g) zg += std::exp(v - 100);
+  for (double v : all_a) za += std::exp(v - 120);
+  double kl = 0;
+  for (std::size_t i = 0; i < all_g.size(); ++i) {
+    const double lp = all_g[i] - 100 - std::log(zg), lq = all_a[i] - 120 - std::log(za);
+    kl += std::exp(lp) * (lp - lq);
+  }
+  EXPECT_NEAR(streamed.kl_divergence, kl, 1e-9 * kl);
+  EXPECT_NEAR(whole.kl_divergence, kl, 1e-9 * kl);
+}
+
 }  // namespace
 }  // namespace svp::compare

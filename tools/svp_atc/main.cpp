@@ -99,14 +99,18 @@ int main(int argc, char** argv) {
   if (o.mode == 2) return fail(svp::Error(err::kInvalidParam, "--mode=2 does not exist (0, 1 or 3)"), kUsage);
   if (o.mode == 0 && o.output.empty()) return fail(svp::Error(err::kInvalidParam, "--output is required"), kUsage);
   const auto start = std::chrono::steady_clock::now();
-  // Calibration is the long step: a line per tenth once it has taken a second.
-  std::size_t next_tenth = 1;
-  o.calibration_progress = [&](std::size_t done, std::size_t total) {
-    if (done * 10 < next_tenth * total) return;
-    next_tenth = done * 10 / total + 1;
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (s >= 1.0 && o.log_level <= 2) std::fprintf(stderr, "svp_atc: calibration %zu/%zu batches\n", done, total);
+  // Calibration and the accuracy analysis are the long steps: a line per tenth once the
+  // compile has taken a second.
+  const auto progress = [&o, start](const char* what) {
+    return [&o, start, what, next_tenth = std::size_t{1}](std::size_t done, std::size_t total) mutable {
+      if (done * 10 < next_tenth * total) return;
+      next_tenth = done * 10 / total + 1;
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (s >= 1.0 && o.log_level <= 2) std::fprintf(stderr, "svp_atc: %s %zu/%zu (%.0f s)\n", what, done, total, s);
+    };
   };
+  o.calibration_progress = progress("calibration batches");
+  o.accuracy_progress = progress("accuracy analysis inputs");
   auto r = svp::compiler::compile(o, parsed->unsupported);
   if (!r.ok()) return fail(r.status(), exit_code_of(r.status()));
   if (o.log_level <= 1) {

@@ -61,7 +61,8 @@ ComparisonResult CompareDumps(const DumpDir& golden, const DumpDir& actual,
     lr.op = a.op;
     lr.golden_layer = g.layer;
     lr.tensor = g.tensor;
-    std::vector<double> all_g, all_a, values_g, values_a;
+    std::vector<double> values_g, values_a;
+    MetricsAccumulator metrics;  // sample by sample: memory does not grow with the executions
     std::string mismatch;
     for (std::size_t i : a.entries) {
       const DumpEntry& ea = actual.entries[i];
@@ -83,15 +84,14 @@ ComparisonResult CompareDumps(const DumpDir& golden, const DumpDir& actual,
       lr.actual_dtype = ea.dtype;
       lr.elements = values_a.size();
       ++lr.samples;
-      all_g.insert(all_g.end(), values_g.begin(), values_g.end());
-      all_a.insert(all_a.end(), values_a.begin(), values_a.end());
+      metrics.Add(values_g, values_a);
     }
     if (!mismatch.empty()) {
       c.not_compared.push_back({a.layer, mismatch});
     } else if (lr.samples == 0) {
       c.not_compared.push_back({a.layer, NoSampleReason(golden, g, actual, a)});
     } else {
-      lr.metrics = ComputeMetrics(all_g, all_a);
+      lr.metrics = metrics.Result();
       c.layers.push_back(std::move(lr));
     }
   }

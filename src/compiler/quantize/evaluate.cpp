@@ -167,6 +167,8 @@ Result<std::vector<kernels::OwnedTensor>> CompiledEvaluator::run(const std::vect
       view.dtype = p.tensors[static_cast<std::size_t>(t)].dtype;
       view.dims = p.tensors[static_cast<std::size_t>(t)].dims;
       view.data = bytes->data();
+      const model::Quant& q = p.tensors[static_cast<std::size_t>(t)].quant;
+      if (!q.empty()) view.quant = &q;
       observe(v, view);
     }
   }

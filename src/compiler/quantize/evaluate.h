@@ -26,9 +26,10 @@ Result<std::vector<kernels::OwnedTensor>> evaluate(const Graph& g, const std::ve
 
 // The same graph prepared once for repeated runs through the runtime's CompiledProgram
 // (oneDNN fast paths, layer fusion off so that every value is materialised): an order of
-// magnitude faster than evaluate() on real models, the choice for calibration. Values
-// are matched to the emitted model's tensors by name; the observer sees the values a
-// layer writes right after it ran. Thread-compatible; the graph must outlive it.
+// magnitude faster than evaluate() on real models, the choice for calibration and the
+// accuracy analysis. Values are matched to the emitted model's tensors by name; the
+// observer sees the values a layer writes right after it ran, quantized ones with their
+// Quant. Thread-compatible; the graph must outlive it.
 class CompiledEvaluator {
  public:
   // Errors: those of emitting or compiling the graph (callers fall back to evaluate()).

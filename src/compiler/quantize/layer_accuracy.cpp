@@ -63,16 +63,42 @@ bool read_only_by_relu(const Graph& g, ValueId v) {
   return !g.value(v).quant.empty() && readers.size() == 1 && g.node(readers[0]).op == "Relu";
 }
 
-struct Pairs {
-  std::vector<double> golden, actual;
-};
+// The [0, max] encoding (uint8, zero point 0): the layer saturates below 0 itself.
+bool relu_range(const Value& v) {
+  return v.dtype == DType::kUint8 && !v.quant.zero_point.empty() && v.quant.zero_point[0] == 0;
+}
 
 }  // namespace
 
 Result<std::vector<LayerAccuracy>> analyse_layers(const Graph& float_graph, const Graph& quantized,
-                                                  const CalibrationSet& data, std::size_t max_batches) {
+                                                  const CalibrationSet& data, std::size_t max_batches,
+                                                  const std::function<void(std::size_t, std::size_t)>& progress) {
   const std::vector<NodeId> order = quantized.live_nodes();
-  std::map<NodeId, Pairs> single, entire;
+  // Metrics are accumulated batch by batch and the quantized graph's values compared as
+  // they are produced, so memory holds one batch's float values and no more, however many
+  // inputs are analysed.
+  std::map<NodeId, compare::MetricsAccumulator> single, entire;
+  std::map<ValueId, NodeId> analysed_output;  // a quantized layer's first output → the layer
+  for (NodeId id : order) {
+    if (static_cast<std::size_t>(id) >= float_graph.node_count() || float_graph.node(id).dead) continue;
+    if (quantized.node(id).outputs.empty() || float_graph.node(id).outputs.empty()) continue;
+    analysed_output[quantized.node(id).outputs[0]] = id;
+  }
+  // Both sides clamped at 0 where the output's encoding or its only reader is a Relu's range.
+  const auto add = [](compare::MetricsAccumulator& acc, const std::vector<float>& golden, const std::vector<double>& actual,
+                      bool clamp) {
+    for (std::size_t i = 0; i < golden.size(); ++i) {
+      acc.Add(clamp ? std::max(0.0, static_cast<double>(golden[i])) : golden[i], clamp ? std::max(0.0, actual[i]) : actual[i]);
+    }
+  };
+  // The runtime's kernels when both graphs compile for them (the quantized graph's integer
+  // arithmetic is the software NPU's either way); the reference evaluation otherwise.
+  auto fast_float = CompiledEvaluator::create(float_graph);
+  auto fast_quantized = CompiledEvaluator::create(quantized);
+  const auto run = [](Result<std::unique_ptr<CompiledEvaluator>>& fast, const Graph& g,
+                      const std::vector<kernels::OwnedTensor>& inputs, const ValueObserver& observe) {
+    return fast.ok() ? (*fast)->run(inputs, observe) : evaluate(g, inputs, observe);
+  };
   const std::size_t batches = std::min(max_batches == 0 ? data.batches.size() : max_batches, data.batches.size());
   for (std::size_t b = 0; b < batches; ++b) {
     // The float graph's values (graph inputs and every node output).
@@ -84,19 +110,21 @@ Result<std::vector<LayerAccuracy>> analyse_layers(const Graph& float_graph, cons
       golden[float_graph.inputs[i]].assign(t.as<const float>(), t.as<const float>() + t.elements());
       dims[float_graph.inputs[i]] = t.dims;
     }
-    auto ran = evaluate(float_graph, data.batches[b], [&](ValueId v, const model::TensorView& t) {
+    auto ran = run(fast_float, float_graph, data.batches[b], [&](ValueId v, const model::TensorView& t) {
       if (t.dtype != DType::kFloat32) return;
       golden[v].assign(t.as<const float>(), t.as<const float>() + t.elements());
       dims[v] = t.dims;
     });
     if (!ran.ok()) return Error(ran.status().code(), "accuracy analysis, float graph: {}", ran.status().message());
-    // Entire: the quantized graph whole.
-    std::map<ValueId, std::vector<double>> actual;
-    std::map<ValueId, bool> relu_range;
-    auto qran = evaluate(quantized, data.batches[b], [&](ValueId v, const model::TensorView& t) {
-      actual[v] = as_real(t);
-      relu_range[v] = t.dtype == DType::kUint8 && t.quant != nullptr && !t.quant->zero_point.empty() &&
-                      t.quant->zero_point[0] == 0;
+    // Entire: the quantized graph whole, each analysed output compared when produced.
+    auto qran = run(fast_quantized, quantized, data.batches[b], [&](ValueId v, const model::TensorView& t) {
+      auto layer = analysed_output.find(v);
+      if (layer == analysed_output.end()) return;
+      auto g = golden.find(float_graph.node(layer->second).outputs[0]);
+      if (g == golden.end()) return;
+      const std::vector<double> a = as_real(t);
+      if (a.size() != g->second.size()) return;
+      add(entire[layer->second], g->second, a, relu_range(quantized.value(v)) || read_only_by_relu(quantized, v));
     });
     if (!qran.ok()) return Error(qran.status().code(), "accuracy analysis, quantized graph: {}", qran.status().message());
     for (NodeId id : order) {
@@ -106,17 +134,7 @@ Result<std::vector<LayerAccuracy>> analyse_layers(const Graph& float_graph, cons
       if (nq.outputs.empty() || nf.outputs.empty()) continue;
       auto g = golden.find(nf.outputs[0]);
       if (g == golden.end()) continue;
-      const bool clamp = relu_range[nq.outputs[0]] || read_only_by_relu(quantized, nq.outputs[0]);
-      auto append_golden = [&](Pairs& p) {
-        for (float v : g->second) p.golden.push_back(clamp ? std::max(0.0f, v) : v);
-      };
-      auto append_actual = [&](Pairs& p, const std::vector<double>& a) {
-        for (double v : a) p.actual.push_back(clamp ? std::max(0.0, v) : v);
-      };
-      if (auto a = actual.find(nq.outputs[0]); a != actual.end() && a->second.size() == g->second.size()) {
-        append_golden(entire[id]);
-        append_actual(entire[id], a->second);
-      }
+      const bool clamp = relu_range(quantized.value(nq.outputs[0])) || read_only_by_relu(quantized, nq.outputs[0]);
       // Single: the float inputs, quantized as this layer reads them.
       bool reads_quantized = false;
       std::vector<kernels::OwnedTensor> owned;
@@ -163,9 +181,9 @@ Result<std::vector<LayerAccuracy>> analyse_layers(const Graph& float_graph, cons
       if (!r.ok()) return Error(r.status().code(), "accuracy analysis, {} alone: {}", quantized.describe(id), r.status().message());
       const std::vector<double> y = as_real((*r)[0].view());
       if (y.size() != g->second.size()) continue;
-      append_golden(single[id]);
-      append_actual(single[id], y);
+      add(single[id], g->second, y, clamp);
     }
+    if (progress) progress(b + 1, batches);
   }
   std::vector<LayerAccuracy> out;
   std::size_t position = 0;
@@ -179,10 +197,10 @@ Result<std::vector<LayerAccuracy>> analyse_layers(const Graph& float_graph, cons
     const Node& n = quantized.node(id);
     l.name = n.origin.onnx_name.empty() ? n.name : n.origin.onnx_name;
     l.op = n.op;
-    l.entire = compare::ComputeMetrics(e->second.golden, e->second.actual);
+    l.entire = e->second.Result();
     if (auto s = single.find(id); s != single.end()) {
       l.quantized = true;
-      l.single = compare::ComputeMetrics(s->second.golden, s->second.actual);
+      l.single = s->second.Result();
     }
     out.push_back(std::move(l));
   }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,8 +37,11 @@ struct LayerAccuracy {
 // `float_graph` is a copy of the graph taken just before quantize_graph turned it into
 // `quantized` (node ids are shared). Analyses the first `max_batches` batches of `data`.
 // Errors: those of evaluating either graph (naming the node).
-Result<std::vector<LayerAccuracy>> analyse_layers(const Graph& float_graph, const Graph& quantized,
-                                                  const CalibrationSet& data, std::size_t max_batches = 4);
+// `progress(done, total)` after each batch. Memory: one batch's float values and one
+// accumulator per layer, whatever the number of batches.
+Result<std::vector<LayerAccuracy>> analyse_layers(
+    const Graph& float_graph, const Graph& quantized, const CalibrationSet& data, std::size_t max_batches = 4,
+    const std::function<void(std::size_t done, std::size_t total)>& progress = {});
 
 // The CSV (one row per layer, worst single cosine first; float layers last) and the lines
 // the log gets: the first layer in execution order whose single / entire cosine is below

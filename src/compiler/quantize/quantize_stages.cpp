@@ -153,7 +153,9 @@ Status quantize_pass(Graph& g, PassContext& ctx) {
 
 Status layer_accuracy_pass(Graph& g, PassContext& ctx) {
   QuantizeState& s = state(ctx);
-  auto layers = s.analysed ? analyse_layers(s.float_graph, g, *s.analysed, 0) : analyse_layers(s.float_graph, g, s.data);
+  const auto& progress = ctx.options->accuracy_progress;
+  auto layers = s.analysed ? analyse_layers(s.float_graph, g, *s.analysed, 0, progress)
+                           : analyse_layers(s.float_graph, g, s.data, 4, progress);
   if (!layers.ok()) return layers.status();
   if (ctx.result != nullptr) {
     ctx.result->layer_accuracy_csv = layer_accuracy_csv(*layers);
