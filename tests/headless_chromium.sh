@@ -3,7 +3,8 @@
 #                             chromium-browser on the PATH); exits 77 (ctest's skip) if none
 #   chromium_flags WORK       sets the array $flags: root (CI) needs --no-sandbox; a private
 #                             profile in WORK keeps runs independent; the virtual time budget
-#                             lets a page's script finish before the DOM is dumped
+#                             lets a page's script finish before the DOM is dumped; a
+#                             1400 px wide window, the layout the reports are checked at
 #   dump_body PAGE WORK       loads PAGE, writes its DOM to WORK/dom.html and the log to
 #                             WORK/chromium.log, and sets $body to the page's <body ...> tag
 #                             (the reports record what they rendered in its data attributes);
@@ -22,7 +23,8 @@ find_chromium() {
 chromium_flags() {
   flags=(--headless --no-sandbox --disable-gpu --no-first-run --no-default-browser-check
          --disable-background-networking --disable-component-update --disable-sync
-         --disable-dev-shm-usage --user-data-dir="$1/chromium-profile" --virtual-time-budget=5000)
+         --disable-dev-shm-usage --user-data-dir="$1/chromium-profile" --virtual-time-budget=5000
+         --window-size=1400,900)
 }
 
 dump_body() {

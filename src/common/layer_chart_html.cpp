@@ -25,7 +25,9 @@ h1 { font-size: 18px; margin: 0 0 4px; }
 table { border-collapse: collapse; margin-top: 12px; }
 th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }
 th { background: #f0f0f0; cursor: pointer; user-select: none; }
-td.name { text-align: left; font-family: monospace; }
+td.name { text-align: left; font-family: monospace; max-width: 34ch; overflow: hidden; text-overflow: ellipsis;
+  white-space: nowrap; }
+.chart { overflow-x: auto; max-width: 100%; }
 tr.below td { background: #fde2e2; }
 svg text { font: 10px sans-serif; fill: #333; }
 rect.bar.below { fill: #d04a4a; }
@@ -58,6 +60,9 @@ constexpr const char* kScript = R"(<script>
     });
   });
   document.body.dataset.rows = String(body.rows.length);
+  // Where the first cosine column ends on screen (the tests check it stays in view).
+  const cos = Array.from(table.tHead.rows[0].cells).find((th) => th.textContent.includes('cosine'));
+  if (cos) document.body.dataset.cosineRight = String(Math.round(cos.getBoundingClientRect().right));
   document.body.dataset.bars = String(document.querySelectorAll('#chart rect.bar').length);
   document.body.dataset.rendered = '1';
 })();
@@ -99,6 +104,23 @@ std::string chart(const LayerChartPage& p) {
            format_metric(c) + "</text>\n";
   }
   const double bar = step * 0.8 / static_cast<double>(per);
+  // Rotated labels need ~14 px between them: with many layers the layers below the
+  // threshold are labelled first, then every k-th layer where there is room (every bar
+  // keeps its name in its tooltip).
+  const std::size_t gap = static_cast<std::size_t>(std::ceil(14.0 / step));
+  std::vector<bool> labelled(p.rows.size(), false);
+  const auto room = [&](std::size_t i) {
+    for (std::size_t j = i >= gap - 1 ? i - (gap - 1) : 0; j < std::min(i + gap, p.rows.size()); ++j) {
+      if (labelled[j]) return false;
+    }
+    return true;
+  };
+  for (std::size_t i = 0; i < p.rows.size(); ++i) {
+    if (row_below(p.rows[i], p.threshold) && room(i)) labelled[i] = true;
+  }
+  for (std::size_t i = 0; i < p.rows.size(); i += gap) {
+    if (room(i)) labelled[i] = true;
+  }
   for (std::size_t i = 0; i < p.rows.size(); ++i) {
     const LayerChartRow& r = p.rows[i];
     const double x = left + step * static_cast<double>(i);
@@ -113,8 +135,9 @@ std::string chart(const LayerChartPage& p) {
              coordinate(std::max(bottom - y, 0.5)) + "\"><title>" + html_escape(r.layer) + ": " +
              html_escape(series) + "cosine " + format_metric(c) + "</title></rect>\n";
     }
+    if (!labelled[i]) continue;
     const std::string label = r.layer.size() > 28 ? "..." + r.layer.substr(r.layer.size() - 25) : r.layer;
-    svg += "<text transform=\"translate(" + coordinate(x + step * 0.5) + "," + coordinate(bottom + 8) +
+    svg += "<text class=\"label\" transform=\"translate(" + coordinate(x + step * 0.5) + "," + coordinate(bottom + 8) +
            ") rotate(45)\">" + html_escape(label) + "</text>\n";
   }
   if (p.threshold > low && p.threshold <= 1.0) {
@@ -164,7 +187,7 @@ std::string render_layer_chart_page(const LayerChartPage& p) {
     }
     html += "<span style=\"background:#d04a4a\"></span>below the threshold</div>\n";
   }
-  html += chart(p);
+  html += "<div class=\"chart\">" + chart(p) + "</div>\n";
   html += "<h2>Layers</h2>\n<table id=\"layers\"><thead><tr>";
   for (const std::string& c : p.columns) html += "<th>" + html_escape(c) + "</th>";
   html += "</tr></thead>\n<tbody>\n";
@@ -174,7 +197,9 @@ std::string render_layer_chart_page(const LayerChartPage& p) {
     html += std::string("<tr") + (row_below(r, p.threshold) ? " class=\"below\"" : "") + ">";
     for (std::size_t c = 0; c < r.cells.size(); ++c) {
       const bool name = std::find(p.name_columns.begin(), p.name_columns.end(), c) != p.name_columns.end();
-      html += std::string(name ? "<td class=\"name\">" : "<td>") + html_escape(r.cells[c]) + "</td>";
+      // Long names are cut on screen (the cosine columns stay in view); the title has them.
+      html += name ? "<td class=\"name\" title=\"" + html_escape(r.cells[c]) + "\">" : std::string("<td>");
+      html += html_escape(r.cells[c]) + "</td>";
     }
     html += "</tr>\n";
   }

@@ -29,4 +29,10 @@ for want in "data-rows=\"$rows\"" "data-bars=\"$bars\"" 'data-rendered="1"'; do
     exit 1
   fi
 done
-echo "OK: $rows table rows and $bars chart bars rendered"
+# The first cosine column is on screen in a 1400 px window, however long the layer names.
+right=$(sed -n 's/.*data-cosine-right="\([0-9]*\)".*/\1/p' <<<"$body")
+if [ -z "$right" ] || [ "$right" -gt 1400 ]; then
+  echo "FAIL: the first cosine column ends at x=${right:-?}, beyond a 1400 px window"
+  exit 1
+fi
+echo "OK: $rows table rows and $bars chart bars rendered; the cosine column ends at x=$right"

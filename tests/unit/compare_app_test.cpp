@@ -120,6 +120,30 @@ TEST(CompareApp, DumpsOfDifferentModelsGetAWarningBeforeTheTable) {
   EXPECT_EQ(RunWith(o).err.find("warning"), std::string::npos);
 }
 
+TEST(CompareApp, AReportOf250LayersThinsItsChartLabelsButKeepsTheLayersBelowThreshold) {
+  CompareTempDir tmp;
+  DumpBuilder golden(tmp.path() / "golden" / "net");
+  DumpBuilder actual(tmp.path() / "actual" / "net");
+  for (int i = 0; i < 250; ++i) {
+    const std::string layer = "/backbone/stage" + std::to_string(i / 50) + "/block" + std::to_string(i) + "/conv/Conv";
+    golden.add(layer, "Conv", "t" + std::to_string(i), {2}, {1.0, 2.0});
+    // Layer 137 alone is off.
+    actual.add(layer, "Conv", "t" + std::to_string(i), {2}, i == 137 ? std::vector<double>{2.0, -1.0} : std::vector<double>{1.0, 2.0});
+  }
+  AppOptions o;
+  o.golden = (tmp.path() / "golden").string();
+  o.actual = (tmp.path() / "actual").string();
+  o.output = (tmp.path() / "report").string();
+  ASSERT_EQ(RunWith(o).code, kExitOk);
+  const std::string html = ReadText(tmp.path() / "report" / "compare.html");
+  EXPECT_EQ(CountOf(html, "<rect class=\"bar"), 250u);
+  const std::size_t labels = CountOf(html, "<text class=\"label\"");
+  EXPECT_GT(labels, 20u);
+  EXPECT_LT(labels, 250u / 1.5);  // ~14 px apart at 8 px per bar
+  EXPECT_NE(html.find(">...stage2/block137/conv/Conv</text>"), std::string::npos) << "the layer below threshold is labelled";
+  EXPECT_NE(html.find("<div class=\"chart\">"), std::string::npos);  // scrolls by itself, not the page
+}
+
 TEST(CompareApp, ReportNamesFirstLayerBelowThresholdAndWritesCsvAndHtml) {
   CompareTempDir tmp;
   WriteTwoLayerDumps(tmp.path());
@@ -143,7 +167,7 @@ TEST(CompareApp, ReportNamesFirstLayerBelowThresholdAndWritesCsvAndHtml) {
   EXPECT_EQ(CountOf(html, "<rect class=\"bar"), 2u);
   EXPECT_EQ(CountOf(html, "<tr class=\"below\">"), 1u);
   // Worst first: the Gemm row precedes the Conv row; nothing is loaded from elsewhere.
-  EXPECT_LT(html.find("<td class=\"name\">/fc/Gemm"), html.find("<td class=\"name\">/conv/Conv"));
+  EXPECT_LT(html.find("<td class=\"name\" title=\"/fc/Gemm\">/fc/Gemm"), html.find("<td class=\"name\" title=\"/conv/Conv\">"));
   EXPECT_EQ(html.find("src="), std::string::npos);
   EXPECT_EQ(html.find("href="), std::string::npos);
 }
