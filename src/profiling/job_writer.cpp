@@ -170,12 +170,16 @@ Status JobWriter::write_info() {
     if (!devices.empty()) devices += ", ";
     devices += fmt::format("{{\"id\": {}, \"cores\": {}}}", id, cores);
   }
+  std::string models;
+  for (const auto& [id, name] : models_) {
+    models += fmt::format("{}\"{}\": {}", models.empty() ? "" : ", ", id, json_string(name));
+  }
   const std::string text = fmt::format(
       "{{\n  \"format\": \"svp-acl-profile\", \"version\": 1,\n  \"source\": {},\n  \"pid\": {}, \"start_ns\": {}, "
-      "\"wall_clock_start\": \"{}\",\n  \"devices\": [{}],\n  \"data_types\": {},\n  \"interval\": {},\n  \"library\": "
-      "\"svp-acl 0.1.0\"\n}}\n",
+      "\"wall_clock_start\": \"{}\",\n  \"devices\": [{}],\n  \"data_types\": {},\n  \"interval\": {},\n  "
+      "\"models\": {{{}}},\n  \"library\": \"svp-acl 0.1.0\"\n}}\n",
       json_string(info_.source), static_cast<long>(::getpid()), start_ns_, wall_start_, devices,
-      data_type_list(info_.data_types), info_.interval);
+      data_type_list(info_.data_types), info_.interval, models);
   return write_text(dir_ + "/info.json", text);
 }
 

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -56,6 +57,8 @@ class JobWriter {
   // and drop counts (`dropped` = records the collector lost before they reached here),
   // and closes the files.
   Status finish(const JobCounts& dropped);
+  // Model id → name, written into info.json by finish() ("models").
+  void set_model_names(std::map<std::uint32_t, std::string> names) { models_ = std::move(names); }
   const std::string& dir() const { return dir_; }
   Nanos start_ns() const { return start_ns_; }
 
@@ -66,6 +69,7 @@ class JobWriter {
 
   std::string dir_;
   JobInfo info_;
+  std::map<std::uint32_t, std::string> models_;
   Nanos start_ns_;
   std::string wall_start_;
   std::array<std::FILE*, kJobFileCount> files_{};

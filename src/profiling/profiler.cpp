@@ -210,6 +210,10 @@ void Profiler::refresh_flags() {
 // ---- sessions ------------------------------------------------------------------------------
 
 Status Profiler::open_session(const std::string& root, JobInfo info) {
+  {
+    std::lock_guard<std::mutex> names(names_mu_);
+    session_names_ = live_names_;
+  }
   info.devices.clear();
   for (const DeviceInfo& d : devices_) info.devices.emplace_back(d.id, d.cores);
   auto job = JobWriter::create(root, info);
@@ -249,6 +253,10 @@ void Profiler::close_session(const char* why) {
   if (!job_) return;
   std::uint64_t lost = 0;
   for (auto n : dropped) lost += n;
+  {
+    std::lock_guard<std::mutex> names(names_mu_);
+    job_->set_model_names(session_names_);
+  }
   Status st = job_->finish(dropped);
   if (!st.ok()) {
     SVP_LOG_ERROR("profiling: finishing {} failed: {}", job_->dir(), st.message());
@@ -335,7 +343,23 @@ void Profiler::detach() {
   pipe_dropped_.clear();
 }
 
+void Profiler::model_loaded(std::uint32_t model, const std::string& name) {
+  std::lock_guard<std::mutex> lock(names_mu_);
+  live_names_[model] = name;
+  // An id reused within a session keeps both names: the JOB may hold executions of each.
+  std::string& n = session_names_[model];
+  if (n.empty() || n == name) {
+    n = name;
+  } else if (n.size() < 512) {
+    n += " | " + name;
+  }
+}
+
 void Profiler::model_unloaded(std::uint32_t model) {
+  {
+    std::lock_guard<std::mutex> names(names_mu_);
+    live_names_.erase(model);
+  }
   std::lock_guard<std::mutex> lock(state_mu_);
   if (subscribed_.count(model) == 0) return;
   // The seed's example unloads first and unsubscribes afterwards: the pipe is let go now

@@ -97,6 +97,10 @@ class Profiler final : public hal::TaskObserver {
   void detach();
   // A model was unloaded: its subscription (if any) ends, with a warning.
   void model_unloaded(std::uint32_t model);
+  // A model was loaded: `name` (its .om file name as svp_atc wrote it, else the model's
+  // own name) labels it in the JOB's info.json, so svp_prof names models, not just ids.
+  // Recorded whether or not a session is open (a model loaded before it starts runs in it).
+  void model_loaded(std::uint32_t model, const std::string& name);
 
   // ---- file mode (svp_acl_prof_init/start/stop/finalize) ---------------------------------
   Status init(const std::string& result_path);
@@ -155,6 +159,11 @@ class Profiler final : public hal::TaskObserver {
 
   // What executions record (read by begin_execution on application threads).
   std::mutex cfg_mu_;
+  std::mutex names_mu_;  // guards the two maps below only
+  std::map<std::uint32_t, std::string> live_names_;   // the models loaded now
+  // The models a session may have seen: those live when it opened and those loaded since
+  // (an id reused within the session keeps both names).
+  std::map<std::uint32_t, std::string> session_names_;
   std::uint32_t file_types_ = 0;  // data types of the running file session(s)
   std::uint32_t interval_ = 1;
   std::uint32_t session_ = 0;  // number of the current (or last) file session

@@ -3,12 +3,32 @@
 
 #include <pthread.h>
 
+#include <cstring>
+#include <string>
+
 #include "common/log.h"
 #include "exec/dumper.h"
 #include "profiling/profiler.h"
 
 namespace svp::runtime {
 namespace {
+
+// What a model is called in profiles: the .om file svp_atc wrote (--output in the command
+// line the image records; applications load images from memory, so the runtime never sees
+// a path), else the model's own name, else "".
+std::string model_label(const model::Program& p) {
+  const std::string& cl = p.compiler.command_line;
+  for (const char* flag : {"--output=", "--output "}) {
+    const auto at = cl.find(flag);
+    if (at == std::string::npos) continue;
+    std::string out = cl.substr(at + std::strlen(flag));
+    out = out.substr(0, out.find(' '));
+    out = out.substr(out.find_last_of('/') == std::string::npos ? 0 : out.find_last_of('/') + 1);
+    if (out.empty()) continue;
+    return out.size() > 3 && out.compare(out.size() - 3, 3, ".om") == 0 ? out : out + ".om";
+  }
+  return p.name;
+}
 
 enum class Phase { kNever, kLive, kFinalized };
 
@@ -215,7 +235,11 @@ Result<std::uint32_t> Runtime::load_model(const void* image, std::size_t size, c
   // Kernel fast paths with acl.json's softnpu.kernel_threads (fixed for the model's life).
   kernels::CompileOptions options;
   options.threads = static_cast<int>(config_.kernel_threads);
-  return models_.load(view, size, scheduling, options);
+  auto id = models_.load(view, size, scheduling, options);
+  if (id.ok()) {
+    if (auto m = models_.get(*id); m.ok()) profiling::Profiler::instance().model_loaded(*id, model_label((*m)->program));
+  }
+  return id;
 }
 
 Result<model::Scheduling> Runtime::load_scheduling(const ModelConfig& config) {

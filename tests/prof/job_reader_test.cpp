@@ -57,6 +57,22 @@ TEST(SvpProfJobReader, ReadsEveryFileOfAValidJob) {
   EXPECT_TRUE(job.warnings.empty()) << job.warnings.front();
 }
 
+TEST(SvpProfJobReader, ModelNamesLabelModelIdsAndOlderJobsWithoutThemStillRead) {
+  TempDir tmp;
+  JobWriter w;
+  add_reference_scenario(w);
+  w.info["models"] = {{"1", "resnet50.om"}, {"7", "yolo.om"}};
+  Job job;
+  ASSERT_TRUE(read(w, tmp.path() / "named", &job).ok());
+  EXPECT_EQ(job.info.model_label(1), "1 (resnet50.om)");
+  EXPECT_EQ(job.info.model_label(2), "2");
+  w.info["models"] = {{"one", "resnet50.om"}};
+  Job bad;
+  const Status s = read(w, tmp.path() / "bad", &bad);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("\"models\" maps model ids to names"), std::string::npos) << s.message();
+}
+
 TEST(SvpProfJobReader, RefusesADirectoryWithoutInfoJson) {
   TempDir tmp;
   Job job;

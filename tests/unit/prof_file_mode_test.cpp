@@ -158,6 +158,11 @@ TEST_F(ProfFileModeTest, SeedExampleTwoRecordsApiCallsTasksAndEveryOperator) {
   const json info = read_json(job / "info.json");
   EXPECT_EQ(info["source"], "api");
   EXPECT_EQ(info["devices"][0]["id"], 0);
+  // The model is named (svp_prof labels its tasks with it): built without svp_atc, by its own name.
+  ASSERT_TRUE(info["models"].is_object()) << info.dump();
+  bool named = false;
+  for (const auto& [id, name] : info["models"].items()) named = named || name == "file";
+  EXPECT_TRUE(named) << info["models"].dump();
 
   const auto api = read_jsonl(job / "data" / "acl_api.jsonl");
   std::multiset<std::string> api_names;

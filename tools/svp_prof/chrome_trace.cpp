@@ -45,9 +45,9 @@ class EventStream {
   TraceCounts* counts_;
 };
 
-std::string task_label(const Task& t) {
+std::string task_label(const Task& t, const JobInfo& info) {
   std::string label = "task " + std::to_string(t.task);
-  if (t.model) label += " (model " + std::to_string(*t.model) + ")";
+  if (t.model) label += " (model " + info.model_label(*t.model) + ")";
   return label;
 }
 
@@ -63,8 +63,8 @@ JsonObject task_args(const Task& t) {
   return a;
 }
 
-void write_task(EventStream& ev, int pid, int tid, const Task& t, TraceCounts* counts) {
-  const std::string label = task_label(t) + (t.state == TaskState::kIncomplete ? " (incomplete)" : "");
+void write_task(EventStream& ev, int pid, int tid, const Task& t, const JobInfo& info, TraceCounts* counts) {
+  const std::string label = task_label(t, info) + (t.state == TaskState::kIncomplete ? " (incomplete)" : "");
   const JsonObject args = task_args(t);
   for (const RunSlice& r : t.runs) {
     JsonObject a = args;
@@ -144,7 +144,7 @@ Status write_chrome_trace(const std::filesystem::path& path, const Job& job, con
     for (const TrackItem& item : layout.items[i]) {
       switch (item.kind) {
         case ItemKind::kTask:
-          write_task(ev, pid, tid, timeline.tasks[item.index], counts);
+          write_task(ev, pid, tid, timeline.tasks[item.index], job.info, counts);
           break;
         case ItemKind::kOp:
           write_op(ev, pid, tid, job.ops[item.index]);

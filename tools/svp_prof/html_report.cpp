@@ -89,6 +89,9 @@ std::string meta_json(const Job& job, const Timeline& tl, std::size_t ops_embedd
   for (const DeviceInfo& d : job.info.devices)
     devices.add_raw(JsonObject().add("id", d.id).add("cores", d.cores).str());
   m.add_raw("devices", devices.str());
+  JsonObject models;
+  for (const auto& [id, name] : job.info.models) models.add(std::to_string(id).c_str(), name);
+  m.add_raw("models", models.str());
   JsonArray types;
   for (const std::string& t : job.info.data_types) types.add(t);
   m.add_raw("data_types", types.str());

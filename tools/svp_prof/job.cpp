@@ -1,5 +1,7 @@
 #include "svp_prof/job.h"
 
+#include <string>
+
 namespace svp::prof {
 
 const char* data_file_key(DataFile f) {
@@ -28,6 +30,11 @@ const char* data_file_path(DataFile f) {
       return "data/aicpu.jsonl";
   }
   return "?";
+}
+
+std::string JobInfo::model_label(std::int64_t id) const {
+  auto it = models.find(id);
+  return it == models.end() || it->second.empty() ? std::to_string(id) : std::to_string(id) + " (" + it->second + ")";
 }
 
 bool ApiRecord::failed() const {

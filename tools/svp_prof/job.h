@@ -31,6 +31,10 @@ struct JobInfo {
   std::vector<std::string> data_types;
   std::optional<std::int64_t> interval;
   std::string library;
+  std::map<std::int64_t, std::string> models;  // "models": id → .om file name (optional)
+
+  // "3 (resnet50.om)", or "3" when the JOB does not name it.
+  std::string model_label(std::int64_t id) const;
 };
 
 // The data files, in the order of the keys of end_info.json "records" and "dropped".

@@ -1,5 +1,6 @@
 #include "svp_prof/job_reader.h"
 
+#include <cstdlib>
 #include <cstdint>
 #include <fstream>
 #include <limits>
@@ -161,6 +162,18 @@ Status read_info(const fs::path& dir, JobInfo* info) {
         break;
       }
       info->devices.push_back(dev);
+    }
+  }
+  // "models" (written since the model names were added; older JOBs have none).
+  if (auto m = doc.find("models"); m != doc.end() && m->is_object()) {
+    for (const auto& [key, name] : m->items()) {
+      char* end = nullptr;
+      const long long id = std::strtoll(key.c_str(), &end, 10);
+      if (end == key.c_str() || *end != '\0' || !name.is_string()) {
+        f.fail("\"models\" maps model ids to names, got \"" + key + "\": " + name.dump());
+        break;
+      }
+      info->models[id] = name.get<std::string>();
     }
   }
   if (const json* types = f.structured("data_types", json::value_t::array)) {
