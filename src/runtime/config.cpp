@@ -170,6 +170,10 @@ Result<RuntimeConfig> parse_config(const std::string& text, const std::string& o
   } catch (const json::parse_error& e) {
     auto [line, col] = line_col(text, e.byte);
     return Error(err::kParseFile, "{}: malformed JSON at line {}, column {}: {}", origin, line, col, e.what());
+  } catch (const json::exception& e) {
+    // A number too large for a double (1e999) is out_of_range, not a parse_error: it ended
+    // svp_acl_init in std::terminate (found by acl_json_fuzz).
+    return Error(err::kParseFile, "{}: malformed JSON: {}", origin, e.what());
   }
   if (too_deep) {
     return Error(err::kParseFile, "{}: JSON nesting is deeper than {} levels (the limit of acl.json)", origin,

@@ -313,6 +313,10 @@ TEST_F(ConfigTest, MalformedJsonFailsWithParseFileNamingLineAndColumn) {
   EXPECT_NE(msg.find("line 1, column"), std::string::npos) << msg;
   EXPECT_EQ(init_with("{\"profiler\": ", &msg), SVP_ACL_ERROR_PARSE_FILE);
   EXPECT_EQ(init_with("not json at all", &msg), SVP_ACL_ERROR_PARSE_FILE);
+  // A number beyond a double is nlohmann's out_of_range, not a parse_error: it ended the
+  // process in std::terminate (found by acl_json_fuzz).
+  EXPECT_EQ(init_with(R"({"softnpu": {"wait_tick_us": 2e333333333}})", &msg), SVP_ACL_ERROR_PARSE_FILE);
+  EXPECT_NE(msg.find("number overflow"), std::string::npos) << msg;
 }
 
 TEST_F(ConfigTest, TopLevelMustBeAnObject) {
