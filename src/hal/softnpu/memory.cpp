@@ -1,6 +1,7 @@
 #include "hal/softnpu/memory.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -48,7 +49,9 @@ struct SoftMemory::Alloc {
   Buffer snapshot;  // CPU view at its last maintenance (emulated cached memory only)
   std::mutex mu;    // serialises maintenance and device access checks of this allocation
   bool warned = false;  // one dirty-read warning per maintenance epoch
-  std::size_t pins = 0;  // executions that use it (SoftMemory::pin); guarded by SoftMemory::mu_
+  // Executions that use it (SoftMemory::pin): raised under SoftMemory::mu_ while the
+  // allocation is registered, lowered when the token goes (it holds the Alloc only).
+  std::atomic<std::size_t> pins{0};
 
   bool emulated() const { return dev != nullptr; }
   std::uintptr_t base() const { return reinterpret_cast<std::uintptr_t>(cpu.get()); }
@@ -113,12 +116,7 @@ std::shared_ptr<void> SoftMemory::pin(const void* ptr) {
     if (it == allocs_.end() || it->second != a) return nullptr;  // freed meanwhile
     ++a->pins;
   }
-  // SoftMemory outlives every token: tokens live in tasks, which the devices drop before
-  // the backend destroys the memory.
-  return std::shared_ptr<void>(a.get(), [this, a](void*) {
-    std::lock_guard<std::mutex> lock(mu_);
-    --a->pins;
-  });
+  return std::shared_ptr<void>(a.get(), [a](void*) { a->pins.fetch_sub(1); });
 }
 
 Status SoftMemory::release(const void* ptr, std::initializer_list<MemKind> expected) {
@@ -146,7 +144,7 @@ Status SoftMemory::release(const void* ptr, std::initializer_list<MemKind> expec
           return Error(err::kInvalidParam,
                        "free: allocation #{} at {} is still used by {} model execution(s) queued or running on the "
                        "device; synchronize the stream first, then free it",
-                       a.id, ptr, a.pins);
+                       a.id, ptr, a.pins.load());
         }
         doomed = std::move(it->second);
         allocs_.erase(it);
