@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "common/status.h"
@@ -108,7 +109,8 @@ class Graph {
   Status topo_sort();
   // Drops dead nodes and values no live node, input or output uses; renumbers ids.
   void compact();
-  // A name not yet used by any value or node, derived from `base`.
+  // A name not yet used by any value or node, derived from `base`. A name given to a value
+  // or node after it was added must come from here (an index of the names is kept).
   std::string unique_name(const std::string& base);
 
   // "node \"x\" (Conv, opset 11)" for messages.
@@ -119,6 +121,8 @@ class Graph {
   std::vector<Node> nodes_;
   std::vector<NodeId> order_;  // live node order; nodes_ keeps creation order
   std::uint64_t name_counter_ = 0;
+  std::unordered_set<std::string> taken_;  // unique_name's index: every name given so far
+  std::size_t named_values_ = 0, named_nodes_ = 0;  // values_/nodes_ already in taken_
 };
 
 }  // namespace svp::compiler

@@ -1,10 +1,12 @@
 #include "compiler/onnx_import.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <new>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -29,6 +31,8 @@ using Bytes = std::vector<std::uint8_t>;
 using Shape = std::vector<std::int64_t>;
 
 constexpr std::size_t kMaxModelBytes = std::size_t{2} << 30;  // protobuf's own limit
+// The largest constant the importer computes from constant inputs (docs/compiler.md).
+constexpr std::uint64_t kMaxFoldedBytes = std::uint64_t{1} << 30;
 
 std::string shape_text(const Shape& s) {
   std::string out = "[";
@@ -123,7 +127,62 @@ Result<Bytes> tensor_bytes(const onnx::TensorProto& t, DType dtype, const std::s
   return out;
 }
 
-// Moves external data into raw_data so the rest of the importer sees one model.
+// An external-data offset or length: decimal digits only (ONNX writes them as text).
+Result<std::uint64_t> external_number(const onnx::TensorProto& t, const std::string& key, const std::string& text) {
+  std::uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, v);
+  if (text.empty() || r.ec != std::errc() || r.ptr != end) {
+    return Error(err::kParseModel, "initializer \"{}\": external data {} \"{}\" is not a byte count", t.name(), key,
+                 text.substr(0, 40));
+  }
+  return v;
+}
+
+// The bytes a tensor of `t`'s element type and dims holds, or an error naming it.
+Result<std::uint64_t> tensor_size(const onnx::TensorProto& t) {
+  const std::string where = fmt::format("initializer \"{}\"", t.name());
+  auto dt = dtype_of(t.data_type(), where);
+  if (!dt.ok()) return dt.status();
+  std::uint64_t n = 1;
+  for (std::int64_t d : t.dims()) {
+    if (d < 0) return Error(err::kParseModel, "{}: negative dimension {}", where, d);
+    n *= static_cast<std::uint64_t>(d);
+    if (n > (std::uint64_t{1} << 40)) return Error(err::kParseModel, "{}: too many elements", where);
+  }
+  return n * model::dtype_size(*dt);
+}
+
+// `location` resolved beside the model, refused when it leaves the model's folder, also
+// through a symbolic link (onnxruntime's rule: a model must not read arbitrary files).
+Result<std::filesystem::path> external_file(const onnx::TensorProto& t, const std::string& base_dir,
+                                            const std::string& location) {
+  namespace fs = std::filesystem;
+  auto outside = [&] {
+    return Error(err::kParseModel,
+                 "initializer \"{}\": external data location \"{}\" must be a relative path to a file in the "
+                 "model's folder \"{}\" (no \"..\", no absolute path, no symbolic link leading out of it)",
+                 t.name(), location, base_dir);
+  };
+  if (location.empty() || fs::path(location).is_absolute() || location.find("..") != std::string::npos) {
+    return outside();
+  }
+  std::error_code ec;
+  const fs::path dir = fs::canonical(base_dir, ec);
+  if (ec) return Error(err::kParseModel, "initializer \"{}\": the model's folder \"{}\" cannot be read", t.name(), base_dir);
+  const fs::path file = fs::weakly_canonical(dir / location, ec);
+  if (ec) return outside();
+  // Component-wise prefix: "/m/a" must not accept "/m/ab/x".
+  auto f = file.begin();
+  for (auto d = dir.begin(); d != dir.end(); ++d, ++f) {
+    if (f == file.end() || *f != *d) return outside();
+  }
+  if (f == file.end()) return outside();
+  return file;
+}
+
+// Moves external data into raw_data so the rest of the importer sees one model. Sizes are
+// checked against the tensor's shape and the file before anything is read or allocated.
 Status inline_external_data(onnx::TensorProto* t, const std::string& base_dir) {
   if (t->data_location() != onnx::TensorProto::EXTERNAL) return Status::Ok();
   std::string location;
@@ -131,27 +190,37 @@ Status inline_external_data(onnx::TensorProto* t, const std::string& base_dir) {
   bool has_length = false;
   for (const auto& kv : t->external_data()) {
     if (kv.key() == "location") location = kv.value();
-    if (kv.key() == "offset") offset = std::stoull(kv.value());
-    if (kv.key() == "length") length = std::stoull(kv.value()), has_length = true;
+    if (kv.key() == "offset" || kv.key() == "length") {
+      auto v = external_number(*t, kv.key(), kv.value());
+      if (!v.ok()) return v.status();
+      (kv.key() == "offset" ? offset : length) = *v;
+      has_length = has_length || kv.key() == "length";
+    }
   }
   if (base_dir.empty()) {
     return Error(err::kParseModel, "initializer \"{}\" has external data, which an in-memory model cannot reach",
                  t->name());
   }
-  namespace fs = std::filesystem;
-  if (location.empty() || fs::path(location).is_absolute() || location.find("..") != std::string::npos) {
-    return Error(err::kParseModel,
-                 "initializer \"{}\": external data location \"{}\" must be a relative path beside the model",
-                 t->name(), location);
-  }
-  const fs::path file = fs::path(base_dir) / location;
+  auto path = external_file(*t, base_dir, location);
+  if (!path.ok()) return path.status();
+  const std::filesystem::path& file = *path;
   std::error_code ec;
-  const std::uint64_t file_size = fs::file_size(file, ec);
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    return Error(err::kParseModel, "initializer \"{}\": external data {} is not a regular file", t->name(),
+                 file.string());
+  }
+  const std::uint64_t file_size = std::filesystem::file_size(file, ec);
   if (ec) return Error(err::kParseModel, "initializer \"{}\": cannot read external data {}", t->name(), file.string());
   if (!has_length) length = file_size > offset ? file_size - offset : 0;
   if (offset > file_size || length > file_size - offset) {
     return Error(err::kParseModel, "initializer \"{}\": bytes [{}, {}) lie outside {} ({} bytes)", t->name(), offset,
                  offset + length, file.string(), file_size);
+  }
+  auto want = tensor_size(*t);
+  if (!want.ok()) return want.status();
+  if (length != *want) {
+    return Error(err::kParseModel, "initializer \"{}\": external data holds {} bytes (from {}), the shape needs {}",
+                 t->name(), length, file.string(), *want);
   }
   std::ifstream in(file, std::ios::binary);
   std::string data(length, '\0');
@@ -580,10 +649,12 @@ class Importer {
       auto it = names_.find(in);
       if (it == names_.end()) return Error(err::kParseModel, "{} reads \"{}\", which nothing produces", where, in);
       // An empty constant is how exporters spell an absent optional input (Resize's roi
-      // and scales, for instance); Concat has no optional inputs, and an empty piece (a
-      // Shape slice of length 0) is data.
+      // and scales, for instance). In an input the op requires it is data: an empty piece
+      // of a Concat (a Shape slice of length 0), and an empty operand of Add, which shape
+      // inference then refuses (an absent one crashed a fold: found by the bad-input probe).
       const Value& v = g_.value(it->second);
-      const bool empty_constant = v.is_constant() && v.data->empty() && n.op_type() != "Concat";
+      const bool optional = node.inputs.size() >= kernels::required_inputs(n.op_type());
+      const bool empty_constant = v.is_constant() && v.data->empty() && optional;
       node.inputs.push_back(empty_constant ? kNoValue : it->second);
     }
     SVP_RETURN_IF_ERROR(rewrite_old_semantics(&node, where));
@@ -838,8 +909,18 @@ class Importer {
     }
     if (in.empty()) return Status::Ok();
     std::vector<kernels::OutputSpec> specs;
-    for (ValueId o : node.outputs) specs.push_back({g_.value(o).dtype, std::nullopt});
-    auto r = kernels::run_reference_owned(node.op, node.attrs, in, specs);
+    for (ValueId o : node.outputs) {
+      SVP_RETURN_IF_ERROR(check_foldable_size(id, g_.value(o)));
+      specs.push_back({g_.value(o).dtype, std::nullopt});
+    }
+    auto run = [&]() -> decltype(kernels::run_reference_owned(node.op, node.attrs, in, specs)) {
+      try {
+        return kernels::run_reference_owned(node.op, node.attrs, in, specs);
+      } catch (const std::bad_alloc&) {
+        return Error(err::kParseModel, "{}: folding constants: out of host memory", g_.describe(id));
+      }
+    };
+    auto r = run();
     if (!r.ok()) return Error(err::kParseModel, "{}: folding constants: {}", g_.describe(id), r.status().message());
     std::vector<Bytes> outs;
     for (const auto& t : *r) {
@@ -847,6 +928,23 @@ class Importer {
       outs.emplace_back(p, p + t.view().bytes());
     }
     return replace_with_constant(id, std::move(outs));
+  }
+
+  // Folding allocates the node's outputs in the compiler: a few bytes of ONNX (a
+  // ConstantOfShape or OneHot of a huge shape) must not claim more than a real model's
+  // constants take (an uncaught bad_alloc aborted svp_atc: found by the bad-input probe).
+  Status check_foldable_size(NodeId id, const Value& out) const {
+    std::uint64_t bytes = model::dtype_size(out.dtype);
+    for (std::int64_t d : out.shape) {
+      if (d == 0) return Status::Ok();
+      if (bytes > kMaxFoldedBytes / static_cast<std::uint64_t>(d)) bytes = kMaxFoldedBytes + 1;
+      else bytes *= static_cast<std::uint64_t>(d);
+    }
+    if (bytes <= kMaxFoldedBytes) return Status::Ok();
+    return Error(err::kParseModel,
+                 "{}: its inputs are constants, but its output \"{}\" of shape {} would take more than {} MiB, the "
+                 "most a folded constant may take (docs/compiler.md); check the shape or size inputs that feed it",
+                 g_.describe(id), out.name, shape_text(out.shape), kMaxFoldedBytes >> 20);
   }
 
   Status replace_with_constant(NodeId id, std::vector<Bytes> outs) {
@@ -966,6 +1064,13 @@ class Importer {
   int folded_ = 0;
 };
 
+// The folder external data is read from: the model file's, "." for a bare file name
+// (--model=m.onnx reads m.onnx.data beside it, as ./m.onnx does).
+std::string model_dir(const std::string& path) {
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  return dir.empty() ? std::string(".") : dir;
+}
+
 Status too_big(std::uint64_t size) {
   return Error(err::kParseModel, "the model is {} bytes; ONNX files of 2 GiB or more must keep their weights as "
                "external data", size);
@@ -1005,7 +1110,7 @@ Result<OnnxFile> OnnxFile::read(const std::string& path) {
 
 Result<Graph> OnnxFile::import(const CompileOptions& options) const {
   if (!model_) return Error(err::kInternalError, "{}: the parsed model was already taken", path_);
-  auto g = Importer(*model_, options).run(std::filesystem::path(path_).parent_path().string());
+  auto g = Importer(*model_, options).run(model_dir(path_));
   if (!g.ok()) return Status(g.status().code(), path_ + ": " + g.status().message());
   return g;
 }
@@ -1013,7 +1118,7 @@ Result<Graph> OnnxFile::import(const CompileOptions& options) const {
 Result<Graph> OnnxFile::take(const CompileOptions& options) && {
   if (!model_) return Error(err::kInternalError, "{}: the parsed model was already taken", path_);
   auto model = std::move(model_);
-  auto g = Importer(std::move(*model), options).run(std::filesystem::path(path_).parent_path().string());
+  auto g = Importer(std::move(*model), options).run(model_dir(path_));
   if (!g.ok()) return Status(g.status().code(), path_ + ": " + g.status().message());
   return g;
 }

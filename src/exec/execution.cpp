@@ -472,7 +472,15 @@ Status ModelExecution::run_segment(std::size_t index, hal::SegmentContext &ctx) 
     if (dumped && dump_->outputs) dump_layer(l, item, false);
   }
   if (seg + 1 == nseg) store_outputs(item);
+  if (index + 1 == segment_count()) pins_.clear();  // done with the application's memory
   return Status::Ok();
+}
+
+std::vector<const IoBuffer *> ModelExecution::buffers() const {
+  std::vector<const IoBuffer *> all;
+  for (const IoBuffer &b : request_.inputs) all.push_back(&b);
+  for (const IoBuffer &b : request_.outputs) all.push_back(&b);
+  return all;
 }
 
 }  // namespace svp::exec

@@ -81,6 +81,11 @@ class ModelExecution final : public hal::SegmentedTask {
   const profiling::ExecTrace &trace() const { return request_.trace; }
   const IoBuffer &work_buf() const { return request_.inputs.back(); }
   const IoBuffer &task_buf() const { return request_.inputs[request_.inputs.size() - 2]; }
+  // Every application buffer of the request (inputs, task_buf, work_buf, outputs).
+  std::vector<const IoBuffer *> buffers() const;
+  // Tokens (hal::Memory::pin) that keep the buffers from being freed until the last
+  // segment has stored the outputs, or the task is dropped.
+  void hold(std::vector<std::shared_ptr<void>> pins) { pins_ = std::move(pins); }
 
  private:
   explicit ModelExecution(Request r);
@@ -117,6 +122,7 @@ class ModelExecution final : public hal::SegmentedTask {
   kernels::RunArgs run_args_;        // what every layer of this execution is told (total_t)
   std::shared_ptr<DumpPlan> dump_;   // model dump: null = this execution dumps nothing
   std::uint64_t dump_execution_ = 0;
+  std::vector<std::shared_ptr<void>> pins_;
 };
 
 }  // namespace svp::exec

@@ -8,6 +8,7 @@
 #include "model/format.h"
 #include "exec/dumper.h"
 #include "exec/gears.h"
+#include "exec/layer_inputs.h"
 #include "kernels/cost.h"
 
 namespace svp::model {
@@ -67,6 +68,7 @@ Result<std::shared_ptr<Model>> Model::create(const void* image, std::size_t size
                                              const kernels::CompileOptions& options) {
   auto loaded = read_model(image, size);
   if (!loaded.ok()) return loaded.status();
+  SVP_RETURN_IF_ERROR(check_required_inputs(loaded->program));
   auto m = std::make_shared<Model>();
   m->program = std::move(loaded->program);
   m->image = static_cast<const std::uint8_t*>(image);

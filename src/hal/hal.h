@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/status.h"
@@ -281,6 +282,10 @@ class Memory {
   // logs a warning naming the allocation and offset (kStrict: returns an error).
   virtual Result<std::uint8_t*> device_read(const void* ptr, std::size_t size) = 0;
   virtual Result<std::uint8_t*> device_write(const void* ptr, std::size_t size) = 0;
+  // Keeps the allocation holding `ptr` from being freed while the returned token lives (an
+  // execution queued or running on it): release() refuses it meanwhile. Null when no live
+  // allocation holds `ptr` (the execution's own checks report that).
+  virtual std::shared_ptr<void> pin(const void* ptr) = 0;
   // True when [ptr, ptr+size) lies inside one live allocation (memory the NPU can reach).
   virtual bool contains(const void* ptr, std::size_t size) const = 0;
   virtual CacheMode cache_mode() const = 0;
@@ -299,6 +304,10 @@ struct BackendConfig {
   std::shared_ptr<Clock> clock;     // null = steady clock
   std::map<std::string, std::string> options;  // backend-specific settings
   WaitPolicy wait;                  // how host threads blocked in the device wait
+  // Starts a device thread; null = std::thread. A test seam: the fault backend's
+  // fail_thread_start option makes one start throw std::system_error, as a host out of
+  // threads does.
+  std::function<std::thread(std::function<void()>)> start_thread;
 };
 
 class Backend {

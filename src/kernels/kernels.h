@@ -34,4 +34,8 @@ Status run_reference(const std::string& op, const Attrs& attrs, const std::vecto
 // The ops run_reference supports.
 const std::vector<std::string>& supported_ops();
 
+// How many leading inputs of `op` must be present (a variadic op: all of them, given as
+// SIZE_MAX); 0 for an op run_reference does not know. Inputs from there on are optional.
+std::size_t required_inputs(const std::string& op);
+
 }  // namespace svp::kernels

@@ -1,6 +1,7 @@
 // Op name → {infer, run} dispatch, plus the checks every op gets: input counts, tensor
 // shapes and sizes, quantization parameters, and outputs allocated with the inferred shapes.
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "kernels/common.h"
@@ -124,6 +125,14 @@ Status run_reference(const std::string& op, const Attrs& attrs, const std::vecto
     }
   }
   return def->run(c);
+}
+
+std::size_t required_inputs(const std::string& op) {
+  const auto& ops = table();
+  auto it =
+      std::lower_bound(ops.begin(), ops.end(), op, [](const OpDef& d, const std::string& n) { return d.name < n; });
+  if (it == ops.end() || op != it->name) return 0;
+  return it->max_inputs == detail::kVariadic ? SIZE_MAX : it->min_inputs;
 }
 
 const std::vector<std::string>& supported_ops() {

@@ -573,6 +573,13 @@ Status check_layer_header(const Layer& l, std::size_t li, std::unordered_set<std
 // earlier layer) when it runs.
 Status check_layer_inputs(const Program& p, const Layer& l, std::int32_t lidx, Dataflow* df) {
   const auto n_tensors = static_cast<std::int64_t>(p.tensors.size());
+  if (l.inputs.empty() || l.inputs[0] == -1) {
+    // Every op of the IR reads its first input (ONNX has no op whose first input is
+    // optional); a -1 there made a Conv read tensors[-1] (found by the bad-input probe).
+    // Which later inputs an op requires, the runtime checks against its kernels at load.
+    return Error(err::kParseModel, "layer \"{}\" ({}) has no first input (tensor index -1 or none): the model is "
+                 "corrupt; compile it again", l.name, l.op);
+  }
   for (std::size_t k = 0; k < l.inputs.size(); ++k) {
     const std::int32_t ti = l.inputs[k];
     if (ti == -1) continue;

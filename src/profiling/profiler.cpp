@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <system_error>
 
 #include "common/log.h"
 
@@ -117,11 +118,17 @@ void Profiler::push(Record r, int file, std::uint32_t pipe_model, bool to_pipe) 
 
 // ---- the writer ----------------------------------------------------------------------------
 
-void Profiler::ensure_writer() {
+Status Profiler::ensure_writer() {
   std::lock_guard<std::mutex> lock(buf_mu_);
-  if (writer_.joinable()) return;
+  if (writer_.joinable()) return Status::Ok();
   stop_ = false;
-  writer_ = std::thread([this] { writer_main(); });
+  try {
+    writer_ = std::thread([this] { writer_main(); });
+  } catch (const std::system_error& e) {
+    return Error(err::kProfilingFailure, "cannot start the profiler's writer thread ({}): the host is out of threads",
+                 e.what());
+  }
+  return Status::Ok();
 }
 
 void Profiler::stop_writer() {
@@ -218,7 +225,7 @@ Status Profiler::open_session(const std::string& root, JobInfo info) {
   for (const DeviceInfo& d : devices_) info.devices.emplace_back(d.id, d.cores);
   auto job = JobWriter::create(root, info);
   if (!job.ok()) return job.status();
-  ensure_writer();
+  SVP_RETURN_IF_ERROR(ensure_writer());
   {
     std::lock_guard<std::mutex> lock(buf_mu_);
     dropped_ = {};
@@ -499,7 +506,7 @@ Status Profiler::subscribe(std::uint32_t model, const SubscribeConfig& config) {
   }
   auto pipe = PipeSubscription::open(config.fd, model, capacity);
   if (!pipe.ok()) return pipe.status();
-  ensure_writer();
+  SVP_RETURN_IF_ERROR(ensure_writer());
   {
     std::lock_guard<std::mutex> io(io_mu_);
     pipes_[model] = std::move(*pipe);

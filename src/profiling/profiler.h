@@ -135,7 +135,7 @@ class Profiler final : public hal::TaskObserver {
   };
 
   void push(Record r, int file, std::uint32_t pipe_model, bool to_pipe);
-  void ensure_writer();
+  Status ensure_writer();  // err::kProfilingFailure when the thread cannot start
   void stop_writer();
   void writer_main();
   void process(std::vector<Record>& batch);  // requires io_mu_

@@ -32,13 +32,6 @@ std::pair<std::size_t, std::size_t> line_col(const std::string& text, std::size_
   return {line, col};
 }
 
-int depth_of(const json& j) {
-  if (!j.is_structured()) return 0;
-  int d = 0;
-  for (const auto& child : j) d = std::max(d, depth_of(child));
-  return d + 1;
-}
-
 Status check_on_off(const json& section, const char* key, const std::string& origin, int code, bool required,
                     bool* on) {
   auto it = section.find(key);
@@ -163,16 +156,30 @@ Status parse_softnpu(const json& s, const std::string& origin, RuntimeConfig* cf
 
 Result<RuntimeConfig> parse_config(const std::string& text, const std::string& origin) {
   json j;
+  // The depth is checked while parsing (the parser is iterative): values nested deeper than
+  // the limit are dropped, never built. A recursive check of the parsed tree overflowed
+  // the stack on a file nested 100,000 deep (found by the bad-input probe).
+  bool too_deep = false;
+  const json::parser_callback_t limit_depth = [&too_deep](int depth, json::parse_event_t event, json&) {
+    const bool opens = event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
+    if (opens && depth >= kMaxDepth) too_deep = true;
+    return !too_deep;
+  };
   try {
-    j = json::parse(text);
+    j = json::parse(text, limit_depth);
   } catch (const json::parse_error& e) {
     auto [line, col] = line_col(text, e.byte);
     return Error(err::kParseFile, "{}: malformed JSON at line {}, column {}: {}", origin, line, col, e.what());
+  } catch (const json::exception& e) {
+    // A number too large for a double (1e999) is out_of_range, not a parse_error: it ended
+    // svp_acl_init in std::terminate (found by acl_json_fuzz).
+    return Error(err::kParseFile, "{}: malformed JSON: {}", origin, e.what());
+  }
+  if (too_deep) {
+    return Error(err::kParseFile, "{}: JSON nesting is deeper than {} levels (the limit of acl.json)", origin,
+                 kMaxDepth);
   }
   if (!j.is_object()) return Error(err::kParseFile, "{}: the top level must be a JSON object", origin);
-  if (depth_of(j) > kMaxDepth) {
-    return Error(err::kParseFile, "{}: JSON nesting is deeper than {} levels", origin, kMaxDepth);
-  }
   RuntimeConfig cfg;
   if (auto it = j.find("profiler"); it != j.end()) SVP_RETURN_IF_ERROR(parse_profiler(*it, origin, &cfg.profiler));
   if (auto it = j.find("dump"); it != j.end()) {

@@ -66,6 +66,13 @@ Status Runtime::execute(const LoadedModel& loaded, std::uint32_t model_id, Execu
   r.trace = profiling::Profiler::begin_execution(model_id);
   auto task = exec::ModelExecution::create(std::move(r));
   if (!task.ok()) return task.status();
+  // Freeing a buffer of a queued or running execution is refused until it is done (the NPU
+  // thread wrote freed memory: found by the bad-input probe).
+  std::vector<std::shared_ptr<void>> pins;
+  for (const exec::IoBuffer* b : (*task)->buffers()) {
+    if (auto pin = backend_->memory().pin(b->data)) pins.push_back(std::move(pin));
+  }
+  (*task)->hold(std::move(pins));
   hal::TaskSettings settings = task_settings(loaded, **task);
   if (sync) settings.aicpu_inline = true;  // "AI-CPU operators are handled internally"
   SVP_RETURN_IF_ERROR(check_work_buf(stream, model_id, (*task)->model(), (*task)->work_buf()));

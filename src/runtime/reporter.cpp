@@ -6,6 +6,10 @@
 
 namespace svp::runtime {
 
+namespace {
+thread_local Reporter::Running t_running;  // set while process() runs a callback
+}  // namespace
+
 struct Reporter::Record {
   HostFn fn = nullptr;
   void* data = nullptr;
@@ -162,16 +166,21 @@ Status Reporter::process(std::uint64_t self, hal::TimeoutMs timeout) {
     r = tq->q.front();
     tq->q.pop_front();
   }
+  const Running outer = t_running;  // a callback may itself call process_report
+  t_running = {true, r->stream, r->device};
   try {
     r->fn(r->data);
   } catch (...) {
     // A C callback cannot throw, but a C++ one linked in can; it must not unwind into C.
     SVP_LOG_ERROR("a host callback threw an exception; it was caught at svp_acl_rt_process_report");
   }
+  t_running = outer;
   backend_->device(r->device).complete_report(r->sq, reinterpret_cast<hal::ReportId>(r));
   delete r;
   return Status::Ok();
 }
+
+Reporter::Running Reporter::running_callback() { return t_running; }
 
 void Reporter::forget_stream(std::uint64_t stream) {
   std::deque<Record*> unrun;

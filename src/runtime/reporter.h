@@ -44,6 +44,15 @@ class Reporter final : public hal::ReportSink {
   // Runs one due callback of a stream subscribed to `self`, waiting up to `timeout` ms.
   Status process(std::uint64_t self, hal::TimeoutMs timeout);
 
+  // The stream (serial) and device whose callback the calling thread is running, if any:
+  // synchronizing that stream (or its device) there waits for the callback itself.
+  struct Running {
+    bool active = false;
+    std::uint64_t stream = 0;
+    std::uint32_t device = 0;
+  };
+  static Running running_callback();
+
   // The stream is being destroyed: forget its subscription and unrun callbacks.
   void forget_stream(std::uint64_t stream);
   // Wakes every waiting thread and refuses further work (svp_acl_finalize).

@@ -179,6 +179,11 @@ Result<std::int32_t> Runtime::get_device() const {
 Status Runtime::synchronize_device() {
   auto ctx = current_context();
   if (!ctx.ok()) return ctx.status();
+  if (const Reporter::Running r = Reporter::running_callback(); r.active && r.device == (*ctx)->device) {
+    return Error(err::kRtFailure,
+                 "synchronize_device: called inside a callback of a stream of that device, which cannot finish "
+                 "before the callback returns (a deadlock); synchronize from another thread, or after process_report");
+  }
   return backend_->device((*ctx)->device).synchronize_all(wait_timeout());
 }
 

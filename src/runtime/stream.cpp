@@ -87,6 +87,12 @@ Result<std::shared_ptr<Stream>> Runtime::resolve_stream(void* handle) const {
 Status Runtime::synchronize_stream(void* handle) {
   auto s = resolve_stream(handle);
   if (!s.ok()) return s.status();
+  if (const Reporter::Running r = Reporter::running_callback(); r.active && r.stream == (*s)->serial) {
+    // The wait would end only at the op wait timeout (120 s by default), with this error.
+    return Error(err::kRtFailure,
+                 "synchronize_stream: called inside a callback of that same stream, which cannot finish before the "
+                 "callback returns (a deadlock); synchronize from another thread, or after process_report");
+  }
   return backend_->device((*s)->device).synchronize_sq((*s)->sq, wait_timeout());
 }
 

@@ -4,7 +4,7 @@
 # schema are shared between targets, and the two fuzz runs below reuse the build, so
 # nothing is compiled twice). SUITE=model (default): fuzzes the model-file reader for
 # MAX_TOTAL_TIME seconds, then svp_run's .npy reader, svp_atc's --insert_op_conf reader and
-# svp_compare's dump readers for a quarter of the time each; SUITE=onnx: the compiler's ONNX front end. Runs start
+# svp_compare's dump readers and acl.json for a quarter of the time each; SUITE=onnx: the compiler's ONNX front end. Runs start
 # from the committed seed corpus and use BUILD_DIR's fuzzers when given (ctest's fixture),
 # otherwise build their own. Fails if the build fails or the fuzzer reports a crash, leak,
 # timeout or sanitizer error (the input is kept in WORK_DIR/artifacts).
@@ -17,11 +17,11 @@ if(NOT SUITE)
   set(SUITE model)
 endif()
 if(SUITE STREQUAL "model")
-  set(targets model_loader_fuzz npy_reader_fuzz insert_op_conf_fuzz dump_parsers_fuzz)
+  set(targets model_loader_fuzz npy_reader_fuzz insert_op_conf_fuzz dump_parsers_fuzz acl_json_fuzz)
 elseif(SUITE STREQUAL "onnx")
   set(targets onnx_import_fuzz)
 elseif(SUITE STREQUAL "build")
-  set(targets model_loader_fuzz npy_reader_fuzz insert_op_conf_fuzz dump_parsers_fuzz onnx_import_fuzz)
+  set(targets model_loader_fuzz npy_reader_fuzz insert_op_conf_fuzz dump_parsers_fuzz acl_json_fuzz onnx_import_fuzz)
 else()
   message(FATAL_ERROR "SUITE must be build, model or onnx, not ${SUITE}")
 endif()
@@ -97,6 +97,7 @@ if(SUITE STREQUAL "model")
   run_fuzz(npy_reader_fuzz ${npy_time} ${SOURCE_DIR}/tests/fuzz/npy_corpus "")
   run_fuzz(insert_op_conf_fuzz ${npy_time} "${SOURCE_DIR}/tests/data/aipp;${SOURCE_DIR}/tests/data/calibration_param" "")
   run_fuzz(dump_parsers_fuzz ${npy_time} ${SOURCE_DIR}/tests/fuzz/dump_corpus "")
+  run_fuzz(acl_json_fuzz ${npy_time} ${SOURCE_DIR}/tests/fuzz/acl_json_corpus "")
 else()
   run_fuzz(onnx_import_fuzz ${MAX_TOTAL_TIME} ${SOURCE_DIR}/tests/fuzz/onnx_corpus ${SOURCE_DIR}/tests/fuzz/onnx.dict)
 endif()

@@ -445,6 +445,23 @@ TEST_F(SvpRun, BadOptionsAreUsageErrors) {
   EXPECT_EQ(run_tool(o).code, svp::run::kExitUsage);
 }
 
+// "--output_dirname ../../X" wrote outside --output (the bad-input probe).
+TEST_F(SvpRun, AnOutputDirnameLeavingTheOutputFolderIsAUsageError) {
+  for (const std::string bad : {"../../escaped", "a/../../escaped", "/tmp/escaped"}) {
+    RunOptions o = options(relu_model());
+    o.output_dirname = bad;
+    const auto r = run_tool(o);
+    EXPECT_EQ(r.code, svp::run::kExitUsage) << bad;
+    EXPECT_NE(r.err.find("must be a folder inside --output"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir_.parent_path() / "escaped"));
+  EXPECT_FALSE(fs::exists(dir_ / "escaped"));
+  RunOptions o = options(relu_model());
+  o.output_dirname = "nested/run1";  // inside: fine
+  EXPECT_EQ(run_tool(o).code, 0);
+  EXPECT_TRUE(fs::is_directory(fs::path(o.output) / "nested" / "run1"));
+}
+
 TEST_F(SvpRun, CommandLineParsesTheVendorFlags) {
   const std::string model = relu_model();
   const auto x = ramp(kReluCount, -2.0f);

@@ -194,6 +194,31 @@ TEST_F(CallbackTest, ProcessReportTimesOutWithRtReportTimeoutWhenNothingIsDue) {
   EXPECT_ACL_OK(svp_acl_rt_unsubscribe_report(self(), nullptr));
 }
 
+// A callback that synchronizes its own stream waits for itself: it blocked until the op
+// wait timeout (120 s by default) and then failed. It fails at once with the error that
+// wait ends with (RT_FAILURE), for BLOCK and NO_BLOCK callbacks and for the device.
+TEST_F(CallbackTest, SynchronizingItsOwnStreamInsideACallbackFailsAtOnceWithRtFailure) {
+  svp_acl_rt_stream s = new_stream();
+  ASSERT_ACL_OK(svp_acl_rt_subscribe_report(self(), s));
+  for (auto type : {SVP_ACL_CALLBACK_BLOCK, SVP_ACL_CALLBACK_NO_BLOCK}) {
+    svp_acl_error own = SVP_ACL_SUCCESS, device = SVP_ACL_SUCCESS;
+    std::string message;
+    ASSERT_ACL_OK(callbacks_.launch(s, type, [&] {
+      own = svp_acl_rt_synchronize_stream(s);
+      message = svp_acl_get_recent_err_msg();
+      device = svp_acl_rt_synchronize_device();
+    }));
+    const auto t0 = std::chrono::steady_clock::now();
+    ASSERT_ACL_OK(svp_acl_rt_process_report(10000));
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+    EXPECT_EQ(own, SVP_ACL_ERROR_RT_FAILURE);
+    EXPECT_EQ(device, SVP_ACL_ERROR_RT_FAILURE);
+    EXPECT_NE(message.find("inside a callback of that same stream"), std::string::npos) << message;
+    EXPECT_ACL_OK(svp_acl_rt_synchronize_stream(s));  // outside the callback: fine
+  }
+  EXPECT_ACL_OK(svp_acl_rt_unsubscribe_report(self(), s));
+}
+
 TEST_F(CallbackTest, ProcessReportRunsADueCallbackOnTheCallingThread) {
   svp_acl_rt_stream s = new_stream();
   ASSERT_ACL_OK(svp_acl_rt_subscribe_report(self(), s));

@@ -1,7 +1,9 @@
 // --image_list: the calibration data reader (list files of .npy / .bin / numbers).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -114,6 +116,50 @@ TEST_F(CalibrationData, BadListsNameTheListTheItemAndTheFix) {
   auto yuv = load_calibration_data(g, "x:" + write("yuv.txt", "frame.yuv\nframe.yuv\n"));
   ASSERT_FALSE(yuv.ok());
   EXPECT_EQ(yuv.status().code(), err::kFeatureUnsupported);
+}
+
+
+// Opening a FIFO blocks until a writer comes: svp_atc waited forever on one listed as an
+// item (the bad-input probe). FIFOs, directories and devices are refused before opening.
+TEST_F(CalibrationData, AFifoOrDirectoryAsAnItemOrListIsRefusedWithoutBlocking) {
+  const Graph g = graph({1, 3});
+  ASSERT_EQ(::mkfifo((dir_ / "pipe.npy").c_str(), 0600), 0);
+  auto item = load_calibration_data(g, "x:" + write("fifo.txt", "pipe.npy\n"));
+  ASSERT_FALSE(item.ok());
+  EXPECT_EQ(item.status().code(), err::kInvalidParam);
+  EXPECT_NE(item.status().message().find("is not a regular file (a FIFO)"), std::string::npos) << item.status().message();
+  EXPECT_NE(item.status().message().find("pipe.npy"), std::string::npos);
+  ASSERT_EQ(::mkfifo((dir_ / "pipe_list.txt").c_str(), 0600), 0);
+  auto list = load_calibration_data(g, "x:" + (dir_ / "pipe_list.txt").string());
+  ASSERT_FALSE(list.ok());
+  EXPECT_NE(list.status().message().find("a FIFO"), std::string::npos) << list.status().message();
+  fs::create_directories(dir_ / "folder.bin");
+  auto folder = load_calibration_data(g, "x:" + write("dir.txt", "folder.bin\n"));
+  ASSERT_FALSE(folder.ok());
+  EXPECT_NE(folder.status().message().find("a directory"), std::string::npos) << folder.status().message();
+}
+
+// NaN or infinite calibration values made the int8 ranges (and outputs) garbage without a
+// word: refused, naming the item (list and line) and the input.
+TEST_F(CalibrationData, NanOrInfiniteValuesAreRefusedNamingTheItemAndInput) {
+  const Graph g = graph({1, 3});
+  auto message = [&](const std::string& list) {
+    auto r = load_calibration_data(g, "x:" + list);
+    EXPECT_FALSE(r.ok()) << list;
+    return r.ok() ? std::string() : r.status().message();
+  };
+  const std::string numbers = message(write("nan.txt", "1 2 3\n1 nan 3\n"));
+  EXPECT_NE(numbers.find("nan.txt, item 2"), std::string::npos) << numbers;
+  EXPECT_NE(numbers.find("input \"x\" is NaN"), std::string::npos) << numbers;
+  const float inf[3] = {1, 2, INFINITY};
+  std::vector<std::uint8_t> raw(sizeof inf);
+  std::memcpy(raw.data(), inf, sizeof inf);
+  write_bytes("inf.bin", raw);
+  EXPECT_NE(message(write("bin.txt", "inf.bin\n")).find("value 2 of the item for input \"x\" is infinite"),
+            std::string::npos);
+  const double d[3] = {0.5, std::nan(""), 1};
+  write_bytes("nan.npy", npy::make("<f8", {1, 3}, reinterpret_cast<const std::uint8_t*>(d), sizeof d));
+  EXPECT_NE(message(write("npy.txt", "nan.npy\n")).find("is NaN"), std::string::npos);
 }
 
 }  // namespace

@@ -313,6 +313,10 @@ TEST_F(ConfigTest, MalformedJsonFailsWithParseFileNamingLineAndColumn) {
   EXPECT_NE(msg.find("line 1, column"), std::string::npos) << msg;
   EXPECT_EQ(init_with("{\"profiler\": ", &msg), SVP_ACL_ERROR_PARSE_FILE);
   EXPECT_EQ(init_with("not json at all", &msg), SVP_ACL_ERROR_PARSE_FILE);
+  // A number beyond a double is nlohmann's out_of_range, not a parse_error: it ended the
+  // process in std::terminate (found by acl_json_fuzz).
+  EXPECT_EQ(init_with(R"({"softnpu": {"wait_tick_us": 2e333333333}})", &msg), SVP_ACL_ERROR_PARSE_FILE);
+  EXPECT_NE(msg.find("number overflow"), std::string::npos) << msg;
 }
 
 TEST_F(ConfigTest, TopLevelMustBeAnObject) {
@@ -343,6 +347,38 @@ TEST_F(ConfigTest, NestingUpToTenLevelsIsAcceptedAndDeeperFailsWithParseFile) {
   EXPECT_NE(msg.find("10"), std::string::npos) << msg;
   EXPECT_EQ(init_with(nested_arrays(11)), SVP_ACL_ERROR_PARSE_FILE);
   EXPECT_EQ(init_with(nested_objects(40)), SVP_ACL_ERROR_PARSE_FILE);
+}
+
+// A host out of threads: the third emulated NPU core's thread fails to start (the fault
+// backend's seam throws std::system_error as pthread_create's EAGAIN does). svp_acl_init
+// returned nothing: std::terminate ended the process. Now: RT_FAILURE, the cores already
+// started are stopped, and the next svp_acl_init works.
+TEST_F(ConfigTest, AThreadThatCannotStartMakesInitFailWithRtFailureAndLeavesTheLibraryClean) {
+  std::string msg;
+  EXPECT_EQ(init_with(R"({"softnpu": {"cores": 4, "backend": "fault",
+                                      "backend_options": {"fail_thread_start": "3"}}})", &msg),
+            SVP_ACL_ERROR_RT_FAILURE);
+  EXPECT_NE(msg.find("cannot start the threads"), std::string::npos) << msg;
+  uint32_t n = 0;
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_UNINITIALIZE, svp_acl_rt_get_device_count(&n));
+  EXPECT_EQ(device_count_with(R"({"softnpu": {"devices": 2, "cores": 2}})"), 2u);
+}
+
+// A recursive depth check of the parsed tree overflowed the stack (SIGSEGV) on a file
+// nested 100,000 deep (the bad-input probe, also through svp_run --acl_json_path).
+TEST_F(ConfigTest, AFileNestedAHundredThousandDeepFailsWithParseFileNotACrash) {
+  constexpr int kDeep = 100000;
+  std::string msg;
+  const std::string arrays = "{\"x\":" + std::string(kDeep, '[') + std::string(kDeep, ']') + "}";
+  EXPECT_EQ(init_with(arrays, &msg), SVP_ACL_ERROR_PARSE_FILE);
+  EXPECT_NE(msg.find("deeper than 10"), std::string::npos) << msg;
+  std::string objects;
+  for (int i = 0; i < kDeep; ++i) objects += "{\"k\":";
+  objects += "1" + std::string(kDeep, '}');
+  EXPECT_EQ(init_with(objects, &msg), SVP_ACL_ERROR_PARSE_FILE);
+  EXPECT_NE(msg.find("deeper than 10"), std::string::npos) << msg;
+  // Unclosed: still an error, not a crash.
+  EXPECT_EQ(init_with(std::string(kDeep, '[')), SVP_ACL_ERROR_PARSE_FILE);
 }
 
 TEST_F(ConfigTest, UnknownSectionsAndKeysAreIgnored) {

@@ -289,7 +289,8 @@ TEST(ModelBuilder, OutputDefaultsFollowTheFirstInput) {
   ModelBuilder b;
   const Quant q{{0.25f}, {3}, -1};
   const TensorId x = b.add_input("x", DType::kInt8, {1, 2, 3, 4}, Layout::kNHWC, q);
-  const TensorId same = b.add_layer("same", "Relu", {-1, x}, shaped({1, 2, 3, 4}));
+  // (A first input of -1 is refused by validation: no op reads an optional first input.)
+  const TensorId same = b.add_layer("same", "Relu", {x}, shaped({1, 2, 3, 4}));
   LayerOptions deq = shaped({1, 24});
   deq.output_dtypes = {DType::kFloat32};
   const TensorId f = b.add_layer("deq", "DequantizeLinear", {same}, deq);
@@ -312,7 +313,7 @@ TEST(ModelBuilder, OutputDefaultsFollowTheFirstInput) {
   const Tensor& tr = tensor(p, "result");
   EXPECT_EQ(tr.placement, Placement::kModelOutput);
   EXPECT_EQ(tr.io_index, 0);
-  EXPECT_EQ(p.layers[0].inputs, (std::vector<std::int32_t>{-1, 0}));
+  EXPECT_EQ(p.layers[0].inputs, (std::vector<std::int32_t>{0}));
 }
 
 TEST(ModelBuilder, ErrorsAreStickyAndNameTheCulprit) {

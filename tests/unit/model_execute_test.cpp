@@ -3,6 +3,7 @@
 // validation errors and cached-memory discipline.
 #include <cstring>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -13,6 +14,7 @@
 namespace {
 
 using svp::kernels::OwnedTensor;
+using svp::test::Gate;
 using svp::compiler::BuiltModel;
 using svp::model::DType;
 using svp::model::Layout;
@@ -231,6 +233,40 @@ TEST_F(ModelExecuteTest, AsyncExecutionsCompleteInStreamOrderWithCallbacks) {
   EXPECT_ACL_OK(svp_acl_rt_unsubscribe_report(reporter.id(), stream));
   reporter.stop();
   runs.clear();
+  EXPECT_ACL_OK(svp_acl_rt_destroy_stream(stream));
+}
+
+class ModelExecuteQueuedTest : public ModelExecuteTest, protected svp::test::TaskHelpers {
+ protected:
+  void TearDown() override {
+    open_gates();
+    ModelExecuteTest::TearDown();
+  }
+};
+
+// Freeing a buffer of an execution still queued or running returned success and the NPU
+// thread then wrote freed memory (the bad-input probe: ASan use-after-free). Refused with
+// INVALID_PARAM while the execution holds it; allowed once the stream is synchronized.
+TEST_F(ModelExecuteQueuedTest, FreeingABufferOfAQueuedExecutionIsRefusedUntilItFinishes) {
+  const BuiltModel m = small_cnn();
+  svp_acl_rt_stream stream = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_create_stream(&stream));
+  Gate& gate = new_gate();
+  ASSERT_ACL_OK(launch_gated(stream, gate));
+  {
+    ModelRun run(m.image);
+    const auto x = random_floats(3 * 12 * 12, 7);
+    run.set_input(0, x.data());
+    ASSERT_ACL_OK(run.execute_async(stream));
+    gate.entered_wait();  // the execution is queued behind the gated task
+    EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_rt_free(run.out_ptr(0)));
+    EXPECT_NE(std::string(svp_acl_get_recent_err_msg()).find("still used by 1 model execution"), std::string::npos)
+        << svp_acl_get_recent_err_msg();
+    EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_rt_free(run.in_ptr(0)));
+    gate.open();
+    ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(stream));
+    EXPECT_EQ(run.output<float>(0), reference_outputs(m, {x.data()})[0].values<float>());
+  }  // ~ModelRun frees every buffer: allowed now (it expects success)
   EXPECT_ACL_OK(svp_acl_rt_destroy_stream(stream));
 }
 

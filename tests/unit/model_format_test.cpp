@@ -757,6 +757,9 @@ std::vector<Rule> validation_rules() {
       {"attr str", [](Program& p) { p.layers[0].attrs.set("s", std::string("\xff")); }, P, "string attribute \"s\""},
       {"input range", [](Program& p) { p.layers[1].inputs = {8}; }, P, "layer \"relu\" (Relu): input 0 refers to tensor 8 of 8"},
       {"input -2", [](Program& p) { p.layers[1].inputs = {-2}; }, P, "input 0 refers to tensor -2"},
+      // A checksum-valid .om whose Conv data input was -1 made the kernel read tensors[-1].
+      {"data input -1", [](Program& p) { p.layers[0].inputs[0] = -1; }, P, "layer \"conv\" (Conv) has no first input"},
+      {"no inputs", [](Program& p) { p.layers[1].inputs.clear(); }, P, "layer \"relu\" (Relu) has no first input"},
       {"read early", [](Program& p) { p.layers[1].inputs = {6}; }, P, "layer \"relu\" (Relu) reads tensor \"add\" before"},
       {"read own", [](Program& p) { p.layers[1].inputs = {5}; }, P, "layer \"relu\" (Relu) reads tensor \"relu\" before"},
       {"no outputs", [](Program& p) { p.layers[3].outputs.clear(); }, P, "layer \"dequant\" (DequantizeLinear) has no output"},

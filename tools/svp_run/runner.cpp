@@ -261,6 +261,16 @@ void write_output(const fs::path& path, const std::string& fmt, const Io& io, st
   }
 }
 
+// A path that is absolute or climbs with "..": not a subfolder of where it is put.
+bool leaves_its_parent(const std::string& dirname) {
+  const fs::path p(dirname);
+  if (p.is_absolute() || p.has_root_name() || p.has_root_directory()) return true;
+  for (const fs::path& part : p) {
+    if (part == "..") return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
@@ -275,6 +285,11 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
     }
     if ((o.dym_h == 0) != (o.dym_w == 0)) fail(kExitUsage, "--dymHW needs both a height and a width (e.g. 224,224)");
     if (o.priority > 7) fail(kExitUsage, "--priority must be 0..7");
+    if (leaves_its_parent(o.output_dirname)) {
+      // "../../X" wrote outside --output (found by the bad-input probe).
+      fail(kExitUsage, "--output_dirname \"" + o.output_dirname +
+                           "\" must be a folder inside --output: a relative path without \"..\"");
+    }
 
     std::error_code ec;
     if (!fs::is_regular_file(o.model, ec)) fail(kExitModel, "model file " + o.model + " not found");

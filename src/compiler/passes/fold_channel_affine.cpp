@@ -19,6 +19,7 @@ std::optional<std::vector<float>> per_channel(const Graph& g, ValueId k, std::si
   if (s.size() > rank) return std::nullopt;
   std::int64_t total = 1;
   for (std::int64_t d : s) total *= d;
+  if (total == 0 || v.empty()) return std::nullopt;
   if (total == 1) return std::vector<float>(static_cast<std::size_t>(channels), v.at(0));
   // Aligned to the output's trailing dims: the channel dim is s[s.size() - (rank - 1)].
   if (s.size() < rank - 1) return std::nullopt;
@@ -35,7 +36,8 @@ std::optional<std::vector<float>> per_channel(const Graph& g, ValueId k, std::si
 Status FoldChannelAffinePass::run(Graph& g, PassContext&) {
   for (NodeId op_id : g.live_nodes()) {
     const Node& op = g.node(op_id);
-    if ((op.op != "Mul" && op.op != "Add" && op.op != "Sub") || op.inputs.size() != 2 || op.outputs.size() != 1) {
+    if ((op.op != "Mul" && op.op != "Add" && op.op != "Sub") || op.inputs.size() != 2 || op.outputs.size() != 1 ||
+        op.inputs[0] == kNoValue || op.inputs[1] == kNoValue) {
       continue;
     }
     // Which operand is the Conv's output; Sub only as conv − k.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -57,6 +58,18 @@ bool npy_value(const npy::Array& a, std::size_t i, double* v) {
   return false;
 }
 
+// A FIFO, device or directory named as calibration data: opening a FIFO blocks until a
+// writer comes (svp_atc waited forever: found by the bad-input probe). A path that does
+// not exist is left to the reader, whose message says it cannot be read.
+Status not_special(const fs::path& p, const std::string& where) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(p, ec);
+  if (ec || !fs::exists(st) || fs::is_regular_file(st)) return Status::Ok();
+  return Error(err::kInvalidParam, "{}: \"{}\" is not a regular file ({}); calibration items and lists must be files",
+               where, p.string(),
+               fs::is_fifo(st) ? "a FIFO" : fs::is_directory(st) ? "a directory" : "a device or socket");
+}
+
 class Reader {
  public:
   Reader(const Value& input, fs::path list, std::string aipp_json)
@@ -73,6 +86,7 @@ class Reader {
     const std::string where = fmt::format("{}, item {}", list_.string(), line_no);
     const std::string ext = lower_ext(line);
     const std::int64_t base = item * item_elems_;
+    if (!ext.empty()) SVP_RETURN_IF_ERROR(not_special(resolve(line), where));
     if (ext == ".jpg" || ext == ".jpeg" || ext == ".jpe" || ext == ".png" || ext == ".bmp" || ext == ".jp2") {
       return read_image(resolve(line), where, batch, item);
     }
@@ -92,6 +106,11 @@ class Reader {
           return Error(err::kInvalidParam, "{}: \"{}\" has {} bytes; one item of input \"{}\" ({} {}) is {} bytes",
                        where, p.string(), bytes.size(), in_.name, model::dtype_name(in_.dtype),
                        fmt::format("[{}]", fmt::join(item_dims_, ",")), want);
+        }
+        if (in_.dtype == DType::kFloat32) {
+          std::vector<float> values(bytes.size() / sizeof(float));
+          std::memcpy(values.data(), bytes.data(), values.size() * sizeof(float));
+          SVP_RETURN_IF_ERROR(check_finite(values, where));
         }
         std::memcpy(static_cast<std::uint8_t*>(batch.data) + static_cast<std::size_t>(base) * model::dtype_size(in_.dtype),
                     bytes.data(), bytes.size());
@@ -181,6 +200,7 @@ class Reader {
   // kernel (the one definition of conversions: saturating, truncating toward zero).
   Status put(const std::vector<float>& values, model::TensorView& batch, std::int64_t item,
              const std::string& where) const {
+    SVP_RETURN_IF_ERROR(check_finite(values, where));
     model::TensorView out;
     out.dtype = in_.dtype;
     out.dims = item_dims_;
@@ -196,6 +216,17 @@ class Reader {
     const Status s = kernels::run_reference("Cast", model::Attrs{}, {x}, {out});
     if (!s.ok()) return Error(err::kInvalidParam, "{}: {}", where, s.message());
     return Status::Ok();
+  }
+
+  // A NaN or infinity would become the calibration range and every int8 output garbage,
+  // silently (found by the bad-input probe): refused, naming the item and the input.
+  Status check_finite(const std::vector<float>& values, const std::string& where) const {
+    const auto bad = std::find_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); });
+    if (bad == values.end()) return Status::Ok();
+    return Error(err::kInvalidParam,
+                 "{}: value {} of the item for input \"{}\" is {}; calibration data must be finite (check how the "
+                 "item was made)",
+                 where, bad - values.begin(), in_.name, std::isnan(*bad) ? "NaN" : "infinite");
   }
 
   fs::path resolve(const std::string& line) const {
@@ -258,6 +289,7 @@ Result<CalibrationSet> load_calibration_data(const Graph& g, const std::string& 
     if (lists[i].empty()) {
       return Error(err::kInvalidParam, "--image_list gives no calibration list for input \"{}\"", v.name);
     }
+    SVP_RETURN_IF_ERROR(not_special(lists[i], "--image_list"));
     std::ifstream in(lists[i]);
     if (!in) return Error(err::kInvalidParam, "--image_list: cannot read \"{}\"", lists[i].string());
     std::string line;

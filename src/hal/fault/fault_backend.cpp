@@ -1,7 +1,10 @@
 #include "hal/fault/fault_backend.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
+#include <system_error>
+#include <thread>
 
 namespace svp::hal::softnpu {
 Result<std::unique_ptr<Backend>> create_softnpu_backend(const BackendConfig& config);
@@ -122,7 +125,21 @@ Result<std::unique_ptr<Backend>> create_fault_backend(const BackendConfig& confi
     }
     every = std::stoull(v);
   }
-  auto inner = softnpu::create_softnpu_backend(config);
+  BackendConfig inner_config = config;
+  if (auto it = config.options.find("fail_thread_start"); it != config.options.end()) {
+    // The n-th device thread start (1-based) fails as pthread_create does on a host out
+    // of threads: svp_acl_init must return an error, not terminate.
+    const std::string& v = it->second;
+    if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos || v == "0") {
+      return Error(err::kFileAttrInvalid, "fault backend: fail_thread_start must be a count from 1, got \"{}\"", v);
+    }
+    auto left = std::make_shared<std::uint64_t>(std::stoull(v));
+    inner_config.start_thread = [left](std::function<void()> body) {
+      if (--*left == 0) throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
+      return std::thread(std::move(body));
+    };
+  }
+  auto inner = softnpu::create_softnpu_backend(inner_config);
   if (!inner.ok()) return inner.status();
   return std::unique_ptr<Backend>(std::make_unique<FaultBackend>(std::move(*inner), every));
 }

@@ -1,5 +1,6 @@
 // The "softnpu" backend: N emulated devices sharing one emulated DDR.
 #include <memory>
+#include <system_error>
 #include <vector>
 
 #include "hal/hal.h"
@@ -41,7 +42,14 @@ Result<std::unique_ptr<Backend>> create_softnpu_backend(const BackendConfig& con
   if (config.wait_tick == 0 || config.wait_cap_ticks == 0) {
     return Error(err::kFileAttrInvalid, "softnpu: wait tick and wait cap must be positive");
   }
-  return std::unique_ptr<Backend>(std::make_unique<SoftNpuBackend>(config));
+  try {
+    return std::unique_ptr<Backend>(std::make_unique<SoftNpuBackend>(config));
+  } catch (const std::system_error& e) {
+    return Error(err::kRtFailure,
+                 "softnpu: cannot start the threads of the emulated NPU cores ({}): the host is out of threads or "
+                 "memory; lower softnpu.devices or softnpu.cores in acl.json, or the host's load",
+                 e.what());
+  }
 }
 
 }  // namespace svp::hal::softnpu

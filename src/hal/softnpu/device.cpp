@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #include "common/log.h"
@@ -136,9 +138,24 @@ SoftNpuDevice::SoftNpuDevice(std::uint32_t index, const BackendConfig& config, M
     core->usage = CoreUsage(clock_->now());
     cores_.push_back(std::move(core));
   }
-  for (auto& core : cores_) {
-    Core* c = core.get();
-    c->thread = std::thread([this, c] { core_main(*c); });
+  try {
+    for (auto& core : cores_) {
+      Core* c = core.get();
+      std::function<void()> body = [this, c] { core_main(*c); };
+      c->thread = config.start_thread ? config.start_thread(std::move(body)) : std::thread(std::move(body));
+    }
+  } catch (const std::system_error&) {
+    // The cores already running stop before the exception leaves: destroying a joinable
+    // std::thread is std::terminate (what svp_acl_init did on a host out of threads).
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    for (auto& core : cores_) core->waiter.notify();
+    for (auto& core : cores_) {
+      if (core->thread.joinable()) core->thread.join();
+    }
+    throw;
   }
 }
 
@@ -865,13 +882,15 @@ Status SoftNpuDevice::run_aicpu(const AiCpuJob& job) {
 }
 
 void SoftNpuDevice::run_actions(Actions& a) {
+  // Finished tasks go first: what they hold (pinned application buffers) is released
+  // before a synchronize they complete returns.
+  a.garbage.clear();
   for (Core* c : a.cores) c->waiter.notify();
   for (auto& [fence, status] : a.fences) fence->signal(std::move(status));
   for (auto& ev : a.events) {
     if (ev) ev->waiter.notify();
   }
   for (auto& w : a.warnings) SVP_LOG_WARN("{}", w);
-  a.garbage.clear();
 }
 
 Result<EventId> SoftNpuDevice::create_event(bool timeline) {

@@ -1,6 +1,7 @@
 #include "hal/softnpu/memory.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -48,6 +49,9 @@ struct SoftMemory::Alloc {
   Buffer snapshot;  // CPU view at its last maintenance (emulated cached memory only)
   std::mutex mu;    // serialises maintenance and device access checks of this allocation
   bool warned = false;  // one dirty-read warning per maintenance epoch
+  // Executions that use it (SoftMemory::pin): raised under SoftMemory::mu_ while the
+  // allocation is registered, lowered when the token goes (it holds the Alloc only).
+  std::atomic<std::size_t> pins{0};
 
   bool emulated() const { return dev != nullptr; }
   std::uintptr_t base() const { return reinterpret_cast<std::uintptr_t>(cpu.get()); }
@@ -102,6 +106,19 @@ Result<std::shared_ptr<SoftMemory::Alloc>> SoftMemory::find(const void* ptr, std
   return it->second;
 }
 
+std::shared_ptr<void> SoftMemory::pin(const void* ptr) {
+  auto found = find(ptr, 1, "pin");
+  if (!found.ok()) return nullptr;
+  std::shared_ptr<Alloc> a = std::move(*found);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = allocs_.find(a->base());
+    if (it == allocs_.end() || it->second != a) return nullptr;  // freed meanwhile
+    ++a->pins;
+  }
+  return std::shared_ptr<void>(a.get(), [a](void*) { a->pins.fetch_sub(1); });
+}
+
 Status SoftMemory::release(const void* ptr, std::initializer_list<MemKind> expected) {
   if (ptr == nullptr) return Error(err::kInvalidParam, "free: address is NULL");
   std::shared_ptr<Alloc> doomed;
@@ -120,6 +137,14 @@ Status SoftMemory::release(const void* ptr, std::initializer_list<MemKind> expec
         if (std::find(expected.begin(), expected.end(), a.kind) == expected.end()) {
           return Error(err::kInvalidParam, "free: allocation #{} at {} came from {} and must be freed by its matching "
                        "free function", a.id, ptr, kind_name(a.kind));
+        }
+        if (a.pins > 0) {
+          // The NPU would write freed memory (the vendor leaves this undefined; found by
+          // the bad-input probe): refused, the allocation stays valid.
+          return Error(err::kInvalidParam,
+                       "free: allocation #{} at {} is still used by {} model execution(s) queued or running on the "
+                       "device; synchronize the stream first, then free it",
+                       a.id, ptr, a.pins.load());
         }
         doomed = std::move(it->second);
         allocs_.erase(it);

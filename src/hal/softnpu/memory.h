@@ -34,6 +34,7 @@ class SoftMemory final : public Memory {
   Status invalidate(const void* ptr, std::size_t size) override;
   Result<std::uint8_t*> device_read(const void* ptr, std::size_t size) override;
   Result<std::uint8_t*> device_write(const void* ptr, std::size_t size) override;
+  std::shared_ptr<void> pin(const void* ptr) override;
   bool contains(const void* ptr, std::size_t size) const override;
   CacheMode cache_mode() const override { return mode_; }
   std::size_t live_allocations() const override;
