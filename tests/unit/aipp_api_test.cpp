@@ -568,9 +568,11 @@ TEST_F(AippApiTest, FirstAippInfoOfADynamicInputReportsTheModelsSourceFormatAndM
   EXPECT_EQ(info.crop_switch, 0);
   EXPECT_EQ(info.resize_switch, 0);
   EXPECT_EQ(info.csc_switch, 0);
-  // The sample's arithmetic: a YUV420SP source of 1.5 rows per image row fits the input.
+  // The sample's arithmetic: for YUV420SP/YVU420SP, 1.5 rows per image row at the input's
+  // stride make the input's size (with format 0 it took 3 rows per image row: twice too big).
+  const size_t stride = svp_acl_mdl_get_input_default_stride(r.desc, 0);
   EXPECT_EQ(info.out_dims[0].src_size, svp_acl_mdl_get_input_size_by_index(r.desc, 0));
-  EXPECT_GE(info.out_dims[0].src_size, static_cast<size_t>(info.src_image_width * info.src_image_height * 3 / 2));
+  EXPECT_EQ(info.out_dims[0].src_size, stride * static_cast<size_t>(info.src_image_height) * 3 / 2);
   // The parameter input still reports no format.
   ASSERT_ACL_OK(svp_acl_mdl_get_first_aipp_info(r.id, 1, &info));
   EXPECT_EQ(static_cast<int>(info.aipp_format), 0);
