@@ -155,6 +155,38 @@ TEST_F(SvpRunAipp, ZeroDataOnAStaticYuvModelStaysInsideItsBuffer) {
   EXPECT_EQ(read_floats(result("pure_infer_data_0.bin")), std::vector<float>(3 * 8 * 16, 0.0f));
 }
 
+TEST_F(SvpRunAipp, DynamicBatchTakesOneFramePerBatchImage) {
+  AippParams p;
+  p.format_set = p.src_size_set = true;
+  p.format = fid::kYuv420Sp;
+  p.src_w = 16;
+  p.src_h = 8;
+  ModelBuilder b("aipp_batch");
+  const TensorId x = b.add_input("img", DType::kFloat32, {1, 3, 8, 16});
+  b.set_static_aipp(x, p);
+  b.set_dynamic_batch({2});  // at most 2 images per execution
+  b.add_output(b.add_layer("relu", "Relu", {x}), "y");
+  auto m = b.build();
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  write(dir_ / "batch.om", m.value().image);
+  std::vector<std::uint8_t> two = nv12(16, 8), second = nv12(16, 8);
+  for (std::uint8_t& v : second) v = static_cast<std::uint8_t>(255 - v);
+  two.insert(two.end(), second.begin(), second.end());
+  write(dir_ / "two.yuv", two);
+  RunOptions o;
+  o.model = (dir_ / "batch.om").string();
+  o.inputs = {(dir_ / "two.yuv").string()};
+  o.dym_batch = 2;
+  o.output = (dir_ / "out").string();
+  o.output_dirname = "r";
+  std::ostringstream out, err;
+  ASSERT_EQ(svp::run::run(o, out, err), 0) << err.str();
+  std::vector<float> want = nv12_planes(nv12(16, 8), 16, 8, 0, 0, 16, 8);
+  const std::vector<float> want2 = nv12_planes(second, 16, 8, 0, 0, 16, 8);
+  want.insert(want.end(), want2.begin(), want2.end());
+  EXPECT_EQ(read_floats(result("two_0.bin")), want);
+}
+
 TEST_F(SvpRunAipp, AnRgb888ModelTakesTheWholePackedImage) {
   const std::string om = static_model(fid::kRgb888, 8, 4);
   std::vector<std::uint8_t> image(8 * 4 * 3);  // 96 bytes: three per pixel
