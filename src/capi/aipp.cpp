@@ -187,7 +187,9 @@ void fill_info(const AippModel& model, size_t index, const AippParams& p, svp_ac
 }
 
 // What both info queries write for a data input: the static configuration, or the input's own
-// description with every AIPP switch off and aipp_format 0 (no format).
+// description with every AIPP switch off and aipp_format 0 (no format). A dynamic-AIPP
+// input also reports what its model configuration knows: the source format and the maximum
+// source size (docs/aipp.md §1: the vendor sample sizes its source from them).
 void fill_any(const AippModel& model, size_t index, const AippParams* p, svp_acl_aipp_info* info) {
   if (p != nullptr) {
     fill_info(model, index, *p, info);
@@ -195,6 +197,11 @@ void fill_any(const AippModel& model, size_t index, const AippParams* p, svp_acl
   }
   std::memset(info, 0, sizeof *info);
   fill_io(model, index, info);
+  if (const auto* dyn = model.dynamic_config(index)) {
+    info->aipp_format = static_cast<svp_acl_aipp_format>(dyn->initial_format);
+    info->src_image_width = dyn->max_src_w;
+    info->src_image_height = dyn->max_src_h;
+  }
 }
 
 Status check_resize(int8_t sw, int32_t in_w, int32_t in_h, int32_t out_w, int32_t out_h) {
@@ -513,7 +520,9 @@ svp_acl_error svp_acl_mdl_get_first_aipp_info_v1(uint32_t model_id, size_t index
     if (!m.ok()) return m.status();
     auto p = m->static_params(index);
     if (!p.ok()) return p.status();
-    aipp_info->input_format = static_cast<svp_acl_aipp_input_format>(*p != nullptr ? (*p)->format : 0);
+    const auto* dyn = m->dynamic_config(index);
+    const std::int32_t format = *p != nullptr ? (*p)->format : dyn != nullptr ? dyn->initial_format : 0;
+    aipp_info->input_format = static_cast<svp_acl_aipp_input_format>(format);
     return Status::Ok();
   });
 }

@@ -396,6 +396,14 @@ std::string type_desc(const TensorView& t) {
   return model::dtype_name(t.dtype);
 }
 
+std::string encoding_desc(const TensorView& t) {
+  if (!has_quant(t)) return type_desc(t);
+  if (t.quant->scale.size() != 1) {
+    return fmt::format("{} (per-channel, {} scales)", model::dtype_name(t.dtype), t.quant->scale.size());
+  }
+  return fmt::format("{} (scale {:g}, zero point {})", model::dtype_name(t.dtype), t.quant->scale[0], zp_at(*t.quant, 0));
+}
+
 Status require_f32(const RunCtx& c, std::initializer_list<std::size_t> inputs) {
   for (std::size_t i : inputs) {
     if (i < c.in.size() && c.in[i].dtype != DType::kFloat32 && (i == 0 || c.has(i))) {

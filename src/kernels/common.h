@@ -308,6 +308,9 @@ Status run_via_float(const RunCtx& c, Status (*float_run)(const RunCtx&));
 Status require_f32(const RunCtx& c, std::initializer_list<std::size_t> inputs);
 // Describes a tensor's element type for messages ("int8 without quantization parameters").
 std::string type_desc(const TensorView& t);
+// As type_desc plus the quantization parameters ("int8 (scale 0.05, zero point -3)",
+// "int8 (per-channel, 16 scales)"), for messages about two encodings of one type.
+std::string encoding_desc(const TensorView& t);
 
 // Calls f(T{}) with the unsigned integer type of the given element size (1, 2, 4 or 8).
 template <typename F>

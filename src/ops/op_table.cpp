@@ -7,10 +7,11 @@
 //    kernels for (everything else is placed on the AI-CPU);
 //  * quant_cube: the vendor's list of quantizable layers (Convolution, Deconvolution,
 //    DepthwiseConv, InnerProduct, MatMul, Pooling) in ONNX terms;
-//  * pass-through and moves_values: ops whose output values are input values. Only the ones
-//    the quantizer has always treated so are marked: marking another (Gather, DepthToSpace,
-//    Tile, ...) changes compiled int8 and fp16 models, and is a change of its own
-//    (docs/quantization.md).
+//  * pass-through and moves_values: ops whose output values are input 0's values. Their
+//    kernels move raw elements and require the output's encoding to be the input's, so an
+//    int8 model with one of them must pass the encoding on (issue 29: Gather, the ViT class
+//    token x[:, 0], failed every execution when it was calibrated like a computing op).
+//    Marking another changes compiled int8 and fp16 models (docs/quantization.md).
 #include <algorithm>
 #include <string>
 
@@ -213,18 +214,18 @@ std::vector<OpDef> build() {
       op_row("Resize", C::kDataMovement).npu().layout(LayoutRole::kNhwcView)
           .fast(FastPath::kDataMovement, "nearest mode on an NHWC input"),
       op_row("Pad", C::kDataMovement).npu(),
-      op_row("DepthToSpace", C::kDataMovement).npu(),
-      op_row("SpaceToDepth", C::kDataMovement).npu(),
-      op_row("Expand", C::kDataMovement),
-      op_row("Tile", C::kDataMovement),
+      op_row("DepthToSpace", C::kDataMovement).npu().passes(),
+      op_row("SpaceToDepth", C::kDataMovement).npu().passes(),
+      op_row("Expand", C::kDataMovement).passes(),
+      op_row("Tile", C::kDataMovement).passes(),
       op_row("Trilu", C::kDataMovement),
-      op_row("ReverseSequence", C::kDataMovement),
+      op_row("ReverseSequence", C::kDataMovement).passes(),
       op_row("GridSample", C::kDataMovement).timing(T::kScalar),
       op_row("RoiAlign", C::kDataMovement).timing(T::kScalar),
       // Indexing.
-      op_row("Gather", C::kIndexing),
-      op_row("GatherElements", C::kIndexing),
-      op_row("GatherND", C::kIndexing),
+      op_row("Gather", C::kIndexing).passes(),
+      op_row("GatherElements", C::kIndexing).passes(),
+      op_row("GatherND", C::kIndexing).passes(),
       op_row("Scatter", C::kIndexing),
       op_row("ScatterElements", C::kIndexing),
       op_row("ScatterND", C::kIndexing),

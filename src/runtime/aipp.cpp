@@ -105,6 +105,12 @@ Result<const AippParams*> AippModel::static_params(std::size_t index) const {
   return &model.input_aipp[index].params;
 }
 
+const aipp::ModelAipp* AippModel::dynamic_config(std::size_t index) const {
+  const model::Model& model = *loaded_.model;
+  if (model.inputs[index].aipp != AippRole::kDynamic) return nullptr;
+  return &model.input_aipp[index];
+}
+
 IoDesc AippModel::input_now(std::size_t index) const { return loaded_.model->input_desc(index, *loaded_.settings); }
 
 const model::Tensor* AippModel::tensor_of(const IoDesc& d) const {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "model/aipp/model_config.h"
 #include "model/aipp/params.h"
 #include "runtime/runtime.h"
 
@@ -53,6 +54,9 @@ class AippModel {
   // dynamic-AIPP input or a dynamic-AIPP parameter input. Errors: kInvalidParam (out of
   // range, task_buf or work_buf).
   Result<const AippParams*> static_params(std::size_t index) const;
+  // The model's configuration of dynamic-AIPP data input `index` (its source format and
+  // maximum source size), or nullptr for any other input (index < number of inputs).
+  const aipp::ModelAipp* dynamic_config(std::size_t index) const;
   // Input `index` as the description queries report it now (index < number of inputs).
   IoDesc input_now(std::size_t index) const;
   // The program tensor `d` describes (for an AIPP input: what AIPP produces), or nullptr.

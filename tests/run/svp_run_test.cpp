@@ -187,6 +187,43 @@ TEST_F(SvpRun, NpyInputAndNpyOutput) {
   EXPECT_EQ(y, relu(x));
 }
 
+// Arrays of the input's byte count but another layout or type used to run as raw bytes.
+TEST_F(SvpRun, NpyArraysOfAnotherShapeOrDtypeAreRefusedWithTheirHeader) {
+  const auto x = ramp(kReluCount, -3.0f);
+  const auto* raw = reinterpret_cast<const std::uint8_t*>(x.data());
+  const std::string model = relu_model();
+  struct Case {
+    std::string descr;
+    std::vector<std::int64_t> shape;
+    std::vector<std::string> says;
+  };
+  const Case cases[] = {
+      {"<f4", {1, 4, 5, 3}, {"shape (1, 4, 5, 3)", "has the shape (1, 3, 4, 5)", "needs a transpose"}},
+      {"<i4", {1, 3, 4, 5}, {"dtype '<i4'", "takes '<f4' elements"}},
+      {"<f2", {1, 3, 4, 10}, {"dtype '<f2'", "takes '<f4' elements"}},
+  };
+  for (const Case& c : cases) {
+    const auto f = svp::npy::make(c.descr, c.shape, raw, x.size() * 4);
+    write_bytes(dir_ / "a.npy", f.data(), f.size());
+    RunOptions o = options(model);
+    o.inputs = {(dir_ / "a.npy").string()};
+    const Outcome r = run_tool(o);
+    EXPECT_EQ(r.code, svp::run::kExitBadInput) << c.descr;
+    for (const std::string& s : c.says) EXPECT_NE(r.err.find(s), std::string::npos) << s << "\n" << r.err;
+  }
+}
+
+TEST_F(SvpRun, NpyArraysWithoutTheLeadingBatchOfOneAreAccepted) {
+  const auto x = ramp(kReluCount, -3.0f);
+  const auto f = svp::npy::make("<f4", {3, 4, 5}, reinterpret_cast<const std::uint8_t*>(x.data()), x.size() * 4);
+  write_bytes(dir_ / "a.npy", f.data(), f.size());
+  RunOptions o = options(relu_model());
+  o.inputs = {(dir_ / "a.npy").string()};
+  const Outcome r = run_tool(o);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_floats(result("a_0.bin")), relu(x));
+}
+
 TEST_F(SvpRun, TxtOutputHasOneLinePerRow) {
   const auto x = ramp(kReluCount, 1.0f);
   write_bytes(dir_ / "t.bin", x.data(), x.size());

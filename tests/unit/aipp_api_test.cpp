@@ -517,7 +517,7 @@ TEST_F(AippApiTest, FirstAippInfoSucceedsOnEveryDataInputAsTheVendorSampleCallsI
     std::vector<size_t> dim_nums;   // src_dim_num per data input
   };
   for (const Expect& e : {Expect{&vec, {0}, {2}}, Expect{&stat, {SVP_ACL_RGB888_U8}, {4}},
-                          Expect{&dyn, {0, 0}, {4, 1}}}) {
+                          Expect{&dyn, {SVP_ACL_YUV420SP_U8, 0}, {4, 1}}}) {
     AippRun r(*e.model);
     const size_t data_inputs = svp_acl_mdl_get_num_inputs(r.desc) - 2;
     ASSERT_EQ(data_inputs, e.formats.size());
@@ -548,6 +548,65 @@ TEST_F(AippApiTest, FirstAippInfoSucceedsOnEveryDataInputAsTheVendorSampleCallsI
     EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_get_last_aipp_info(r.id, 1, &info));
     EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_get_first_aipp_info(r.id, 0, nullptr));
   }
+}
+
+// The board reports a dynamic-AIPP input's configured source format and size too: the
+// vendor sample (sample_common_svp_npu_model.c) reads aipp_format after get_first_aipp_info
+// to size its YUV420SP source (1.5 rows per image row); with 0 it sized a 3-plane image and
+// stopped itself (issue 29). The model's AIPP configuration knows the format and the maximum
+// source; the per-execution switches stay 0 until set_input_aipp.
+TEST_F(AippApiTest, FirstAippInfoOfADynamicInputReportsTheModelsSourceFormatAndMaximumSize) {
+  const BuiltModel m = conv_model(8, 8, svp::aipp::dynamic_aipp_json(24, 16, svp::aipp::fmt_id::kYvu420Sp));
+  AippRun r(m);
+  svp_acl_aipp_info info;
+  std::memset(&info, 0xAB, sizeof info);
+  ASSERT_ACL_OK(svp_acl_mdl_get_first_aipp_info(r.id, 0, &info));
+  EXPECT_EQ(info.aipp_format, SVP_ACL_YVU420SP_U8);
+  EXPECT_EQ(info.src_image_width, 24);
+  EXPECT_EQ(info.src_image_height, 16);
+  EXPECT_EQ(info.src_data_type, SVP_ACL_UINT8);
+  EXPECT_EQ(info.crop_switch, 0);
+  EXPECT_EQ(info.resize_switch, 0);
+  EXPECT_EQ(info.csc_switch, 0);
+  // The sample's arithmetic: for YUV420SP/YVU420SP, 1.5 rows per image row at the input's
+  // stride make the input's size (with format 0 it took 3 rows per image row: twice too big).
+  const size_t stride = svp_acl_mdl_get_input_default_stride(r.desc, 0);
+  EXPECT_EQ(info.out_dims[0].src_size, svp_acl_mdl_get_input_size_by_index(r.desc, 0));
+  EXPECT_EQ(info.out_dims[0].src_size, stride * static_cast<size_t>(info.src_image_height) * 3 / 2);
+  // The parameter input still reports no format.
+  ASSERT_ACL_OK(svp_acl_mdl_get_first_aipp_info(r.id, 1, &info));
+  EXPECT_EQ(static_cast<int>(info.aipp_format), 0);
+}
+
+// The vendor's max_src_image_size is a byte budget each source must fit, whatever the model
+// input size: the vendor sample's 622080 bytes (one 720x576 YUV420SP frame) for a 1920x1080
+// input, its frame resized up by the scf stage (issue 29).
+TEST_F(AippApiTest, AByteBudgetAcceptsEverySourceThatFitsItAndRefusesALargerOne) {
+  const auto d = svp::aipp::budget_description(svp::aipp::fmt_id::kYuv420Sp, 622080, 1920);
+  EXPECT_EQ(d.first, 1920);
+  EXPECT_EQ(d.second, 216);  // 1920 x 216 x 1.5 = 622080
+  const BuiltModel m =
+      conv_model(1080, 1920, svp::aipp::dynamic_aipp_json(d.first, d.second, svp::aipp::fmt_id::kYuv420Sp, 622080));
+  AippRun r(m);
+  EXPECT_GE(svp_acl_mdl_get_input_size_by_index(r.desc, 0), 622080u);
+  auto set = [&](int w, int h) {
+    svp_acl_mdl_aipp* a = svp_acl_mdl_create_aipp(1);
+    EXPECT_ACL_OK(svp_acl_mdl_set_aipp_input_format(a, SVP_ACL_YUV420SP_U8));
+    EXPECT_ACL_OK(svp_acl_mdl_set_aipp_src_image_size(a, w, h));
+    EXPECT_ACL_OK(svp_acl_mdl_set_aipp_scf_params(a, AIPP_RESIZE_SWITCH_BILINEAR, w, h, 1920, 1080, 0));
+    const svp_acl_error e = svp_acl_mdl_set_input_aipp(r.id, r.input, 1, a);
+    svp_acl_mdl_destroy_aipp(a);
+    return e;
+  };
+  EXPECT_ACL_OK(set(720, 576));
+  EXPECT_EQ(svp_acl_mdl_get_input_size_by_index(r.desc, 0), 720u * 864u);  // the configured source now
+  EXPECT_ACL_OK(set(1440, 288));  // another shape of the same bytes
+  EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, set(722, 576));
+  EXPECT_NE(std::string(svp_acl_get_recent_err_msg())
+                .find("source image 722x576 SVP_ACL_YUV420SP_U8 is 623808 bytes, more than the model's "
+                      "max_src_image_size 622080 bytes"),
+            std::string::npos)
+      << svp_acl_get_recent_err_msg();
 }
 
 TEST_F(AippApiTest, DynamicBatchTakesOneParameterSetForEveryImage) {

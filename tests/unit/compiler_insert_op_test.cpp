@@ -123,14 +123,15 @@ TEST(InsertOpConf, AscendModelzooRgb888WithCropOffIgnoresTheCropWindow) {
   EXPECT_FLOAT_EQ(p.batches[0].var_reci[0], 0.0171247538316637f);
 }
 
-TEST(InsertOpConf, AscendDynamicMaxSourceBytesBecomeWidthAndHeight) {
+TEST(InsertOpConf, AscendDynamicMaxSourceBytesStayABudgetDescribedAsModelWideRows) {
   auto r = convert_file("ascend_dynamic.cfg", image_input(3, 224, 224));
   ASSERT_TRUE(r.ok()) << r.status().message();
   const auto a = model_aipp(*r);
   ASSERT_EQ(a.mode, svp::aipp::ModelAipp::Mode::kDynamic);
-  // 752640 bytes = 10 × a 224x224 YUV420SP image (75264 bytes): sides × √10 = 708.3 → 708.
-  EXPECT_EQ(a.max_src_w, 708);
-  EXPECT_EQ(a.max_src_h, 708);
+  EXPECT_EQ(a.max_src_bytes, 752640u);  // the limit: any source of at most these bytes
+  // 752640 bytes = 2240 YUV420SP rows 224 wide (336 bytes per row of pixels).
+  EXPECT_EQ(a.max_src_w, 224);
+  EXPECT_EQ(a.max_src_h, 2240);
   EXPECT_EQ(a.initial_format, fmt_id::kYuv420Sp);
 }
 
@@ -160,6 +161,20 @@ TEST(InsertOpConf, SvpYuvSourceForABgrModelGetsTheBt601BgrMatrix) {
   ASSERT_TRUE(swap.ok()) << swap.status().message();
   EXPECT_TRUE(model_aipp(*swap).params.rbuv_swap);
   EXPECT_FALSE(model_aipp(*swap).params.csc);
+}
+
+// The vendor rule for max_src_image_size: each source fits the byte budget; it need not hold
+// a source of the model input's size (the vendor sample: 622080 bytes, one 720x576 YUV420SP
+// frame, for a 1920x1080 input). The runtime checks the real source at set_input_aipp.
+TEST(InsertOpConf, AByteBudgetBelowTheModelInputSizeIsAcceptedAndKeptForTheRuntime) {
+  auto r = convert_text("aipp_op { aipp_mode: dynamic max_src_image_size: 622080 }", image_input(3, 1080, 1920));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(model_aipp(*r).max_src_bytes, 622080u);
+  EXPECT_EQ(model_aipp(*r).max_src_w, 1920);  // described as 1920x216 until set_input_aipp
+  EXPECT_EQ(model_aipp(*r).max_src_h, 216);
+  auto tiny = convert_text("aipp_op { aipp_mode: dynamic max_src_image_size: 90 }", image_input(3, 8, 8));
+  ASSERT_TRUE(tiny.ok()) << tiny.status().message();
+  EXPECT_EQ(model_aipp(*tiny).max_src_bytes, 90u);
 }
 
 TEST(InsertOpConf, BlocksGoToTheirInputsByRelatedInputRank) {
@@ -223,8 +238,6 @@ TEST(InsertOpConfErrors, BadValuesNameTheFieldItsLocationAndTheFix) {
                "needs crop_size_w and crop_size_h");
   expect_error("aipp_op { aipp_mode: dynamic }", rgb, svp::err::kInvalidParam,
                "t.cfg:1:1: dynamic AIPP needs max_src_image_size");
-  expect_error("aipp_op { aipp_mode: dynamic max_src_image_size: 90 }", rgb, svp::err::kInvalidParam,
-               "max_src_image_size 90 bytes cannot hold one 8x8 SVP_ACL_YUV420SP_U8 source (96 bytes)");
   expect_error("aipp_op { aipp_mode: static }", rgb, svp::err::kInvalidParam, "static AIPP needs input_format");
   expect_error("multi_shape_op { mode: batch batch_list: 1 }", rgb, svp::err::kFeatureUnsupported,
                "t.cfg:1:1: multi_shape_op is not supported");
@@ -445,7 +458,8 @@ TEST_F(InsertOpCompileTest, Int8ModelWithStaticAippEqualsTheInt8ModelOnThePrepro
 
 TEST_F(InsertOpCompileTest, DynamicAippModelAcceptsSetInputAippAndRuns) {
   const auto plain = compile_lenet("");
-  // 3136 bytes = four 28x28 YUV400 images: sources up to 56x56 (the model input's shape × 2).
+  // 3136 bytes = four 28x28 YUV400 images: any source of at most 3136 bytes, described as
+  // 28 wide and 112 high until set_input_aipp.
   const auto m = compile_lenet("aipp_op { aipp_mode: dynamic related_input_rank: 0 max_src_image_size: 3136 }");
   Loaded l(m);
   ASSERT_EQ(svp_acl_mdl_get_num_inputs(l.desc), 4u);  // image, its parameters, task_buf, work_buf
@@ -455,7 +469,7 @@ TEST_F(InsertOpCompileTest, DynamicAippModelAcceptsSetInputAippAndRuns) {
   ASSERT_EQ(type, SVP_ACL_DATA_WITH_DYNAMIC_AIPP);
   svp_acl_mdl_io_dims dims;
   ASSERT_ACL_OK(svp_acl_mdl_get_input_dims(l.desc, 0, &dims));
-  EXPECT_EQ(std::vector<int64_t>(dims.dims, dims.dims + dims.dim_count), (std::vector<int64_t>{1, 1, 56, 56}));
+  EXPECT_EQ(std::vector<int64_t>(dims.dims, dims.dims + dims.dim_count), (std::vector<int64_t>{1, 1, 112, 28}));
 
   svp_acl_mdl_aipp* a = svp_acl_mdl_create_aipp(1);
   ASSERT_ACL_OK(svp_acl_mdl_set_aipp_input_format(a, SVP_ACL_YUV400_U8));

@@ -34,6 +34,8 @@ int main(int argc, char** argv) {
   app.add_option("--model", o.model, "offline model (.om)")->required();
   app.add_option("--input", input, "comma-separated files or directories (.bin/.npy), one per data input");
   app.add_option("--pure_data_type", o.pure_data_type, "zero|random data when --input is omitted");
+  app.add_option("--aipp_config", o.aipp_config,
+                 "dynamic AIPP parameters: an [aipp_op] file of 'key : value' lines (ais_bench's)");
   app.add_option("--output", o.output, "directory for outputs and summary.json");
   app.add_option("--output_dirname", o.output_dirname, "subdirectory of --output (default: date-time)");
   app.add_option("--outfmt", o.outfmt, "BIN|TXT|NPY");

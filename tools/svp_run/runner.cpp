@@ -21,6 +21,7 @@
 #include "acl/svp_acl_mdl.h"
 #include "acl/svp_acl_rt.h"
 #include "svp_prof/app.h"
+#include "svp_run/aipp_input.h"
 #include "svp_run/data_types.h"
 #include "common/npy.h"
 #include "common/read_file.h"
@@ -57,11 +58,17 @@ struct Io {
   svp_acl_data_type dtype = SVP_ACL_FLOAT;
   std::vector<std::int64_t> dims;
   std::size_t row_bytes = 0, rows = 0, stride = 0, size = 0;
+  // An AIPP input's file is the raw source image: "static AIPP" / "dynamic AIPP", and the
+  // source layout that sizes it (not the tensor's dims).
+  std::string aipp;
+  SourceLayout source;
   std::size_t dense() const { return row_bytes * rows; }
   std::string describe() const {
     std::string s = "'" + name + "' [";
     for (std::size_t k = 0; k < dims.size(); ++k) s += (k ? "," : "") + std::to_string(dims[k]);
-    return s + "] " + dtype_name(dtype);
+    s += "] " + std::string(dtype_name(dtype));
+    if (!aipp.empty()) s += " with " + aipp + ", source image " + source.describe() + " per batch image";
+    return s;
   }
 };
 
@@ -98,6 +105,51 @@ std::vector<std::uint8_t> load_data(const fs::path& p) {
   return std::move(a.data);
 }
 
+// NumPy's dims as "(1, 4, 5, 3)" and ours as "[1,3,4,5]", for messages.
+std::string shape_text(const std::vector<std::int64_t>& d) {
+  std::string s = "(";
+  for (std::size_t k = 0; k < d.size(); ++k) s += (k ? ", " : "") + std::to_string(d[k]);
+  return s + (d.size() == 1 ? ",)" : ")");
+}
+
+// An input file's data. An .npy header must agree with the input (docs/svp_run.md): the
+// dtype exactly (byte order aside), and the shape either the input's dims with any first
+// (batch) dimension — the byte count then decides — or the dims with leading dimensions of 1
+// left out or added ((28, 28) for [1,1,28,28]). AIPP inputs take uint8 arrays of any shape (a frame as (H·1.5, W) or
+// (H, W, 3)); their byte count is checked against the source layout by the caller.
+std::vector<std::uint8_t> load_input(const fs::path& p, const Io& io, std::size_t index) {
+  std::vector<std::uint8_t> bytes = read_file(p);
+  if (p.extension() != ".npy") return bytes;
+  npy::Array a;
+  std::string error;
+  if (!npy::parse(bytes.data(), bytes.size(), a, error)) fail(kExitBadInput, p.string() + ": " + error);
+  auto type_of = [](const std::string& d) { return d.size() > 1 && (d[0] == '<' || d[0] == '|' || d[0] == '=') ? d.substr(1) : d; };
+  const std::string want = io.aipp.empty() ? npy_descr(io.dtype) : "|u1";
+  const std::string prefix = p.string() + " is an .npy array of dtype '" + a.descr + "' shape " + shape_text(a.shape) +
+                             " but input " + std::to_string(index) + " " + io.describe();
+  if (type_of(a.descr) != type_of(want)) {
+    fail(kExitBadInput, prefix + " takes '" + want + "' elements; convert it (e.g. numpy's astype) instead of feeding " +
+                            "its bytes as another type");
+  }
+  const bool known = !io.dims.empty() &&
+                     std::all_of(io.dims.begin(), io.dims.end(), [](std::int64_t d) { return d > 0; });
+  if (io.aipp.empty() && known) {
+    const std::vector<std::int64_t> tail(io.dims.begin() + 1, io.dims.end());
+    const bool same_rank = a.shape.size() == io.dims.size() && std::equal(tail.begin(), tail.end(), a.shape.begin() + 1);
+    auto squeezed = [](const std::vector<std::int64_t>& d) {
+      std::size_t k = 0;
+      while (k < d.size() && d[k] == 1) ++k;
+      return std::vector<std::int64_t>(d.begin() + static_cast<std::ptrdiff_t>(k), d.end());
+    };
+    if (!same_rank && a.shape != tail && squeezed(a.shape) != squeezed(io.dims)) {
+      fail(kExitBadInput, prefix + " has the shape " + shape_text(io.dims) +
+                              " (any batch size, or without leading dimensions of 1); an NHWC array for an NCHW " +
+                              "input needs a transpose, not a reshape");
+    }
+  }
+  return std::move(a.data);
+}
+
 void write_file(const fs::path& p, const void* data, std::size_t size) {
   std::ofstream f(p, std::ios::binary);
   f.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
@@ -113,6 +165,8 @@ class Session {
     for (void* p : memory) svp_acl_rt_free(p);
     for (svp_acl_data_buffer* b : buffers) svp_acl_destroy_data_buffer(b);
     for (svp_acl_mdl_dataset* d : datasets) svp_acl_mdl_destroy_dataset(d);
+    if (aipp) svp_acl_mdl_destroy_aipp(aipp);
+    aipp = nullptr;
     if (desc) svp_acl_mdl_destroy_desc(desc);
     if (loaded) svp_acl_mdl_unload(model_id);
     for (svp_acl_rt_stream s : streams) svp_acl_rt_destroy_stream(s);
@@ -143,6 +197,7 @@ class Session {
   std::int32_t device = 0;
   std::uint32_t model_id = 0;
   svp_acl_mdl_desc* desc = nullptr;
+  svp_acl_mdl_aipp* aipp = nullptr;  // --aipp_config's parameters
   std::vector<svp_acl_rt_stream> streams;
   std::vector<svp_acl_mdl_dataset*> datasets;
   std::vector<svp_acl_data_buffer*> buffers;
@@ -156,6 +211,95 @@ void copy_rows(svp_acl_data_buffer* b, const Io& io, std::size_t items, std::uin
   for (std::size_t r = 0; r < io.rows * items; ++r) {
     if (in) std::memcpy(base + r * stride, dense + r * io.row_bytes, io.row_bytes);
     else std::memcpy(dense + r * io.row_bytes, base + r * stride, io.row_bytes);
+  }
+}
+
+// An AIPP input reads its file as `src` images (one per batch image): the dims describe the
+// source as a tensor ([N,3,H,W] for YUV420SP, whose buffer holds 1.5·H rows), so the rows
+// and row bytes come from the format instead.
+void apply_source(Io& io, std::size_t index, const SourceLayout& src, const std::string& kind) {
+  io.aipp = kind;
+  io.source = src;
+  const std::size_t images = io.dims.empty() || io.dims[0] <= 0 ? 1 : static_cast<std::size_t>(io.dims[0]);
+  io.row_bytes = src.row_bytes;
+  io.rows = images * src.rows;
+  if (io.row_bytes > io.stride || io.rows * io.stride > io.size) {
+    fail(kExitRuntime, "input " + std::to_string(index) + " " + io.describe() + ": the model reports " +
+                           std::to_string(io.size) + " bytes at a stride of " + std::to_string(io.stride) +
+                           ", too small for " + std::to_string(images) + " such image(s); svp_run will not write past it");
+  }
+}
+
+// Static AIPP inputs take the source the model was compiled for (get_first_aipp_info).
+// A dynamic-AIPP input takes --aipp_config's parameters, set on every stream's dataset
+// (svp_acl_mdl_set_input_aipp); then, as the vendor sample does, its size and stride are
+// queried again (the runtime now describes the configured source) and the buffers, which
+// were allocated for the model's maximum source, re-strided.
+void prepare_aipp(const RunOptions& o, Session& s, const std::vector<svp_acl_mdl_dataset*>& ins, std::vector<Io>& in_io) {
+  bool configured = false;
+  for (std::size_t i = 0; i < in_io.size(); ++i) {
+    svp_acl_mdl_aipp_type type = SVP_ACL_DATA_WITHOUT_AIPP;
+    std::size_t attached = 0;
+    check(svp_acl_mdl_get_input_aipp_type(s.model_id, i, &type, &attached), "svp_acl_mdl_get_input_aipp_type");
+    const std::string input = "input " + std::to_string(i) + " '" + in_io[i].name + "'";
+    if (type == SVP_ACL_DATA_WITH_STATIC_AIPP) {
+      svp_acl_aipp_info info{};
+      check(svp_acl_mdl_get_first_aipp_info(s.model_id, i, &info), "svp_acl_mdl_get_first_aipp_info");
+      SourceLayout src;
+      if (!source_layout(info.aipp_format, info.src_image_width, info.src_image_height, &src)) {
+        fail(kExitUnsupported, input + " has static AIPP from " + aipp_format_name(info.aipp_format) +
+                                   ", a source format svp_run cannot size (not implemented yet)");
+      }
+      apply_source(in_io[i], i, src, "static AIPP");
+    } else if (type == SVP_ACL_DATA_WITH_DYNAMIC_AIPP) {
+      if (o.aipp_config.empty()) {
+        fail(kExitUsage, input + " has dynamic AIPP: give its parameters with --aipp_config FILE (an [aipp_op] " +
+                             "section of 'key : value' lines with at least input_format, src_image_size_w and " +
+                             "src_image_size_h, as for ais_bench; docs/svp_run.md)");
+      }
+      if (configured) {
+        fail(kExitUnsupported, o.model + " has more than one dynamic-AIPP input; --aipp_config feeds one (as " +
+                                   "ais_bench does): not implemented yet");
+      }
+      configured = true;
+      SourceLayout src;
+      try {
+        s.aipp = make_aipp(read_aipp_config(o.aipp_config), o.aipp_config, &src);
+      } catch (const std::invalid_argument& e) {
+        fail(kExitUsage, std::string("--aipp_config ") + e.what());
+      }
+      for (svp_acl_mdl_dataset* ds : ins) {
+        check(svp_acl_mdl_set_input_aipp(s.model_id, ds, attached, s.aipp),
+              "--aipp_config " + o.aipp_config + " on " + input + ": svp_acl_mdl_set_input_aipp");
+      }
+      in_io[i] = describe_io(s.desc, i, true);
+      apply_source(in_io[i], i, src, "dynamic AIPP (--aipp_config)");
+      for (svp_acl_mdl_dataset* ds : ins) {
+        svp_acl_data_buffer* b = svp_acl_mdl_get_dataset_buffer(ds, i);
+        check(svp_acl_update_data_buffer(b, svp_acl_get_data_buffer_addr(b), svp_acl_get_data_buffer_size(b),
+                                         in_io[i].stride),
+              "svp_acl_update_data_buffer");
+      }
+    }
+  }
+  if (!o.aipp_config.empty() && !configured) {
+    fail(kExitUsage, "--aipp_config: " + o.model + " has no dynamic-AIPP input (static AIPP parameters are in the model)");
+  }
+}
+
+// Every row copy stays inside its buffer: checked once, before anything runs.
+void check_buffers_hold(const std::vector<svp_acl_mdl_dataset*>& ins, const std::vector<Io>& in_io, std::size_t items) {
+  for (svp_acl_mdl_dataset* ds : ins) {
+    for (std::size_t i = 0; i < in_io.size(); ++i) {
+      const svp_acl_data_buffer* b = svp_acl_mdl_get_dataset_buffer(ds, i);
+      const std::size_t stride = svp_acl_get_data_buffer_stride(b), size = svp_acl_get_data_buffer_size(b);
+      const Io& io = in_io[i];
+      if (io.row_bytes > stride || (io.rows * items > 0 && (io.rows * items - 1) * stride + io.row_bytes > size)) {
+        fail(kExitRuntime, "input " + std::to_string(i) + " " + io.describe() + ": " + std::to_string(io.rows * items) +
+                               " rows of " + std::to_string(io.row_bytes) + " bytes do not fit its buffer of " +
+                               std::to_string(size) + " bytes at a stride of " + std::to_string(stride));
+      }
+    }
   }
 }
 
@@ -359,7 +503,15 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
     const std::size_t num_inputs = svp_acl_mdl_get_num_inputs(s.desc);
     const std::size_t num_outputs = svp_acl_mdl_get_num_outputs(s.desc);
     if (num_inputs < 2) fail(kExitModel, o.model + " reports fewer than 2 inputs (task_buf and work_buf missing)");
-    const std::size_t data_inputs = num_inputs - 2;
+    // Data inputs come first; dynamic-AIPP parameter inputs follow them (filled by
+    // --aipp_config, not by files), then task_buf and work_buf.
+    std::size_t data_inputs = 0;
+    for (; data_inputs + 2 < num_inputs; ++data_inputs) {
+      svp_acl_mdl_aipp_type type = SVP_ACL_DATA_WITHOUT_AIPP;
+      std::size_t attached = 0;
+      check(svp_acl_mdl_get_input_aipp_type(s.model_id, data_inputs, &type, &attached), "svp_acl_mdl_get_input_aipp_type");
+      if (type == SVP_ACL_DYNAMIC_AIPP_NODE) break;
+    }
     std::size_t dyn_index = 0;
     const bool dynamic = svp_acl_mdl_get_input_index_by_name(s.desc, SVP_ACL_DYNAMIC_TENSOR_NAME, &dyn_index) == SVP_ACL_SUCCESS;
     if ((o.dym_batch || o.dym_h) && !dynamic) {
@@ -404,6 +556,14 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
       svp_acl_rt_stream st = nullptr;
       check(svp_acl_rt_create_stream(&st), "svp_acl_rt_create_stream");
       s.streams.push_back(st);
+    }
+
+    prepare_aipp(o, s, ins, in_io);
+    check_buffers_hold(ins, in_io, items);
+    if (o.debug) {
+      for (std::size_t i = 0; i < in_io.size(); ++i) {
+        if (!in_io[i].aipp.empty()) err << "svp_run: input " << i << " " << in_io[i].describe() << "\n";
+      }
     }
 
     // Input groups: one dense buffer per data input per execution.
@@ -454,14 +614,14 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
         for (std::size_t i = 0; i < data_inputs; ++i) {
           const Io& io = in_io[i];
           const std::size_t want = io.dense() * items;
-          std::vector<std::uint8_t> d = load_data(files[i][f]);
+          std::vector<std::uint8_t> d = load_input(files[i][f], io, i);
           if (d.size() != want && per_exec_files > 1 && d.size() * per_exec_files == want) {
             if (f + per_exec_files > n) {
               fail(kExitBadInput, "--batchsize " + std::to_string(per_exec_files) + ": " + std::to_string(n - f) +
                                       " file(s) left for the last batch of input " + io.describe());
             }
             for (std::size_t k = 1; k < per_exec_files; ++k) {
-              const std::vector<std::uint8_t> more = load_data(files[i][f + k]);
+              const std::vector<std::uint8_t> more = load_input(files[i][f + k], io, i);
               if (more.size() * per_exec_files != want) {
                 fail(kExitBadInput, files[i][f + k].string() + " has " + std::to_string(more.size()) + " bytes; input " +
                                         io.describe() + " takes " + std::to_string(want / per_exec_files) + " per item");

@@ -14,6 +14,7 @@ struct RunOptions {
   std::string model;
   std::vector<std::string> inputs;     // one entry per data input: a file or a directory
   std::string pure_data_type = "zero"; // zero | random, when `inputs` is empty
+  std::string aipp_config;             // ais_bench's [aipp_op] file for a dynamic-AIPP input
   std::string output;                  // empty: no output files, no summary.json
   std::string output_dirname;          // empty: a date-time subdirectory
   std::string outfmt = "BIN";          // BIN | TXT | NPY

@@ -308,9 +308,16 @@ Result<aipp::AippParams> static_params(const AippBlock& b, const ModelInput& in)
   return p;
 }
 
-// The largest source the dynamic input accepts, as the runtime's width x height limits.
-Result<std::pair<std::int32_t, std::int32_t>> dynamic_max(const AippBlock& b, std::int32_t format, std::int64_t W,
-                                                          std::int64_t H) {
+// The largest source the dynamic input accepts: width x height limits (svp_atc's
+// max_src_image_size_w/_h), or the vendor's byte budget (max_src_image_size), which each
+// source must fit whatever its shape — checked at set_input_aipp time, not against the model
+// input size here (a 720x576 camera frame resized to a 1920x1080 input is the vendor sample).
+struct DynamicMax {
+  std::int32_t w = 0, h = 0;  // the limits, or (byte budget) the description before set_input_aipp
+  std::uint64_t bytes = 0;
+};
+
+Result<DynamicMax> dynamic_max(const AippBlock& b, std::int32_t format, std::int64_t W, std::int64_t H) {
   const AippOpParams& c = b.params;
   if (c.has_max_src_image_size_w() || c.has_max_src_image_size_h()) {
     if (c.max_src_image_size_w() > (1 << 24) || c.max_src_image_size_h() > (1 << 24)) {
@@ -324,33 +331,16 @@ Result<std::pair<std::int32_t, std::int32_t>> dynamic_max(const AippBlock& b, st
                               "the maximum source must hold at least one unscaled image",
                               c.max_src_image_size_w(), c.max_src_image_size_h(), W, H));
     }
-    return std::make_pair(c.max_src_image_size_w(), c.max_src_image_size_h());
+    return DynamicMax{static_cast<std::int32_t>(c.max_src_image_size_w()),
+                      static_cast<std::int32_t>(c.max_src_image_size_h()), 0};
   }
   if (!c.has_max_src_image_size() || c.max_src_image_size() == 0) {
     return fail(err::kInvalidParam, b, "",
                 "dynamic AIPP needs max_src_image_size (the largest source image in bytes, e.g. W x H x 1.5 for "
                 "YUV420SP_U8) or max_src_image_size_w and max_src_image_size_h");
   }
-  // Bytes per pixel of the format (1.5 for 4:2:0): a 2x2 image's bytes / 4.
-  auto g = aipp::source_geometry(format, 2, 2, 1);
-  if (!g.ok()) return g.status();
-  const double bpp = static_cast<double>(g->size) / 4.0;
-  const double need = bpp * static_cast<double>(W) * static_cast<double>(H);
-  const double bytes = c.max_src_image_size();
-  if (bytes < need) {
-    return fail(err::kInvalidParam, b, "max_src_image_size",
-                fmt::format("max_src_image_size {} bytes cannot hold one {}x{} {} source ({} bytes); raise it to at "
-                            "least {}",
-                            c.max_src_image_size(), W, H, aipp::format_name(format), static_cast<std::uint64_t>(need),
-                            static_cast<std::uint64_t>(need)));
-  }
-  // svp-acl limits width and height, not bytes: the byte budget becomes the largest source
-  // with the model input's aspect ratio (docs/compiler.md deviations).
-  const double s = std::sqrt(bytes / need);
-  const auto w = std::max<std::int64_t>(W, static_cast<std::int64_t>(std::floor(static_cast<double>(W) * s)) & ~1LL);
-  const auto h = std::max<std::int64_t>(H, static_cast<std::int64_t>(std::floor(static_cast<double>(H) * s)) & ~1LL);
-  return std::make_pair(static_cast<std::int32_t>(std::min<std::int64_t>(w, 1 << 24)),
-                        static_cast<std::int32_t>(std::min<std::int64_t>(h, 1 << 24)));
+  const auto d = aipp::budget_description(format, c.max_src_image_size(), W);
+  return DynamicMax{d.first, d.second, c.max_src_image_size()};
 }
 
 // Static-only fields written in a dynamic block: the vendor ignores them; say so.
@@ -432,9 +422,15 @@ Result<Converted> convert_insert_op(const InsertOpConfig& cfg, const ModelContex
       auto mx = dynamic_max(b, format, W, H);
       if (!mx.ok()) return mx.status();
       note_ignored(b, &out.log);
-      out.input_aipp[rank] = aipp::dynamic_aipp_json(mx->first, mx->second, format);
-      out.log.push_back(fmt::format("aipp: {}: dynamic, sources up to {}x{} (initially {})", what, mx->first,
-                                    mx->second, aipp::format_name(format)));
+      out.input_aipp[rank] = aipp::dynamic_aipp_json(mx->w, mx->h, format, mx->bytes);
+      if (mx->bytes > 0) {
+        out.log.push_back(fmt::format("aipp: {}: dynamic, sources up to {} bytes each (described as {}x{} {} until "
+                                      "svp_acl_mdl_set_input_aipp)",
+                                      what, mx->bytes, mx->w, mx->h, aipp::format_name(format)));
+      } else {
+        out.log.push_back(fmt::format("aipp: {}: dynamic, sources up to {}x{} (initially {})", what, mx->w, mx->h,
+                                      aipp::format_name(format)));
+      }
       continue;
     }
     if (!model.hw_gears.empty()) {

@@ -28,8 +28,16 @@ Status require_index_type(const char* op, const char* what, const TensorView& t)
 }
 
 Status require_same_type(const char* op, const TensorView& a, const TensorView& y) {
-  if (!same_encoding(a, y)) {
+  if (a.dtype != y.dtype) {
     return BadType(op, "data is {} but the output is {} (they must match)", type_desc(a), type_desc(y));
+  }
+  if (!same_encoding(a, y)) {
+    // Same type, other quantization: these ops move values, so the model's encodings are at
+    // fault (the compiler gives the output its input's encoding, docs/quantization.md).
+    return BadType(op,
+                   "data is {} but the output is {}: an op that moves values keeps its input's encoding; "
+                   "recompile the model (its output encoding was chosen separately)",
+                   encoding_desc(a), encoding_desc(y));
   }
   return Status::Ok();
 }

@@ -1,5 +1,7 @@
 #include "model/aipp/model_config.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace svp::aipp {
@@ -114,6 +116,12 @@ Result<ModelAipp> parse_model_aipp(const std::string& text) {
     a.initial_format = format;
     r.i32("max_src_image_size_w", &a.max_src_w);
     r.i32("max_src_image_size_h", &a.max_src_h);
+    if (const json* b = r.find("max_src_image_size")) {
+      if (!b->is_number_integer() || b->get<std::int64_t>() <= 0) {
+        return Error(err::kParseModel, "AIPP configuration key \"max_src_image_size\" must be a positive integer");
+      }
+      a.max_src_bytes = b->get<std::uint64_t>();
+    }
     SVP_RETURN_IF_ERROR(r.status());
     if (a.max_src_w <= 0 || a.max_src_h <= 0) {
       return Error(err::kParseModel,
@@ -217,13 +225,30 @@ std::string static_aipp_json(const AippParams& p) {
   return j.dump();
 }
 
-std::string dynamic_aipp_json(std::int32_t max_src_w, std::int32_t max_src_h, std::int32_t initial_format) {
+std::string dynamic_aipp_json(std::int32_t max_src_w, std::int32_t max_src_h, std::int32_t initial_format,
+                              std::uint64_t max_src_bytes) {
   json j;
   j["aipp_mode"] = "dynamic";
   j["max_src_image_size_w"] = max_src_w;
   j["max_src_image_size_h"] = max_src_h;
   j["input_format"] = short_name(initial_format);
+  if (max_src_bytes > 0) j["max_src_image_size"] = max_src_bytes;
   return j.dump();
+}
+
+std::pair<std::int32_t, std::int32_t> budget_description(std::int32_t format, std::uint64_t max_src_bytes,
+                                                         std::int64_t model_w) {
+  // Bytes of a 2-row strip per pixel of width (3 for 4:2:0: two Y rows and one UV row).
+  auto g = source_geometry(format, 2, 2, 1);
+  const std::uint64_t strip = g.ok() ? g->size / 2 : 2;
+  const auto w = static_cast<std::uint64_t>(std::max<std::int64_t>(model_w, 2));
+  const std::uint64_t limit = (1ULL << 24);  // the largest side source_geometry takes
+  if (max_src_bytes >= strip * w) {
+    const std::uint64_t h = std::min(2 * (max_src_bytes / (strip * w)), limit);
+    return {static_cast<std::int32_t>(w), static_cast<std::int32_t>(h)};
+  }
+  const std::uint64_t narrow = std::max<std::uint64_t>(2, (max_src_bytes / strip) & ~1ULL);
+  return {static_cast<std::int32_t>(std::min(narrow, limit)), 2};
 }
 
 Target target_for(const model::Tensor& t, const model::ModelFlags& flags, const ModelAipp& a) {
@@ -243,7 +268,9 @@ Target target_for(const model::Tensor& t, const model::ModelFlags& flags, const 
     g.hw.emplace_back(static_cast<std::int64_t>(gear.first), static_cast<std::int64_t>(gear.second));
   }
   g.dynamic_batch = !flags.dynamic_batch.empty();
-  if (a.mode == ModelAipp::Mode::kDynamic) {
+  if (a.mode == ModelAipp::Mode::kDynamic && a.max_src_bytes > 0) {
+    g.max_src_bytes = a.max_src_bytes;
+  } else if (a.mode == ModelAipp::Mode::kDynamic) {
     g.max_src_w = a.max_src_w;
     g.max_src_h = a.max_src_h;
   }
@@ -280,6 +307,18 @@ Status check_model_input(const model::Tensor& t, const model::ModelFlags& flags,
   auto geo = source_geometry(a.initial_format, a.max_src_w, a.max_src_h, flags.internal_stride);
   if (!geo.ok()) return Status(err::kParseModel, "dynamic AIPP configuration: " + geo.status().message());
   for (const auto& gear : flags.dynamic_hw) {
+    if (a.max_src_bytes > 0) {
+      // An unscaled source of the gear's size must fit the byte budget.
+      auto gg = source_geometry(a.initial_format, static_cast<std::int32_t>(gear.second),
+                                static_cast<std::int32_t>(gear.first), 1);
+      if (gg.ok() && gg->size > a.max_src_bytes) {
+        return Error(err::kParseModel,
+                     "model input \"{}\": dynamic AIPP max_src_image_size {} bytes is smaller than one {}x{} {} "
+                     "source of the dynamic-HW gear ({} bytes)",
+                     t.name, a.max_src_bytes, gear.second, gear.first, f->name, gg->size);
+      }
+      continue;
+    }
     if (gear.first > static_cast<std::uint64_t>(a.max_src_h) || gear.second > static_cast<std::uint64_t>(a.max_src_w)) {
       return Error(err::kParseModel,
                    "model input \"{}\": dynamic AIPP maximum source {}x{} is smaller than the dynamic-HW gear {}x{}",

@@ -223,6 +223,17 @@ Status validate_for(const AippParams& p, const Target& t) {
     return Error(err::kInvalidParam, "AIPP on input \"{}\": {} parameter sets for a batch of {} (use 1 or {})",
                  t.input_name, n, t.batch, t.batch);
   }
+  if (t.max_src_bytes > 0) {
+    // The vendor's rule: each source image fits max_src_image_size, whatever its shape.
+    auto g = source_geometry(p.format, p.src_w, p.src_h, 1);
+    if (!g.ok()) return g.status();
+    if (g->size > t.max_src_bytes) {
+      return Error(err::kInvalidParam,
+                   "AIPP on input \"{}\": source image {}x{} {} is {} bytes, more than the model's max_src_image_size "
+                   "{} bytes; use a smaller source or compile with a larger max_src_image_size",
+                   t.input_name, p.src_w, p.src_h, f->name, g->size, t.max_src_bytes);
+    }
+  }
   if ((t.max_src_w > 0 && p.src_w > t.max_src_w) || (t.max_src_h > 0 && p.src_h > t.max_src_h)) {
     return Error(err::kInvalidParam, "AIPP on input \"{}\": source image {}x{} exceeds the model's maximum {}x{}",
                  t.input_name, p.src_w, p.src_h, t.max_src_w, t.max_src_h);

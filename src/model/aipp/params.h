@@ -141,6 +141,7 @@ struct Target {
   // Allowed post-AIPP (h, w): the model's own, or its dynamic-HW gears.
   std::vector<std::pair<std::int64_t, std::int64_t>> hw;
   std::int32_t max_src_w = 0, max_src_h = 0;  // 0 = no limit
+  std::uint64_t max_src_bytes = 0;             // dense source bytes; 0 = no limit
 };
 
 // validate(p) plus: channel count, batch count (1, or = batch when not dynamic), post-AIPP
