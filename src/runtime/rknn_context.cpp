@@ -23,6 +23,8 @@
 #include "common/log.h"
 #include "common/read_file.h"
 #include "model/format.h"
+#include "runtime/rknn_layout.h"
+#include "runtime/rknn_mem.h"
 #include "runtime/runtime.h"
 #include "target/device_profile.h"
 
@@ -30,13 +32,15 @@ namespace svp::runtime::rknn {
 namespace {
 
 thread_local std::string t_last_error;
+thread_local std::string t_last_warning;
 
 constexpr char kRebuildHint[] =
     "rebuild it from the ONNX model with svp-acl's compiler: svp_atc --framework=5 --model=<model>.onnx "
     "--soc_version=RK3588 --output=<model> (any RKNN target: RK3588, RK3576, RK3566/RK3568, RK3562, "
     "RV1106/RV1103) and pass <model>.om to rknn_init";
 
-// Flags implemented (or with nothing to do on the normal I/O path); see docs/rknn.md.
+// Flags implemented (the two DISABLE_FLUSH flags concern rknn_set_io_mem memory only); see
+// docs/rknn.md.
 constexpr std::uint32_t kPriorityMask = 0x3;
 constexpr std::uint32_t kNoOpFlags = RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY | RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE |
                                      RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE;
@@ -61,8 +65,20 @@ struct Io {
   std::int32_t view_zp = 0;
 };
 
+// Memory bound to an input or output by rknn_set_io_mem.
+struct Binding {
+  MemRef mem;              // null: not bound
+  Layout layout;           // of the buffer
+  int type = 0;            // the buffer's element type
+  std::size_t es = 0;      // its size
+  bool pass_through = false;
+};
+
 struct Ctx {
   std::mutex mu;
+  std::uint32_t flags = 0;                            // rknn_init's
+  const target::DeviceProfile* platform = nullptr;    // whose native layouts are reported
+  std::vector<Binding> in_bind, out_bind;
   std::shared_ptr<Runtime> rt;
   std::vector<std::uint8_t> image;  // the model image, owned (the registry does not copy)
   std::uint32_t model_id = 0;
@@ -382,6 +398,9 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
                             "with --soc_version=RK3588 or another RKNN target for librknnrt",
                             profile->name));
   }
+  // A model without a recorded target (compiled through the library) gets RK3588's layouts.
+  c.platform = profile != nullptr ? profile : target::find_profile("RK3588");
+  c.flags = flag;
   const model::ModelFlags& flags = m.program.flags;
   if (!flags.dynamic_batch.empty() || !flags.dynamic_hw.empty()) {
     return not_implemented(fn, "models with dynamic batch or resolution gears (rknn_set_input_shapes)");
@@ -439,6 +458,8 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
     if (int r = add_io(d, &c.outputs, false); r != RKNN_SUCC) return r;
   }
   c.input_set.assign(c.inputs.size(), false);
+  c.in_bind.resize(c.inputs.size());
+  c.out_bind.resize(c.outputs.size());
   c.weights_bytes = m.weights_size;
   CurrentContextScope keep(*c.rt);
   auto rctx = c.rt->create_context(0);
@@ -468,6 +489,15 @@ int query_attr(const char* fn, const std::vector<Io>& list, void* info, std::uin
                 fmt::format("{} index {} is out of range (the model has {} {}s)", which, attr->index, list.size(), which));
   }
   *attr = list[attr->index].attr;
+  return RKNN_SUCC;
+}
+
+int query_native(const char* fn, const Ctx& c, bool input, bool nhwc, void* info, std::uint32_t size) {
+  const std::vector<Io>& list = input ? c.inputs : c.outputs;
+  const int r = query_attr(fn, list, info, size, input ? "input" : "output");
+  if (r != RKNN_SUCC) return r;
+  auto* attr = static_cast<rknn_tensor_attr*>(info);
+  *attr = native_attr(*attr, list[attr->index].desc.dims, input, nhwc, *c.platform);
   return RKNN_SUCC;
 }
 
@@ -566,6 +596,85 @@ std::vector<std::uint8_t> output_bytes(const Io& io, bool want_float) {
   return out;
 }
 
+// rknn_run's reads of a bound input: the memory's device view, in the bound layout and
+// type, converted into the model input as rknn_inputs_set converts a buffer.
+int read_bound_input(const char* fn, Ctx& c, std::size_t i) {
+  const Binding& b = c.in_bind[i];
+  Io& io = c.inputs[i];
+  const bool sync = (c.flags & RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE) == 0;
+  std::vector<std::uint8_t> bytes;
+  bool stale = false;
+  std::string why;
+  if (!device_read(*b.mem, b.layout.buffer_elems() * b.es, sync, &bytes, &stale, &why)) {
+    return fail(fn, RKNN_ERR_INPUT_INVALID, fmt::format("input {} (\"{}\"): {}", i, io.desc.name, why));
+  }
+  if (stale) {
+    warn(fn, fmt::format("input {} (\"{}\"): the CPU wrote {} and did not call rknn_mem_sync(ctx, mem, "
+                         "RKNN_MEMORY_SYNC_TO_DEVICE); with RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE rknn_run does not "
+                         "flush it, so the NPU reads stale data",
+                         i, io.desc.name, b.mem->describe()));
+  }
+  std::vector<std::uint8_t> dense(io.elems * b.es);
+  unpack(b.layout, b.es, bytes.data(), dense.data());
+  rknn_input in{};
+  in.index = static_cast<std::uint32_t>(i);
+  in.buf = dense.data();
+  in.size = static_cast<std::uint32_t>(dense.size());
+  in.pass_through = b.pass_through ? 1 : 0;
+  in.type = static_cast<rknn_tensor_type>(b.type);  // checked by set_io_mem
+  in.fmt = RKNN_TENSOR_NCHW;                        // model order once unpacked
+  return set_one(fn, io, in);
+}
+
+// rknn_run's writes of a bound output: the output in the bound type, packed into the bound
+// layout, written through the memory's device view.
+int write_bound_output(const char* fn, Ctx& c, std::size_t k) {
+  const Binding& b = c.out_bind[k];
+  const Io& io = c.outputs[k];
+  const bool want_float = b.type == RKNN_TENSOR_FLOAT32 && io.attr.type != RKNN_TENSOR_FLOAT32;
+  const std::vector<std::uint8_t> dense = output_bytes(io, want_float);
+  std::vector<std::uint8_t> buf(b.layout.buffer_elems() * b.es);
+  pack(b.layout, b.es, dense.data(), buf.data());
+  std::string why;
+  if (!device_write(*b.mem, buf, (c.flags & RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE) == 0, &why)) {
+    return fail(fn, RKNN_ERR_OUTPUT_INVALID, fmt::format("output {} (\"{}\"): {}", k, io.desc.name, why));
+  }
+  return RKNN_SUCC;
+}
+
+// The element type and size a binding's buffer holds (set_io_mem's type checks).
+int binding_type(const char* fn, const Io& io, bool input, const rknn_tensor_attr& a, const std::string& what,
+                 Binding* b) {
+  const int type = raw_enum(a.type);
+  const std::size_t own_es = io.int8_view ? 1 : model::dtype_size(io.desc.dtype);
+  b->type = type;
+  // A buffer in the tensor's own type (the type the attribute reports: INT8 with its zero
+  // point and scale for a quantized model) holds that encoding, with or without
+  // pass_through, as NPU-native memory does; other types are converted as rknn_inputs_set
+  // converts them.
+  b->pass_through = input && (a.pass_through != 0 || type == io.attr.type);
+  if (b->pass_through || (!input && type == io.attr.type)) {
+    if (type != io.attr.type) {
+      return fail(fn, RKNN_ERR_PARAM_INVALID,
+                  fmt::format("{}: a pass_through buffer is in the tensor's own type {}, not {}", what,
+                              type_name(io.attr.type), type_name(type)));
+    }
+    b->es = own_es;
+    return RKNN_SUCC;
+  }
+  if (type == RKNN_TENSOR_FLOAT16 || type == RKNN_TENSOR_BFLOAT16 || type == RKNN_TENSOR_INT4) {
+    return not_implemented(fn, fmt::format("{}: memory of type {}", what, type_name(type)));
+  }
+  if (!input && type != RKNN_TENSOR_FLOAT32) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{}: outputs are written as {} (the tensor's type) or FLOAT32, not {}", what,
+                            type_name(io.attr.type), type_name(type)));
+  }
+  b->es = host_type_size(type);
+  if (b->es == 0) return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("{}: type {} is not a tensor type", what, type));
+  return RKNN_SUCC;
+}
+
 }  // namespace
 
 int fail(const char* fn, int code, const std::string& message) {
@@ -580,6 +689,22 @@ int not_implemented(const char* fn, const std::string& what) {
 
 const std::string& last_error() { return t_last_error; }
 void clear_last_error() { t_last_error.clear(); }
+
+void warn(const char* fn, const std::string& message) {
+  t_last_warning = fmt::format("{}: {}", fn, message);
+  SVP_LOG_WARN("{}", t_last_warning);
+}
+
+const std::string& last_warning() { return t_last_warning; }
+
+int check_context(const char* fn, Handle ctx) { return find(fn, ctx).code; }
+
+std::shared_ptr<Runtime> core_runtime(std::string* why) {
+  auto rt = runtime_for_rknn();
+  if (rt.ok()) return *rt;
+  *why = rt.status().message();
+  return nullptr;
+}
 
 int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag, rknn_init_extend* extend) {
   static constexpr char fn[] = "rknn_init";
@@ -633,8 +758,16 @@ int destroy(Handle h) {
     }
   }
   if (!c) return find("rknn_destroy", h).code;
-  std::lock_guard<std::mutex> lock(c->mu);  // waits for a call in flight on this context
-  release_buffers(*c);
+  {
+    std::lock_guard<std::mutex> lock(c->mu);  // waits for a call in flight on this context
+    release_buffers(*c);
+    c->in_bind.clear();
+    c->out_bind.clear();
+  }
+  if (const std::size_t n = live_mems_of(h); n != 0) {
+    warn("rknn_destroy", fmt::format("{} rknn_tensor_mem created on context 0x{:x} are still live; free them with "
+                                     "rknn_destroy_mem (they stay valid until then)", n, h));
+  }
   return RKNN_SUCC;
 }
 
@@ -672,12 +805,12 @@ int query(Handle h, int cmd, void* info, std::uint32_t size) {
       rknn_custom_string s{};  // svp-acl models carry no custom string yet
       return copy_struct(fn, info, size, s, "rknn_custom_string");
     }
+    case RKNN_QUERY_NATIVE_INPUT_ATTR: return query_native(fn, c, true, false, info, size);
+    case RKNN_QUERY_NATIVE_OUTPUT_ATTR: return query_native(fn, c, false, false, info, size);
+    case RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR: return query_native(fn, c, true, true, info, size);
+    case RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR: return query_native(fn, c, false, true, info, size);
     case RKNN_QUERY_PERF_DETAIL:
     case RKNN_QUERY_PERF_RUN:
-    case RKNN_QUERY_NATIVE_INPUT_ATTR:
-    case RKNN_QUERY_NATIVE_OUTPUT_ATTR:
-    case RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR:
-    case RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR:
     case RKNN_QUERY_DEVICE_MEM_INFO:
     case RKNN_QUERY_INPUT_DYNAMIC_RANGE:
     case RKNN_QUERY_CURRENT_INPUT_ATTR:
@@ -724,10 +857,15 @@ int run(Handle h, rknn_run_extend* extend) {
   std::lock_guard<std::mutex> lock(c.mu);
   if (extend != nullptr && extend->non_block != 0) return not_implemented(fn, "non-blocking runs (rknn_run_extend.non_block)");
   for (std::size_t i = 0; i < c.input_set.size(); ++i) {
-    if (!c.input_set[i]) {
-      return fail(fn, RKNN_ERR_INPUT_INVALID, fmt::format("input {} (\"{}\") was never set (rknn_inputs_set)", i,
-                                                          c.inputs[i].desc.name));
+    if (!c.input_set[i] && !c.in_bind[i].mem) {
+      return fail(fn, RKNN_ERR_INPUT_INVALID,
+                  fmt::format("input {} (\"{}\") was never set (rknn_inputs_set) nor bound (rknn_set_io_mem)", i,
+                              c.inputs[i].desc.name));
     }
+  }
+  for (std::size_t i = 0; i < c.in_bind.size(); ++i) {
+    if (!c.in_bind[i].mem) continue;
+    if (const int r = read_bound_input(fn, c, i); r != RKNN_SUCC) return r;
   }
   auto loaded = c.rt->models().lookup(c.model_id);
   if (!loaded.ok()) return fail(fn, RKNN_ERR_CTX_INVALID, loaded.status().message());
@@ -741,6 +879,10 @@ int run(Handle h, rknn_run_extend* extend) {
   if (s.ok()) s = c.rt->execute(*loaded, c.model_id, std::move(args), nullptr, true);
   if (!s.ok()) return fail(fn, RKNN_ERR_FAIL, "the run failed: " + s.message());
   c.ran = true;
+  for (std::size_t k = 0; k < c.out_bind.size(); ++k) {
+    if (!c.out_bind[k].mem) continue;
+    if (const int r = write_bound_output(fn, c, k); r != RKNN_SUCC) return r;
+  }
   ++c.frame_id;
   if (extend != nullptr) extend->frame_id = c.frame_id;
   return RKNN_SUCC;
@@ -816,6 +958,70 @@ int outputs_release(Handle h, std::uint32_t n, rknn_output* outputs) {
     std::free(o.buf);
     o.buf = nullptr;
   }
+  return RKNN_SUCC;
+}
+
+int set_io_mem(Handle h, rknn_tensor_mem* mem, const rknn_tensor_attr* attr) {
+  static constexpr char fn[] = "rknn_set_io_mem";
+  clear_last_error();
+  Lookup l = find(fn, h);
+  if (!l.ctx) return l.code;
+  MemRef m = find_mem(mem);
+  if (!m) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("mem {} is not a live rknn_tensor_mem (never created by rknn_create_mem*, or destroyed by "
+                            "rknn_destroy_mem)",
+                            static_cast<const void*>(mem)));
+  }
+  if (m->owner != 0 && m->owner != h) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{} belongs to context 0x{:x}, not 0x{:x}: create the memory on the context that binds it "
+                            "(or with RKNN_MEM_FLAG_ALLOC_NO_CONTEXT)",
+                            m->describe(), m->owner, h));
+  }
+  Ctx& c = *l.ctx;
+  std::lock_guard<std::mutex> lock(c.mu);
+  // attr->index alone does not tell an input from an output: the name does, as rknn_query
+  // reported it.
+  const std::string name(attr->name, strnlen(attr->name, sizeof attr->name));
+  bool input = true;
+  auto named = [&](const std::vector<Io>& list) {
+    return std::find_if(list.begin(), list.end(), [&](const Io& io) { return io.desc.name == name; });
+  };
+  auto it = named(c.inputs);
+  if (it == c.inputs.end()) {
+    input = false;
+    it = named(c.outputs);
+    if (it == c.outputs.end()) {
+      return fail(fn, RKNN_ERR_PARAM_INVALID,
+                  fmt::format("attr->name \"{}\" is no input or output of the model; pass the attribute rknn_query "
+                              "returned (its name tells an input from an output)",
+                              name));
+    }
+  }
+  const std::vector<Io>& list = input ? c.inputs : c.outputs;
+  const auto index = static_cast<std::size_t>(it - list.begin());
+  const std::string what = fmt::format("{} {} (\"{}\")", input ? "input" : "output", index, name);
+  if (attr->index != index) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("{}: attr->index is {}", what, attr->index));
+  }
+  Binding b;
+  if (const int r = binding_type(fn, *it, input, *attr, what, &b); r != RKNN_SUCC) return r;
+  std::string why;
+  const bool nhwc_source = input && !b.pass_through && raw_enum(attr->fmt) == RKNN_TENSOR_NC1HWC2;
+  if (!layout_from_attr(*attr, it->desc.dims, nhwc_source, &b.layout, &why)) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("{}: {}", what, why));
+  }
+  const std::uint64_t need = b.layout.buffer_elems() * b.es;
+  if (m->size < need) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{}: {} is too small: the attribute ({}, {}) needs {} bytes with its padding "
+                            "(size_with_stride); was the memory sized from another attribute (e.g. "
+                            "RKNN_QUERY_INPUT_ATTR's size while binding the native one)?",
+                            what, m->describe(), b.layout.describe(), type_name(b.type), need));
+  }
+  b.mem = std::move(m);
+  (input ? c.in_bind : c.out_bind)[index] = std::move(b);
   return RKNN_SUCC;
 }
 

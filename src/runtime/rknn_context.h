@@ -19,10 +19,15 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <type_traits>
 
 #include "rknn/rknn_api.h"
+
+namespace svp::runtime {
+class Runtime;
+}
 
 namespace svp::runtime::rknn {
 
@@ -46,6 +51,14 @@ int not_implemented(const char* fn, const std::string& what);
 // The thread's last failure message ("" after a success of init/query/run/...).
 const std::string& last_error();
 void clear_last_error();
+// Logs "<fn>: <message>" as a warning and remembers it as the thread's last warning (tests).
+void warn(const char* fn, const std::string& message);
+const std::string& last_warning();
+
+// RKNN_SUCC when `ctx` is a live context, else RKNN_ERR_CTX_INVALID (logged).
+int check_context(const char* fn, Handle ctx);
+// The runtime core every rknn call uses (started on first use); null with *why on failure.
+std::shared_ptr<Runtime> core_runtime(std::string* why);
 
 // rknn_init: `model` is `size` bytes of model image, or with size == 0 a file path.
 int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag, rknn_init_extend* extend);
@@ -55,6 +68,9 @@ int inputs_set(Handle ctx, std::uint32_t n, const rknn_input* inputs);
 int run(Handle ctx, rknn_run_extend* extend);
 int outputs_get(Handle ctx, std::uint32_t n, rknn_output* outputs, rknn_output_extend* extend);
 int outputs_release(Handle ctx, std::uint32_t n, rknn_output* outputs);
+// rknn_set_io_mem: binds `mem` (rknn_mem.h) as the input or output attr->name names, in
+// the type and layout `attr` describes; rknn_run then reads / writes it.
+int set_io_mem(Handle ctx, rknn_tensor_mem* mem, const rknn_tensor_attr* attr);
 // Functions not implemented yet: the context is still checked first (a bad handle is
 // RKNN_ERR_CTX_INVALID), then not_implemented(fn, what).
 int unsupported(const char* fn, Handle ctx, const std::string& what);
