@@ -283,9 +283,6 @@ class Memory {
   virtual Result<std::uint8_t*> device_write(const void* ptr, std::size_t size) = 0;
   // True when [ptr, ptr+size) lies inside one live allocation (memory the NPU can reach).
   virtual bool contains(const void* ptr, std::size_t size) const = 0;
-  // True when the CPU wrote cached memory in [ptr, ptr+size) since its last maintenance:
-  // a device read now sees stale data (lets a front-end name its own missing sync call).
-  virtual bool cpu_dirty(const void* ptr, std::size_t size) const = 0;
   virtual CacheMode cache_mode() const = 0;
   // Number of live allocations (diagnostics and leak tests).
   virtual std::size_t live_allocations() const = 0;

@@ -266,13 +266,14 @@ bool device_read(MemObj& m, std::uint64_t bytes, bool sync, std::vector<std::uin
         return false;
       }
     }
-    *stale = m.cacheable && mem.cpu_dirty(m.data, bytes);
     auto view = mem.device_read(m.data, bytes);
     if (!view.ok()) {
       *why = view.status().message();
       return false;
     }
     src = *view;
+    // What the NPU reads differs from what the CPU sees: lines written and not flushed.
+    *stale = m.cacheable && std::memcmp(src, m.data, bytes) != 0;
   }
   out->assign(src, src + bytes);
   return true;

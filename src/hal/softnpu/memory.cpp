@@ -205,17 +205,6 @@ Result<std::uint8_t*> SoftMemory::device_write(const void* ptr, std::size_t size
   return device_access(ptr, size, true);
 }
 
-bool SoftMemory::cpu_dirty(const void* ptr, std::size_t size) const {
-  auto found = find(ptr, size, "cpu_dirty");
-  if (!found.ok() || !(*found)->emulated()) return false;
-  Alloc& a = **found;
-  std::lock_guard<std::mutex> lock(a.mu);
-  const std::size_t offset = reinterpret_cast<std::uintptr_t>(ptr) - a.base();
-  const std::size_t first = offset / kLine * kLine;
-  const std::size_t last = std::min(a.size, (offset + size + kLine - 1) / kLine * kLine);
-  return std::memcmp(a.cpu.get() + first, a.snapshot.get() + first, last - first) != 0;
-}
-
 bool SoftMemory::contains(const void* ptr, std::size_t size) const { return find(ptr, size, "contains").ok(); }
 
 std::size_t SoftMemory::live_allocations() const {

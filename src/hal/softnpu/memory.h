@@ -35,7 +35,6 @@ class SoftMemory final : public Memory {
   Result<std::uint8_t*> device_read(const void* ptr, std::size_t size) override;
   Result<std::uint8_t*> device_write(const void* ptr, std::size_t size) override;
   bool contains(const void* ptr, std::size_t size) const override;
-  bool cpu_dirty(const void* ptr, std::size_t size) const override;
   CacheMode cache_mode() const override { return mode_; }
   std::size_t live_allocations() const override;
 
