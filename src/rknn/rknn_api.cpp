@@ -30,7 +30,10 @@ int rknn_dup_context(rknn_context* context_in, rknn_context* context_out) {
   return guard(__func__, [&](const char* fn) {
     RKNN_RETURN_IF_FAILED(require(fn, context_in, "context_in"));
     RKNN_RETURN_IF_FAILED(require(fn, context_out, "context_out"));
-    return core::unsupported(fn, *context_in, "rknn_dup_context");
+    core::Handle h = 0;
+    const int r = core::dup_context(*context_in, &h);
+    *context_out = static_cast<rknn_context>(h);
+    return r;
   });
 }
 

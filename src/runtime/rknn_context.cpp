@@ -74,15 +74,28 @@ struct Binding {
   bool pass_through = false;
 };
 
+// The model image loaded into the runtime's registry, shared by a context and its
+// rknn_dup_context copies (one copy of the weights); unloaded when the last one goes.
+struct LoadedImage {
+  std::shared_ptr<Runtime> rt;
+  std::vector<std::uint8_t> image;  // owned: the registry does not copy
+  std::uint32_t model_id = 0;
+  bool loaded = false;
+  LoadedImage() = default;
+  LoadedImage(const LoadedImage&) = delete;
+  LoadedImage& operator=(const LoadedImage&) = delete;
+  ~LoadedImage() {
+    if (loaded) (void)rt->unload_model(model_id);
+  }
+};
+
 struct Ctx {
   std::mutex mu;
   std::uint32_t flags = 0;                            // rknn_init's
   const target::DeviceProfile* platform = nullptr;    // whose native layouts are reported
   std::vector<Binding> in_bind, out_bind;
   std::shared_ptr<Runtime> rt;
-  std::vector<std::uint8_t> image;  // the model image, owned (the registry does not copy)
-  std::uint32_t model_id = 0;
-  bool loaded = false;
+  std::shared_ptr<LoadedImage> model = std::make_shared<LoadedImage>();  // null once destroyed
   void* rt_context = nullptr;
   std::vector<Io> inputs, outputs;
   void* task_buf = nullptr;
@@ -267,8 +280,7 @@ void release_buffers(Ctx& c) {
   free_buf(c.work_buf);
   for (void* p : c.handed_out) std::free(p);
   c.handed_out.clear();
-  if (c.loaded) (void)c.rt->unload_model(c.model_id);
-  c.loaded = false;
+  c.model.reset();  // unloads it unless a duplicate still runs it
   if (c.rt_context != nullptr) (void)c.rt->destroy_context(c.rt_context);
   c.rt_context = nullptr;
 }
@@ -365,29 +377,51 @@ void fill_attr(Io& io, std::uint32_t index, bool input) {
   }
 }
 
-// Loads `c.image` into the runtime and prepares buffers and attributes.
+int alloc_device(const char* fn, Ctx& c, std::uint64_t size, void** out) {
+  auto p = c.rt->malloc(static_cast<std::size_t>(std::max<std::uint64_t>(size, 16)), MemoryApi::kMalloc, 0);
+  if (!p.ok()) return fail(fn, RKNN_ERR_MALLOC_FAIL, fmt::format("device memory of {} bytes: {}", size, p.status().message()));
+  c.device_bytes += size;
+  *out = *p;
+  return RKNN_SUCC;
+}
+
+// The context's own runtime context (its stream) and per-input state.
+int finish_context(const char* fn, Ctx& c) {
+  c.input_set.assign(c.inputs.size(), false);
+  c.in_bind.resize(c.inputs.size());
+  c.out_bind.resize(c.outputs.size());
+  CurrentContextScope keep(*c.rt);
+  auto rctx = c.rt->create_context(0);
+  if (!rctx.ok()) return fail(fn, RKNN_ERR_DEVICE_UNAVAILABLE, "no runtime context: " + rctx.status().message());
+  c.rt_context = *rctx;
+  return RKNN_SUCC;
+}
+
+// Loads `c.model->image` into the runtime and prepares buffers and attributes.
 int load(const char* fn, Ctx& c, std::uint32_t flag) {
-  if (c.image.size() < sizeof model::kModelMagic ||
-      std::memcmp(c.image.data(), model::kModelMagic, sizeof model::kModelMagic) != 0) {
-    const bool vendor = c.image.size() >= 4 && std::memcmp(c.image.data(), "RKNN", 4) == 0;
+  const std::vector<std::uint8_t>& image = c.model->image;
+  if (image.size() < sizeof model::kModelMagic ||
+      std::memcmp(image.data(), model::kModelMagic, sizeof model::kModelMagic) != 0) {
+    const bool vendor = image.size() >= 4 && std::memcmp(image.data(), "RKNN", 4) == 0;
     return fail(fn, RKNN_ERR_MODEL_INVALID,
                 fmt::format("{} ({} bytes); {}",
                             vendor ? "this is a Rockchip .rknn file, a closed format svp-acl cannot read"
                                    : "this is not an svp-acl model image (no SVPACLOM header)",
-                            c.image.size(), kRebuildHint));
+                            image.size(), kRebuildHint));
   }
   auto rt = runtime_for_rknn();
   if (!rt.ok()) return fail(fn, RKNN_ERR_DEVICE_UNAVAILABLE, "the software NPU did not start: " + rt.status().message());
   c.rt = *rt;
+  c.model->rt = c.rt;
   model::Scheduling sched;
   sched.priority = 3 + static_cast<std::int32_t>(flag & kPriorityMask);  // HIGH 3 (the default), MEDIUM 4, LOW 5
-  auto id = c.rt->load_model(c.image.data(), c.image.size(), sched);
+  auto id = c.rt->load_model(image.data(), image.size(), sched);
   if (!id.ok()) {
     return fail(fn, RKNN_ERR_MODEL_INVALID, fmt::format("the model image does not load: {}; {}", id.status().message(), kRebuildHint));
   }
-  c.model_id = *id;
-  c.loaded = true;
-  auto loaded = c.rt->models().lookup(c.model_id);
+  c.model->model_id = *id;
+  c.model->loaded = true;
+  auto loaded = c.rt->models().lookup(*id);
   if (!loaded.ok()) return fail(fn, RKNN_ERR_MODEL_INVALID, loaded.status().message());
   const model::Model& m = *loaded->model;
   const std::string soc = compiled_soc(m.program.compiler.command_line);
@@ -413,13 +447,7 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
       return not_implemented(fn, fmt::format("models with AIPP (input \"{}\")", d.name));
     }
   }
-  auto alloc = [&](std::uint64_t size, void** out) -> int {
-    auto p = c.rt->malloc(static_cast<std::size_t>(std::max<std::uint64_t>(size, 16)), MemoryApi::kMalloc, 0);
-    if (!p.ok()) return fail(fn, RKNN_ERR_MALLOC_FAIL, fmt::format("device memory of {} bytes: {}", size, p.status().message()));
-    c.device_bytes += size;
-    *out = *p;
-    return RKNN_SUCC;
-  };
+  auto alloc = [&](std::uint64_t size, void** out) { return alloc_device(fn, c, size, out); };
   auto add_io = [&](const model::IoDesc& d, std::vector<Io>* list, bool input) -> int {
     Io io;
     io.desc = d;
@@ -457,15 +485,8 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
     if (d.tensor < 0 && k < output_tensors.size()) d.tensor = output_tensors[k];
     if (int r = add_io(d, &c.outputs, false); r != RKNN_SUCC) return r;
   }
-  c.input_set.assign(c.inputs.size(), false);
-  c.in_bind.resize(c.inputs.size());
-  c.out_bind.resize(c.outputs.size());
   c.weights_bytes = m.weights_size;
-  CurrentContextScope keep(*c.rt);
-  auto rctx = c.rt->create_context(0);
-  if (!rctx.ok()) return fail(fn, RKNN_ERR_DEVICE_UNAVAILABLE, "no runtime context: " + rctx.status().message());
-  c.rt_context = *rctx;
-  return RKNN_SUCC;
+  return finish_context(fn, c);
 }
 
 template <typename T>
@@ -726,14 +747,61 @@ int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag,
   if (size == 0) {
     const char* path = static_cast<const char*>(model);
     if (path[0] == '\0') return fail(fn, RKNN_ERR_PARAM_INVALID, "size is 0 (model is a path) and the path is empty");
-    if (!read_file_bytes(path, &c->image)) {
+    if (!read_file_bytes(path, &c->model->image)) {
       return fail(fn, RKNN_ERR_MODEL_INVALID, fmt::format("cannot read the model file \"{}\"", path));
     }
   } else {
     const auto* p = static_cast<const std::uint8_t*>(model);
-    c->image.assign(p, p + size);
+    c->model->image.assign(p, p + size);
   }
   const int r = load(fn, *c, flag);
+  if (r != RKNN_SUCC) {
+    release_buffers(*c);
+    return r;
+  }
+  const Handle h = make_handle();
+  {
+    std::lock_guard<std::mutex> lock(g_table_mu);
+    g_contexts[h] = c;
+  }
+  *out = h;
+  return RKNN_SUCC;
+}
+
+int dup_context(Handle in, Handle* out) {
+  static constexpr char fn[] = "rknn_dup_context";
+  clear_last_error();
+  *out = 0;
+  Lookup l = find(fn, in);
+  if (!l.ctx) return l.code;
+  auto c = std::make_shared<Ctx>();
+  {
+    const Ctx& src = *l.ctx;
+    std::lock_guard<std::mutex> lock(l.ctx->mu);
+    if (!src.model) return find(fn, in).code;  // destroyed meanwhile
+    c->rt = src.rt;
+    c->model = src.model;  // the loaded model and its weights, shared
+    c->flags = src.flags;
+    c->platform = src.platform;
+    c->inputs = src.inputs;
+    c->outputs = src.outputs;
+    c->task_desc = src.task_desc;
+    c->work_desc = src.work_desc;
+    c->weights_bytes = src.weights_bytes;
+  }
+  // Its own buffers: inputs, outputs, task_buf and work_buf.
+  int r = RKNN_SUCC;
+  for (auto* list : {&c->inputs, &c->outputs}) {
+    for (Io& io : *list) io.buf = nullptr;
+  }
+  for (auto* list : {&c->inputs, &c->outputs}) {
+    for (Io& io : *list) {
+      if (r == RKNN_SUCC) r = alloc_device(fn, *c, io.desc.size, &io.buf);
+    }
+  }
+  if (r == RKNN_SUCC) r = alloc_device(fn, *c, c->task_desc.size, &c->task_buf);
+  if (r == RKNN_SUCC) r = alloc_device(fn, *c, c->work_desc.size, &c->work_buf);
+  if (r == RKNN_SUCC) r = finish_context(fn, *c);
   if (r != RKNN_SUCC) {
     release_buffers(*c);
     return r;
@@ -867,7 +935,7 @@ int run(Handle h, rknn_run_extend* extend) {
     if (!c.in_bind[i].mem) continue;
     if (const int r = read_bound_input(fn, c, i); r != RKNN_SUCC) return r;
   }
-  auto loaded = c.rt->models().lookup(c.model_id);
+  auto loaded = c.rt->models().lookup(c.model->model_id);
   if (!loaded.ok()) return fail(fn, RKNN_ERR_CTX_INVALID, loaded.status().message());
   ExecuteArgs args;
   for (const Io& io : c.inputs) args.inputs.push_back({io.buf, io.desc.size, io.desc.stride});
@@ -876,7 +944,7 @@ int run(Handle h, rknn_run_extend* extend) {
   for (const Io& io : c.outputs) args.outputs.push_back({io.buf, io.desc.size, io.desc.stride});
   CurrentContextScope keep(*c.rt);
   Status s = c.rt->set_current_context(c.rt_context);
-  if (s.ok()) s = c.rt->execute(*loaded, c.model_id, std::move(args), nullptr, true);
+  if (s.ok()) s = c.rt->execute(*loaded, c.model->model_id, std::move(args), nullptr, true);
   if (!s.ok()) return fail(fn, RKNN_ERR_FAIL, "the run failed: " + s.message());
   c.ran = true;
   for (std::size_t k = 0; k < c.out_bind.size(); ++k) {

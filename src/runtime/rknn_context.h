@@ -62,6 +62,9 @@ std::shared_ptr<Runtime> core_runtime(std::string* why);
 
 // rknn_init: `model` is `size` bytes of model image, or with size == 0 a file path.
 int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag, rknn_init_extend* extend);
+// rknn_dup_context: a second context running the same loaded model (one copy of its
+// weights) with its own buffers, stream and bindings.
+int dup_context(Handle in, Handle* out);
 int destroy(Handle ctx);
 int query(Handle ctx, int cmd, void* info, std::uint32_t size);
 int inputs_set(Handle ctx, std::uint32_t n, const rknn_input* inputs);

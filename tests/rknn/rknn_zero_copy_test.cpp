@@ -27,6 +27,7 @@
 #include "rknn/rknn_api.h"
 #include "runtime/rknn_context.h"
 #include "runtime/rknn_mem.h"
+#include "runtime/runtime.h"
 #include "target/device_profile.h"
 
 namespace svp {
@@ -534,6 +535,46 @@ TEST_F(RknnZeroCopy, MemoryIsCreatedSyncedBoundAndDestroyedFromSeveralThreadsAtO
   for (std::size_t t = 0; t < failures.size(); ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
   for (rknn_context c : ctxs) EXPECT_EQ(rknn_destroy(c), RKNN_SUCC);
   EXPECT_EQ(rknn_destroy(normal), RKNN_SUCC);
+}
+
+TEST_F(RknnZeroCopy, DupContextRunsTheSameLoadedModelWithItsOwnBuffersAndOutlivesTheOriginal) {
+  const auto image = compile(kLeNet, "RK3588", false, {});
+  const std::vector<float> a = uniform(784, 11, 0.0f, 1.0f), b = uniform(784, 12, 0.0f, 1.0f);
+  rknn_context ctx = init(image);
+  const auto ya = normal_run(ctx, a, true);
+  const std::size_t loaded = runtime::rknn::live_contexts();
+  auto models = [] {
+    auto rt = runtime::Runtime::get();
+    return rt.ok() ? (*rt)->models().size() : 0;
+  };
+  const std::size_t models_before = models();
+  rknn_context dup = 0;
+  ASSERT_EQ(rknn_dup_context(&ctx, &dup), RKNN_SUCC) << last_error();
+  opened_.push_back(dup);
+  EXPECT_NE(dup, ctx);
+  EXPECT_EQ(runtime::rknn::live_contexts(), loaded + 1);
+  EXPECT_EQ(models(), models_before) << "the model (and its weights) is loaded once";
+  // Own buffers: the duplicate has run nothing yet, and its input does not clobber ctx's.
+  rknn_output none{};
+  EXPECT_EQ(rknn_outputs_get(dup, 1, &none, nullptr), RKNN_ERR_OUTPUT_INVALID);
+  const auto yb = normal_run(dup, b, true);
+  ASSERT_NE(ya, yb);
+  EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC) << "ctx keeps its own input a";
+  rknn_output out{};
+  out.want_float = 1;
+  ASSERT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC);
+  EXPECT_EQ(std::vector<std::uint8_t>(static_cast<std::uint8_t*>(out.buf), static_cast<std::uint8_t*>(out.buf) + 40), ya);
+  EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
+  EXPECT_EQ(attr(dup, RKNN_QUERY_NATIVE_INPUT_ATTR).w_stride, attr(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR).w_stride);
+  // The original destroyed, the duplicate still runs the model.
+  EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+  EXPECT_EQ(normal_run(dup, a, true), ya);
+  EXPECT_EQ(models(), models_before);
+  EXPECT_EQ(rknn_destroy(dup), RKNN_SUCC);
+  EXPECT_EQ(models(), models_before - 1) << "unloaded with the last context running it";
+  rknn_context bogus = ctx;
+  EXPECT_EQ(rknn_dup_context(&bogus, &dup), RKNN_ERR_CTX_INVALID);
+  EXPECT_EQ(dup, 0u);
 }
 
 }  // namespace
