@@ -1076,7 +1076,8 @@ int set_io_mem(Handle h, rknn_tensor_mem* mem, const rknn_tensor_attr* attr) {
   Binding b;
   if (const int r = binding_type(fn, *it, input, *attr, what, &b); r != RKNN_SUCC) return r;
   std::string why;
-  const bool nhwc_source = input && !b.pass_through && raw_enum(attr->fmt) == RKNN_TENSOR_NC1HWC2;
+  // Guide 5.2.3: an NC1HWC2 input attribute without pass_through takes an NHWC buffer.
+  const bool nhwc_source = input && attr->pass_through == 0 && raw_enum(attr->fmt) == RKNN_TENSOR_NC1HWC2;
   if (!layout_from_attr(*attr, it->desc.dims, nhwc_source, &b.layout, &why)) {
     return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("{}: {}", what, why));
   }

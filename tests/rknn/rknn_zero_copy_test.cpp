@@ -314,6 +314,46 @@ TEST_F(RknnZeroCopy, FloatRunWithTypeAndLayoutChosenByTheApplicationMatchesTheNo
   EXPECT_EQ(rknn_destroy(normal), RKNN_SUCC);
 }
 
+TEST_F(RknnZeroCopy, AnNc1hwc2InputTakesNc1hwc2WithPassThroughAndNhwcWithout) {
+  const std::string onnx = conv_model((dir_ / "conv5.onnx").string(), 5, 4, 6);
+  const auto image = compile(onnx, "RV1106", true, {1, 5, 6, 6});
+  const std::vector<float> x = uniform(180, 21, 0.0f, 1.0f);
+  rknn_context normal = init(image);
+  const std::vector<std::uint8_t> expected = normal_run(normal, x, false);
+  rknn_context ctx = init(image);
+  rknn_tensor_attr in = attr(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR);
+  rknn_tensor_attr out = attr(ctx, RKNN_QUERY_OUTPUT_ATTR);
+  ASSERT_EQ(in.fmt, RKNN_TENSOR_NC1HWC2);
+  auto q = [&](float v) {
+    return static_cast<std::int8_t>(std::max(-128.0f, std::min(127.0f, std::nearbyint(v / in.scale) + in.zp)));
+  };
+  rknn_tensor_mem* in_mem = rknn_create_mem(ctx, in.size_with_stride);
+  rknn_tensor_mem* out_mem = rknn_create_mem(ctx, out.size_with_stride);
+  ASSERT_NE(in_mem, nullptr) << last_error();
+  ASSERT_NE(out_mem, nullptr) << last_error();
+  ASSERT_EQ(rknn_set_io_mem(ctx, out_mem, &out), RKNN_SUCC) << last_error();
+  // pass_through: the application lays the channels out in blocks of C2 = 16 (5 used).
+  auto* p = static_cast<std::int8_t*>(in_mem->virt_addr);
+  std::memset(p, 0, in_mem->size);
+  for (std::uint32_t c = 0; c < 5; ++c) {
+    for (std::uint32_t i = 0; i < 36; ++i) p[i * 16 + c] = q(x[c * 36 + i]);
+  }
+  in.pass_through = 1;
+  ASSERT_EQ(rknn_set_io_mem(ctx, in_mem, &in), RKNN_SUCC) << last_error();
+  ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC) << last_error();
+  const auto* y = static_cast<const std::uint8_t*>(out_mem->virt_addr);
+  EXPECT_EQ(std::vector<std::uint8_t>(y, y + expected.size()), expected);
+  // Without pass_through the runtime converts from NHWC.
+  std::memset(p, 0, in_mem->size);
+  write_nhwc<std::int8_t>(p, x, 5, 6, 6, 6, q);
+  in.pass_through = 0;
+  ASSERT_EQ(rknn_set_io_mem(ctx, in_mem, &in), RKNN_SUCC) << last_error();
+  ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC) << last_error();
+  EXPECT_EQ(std::vector<std::uint8_t>(y, y + expected.size()), expected);
+  for (rknn_tensor_mem* m : {in_mem, out_mem}) EXPECT_EQ(rknn_destroy_mem(ctx, m), RKNN_SUCC);
+  for (rknn_context c : {ctx, normal}) EXPECT_EQ(rknn_destroy(c), RKNN_SUCC);
+}
+
 TEST_F(RknnZeroCopy, CacheableMemoryWithoutMemSyncIsStaleOnTheNpuAsOnABoardAndTheMissingCallIsNamed) {
   const auto image = compile(kLeNet, "RK3588", false, {});
   const std::vector<float> a = uniform(784, 1, 0.0f, 1.0f), b = uniform(784, 2, 0.0f, 1.0f);
