@@ -198,6 +198,14 @@ bool layout_from_attr(const rknn_tensor_attr& attr, const std::vector<std::int64
                        attr.w_stride, attr.h_stride, l.w, l.h);
     return false;
   }
+  // Strides of up to 2^32 each could overflow the element count: no tensor buffer is 2^40.
+  const long double span = static_cast<long double>(l.n) * static_cast<long double>(l.c + l.c2) *
+                           static_cast<long double>(l.h_stride) * static_cast<long double>(l.w_stride);
+  if (span > static_cast<long double>(std::uint64_t{1} << 40)) {
+    *why = fmt::format("w_stride {} / h_stride {} describe a buffer of about {:.3g} elements", attr.w_stride,
+                       attr.h_stride, static_cast<double>(span));
+    return false;
+  }
   *out = l;
   return true;
 }

@@ -440,6 +440,11 @@ TEST_F(RknnZeroCopy, MisusedMemoryIsRefusedByTheCallThatMisusesIt) {
   bad.w_stride = 16;
   EXPECT_EQ(rknn_set_io_mem(ctx, mem, &bad), RKNN_ERR_PARAM_INVALID);
   EXPECT_TRUE(contains(last_error(), "w_stride")) << last_error();
+  bad = in;
+  bad.w_stride = 0xFFFFFFFFu;
+  bad.h_stride = 0xFFFFFFFFu;  // an element count that would wrap around 64 bits
+  EXPECT_EQ(rknn_set_io_mem(ctx, mem, &bad), RKNN_ERR_PARAM_INVALID);
+  EXPECT_TRUE(contains(last_error(), "h_stride")) << last_error();
   bad = out;
   bad.dims[1] = 1;  // C1 of 20 channels in blocks of 16 is 2
   EXPECT_EQ(rknn_set_io_mem(ctx, mem, &bad), RKNN_ERR_PARAM_INVALID);
