@@ -2,11 +2,13 @@
 // rknn_context is and the policy behind every rknn_* call. The C shims in src/rknn check
 // their pointers and call exactly one function here.
 //
-// An rknn context owns: a copy of the model image (an svp-acl model compiled for an RKNN
-// device profile), the model loaded into the runtime core's registry, a runtime context
-// (device 0) whose default stream runs it, and device buffers for every input, output,
-// task_buf and work_buf. rknn_inputs_set converts into the input buffers, rknn_run
-// executes synchronously, rknn_outputs_get converts out of the output buffers.
+// An rknn context holds: a copy of the model image (an svp-acl model compiled for an RKNN
+// device profile) loaded into the runtime core's registry (both shared with its
+// rknn_dup_context copies), a runtime context (device 0) whose default stream runs it, and
+// device buffers for every input, output, task_buf and work_buf. rknn_inputs_set converts
+// into the input buffers, rknn_run executes synchronously, rknn_outputs_get converts out
+// of the output buffers. Zero copy: rknn_set_io_mem binds memory objects (rknn_mem.h) that
+// rknn_run converts from and into in their layouts (rknn_layout.h).
 //
 // Handles are opaque 64-bit (32-bit on 32-bit ARM) numbers never reused in a process; a
 // stale or made-up one is RKNN_ERR_CTX_INVALID. Calls on one context are serialised by its
