@@ -39,11 +39,11 @@ constexpr char kRebuildHint[] =
     "--soc_version=RK3588 --output=<model> (any RKNN target: RK3588, RK3576, RK3566/RK3568, RK3562, "
     "RV1106/RV1103) and pass <model>.om to rknn_init";
 
-// Flags implemented (the two DISABLE_FLUSH flags concern rknn_set_io_mem memory only); see
-// docs/rknn.md.
+// Flags implemented (the two DISABLE_FLUSH flags concern rknn_set_io_mem memory only;
+// INTERNAL_ALLOC_OUTSIDE waits for rknn_set_internal_mem); see docs/rknn.md.
 constexpr std::uint32_t kPriorityMask = 0x3;
 constexpr std::uint32_t kNoOpFlags = RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY | RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE |
-                                     RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE;
+                                     RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE | RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE;
 constexpr std::uint32_t kKnownFlags = 0x0003FFFF;
 
 // One model input or output as the context sees it.
@@ -94,6 +94,9 @@ struct Ctx {
   std::uint32_t flags = 0;                            // rknn_init's
   const target::DeviceProfile* platform = nullptr;    // whose native layouts are reported
   std::vector<Binding> in_bind, out_bind;
+  // rknn_set_internal_mem: task_buf at offset 0, work_buf right after it (instead of the
+  // context's own, which RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE does not allocate).
+  MemRef internal;
   std::shared_ptr<Runtime> rt;
   std::shared_ptr<LoadedImage> model = std::make_shared<LoadedImage>();  // null once destroyed
   void* rt_context = nullptr;
@@ -471,9 +474,11 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
       if (int r = add_io(d, &c.inputs, true); r != RKNN_SUCC) return r;
     } else if (d.kind == model::IoKind::kTaskBuf) {
       c.task_desc = d;
+      if ((flag & RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE) != 0) continue;
       if (int r = alloc(d.size, &c.task_buf); r != RKNN_SUCC) return r;
     } else if (d.kind == model::IoKind::kWorkBuf) {
       c.work_desc = d;
+      if ((flag & RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE) != 0) continue;
       if (int r = alloc(d.size, &c.work_buf); r != RKNN_SUCC) return r;
     }
   }
@@ -799,8 +804,10 @@ int dup_context(Handle in, Handle* out) {
       if (r == RKNN_SUCC) r = alloc_device(fn, *c, io.desc.size, &io.buf);
     }
   }
-  if (r == RKNN_SUCC) r = alloc_device(fn, *c, c->task_desc.size, &c->task_buf);
-  if (r == RKNN_SUCC) r = alloc_device(fn, *c, c->work_desc.size, &c->work_buf);
+  if ((c->flags & RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE) == 0) {
+    if (r == RKNN_SUCC) r = alloc_device(fn, *c, c->task_desc.size, &c->task_buf);
+    if (r == RKNN_SUCC) r = alloc_device(fn, *c, c->work_desc.size, &c->work_buf);
+  }
   if (r == RKNN_SUCC) r = finish_context(fn, *c);
   if (r != RKNN_SUCC) {
     release_buffers(*c);
@@ -831,6 +838,7 @@ int destroy(Handle h) {
     release_buffers(*c);
     c->in_bind.clear();
     c->out_bind.clear();
+    c->internal.reset();
   }
   if (const std::size_t n = live_mems_of(h); n != 0) {
     warn("rknn_destroy", fmt::format("{} rknn_tensor_mem created on context 0x{:x} are still live; free them with "
@@ -937,14 +945,36 @@ int run(Handle h, rknn_run_extend* extend) {
   }
   auto loaded = c.rt->models().lookup(c.model->model_id);
   if (!loaded.ok()) return fail(fn, RKNN_ERR_CTX_INVALID, loaded.status().message());
+  void* task = c.task_buf;
+  void* work = c.work_buf;
+  // Internal memory of the application's is held for the execution (contexts sharing it
+  // take turns; rknn_destroy_mem waits) and released before the outputs are written.
+  std::unique_lock<std::mutex> internal_lock;
+  if (c.internal) {
+    internal_lock = std::unique_lock<std::mutex>(c.internal->mu);
+    if (c.internal->destroyed) {
+      const std::string what = c.internal->describe();
+      internal_lock.unlock();
+      return fail(fn, RKNN_ERR_FAIL, fmt::format("the internal memory {} was destroyed (rknn_destroy_mem); give "
+                                                 "the context another with rknn_set_internal_mem", what));
+    }
+    task = c.internal->data;
+    work = c.internal->data + c.task_desc.size;
+  } else if (task == nullptr) {
+    return fail(fn, RKNN_ERR_FAIL,
+                fmt::format("the context was created with RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE and has no internal memory: "
+                            "give it RKNN_QUERY_MEM_SIZE's total_internal_size ({} bytes) with rknn_set_internal_mem",
+                            c.task_desc.size + c.work_desc.size));
+  }
   ExecuteArgs args;
   for (const Io& io : c.inputs) args.inputs.push_back({io.buf, io.desc.size, io.desc.stride});
-  args.inputs.push_back({c.task_buf, c.task_desc.size, c.task_desc.stride});
-  args.inputs.push_back({c.work_buf, c.work_desc.size, c.work_desc.stride});
+  args.inputs.push_back({task, c.task_desc.size, c.task_desc.stride});
+  args.inputs.push_back({work, c.work_desc.size, c.work_desc.stride});
   for (const Io& io : c.outputs) args.outputs.push_back({io.buf, io.desc.size, io.desc.stride});
   CurrentContextScope keep(*c.rt);
   Status s = c.rt->set_current_context(c.rt_context);
   if (s.ok()) s = c.rt->execute(*loaded, c.model->model_id, std::move(args), nullptr, true);
+  if (internal_lock.owns_lock()) internal_lock.unlock();
   if (!s.ok()) return fail(fn, RKNN_ERR_FAIL, "the run failed: " + s.message());
   c.ran = true;
   for (std::size_t k = 0; k < c.out_bind.size(); ++k) {
@@ -1091,6 +1121,40 @@ int set_io_mem(Handle h, rknn_tensor_mem* mem, const rknn_tensor_attr* attr) {
   }
   b.mem = std::move(m);
   (input ? c.in_bind : c.out_bind)[index] = std::move(b);
+  return RKNN_SUCC;
+}
+
+int set_internal_mem(Handle h, rknn_tensor_mem* mem) {
+  static constexpr char fn[] = "rknn_set_internal_mem";
+  clear_last_error();
+  Lookup l = find(fn, h);
+  if (!l.ctx) return l.code;
+  MemRef m = find_mem(mem);
+  if (!m) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("mem {} is not a live rknn_tensor_mem (never created by rknn_create_mem*, or destroyed by "
+                            "rknn_destroy_mem)",
+                            static_cast<const void*>(mem)));
+  }
+  if (m->owner != 0 && m->owner != h) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("{} belongs to context 0x{:x}, not 0x{:x}", m->describe(),
+                                                        m->owner, h));
+  }
+  if (m->kind != MemObj::Kind::kDevice) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{}: internal memory must come from rknn_create_mem / rknn_create_mem2 (the software "
+                            "NPU computes intermediates in its own device memory only)",
+                            m->describe()));
+  }
+  Ctx& c = *l.ctx;
+  std::lock_guard<std::mutex> lock(c.mu);
+  const std::uint64_t need = c.task_desc.size + c.work_desc.size;
+  if (m->size < need) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{} is smaller than the {} bytes of RKNN_QUERY_MEM_SIZE's total_internal_size", m->describe(),
+                            need));
+  }
+  c.internal = std::move(m);
   return RKNN_SUCC;
 }
 

@@ -76,6 +76,9 @@ int outputs_release(Handle ctx, std::uint32_t n, rknn_output* outputs);
 // rknn_set_io_mem: binds `mem` (rknn_mem.h) as the input or output attr->name names, in
 // the type and layout `attr` describes; rknn_run then reads / writes it.
 int set_io_mem(Handle ctx, rknn_tensor_mem* mem, const rknn_tensor_attr* attr);
+// rknn_set_internal_mem: `mem` (device memory of at least task_buf + work_buf bytes) holds
+// the context's intermediates from the next run on; several contexts may share one.
+int set_internal_mem(Handle ctx, rknn_tensor_mem* mem);
 // Functions not implemented yet: the context is still checked first (a bad handle is
 // RKNN_ERR_CTX_INVALID), then not_implemented(fn, what).
 int unsupported(const char* fn, Handle ctx, const std::string& what);

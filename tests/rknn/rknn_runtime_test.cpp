@@ -597,7 +597,7 @@ TEST_F(Rknn, EveryFunctionAnswersNullAndGarbageArgumentsWithAnErrorCode) {
   EXPECT_EQ(rknn_destroy_mem(ctx, nullptr), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_set_weight_mem(ctx, &mem), RKNN_ERR_FAIL);
   EXPECT_EQ(rknn_set_weight_mem(ctx, nullptr), RKNN_ERR_PARAM_INVALID);
-  EXPECT_EQ(rknn_set_internal_mem(ctx, &mem), RKNN_ERR_FAIL);
+  EXPECT_EQ(rknn_set_internal_mem(ctx, &mem), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_set_internal_mem(ctx, nullptr), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_set_io_mem(ctx, &mem, &a), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_set_io_mem(ctx, nullptr, &a), RKNN_ERR_PARAM_INVALID);

@@ -582,6 +582,48 @@ TEST_F(RknnZeroCopy, MemoryIsCreatedSyncedBoundAndDestroyedFromSeveralThreadsAtO
   EXPECT_EQ(rknn_destroy(normal), RKNN_SUCC);
 }
 
+TEST_F(RknnZeroCopy, ContextsCreatedWithInternalAllocOutsideShareOneInternalMemory) {
+  const auto image = compile(kLeNet, "RK3588", false, {});
+  const std::vector<float> a = uniform(784, 31, 0.0f, 1.0f), b = uniform(784, 32, 0.0f, 1.0f);
+  rknn_context normal = init(image);
+  const auto ya = normal_run(normal, a, true), yb = normal_run(normal, b, true);
+  rknn_context c1 = init(image, RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE);
+  rknn_context c2 = init(image, RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE);
+  rknn_mem_size sizes{}, normal_sizes{};
+  ASSERT_EQ(rknn_query(c1, RKNN_QUERY_MEM_SIZE, &sizes, sizeof sizes), RKNN_SUCC);
+  ASSERT_EQ(rknn_query(normal, RKNN_QUERY_MEM_SIZE, &normal_sizes, sizeof normal_sizes), RKNN_SUCC);
+  ASSERT_GT(sizes.total_internal_size, 0u);
+  EXPECT_EQ(sizes.total_dma_allocated_size + sizes.total_internal_size, normal_sizes.total_dma_allocated_size)
+      << "the context did not allocate its intermediates";
+  // No internal memory yet: the run says what is missing.
+  rknn_input in{};
+  in.buf = const_cast<float*>(a.data());
+  in.size = 784 * 4;
+  in.type = RKNN_TENSOR_FLOAT32;
+  in.fmt = RKNN_TENSOR_NCHW;
+  ASSERT_EQ(rknn_inputs_set(c1, 1, &in), RKNN_SUCC);
+  EXPECT_EQ(rknn_run(c1, nullptr), RKNN_ERR_FAIL);
+  EXPECT_TRUE(contains(last_error(), "rknn_set_internal_mem")) << last_error();
+  // Too small, or not device memory: refused.
+  rknn_tensor_mem* small = rknn_create_mem(c1, sizes.total_internal_size - 1);
+  EXPECT_EQ(rknn_set_internal_mem(c1, small), RKNN_ERR_PARAM_INVALID);
+  EXPECT_TRUE(contains(last_error(), "total_internal_size")) << last_error();
+  // One memory for both (they run one after the other).
+  rknn_tensor_mem* shared = rknn_create_mem2(0, sizes.total_internal_size, RKNN_MEM_FLAG_ALLOC_NO_CONTEXT);
+  ASSERT_NE(shared, nullptr) << last_error();
+  ASSERT_EQ(rknn_set_internal_mem(c1, shared), RKNN_SUCC) << last_error();
+  ASSERT_EQ(rknn_set_internal_mem(c2, shared), RKNN_SUCC) << last_error();
+  EXPECT_EQ(normal_run(c1, a, true), ya);
+  EXPECT_EQ(normal_run(c2, b, true), yb);
+  EXPECT_EQ(normal_run(c1, b, true), yb);
+  // Destroyed under the context: the next run refuses it.
+  ASSERT_EQ(rknn_destroy_mem(0, shared), RKNN_SUCC);
+  EXPECT_EQ(rknn_run(c2, nullptr), RKNN_ERR_FAIL);
+  EXPECT_TRUE(contains(last_error(), "destroyed")) << last_error();
+  EXPECT_EQ(rknn_destroy_mem(c1, small), RKNN_SUCC);
+  for (rknn_context c : {c1, c2, normal}) EXPECT_EQ(rknn_destroy(c), RKNN_SUCC);
+}
+
 TEST_F(RknnZeroCopy, DupContextRunsTheSameLoadedModelWithItsOwnBuffersAndOutlivesTheOriginal) {
   const auto image = compile(kLeNet, "RK3588", false, {});
   const std::vector<float> a = uniform(784, 11, 0.0f, 1.0f), b = uniform(784, 12, 0.0f, 1.0f);
