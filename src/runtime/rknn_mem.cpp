@@ -22,9 +22,20 @@ constexpr std::uint64_t kAllocFlags = RKNN_FLAG_MEMORY_CACHEABLE | RKNN_FLAG_MEM
 // within this many later destroys is recognised for what it is.
 constexpr std::size_t kQuarantine = 1024;
 
+// Destroyed descriptors, oldest first; freed at exit with the rest of the process state.
+struct Quarantine {
+  std::deque<rknn_tensor_mem*> q;
+  Quarantine() = default;
+  Quarantine(const Quarantine&) = delete;
+  Quarantine& operator=(const Quarantine&) = delete;
+  ~Quarantine() {
+    for (rknn_tensor_mem* p : q) delete p;
+  }
+};
+
 std::mutex g_mu;  // the table and the quarantine
 std::map<const rknn_tensor_mem*, MemRef> g_mems;
-std::deque<rknn_tensor_mem*> g_quarantine;
+Quarantine g_quarantine;
 
 void release_bytes(MemObj& m) {
   if (m.kind == MemObj::Kind::kDevice && m.data != nullptr && m.rt) {
@@ -194,10 +205,10 @@ int destroy_mem(const char* fn, Handle ctx, rknn_tensor_mem* mem) {
   rknn_tensor_mem* evicted = nullptr;
   {
     std::lock_guard<std::mutex> lock(g_mu);
-    g_quarantine.push_back(mem);
-    if (g_quarantine.size() > kQuarantine) {
-      evicted = g_quarantine.front();
-      g_quarantine.pop_front();
+    g_quarantine.q.push_back(mem);
+    if (g_quarantine.q.size() > kQuarantine) {
+      evicted = g_quarantine.q.front();
+      g_quarantine.q.pop_front();
     }
   }
   delete evicted;
