@@ -26,6 +26,18 @@ int guard(const char* fn, F&& body) noexcept {
   }
 }
 
+// guard for the functions that return memory (the create_mem family): `body(fn)` returns
+// the descriptor or NULL; NULL when anything escapes (with the message guard logs).
+template <typename F>
+rknn_tensor_mem* mem_guard(const char* fn, F&& body) noexcept {
+  rknn_tensor_mem* out = nullptr;
+  (void)guard(fn, [&](const char* f) {
+    out = body(f);
+    return RKNN_SUCC;
+  });
+  return out;
+}
+
 // RKNN_SUCC when `p` is not NULL; otherwise RKNN_ERR_PARAM_INVALID naming it.
 inline int require(const char* fn, const void* p, const char* what) {
   return p != nullptr ? RKNN_SUCC : runtime::rknn::fail(fn, RKNN_ERR_PARAM_INVALID, std::string(what) + " is NULL");

@@ -1,15 +1,17 @@
 // include/rknn/rknn_api.h: the 23 functions of librknnrt. Each shim checks its pointers and
 // calls one function of the runtime core (runtime/rknn_context.h). Functions svp-acl does
-// not implement yet check the context, then return RKNN_ERR_FAIL (NULL for the create_mem
-// family) with a "not implemented yet in svp-acl" message (docs/rknn.md).
+// not implement yet check the context, then return RKNN_ERR_FAIL with a "not implemented yet
+// in svp-acl" message (docs/rknn.md). The create_mem family returns NULL on failure.
 #pragma GCC visibility push(default)
 #include "rknn/rknn_api.h"
 #pragma GCC visibility pop
 
 #include "rknn/guard.h"
+#include "runtime/rknn_mem.h"
 
 namespace core = svp::runtime::rknn;
 using svp::rknn_capi::guard;
+using svp::rknn_capi::mem_guard;
 using svp::runtime::rknn::raw_enum;
 using svp::rknn_capi::require;
 
@@ -28,7 +30,10 @@ int rknn_dup_context(rknn_context* context_in, rknn_context* context_out) {
   return guard(__func__, [&](const char* fn) {
     RKNN_RETURN_IF_FAILED(require(fn, context_in, "context_in"));
     RKNN_RETURN_IF_FAILED(require(fn, context_out, "context_out"));
-    return core::unsupported(fn, *context_in, "rknn_dup_context");
+    core::Handle h = 0;
+    const int r = core::dup_context(*context_in, &h);
+    *context_out = static_cast<rknn_context>(h);
+    return r;
   });
 }
 
@@ -90,39 +95,29 @@ int rknn_outputs_release(rknn_context context, uint32_t n_ouputs, rknn_output ou
 }
 
 rknn_tensor_mem* rknn_create_mem_from_phys(rknn_context ctx, uint64_t phys_addr, void* virt_addr, uint32_t size) {
-  (void)phys_addr, (void)virt_addr, (void)size;
-  guard(__func__, [&](const char* fn) { return core::unsupported(fn, ctx, "rknn_create_mem_from_phys"); });
-  return nullptr;
+  return mem_guard(__func__, [&](const char* fn) { return core::create_mem_from_phys(fn, ctx, phys_addr, virt_addr, size); });
 }
 
 rknn_tensor_mem* rknn_create_mem_from_fd(rknn_context ctx, int32_t fd, void* virt_addr, uint32_t size, int32_t offset) {
-  (void)fd, (void)virt_addr, (void)size, (void)offset;
-  guard(__func__, [&](const char* fn) { return core::unsupported(fn, ctx, "rknn_create_mem_from_fd"); });
-  return nullptr;
+  return mem_guard(__func__, [&](const char* fn) { return core::create_mem_from_fd(fn, ctx, fd, virt_addr, size, offset); });
 }
 
 rknn_tensor_mem* rknn_create_mem_from_mb_blk(rknn_context ctx, void* mb_blk, int32_t offset) {
-  (void)mb_blk, (void)offset;
-  guard(__func__, [&](const char* fn) { return core::unsupported(fn, ctx, "rknn_create_mem_from_mb_blk"); });
-  return nullptr;
+  return mem_guard(__func__, [&](const char* fn) { return core::create_mem_from_mb_blk(fn, ctx, mb_blk, offset); });
 }
 
 rknn_tensor_mem* rknn_create_mem(rknn_context ctx, uint32_t size) {
-  (void)size;
-  guard(__func__, [&](const char* fn) { return core::unsupported(fn, ctx, "rknn_create_mem (zero-copy memory)"); });
-  return nullptr;
+  return mem_guard(__func__, [&](const char* fn) { return core::create_mem(fn, ctx, size, RKNN_FLAG_MEMORY_FLAGS_DEFAULT); });
 }
 
 rknn_tensor_mem* rknn_create_mem2(rknn_context ctx, uint64_t size, uint64_t alloc_flags) {
-  (void)size, (void)alloc_flags;
-  guard(__func__, [&](const char* fn) { return core::unsupported(fn, ctx, "rknn_create_mem2 (zero-copy memory)"); });
-  return nullptr;
+  return mem_guard(__func__, [&](const char* fn) { return core::create_mem(fn, ctx, size, alloc_flags); });
 }
 
 int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem* mem) {
   return guard(__func__, [&](const char* fn) {
     RKNN_RETURN_IF_FAILED(require(fn, mem, "mem"));
-    return core::unsupported(fn, ctx, "rknn_destroy_mem (zero-copy memory)");
+    return core::destroy_mem(fn, ctx, mem);
   });
 }
 
@@ -136,7 +131,7 @@ int rknn_set_weight_mem(rknn_context ctx, rknn_tensor_mem* mem) {
 int rknn_set_internal_mem(rknn_context ctx, rknn_tensor_mem* mem) {
   return guard(__func__, [&](const char* fn) {
     RKNN_RETURN_IF_FAILED(require(fn, mem, "mem"));
-    return core::unsupported(fn, ctx, "rknn_set_internal_mem");
+    return core::set_internal_mem(ctx, mem);
   });
 }
 
@@ -144,7 +139,7 @@ int rknn_set_io_mem(rknn_context ctx, rknn_tensor_mem* mem, rknn_tensor_attr* at
   return guard(__func__, [&](const char* fn) {
     RKNN_RETURN_IF_FAILED(require(fn, mem, "mem"));
     RKNN_RETURN_IF_FAILED(require(fn, attr, "attr"));
-    return core::unsupported(fn, ctx, "rknn_set_io_mem (zero-copy I/O)");
+    return core::set_io_mem(ctx, mem, attr);
   });
 }
 
@@ -169,6 +164,6 @@ int rknn_mem_sync(rknn_context context, rknn_tensor_mem* mem, rknn_mem_sync_mode
     if (const int m = raw_enum(mode); m < RKNN_MEMORY_SYNC_TO_DEVICE || m > RKNN_MEMORY_SYNC_BIDIRECTIONAL) {
       return core::fail(fn, RKNN_ERR_PARAM_INVALID, "mode is not an rknn_mem_sync_mode");
     }
-    return core::unsupported(fn, context, "rknn_mem_sync (zero-copy memory)");
+    return core::mem_sync(fn, context, mem, raw_enum(mode));
   });
 }

@@ -23,6 +23,8 @@
 #include "common/log.h"
 #include "common/read_file.h"
 #include "model/format.h"
+#include "runtime/rknn_layout.h"
+#include "runtime/rknn_mem.h"
 #include "runtime/runtime.h"
 #include "target/device_profile.h"
 
@@ -30,16 +32,18 @@ namespace svp::runtime::rknn {
 namespace {
 
 thread_local std::string t_last_error;
+thread_local std::string t_last_warning;
 
 constexpr char kRebuildHint[] =
     "rebuild it from the ONNX model with svp-acl's compiler: svp_atc --framework=5 --model=<model>.onnx "
     "--soc_version=RK3588 --output=<model> (any RKNN target: RK3588, RK3576, RK3566/RK3568, RK3562, "
     "RV1106/RV1103) and pass <model>.om to rknn_init";
 
-// Flags implemented (or with nothing to do on the normal I/O path); see docs/rknn.md.
+// Flags implemented (the two DISABLE_FLUSH flags concern rknn_set_io_mem memory only;
+// INTERNAL_ALLOC_OUTSIDE waits for rknn_set_internal_mem); see docs/rknn.md.
 constexpr std::uint32_t kPriorityMask = 0x3;
 constexpr std::uint32_t kNoOpFlags = RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY | RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE |
-                                     RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE;
+                                     RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE | RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE;
 constexpr std::uint32_t kKnownFlags = 0x0003FFFF;
 
 // One model input or output as the context sees it.
@@ -61,12 +65,40 @@ struct Io {
   std::int32_t view_zp = 0;
 };
 
-struct Ctx {
-  std::mutex mu;
+// Memory bound to an input or output by rknn_set_io_mem.
+struct Binding {
+  MemRef mem;              // null: not bound
+  Layout layout;           // of the buffer
+  int type = 0;            // the buffer's element type
+  std::size_t es = 0;      // its size
+  bool pass_through = false;
+};
+
+// The model image loaded into the runtime's registry, shared by a context and its
+// rknn_dup_context copies (one copy of the weights); unloaded when the last one goes.
+struct LoadedImage {
   std::shared_ptr<Runtime> rt;
-  std::vector<std::uint8_t> image;  // the model image, owned (the registry does not copy)
+  std::vector<std::uint8_t> image;  // owned: the registry does not copy
   std::uint32_t model_id = 0;
   bool loaded = false;
+  LoadedImage() = default;
+  LoadedImage(const LoadedImage&) = delete;
+  LoadedImage& operator=(const LoadedImage&) = delete;
+  ~LoadedImage() {
+    if (loaded) (void)rt->unload_model(model_id);
+  }
+};
+
+struct Ctx {
+  std::mutex mu;
+  std::uint32_t flags = 0;                            // rknn_init's
+  const target::DeviceProfile* platform = nullptr;    // whose native layouts are reported
+  std::vector<Binding> in_bind, out_bind;
+  // rknn_set_internal_mem: task_buf at offset 0, work_buf right after it (instead of the
+  // context's own, which RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE does not allocate).
+  MemRef internal;
+  std::shared_ptr<Runtime> rt;
+  std::shared_ptr<LoadedImage> model = std::make_shared<LoadedImage>();  // null once destroyed
   void* rt_context = nullptr;
   std::vector<Io> inputs, outputs;
   void* task_buf = nullptr;
@@ -251,8 +283,7 @@ void release_buffers(Ctx& c) {
   free_buf(c.work_buf);
   for (void* p : c.handed_out) std::free(p);
   c.handed_out.clear();
-  if (c.loaded) (void)c.rt->unload_model(c.model_id);
-  c.loaded = false;
+  c.model.reset();  // unloads it unless a duplicate still runs it
   if (c.rt_context != nullptr) (void)c.rt->destroy_context(c.rt_context);
   c.rt_context = nullptr;
 }
@@ -349,29 +380,51 @@ void fill_attr(Io& io, std::uint32_t index, bool input) {
   }
 }
 
-// Loads `c.image` into the runtime and prepares buffers and attributes.
+int alloc_device(const char* fn, Ctx& c, std::uint64_t size, void** out) {
+  auto p = c.rt->malloc(static_cast<std::size_t>(std::max<std::uint64_t>(size, 16)), MemoryApi::kMalloc, 0);
+  if (!p.ok()) return fail(fn, RKNN_ERR_MALLOC_FAIL, fmt::format("device memory of {} bytes: {}", size, p.status().message()));
+  c.device_bytes += size;
+  *out = *p;
+  return RKNN_SUCC;
+}
+
+// The context's own runtime context (its stream) and per-input state.
+int finish_context(const char* fn, Ctx& c) {
+  c.input_set.assign(c.inputs.size(), false);
+  c.in_bind.resize(c.inputs.size());
+  c.out_bind.resize(c.outputs.size());
+  CurrentContextScope keep(*c.rt);
+  auto rctx = c.rt->create_context(0);
+  if (!rctx.ok()) return fail(fn, RKNN_ERR_DEVICE_UNAVAILABLE, "no runtime context: " + rctx.status().message());
+  c.rt_context = *rctx;
+  return RKNN_SUCC;
+}
+
+// Loads `c.model->image` into the runtime and prepares buffers and attributes.
 int load(const char* fn, Ctx& c, std::uint32_t flag) {
-  if (c.image.size() < sizeof model::kModelMagic ||
-      std::memcmp(c.image.data(), model::kModelMagic, sizeof model::kModelMagic) != 0) {
-    const bool vendor = c.image.size() >= 4 && std::memcmp(c.image.data(), "RKNN", 4) == 0;
+  const std::vector<std::uint8_t>& image = c.model->image;
+  if (image.size() < sizeof model::kModelMagic ||
+      std::memcmp(image.data(), model::kModelMagic, sizeof model::kModelMagic) != 0) {
+    const bool vendor = image.size() >= 4 && std::memcmp(image.data(), "RKNN", 4) == 0;
     return fail(fn, RKNN_ERR_MODEL_INVALID,
                 fmt::format("{} ({} bytes); {}",
                             vendor ? "this is a Rockchip .rknn file, a closed format svp-acl cannot read"
                                    : "this is not an svp-acl model image (no SVPACLOM header)",
-                            c.image.size(), kRebuildHint));
+                            image.size(), kRebuildHint));
   }
   auto rt = runtime_for_rknn();
   if (!rt.ok()) return fail(fn, RKNN_ERR_DEVICE_UNAVAILABLE, "the software NPU did not start: " + rt.status().message());
   c.rt = *rt;
+  c.model->rt = c.rt;
   model::Scheduling sched;
   sched.priority = 3 + static_cast<std::int32_t>(flag & kPriorityMask);  // HIGH 3 (the default), MEDIUM 4, LOW 5
-  auto id = c.rt->load_model(c.image.data(), c.image.size(), sched);
+  auto id = c.rt->load_model(image.data(), image.size(), sched);
   if (!id.ok()) {
     return fail(fn, RKNN_ERR_MODEL_INVALID, fmt::format("the model image does not load: {}; {}", id.status().message(), kRebuildHint));
   }
-  c.model_id = *id;
-  c.loaded = true;
-  auto loaded = c.rt->models().lookup(c.model_id);
+  c.model->model_id = *id;
+  c.model->loaded = true;
+  auto loaded = c.rt->models().lookup(*id);
   if (!loaded.ok()) return fail(fn, RKNN_ERR_MODEL_INVALID, loaded.status().message());
   const model::Model& m = *loaded->model;
   const std::string soc = compiled_soc(m.program.compiler.command_line);
@@ -382,6 +435,9 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
                             "with --soc_version=RK3588 or another RKNN target for librknnrt",
                             profile->name));
   }
+  // A model without a recorded target (compiled through the library) gets RK3588's layouts.
+  c.platform = profile != nullptr ? profile : target::find_profile("RK3588");
+  c.flags = flag;
   const model::ModelFlags& flags = m.program.flags;
   if (!flags.dynamic_batch.empty() || !flags.dynamic_hw.empty()) {
     return not_implemented(fn, "models with dynamic batch or resolution gears (rknn_set_input_shapes)");
@@ -394,13 +450,7 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
       return not_implemented(fn, fmt::format("models with AIPP (input \"{}\")", d.name));
     }
   }
-  auto alloc = [&](std::uint64_t size, void** out) -> int {
-    auto p = c.rt->malloc(static_cast<std::size_t>(std::max<std::uint64_t>(size, 16)), MemoryApi::kMalloc, 0);
-    if (!p.ok()) return fail(fn, RKNN_ERR_MALLOC_FAIL, fmt::format("device memory of {} bytes: {}", size, p.status().message()));
-    c.device_bytes += size;
-    *out = *p;
-    return RKNN_SUCC;
-  };
+  auto alloc = [&](std::uint64_t size, void** out) { return alloc_device(fn, c, size, out); };
   auto add_io = [&](const model::IoDesc& d, std::vector<Io>* list, bool input) -> int {
     Io io;
     io.desc = d;
@@ -424,9 +474,11 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
       if (int r = add_io(d, &c.inputs, true); r != RKNN_SUCC) return r;
     } else if (d.kind == model::IoKind::kTaskBuf) {
       c.task_desc = d;
+      if ((flag & RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE) != 0) continue;
       if (int r = alloc(d.size, &c.task_buf); r != RKNN_SUCC) return r;
     } else if (d.kind == model::IoKind::kWorkBuf) {
       c.work_desc = d;
+      if ((flag & RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE) != 0) continue;
       if (int r = alloc(d.size, &c.work_buf); r != RKNN_SUCC) return r;
     }
   }
@@ -438,13 +490,8 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
     if (d.tensor < 0 && k < output_tensors.size()) d.tensor = output_tensors[k];
     if (int r = add_io(d, &c.outputs, false); r != RKNN_SUCC) return r;
   }
-  c.input_set.assign(c.inputs.size(), false);
   c.weights_bytes = m.weights_size;
-  CurrentContextScope keep(*c.rt);
-  auto rctx = c.rt->create_context(0);
-  if (!rctx.ok()) return fail(fn, RKNN_ERR_DEVICE_UNAVAILABLE, "no runtime context: " + rctx.status().message());
-  c.rt_context = *rctx;
-  return RKNN_SUCC;
+  return finish_context(fn, c);
 }
 
 template <typename T>
@@ -468,6 +515,15 @@ int query_attr(const char* fn, const std::vector<Io>& list, void* info, std::uin
                 fmt::format("{} index {} is out of range (the model has {} {}s)", which, attr->index, list.size(), which));
   }
   *attr = list[attr->index].attr;
+  return RKNN_SUCC;
+}
+
+int query_native(const char* fn, const Ctx& c, bool input, bool nhwc, void* info, std::uint32_t size) {
+  const std::vector<Io>& list = input ? c.inputs : c.outputs;
+  const int r = query_attr(fn, list, info, size, input ? "input" : "output");
+  if (r != RKNN_SUCC) return r;
+  auto* attr = static_cast<rknn_tensor_attr*>(info);
+  *attr = native_attr(*attr, list[attr->index].desc.dims, input, nhwc, *c.platform);
   return RKNN_SUCC;
 }
 
@@ -566,6 +622,85 @@ std::vector<std::uint8_t> output_bytes(const Io& io, bool want_float) {
   return out;
 }
 
+// rknn_run's reads of a bound input: the memory's device view, in the bound layout and
+// type, converted into the model input as rknn_inputs_set converts a buffer.
+int read_bound_input(const char* fn, Ctx& c, std::size_t i) {
+  const Binding& b = c.in_bind[i];
+  Io& io = c.inputs[i];
+  const bool sync = (c.flags & RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE) == 0;
+  std::vector<std::uint8_t> bytes;
+  bool stale = false;
+  std::string why;
+  if (!device_read(*b.mem, b.layout.buffer_elems() * b.es, sync, &bytes, &stale, &why)) {
+    return fail(fn, RKNN_ERR_INPUT_INVALID, fmt::format("input {} (\"{}\"): {}", i, io.desc.name, why));
+  }
+  if (stale) {
+    warn(fn, fmt::format("input {} (\"{}\"): the CPU wrote {} and did not call rknn_mem_sync(ctx, mem, "
+                         "RKNN_MEMORY_SYNC_TO_DEVICE); with RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE rknn_run does not "
+                         "flush it, so the NPU reads stale data",
+                         i, io.desc.name, b.mem->describe()));
+  }
+  std::vector<std::uint8_t> dense(io.elems * b.es);
+  unpack(b.layout, b.es, bytes.data(), dense.data());
+  rknn_input in{};
+  in.index = static_cast<std::uint32_t>(i);
+  in.buf = dense.data();
+  in.size = static_cast<std::uint32_t>(dense.size());
+  in.pass_through = b.pass_through ? 1 : 0;
+  in.type = static_cast<rknn_tensor_type>(b.type);  // checked by set_io_mem
+  in.fmt = RKNN_TENSOR_NCHW;                        // model order once unpacked
+  return set_one(fn, io, in);
+}
+
+// rknn_run's writes of a bound output: the output in the bound type, packed into the bound
+// layout, written through the memory's device view.
+int write_bound_output(const char* fn, Ctx& c, std::size_t k) {
+  const Binding& b = c.out_bind[k];
+  const Io& io = c.outputs[k];
+  const bool want_float = b.type == RKNN_TENSOR_FLOAT32 && io.attr.type != RKNN_TENSOR_FLOAT32;
+  const std::vector<std::uint8_t> dense = output_bytes(io, want_float);
+  std::vector<std::uint8_t> buf(b.layout.buffer_elems() * b.es);
+  pack(b.layout, b.es, dense.data(), buf.data());
+  std::string why;
+  if (!device_write(*b.mem, buf, (c.flags & RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE) == 0, &why)) {
+    return fail(fn, RKNN_ERR_OUTPUT_INVALID, fmt::format("output {} (\"{}\"): {}", k, io.desc.name, why));
+  }
+  return RKNN_SUCC;
+}
+
+// The element type and size a binding's buffer holds (set_io_mem's type checks).
+int binding_type(const char* fn, const Io& io, bool input, const rknn_tensor_attr& a, const std::string& what,
+                 Binding* b) {
+  const int type = raw_enum(a.type);
+  const std::size_t own_es = io.int8_view ? 1 : model::dtype_size(io.desc.dtype);
+  b->type = type;
+  // A buffer in the tensor's own type (the type the attribute reports: INT8 with its zero
+  // point and scale for a quantized model) holds that encoding, with or without
+  // pass_through, as NPU-native memory does; other types are converted as rknn_inputs_set
+  // converts them.
+  b->pass_through = input && (a.pass_through != 0 || type == io.attr.type);
+  if (b->pass_through || (!input && type == io.attr.type)) {
+    if (type != io.attr.type) {
+      return fail(fn, RKNN_ERR_PARAM_INVALID,
+                  fmt::format("{}: a pass_through buffer is in the tensor's own type {}, not {}", what,
+                              type_name(io.attr.type), type_name(type)));
+    }
+    b->es = own_es;
+    return RKNN_SUCC;
+  }
+  if (type == RKNN_TENSOR_FLOAT16 || type == RKNN_TENSOR_BFLOAT16 || type == RKNN_TENSOR_INT4) {
+    return not_implemented(fn, fmt::format("{}: memory of type {}", what, type_name(type)));
+  }
+  if (!input && type != RKNN_TENSOR_FLOAT32) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{}: outputs are written as {} (the tensor's type) or FLOAT32, not {}", what,
+                            type_name(io.attr.type), type_name(type)));
+  }
+  b->es = host_type_size(type);
+  if (b->es == 0) return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("{}: type {} is not a tensor type", what, type));
+  return RKNN_SUCC;
+}
+
 }  // namespace
 
 int fail(const char* fn, int code, const std::string& message) {
@@ -580,6 +715,22 @@ int not_implemented(const char* fn, const std::string& what) {
 
 const std::string& last_error() { return t_last_error; }
 void clear_last_error() { t_last_error.clear(); }
+
+void warn(const char* fn, const std::string& message) {
+  t_last_warning = fmt::format("{}: {}", fn, message);
+  SVP_LOG_WARN("{}", t_last_warning);
+}
+
+const std::string& last_warning() { return t_last_warning; }
+
+int check_context(const char* fn, Handle ctx) { return find(fn, ctx).code; }
+
+std::shared_ptr<Runtime> core_runtime(std::string* why) {
+  auto rt = runtime_for_rknn();
+  if (rt.ok()) return *rt;
+  *why = rt.status().message();
+  return nullptr;
+}
 
 int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag, rknn_init_extend* extend) {
   static constexpr char fn[] = "rknn_init";
@@ -601,14 +752,63 @@ int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag,
   if (size == 0) {
     const char* path = static_cast<const char*>(model);
     if (path[0] == '\0') return fail(fn, RKNN_ERR_PARAM_INVALID, "size is 0 (model is a path) and the path is empty");
-    if (!read_file_bytes(path, &c->image)) {
+    if (!read_file_bytes(path, &c->model->image)) {
       return fail(fn, RKNN_ERR_MODEL_INVALID, fmt::format("cannot read the model file \"{}\"", path));
     }
   } else {
     const auto* p = static_cast<const std::uint8_t*>(model);
-    c->image.assign(p, p + size);
+    c->model->image.assign(p, p + size);
   }
   const int r = load(fn, *c, flag);
+  if (r != RKNN_SUCC) {
+    release_buffers(*c);
+    return r;
+  }
+  const Handle h = make_handle();
+  {
+    std::lock_guard<std::mutex> lock(g_table_mu);
+    g_contexts[h] = c;
+  }
+  *out = h;
+  return RKNN_SUCC;
+}
+
+int dup_context(Handle in, Handle* out) {
+  static constexpr char fn[] = "rknn_dup_context";
+  clear_last_error();
+  *out = 0;
+  Lookup l = find(fn, in);
+  if (!l.ctx) return l.code;
+  auto c = std::make_shared<Ctx>();
+  {
+    const Ctx& src = *l.ctx;
+    std::lock_guard<std::mutex> lock(l.ctx->mu);
+    if (!src.model) return find(fn, in).code;  // destroyed meanwhile
+    c->rt = src.rt;
+    c->model = src.model;  // the loaded model and its weights, shared
+    c->flags = src.flags;
+    c->platform = src.platform;
+    c->inputs = src.inputs;
+    c->outputs = src.outputs;
+    c->task_desc = src.task_desc;
+    c->work_desc = src.work_desc;
+    c->weights_bytes = src.weights_bytes;
+  }
+  // Its own buffers: inputs, outputs, task_buf and work_buf.
+  int r = RKNN_SUCC;
+  for (auto* list : {&c->inputs, &c->outputs}) {
+    for (Io& io : *list) io.buf = nullptr;
+  }
+  for (auto* list : {&c->inputs, &c->outputs}) {
+    for (Io& io : *list) {
+      if (r == RKNN_SUCC) r = alloc_device(fn, *c, io.desc.size, &io.buf);
+    }
+  }
+  if ((c->flags & RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE) == 0) {
+    if (r == RKNN_SUCC) r = alloc_device(fn, *c, c->task_desc.size, &c->task_buf);
+    if (r == RKNN_SUCC) r = alloc_device(fn, *c, c->work_desc.size, &c->work_buf);
+  }
+  if (r == RKNN_SUCC) r = finish_context(fn, *c);
   if (r != RKNN_SUCC) {
     release_buffers(*c);
     return r;
@@ -633,8 +833,17 @@ int destroy(Handle h) {
     }
   }
   if (!c) return find("rknn_destroy", h).code;
-  std::lock_guard<std::mutex> lock(c->mu);  // waits for a call in flight on this context
-  release_buffers(*c);
+  {
+    std::lock_guard<std::mutex> lock(c->mu);  // waits for a call in flight on this context
+    release_buffers(*c);
+    c->in_bind.clear();
+    c->out_bind.clear();
+    c->internal.reset();
+  }
+  if (const std::size_t n = live_mems_of(h); n != 0) {
+    warn("rknn_destroy", fmt::format("{} rknn_tensor_mem created on context 0x{:x} are still live; free them with "
+                                     "rknn_destroy_mem (they stay valid until then)", n, h));
+  }
   return RKNN_SUCC;
 }
 
@@ -672,12 +881,12 @@ int query(Handle h, int cmd, void* info, std::uint32_t size) {
       rknn_custom_string s{};  // svp-acl models carry no custom string yet
       return copy_struct(fn, info, size, s, "rknn_custom_string");
     }
+    case RKNN_QUERY_NATIVE_INPUT_ATTR: return query_native(fn, c, true, false, info, size);
+    case RKNN_QUERY_NATIVE_OUTPUT_ATTR: return query_native(fn, c, false, false, info, size);
+    case RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR: return query_native(fn, c, true, true, info, size);
+    case RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR: return query_native(fn, c, false, true, info, size);
     case RKNN_QUERY_PERF_DETAIL:
     case RKNN_QUERY_PERF_RUN:
-    case RKNN_QUERY_NATIVE_INPUT_ATTR:
-    case RKNN_QUERY_NATIVE_OUTPUT_ATTR:
-    case RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR:
-    case RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR:
     case RKNN_QUERY_DEVICE_MEM_INFO:
     case RKNN_QUERY_INPUT_DYNAMIC_RANGE:
     case RKNN_QUERY_CURRENT_INPUT_ATTR:
@@ -724,23 +933,54 @@ int run(Handle h, rknn_run_extend* extend) {
   std::lock_guard<std::mutex> lock(c.mu);
   if (extend != nullptr && extend->non_block != 0) return not_implemented(fn, "non-blocking runs (rknn_run_extend.non_block)");
   for (std::size_t i = 0; i < c.input_set.size(); ++i) {
-    if (!c.input_set[i]) {
-      return fail(fn, RKNN_ERR_INPUT_INVALID, fmt::format("input {} (\"{}\") was never set (rknn_inputs_set)", i,
-                                                          c.inputs[i].desc.name));
+    if (!c.input_set[i] && !c.in_bind[i].mem) {
+      return fail(fn, RKNN_ERR_INPUT_INVALID,
+                  fmt::format("input {} (\"{}\") was never set (rknn_inputs_set) nor bound (rknn_set_io_mem)", i,
+                              c.inputs[i].desc.name));
     }
   }
-  auto loaded = c.rt->models().lookup(c.model_id);
+  for (std::size_t i = 0; i < c.in_bind.size(); ++i) {
+    if (!c.in_bind[i].mem) continue;
+    if (const int r = read_bound_input(fn, c, i); r != RKNN_SUCC) return r;
+  }
+  auto loaded = c.rt->models().lookup(c.model->model_id);
   if (!loaded.ok()) return fail(fn, RKNN_ERR_CTX_INVALID, loaded.status().message());
+  void* task = c.task_buf;
+  void* work = c.work_buf;
+  // Internal memory of the application's is held for the execution (contexts sharing it
+  // take turns; rknn_destroy_mem waits) and released before the outputs are written.
+  std::unique_lock<std::mutex> internal_lock;
+  if (c.internal) {
+    internal_lock = std::unique_lock<std::mutex>(c.internal->mu);
+    if (c.internal->destroyed) {
+      const std::string what = c.internal->describe();
+      internal_lock.unlock();
+      return fail(fn, RKNN_ERR_FAIL, fmt::format("the internal memory {} was destroyed (rknn_destroy_mem); give "
+                                                 "the context another with rknn_set_internal_mem", what));
+    }
+    task = c.internal->data;
+    work = c.internal->data + c.task_desc.size;
+  } else if (task == nullptr) {
+    return fail(fn, RKNN_ERR_FAIL,
+                fmt::format("the context was created with RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE and has no internal memory: "
+                            "give it RKNN_QUERY_MEM_SIZE's total_internal_size ({} bytes) with rknn_set_internal_mem",
+                            c.task_desc.size + c.work_desc.size));
+  }
   ExecuteArgs args;
   for (const Io& io : c.inputs) args.inputs.push_back({io.buf, io.desc.size, io.desc.stride});
-  args.inputs.push_back({c.task_buf, c.task_desc.size, c.task_desc.stride});
-  args.inputs.push_back({c.work_buf, c.work_desc.size, c.work_desc.stride});
+  args.inputs.push_back({task, c.task_desc.size, c.task_desc.stride});
+  args.inputs.push_back({work, c.work_desc.size, c.work_desc.stride});
   for (const Io& io : c.outputs) args.outputs.push_back({io.buf, io.desc.size, io.desc.stride});
   CurrentContextScope keep(*c.rt);
   Status s = c.rt->set_current_context(c.rt_context);
-  if (s.ok()) s = c.rt->execute(*loaded, c.model_id, std::move(args), nullptr, true);
+  if (s.ok()) s = c.rt->execute(*loaded, c.model->model_id, std::move(args), nullptr, true);
+  if (internal_lock.owns_lock()) internal_lock.unlock();
   if (!s.ok()) return fail(fn, RKNN_ERR_FAIL, "the run failed: " + s.message());
   c.ran = true;
+  for (std::size_t k = 0; k < c.out_bind.size(); ++k) {
+    if (!c.out_bind[k].mem) continue;
+    if (const int r = write_bound_output(fn, c, k); r != RKNN_SUCC) return r;
+  }
   ++c.frame_id;
   if (extend != nullptr) extend->frame_id = c.frame_id;
   return RKNN_SUCC;
@@ -816,6 +1056,105 @@ int outputs_release(Handle h, std::uint32_t n, rknn_output* outputs) {
     std::free(o.buf);
     o.buf = nullptr;
   }
+  return RKNN_SUCC;
+}
+
+int set_io_mem(Handle h, rknn_tensor_mem* mem, const rknn_tensor_attr* attr) {
+  static constexpr char fn[] = "rknn_set_io_mem";
+  clear_last_error();
+  Lookup l = find(fn, h);
+  if (!l.ctx) return l.code;
+  MemRef m = find_mem(mem);
+  if (!m) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("mem {} is not a live rknn_tensor_mem (never created by rknn_create_mem*, or destroyed by "
+                            "rknn_destroy_mem)",
+                            static_cast<const void*>(mem)));
+  }
+  if (m->owner != 0 && m->owner != h) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{} belongs to context 0x{:x}, not 0x{:x}: create the memory on the context that binds it "
+                            "(or with RKNN_MEM_FLAG_ALLOC_NO_CONTEXT)",
+                            m->describe(), m->owner, h));
+  }
+  Ctx& c = *l.ctx;
+  std::lock_guard<std::mutex> lock(c.mu);
+  // attr->index alone does not tell an input from an output: the name does, as rknn_query
+  // reported it.
+  const std::string name(attr->name, strnlen(attr->name, sizeof attr->name));
+  bool input = true;
+  auto named = [&](const std::vector<Io>& list) {
+    return std::find_if(list.begin(), list.end(), [&](const Io& io) { return io.desc.name == name; });
+  };
+  auto it = named(c.inputs);
+  if (it == c.inputs.end()) {
+    input = false;
+    it = named(c.outputs);
+    if (it == c.outputs.end()) {
+      return fail(fn, RKNN_ERR_PARAM_INVALID,
+                  fmt::format("attr->name \"{}\" is no input or output of the model; pass the attribute rknn_query "
+                              "returned (its name tells an input from an output)",
+                              name));
+    }
+  }
+  const std::vector<Io>& list = input ? c.inputs : c.outputs;
+  const auto index = static_cast<std::size_t>(it - list.begin());
+  const std::string what = fmt::format("{} {} (\"{}\")", input ? "input" : "output", index, name);
+  if (attr->index != index) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("{}: attr->index is {}", what, attr->index));
+  }
+  Binding b;
+  if (const int r = binding_type(fn, *it, input, *attr, what, &b); r != RKNN_SUCC) return r;
+  std::string why;
+  // Guide 5.2.3: an NC1HWC2 input attribute without pass_through takes an NHWC buffer.
+  const bool nhwc_source = input && attr->pass_through == 0 && raw_enum(attr->fmt) == RKNN_TENSOR_NC1HWC2;
+  if (!layout_from_attr(*attr, it->desc.dims, nhwc_source, &b.layout, &why)) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("{}: {}", what, why));
+  }
+  const std::uint64_t need = b.layout.buffer_elems() * b.es;
+  if (m->size < need) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{}: {} is too small: the attribute ({}, {}) needs {} bytes with its padding "
+                            "(size_with_stride); was the memory sized from another attribute (e.g. "
+                            "RKNN_QUERY_INPUT_ATTR's size while binding the native one)?",
+                            what, m->describe(), b.layout.describe(), type_name(b.type), need));
+  }
+  b.mem = std::move(m);
+  (input ? c.in_bind : c.out_bind)[index] = std::move(b);
+  return RKNN_SUCC;
+}
+
+int set_internal_mem(Handle h, rknn_tensor_mem* mem) {
+  static constexpr char fn[] = "rknn_set_internal_mem";
+  clear_last_error();
+  Lookup l = find(fn, h);
+  if (!l.ctx) return l.code;
+  MemRef m = find_mem(mem);
+  if (!m) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("mem {} is not a live rknn_tensor_mem (never created by rknn_create_mem*, or destroyed by "
+                            "rknn_destroy_mem)",
+                            static_cast<const void*>(mem)));
+  }
+  if (m->owner != 0 && m->owner != h) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("{} belongs to context 0x{:x}, not 0x{:x}", m->describe(),
+                                                        m->owner, h));
+  }
+  if (m->kind != MemObj::Kind::kDevice) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{}: internal memory must come from rknn_create_mem / rknn_create_mem2 (the software "
+                            "NPU computes intermediates in its own device memory only)",
+                            m->describe()));
+  }
+  Ctx& c = *l.ctx;
+  std::lock_guard<std::mutex> lock(c.mu);
+  const std::uint64_t need = c.task_desc.size + c.work_desc.size;
+  if (m->size < need) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{} is smaller than the {} bytes of RKNN_QUERY_MEM_SIZE's total_internal_size", m->describe(),
+                            need));
+  }
+  c.internal = std::move(m);
   return RKNN_SUCC;
 }
 

@@ -2,11 +2,13 @@
 // rknn_context is and the policy behind every rknn_* call. The C shims in src/rknn check
 // their pointers and call exactly one function here.
 //
-// An rknn context owns: a copy of the model image (an svp-acl model compiled for an RKNN
-// device profile), the model loaded into the runtime core's registry, a runtime context
-// (device 0) whose default stream runs it, and device buffers for every input, output,
-// task_buf and work_buf. rknn_inputs_set converts into the input buffers, rknn_run
-// executes synchronously, rknn_outputs_get converts out of the output buffers.
+// An rknn context holds: a copy of the model image (an svp-acl model compiled for an RKNN
+// device profile) loaded into the runtime core's registry (both shared with its
+// rknn_dup_context copies), a runtime context (device 0) whose default stream runs it, and
+// device buffers for every input, output, task_buf and work_buf. rknn_inputs_set converts
+// into the input buffers, rknn_run executes synchronously, rknn_outputs_get converts out
+// of the output buffers. Zero copy: rknn_set_io_mem binds memory objects (rknn_mem.h) that
+// rknn_run converts from and into in their layouts (rknn_layout.h).
 //
 // Handles are opaque 64-bit (32-bit on 32-bit ARM) numbers never reused in a process; a
 // stale or made-up one is RKNN_ERR_CTX_INVALID. Calls on one context are serialised by its
@@ -19,10 +21,15 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <type_traits>
 
 #include "rknn/rknn_api.h"
+
+namespace svp::runtime {
+class Runtime;
+}
 
 namespace svp::runtime::rknn {
 
@@ -46,15 +53,32 @@ int not_implemented(const char* fn, const std::string& what);
 // The thread's last failure message ("" after a success of init/query/run/...).
 const std::string& last_error();
 void clear_last_error();
+// Logs "<fn>: <message>" as a warning and remembers it as the thread's last warning (tests).
+void warn(const char* fn, const std::string& message);
+const std::string& last_warning();
+
+// RKNN_SUCC when `ctx` is a live context, else RKNN_ERR_CTX_INVALID (logged).
+int check_context(const char* fn, Handle ctx);
+// The runtime core every rknn call uses (started on first use); null with *why on failure.
+std::shared_ptr<Runtime> core_runtime(std::string* why);
 
 // rknn_init: `model` is `size` bytes of model image, or with size == 0 a file path.
 int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag, rknn_init_extend* extend);
+// rknn_dup_context: a second context running the same loaded model (one copy of its
+// weights) with its own buffers, stream and bindings.
+int dup_context(Handle in, Handle* out);
 int destroy(Handle ctx);
 int query(Handle ctx, int cmd, void* info, std::uint32_t size);
 int inputs_set(Handle ctx, std::uint32_t n, const rknn_input* inputs);
 int run(Handle ctx, rknn_run_extend* extend);
 int outputs_get(Handle ctx, std::uint32_t n, rknn_output* outputs, rknn_output_extend* extend);
 int outputs_release(Handle ctx, std::uint32_t n, rknn_output* outputs);
+// rknn_set_io_mem: binds `mem` (rknn_mem.h) as the input or output attr->name names, in
+// the type and layout `attr` describes; rknn_run then reads / writes it.
+int set_io_mem(Handle ctx, rknn_tensor_mem* mem, const rknn_tensor_attr* attr);
+// rknn_set_internal_mem: `mem` (device memory of at least task_buf + work_buf bytes) holds
+// the context's intermediates from the next run on; several contexts may share one.
+int set_internal_mem(Handle ctx, rknn_tensor_mem* mem);
 // Functions not implemented yet: the context is still checked first (a bad handle is
 // RKNN_ERR_CTX_INVALID), then not_implemented(fn, what).
 int unsupported(const char* fn, Handle ctx, const std::string& what);
