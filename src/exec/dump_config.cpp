@@ -19,14 +19,52 @@ Status bad(const std::string& origin, const std::string& what) {
   return Error(err::kInvalidDumpConfig, "{}: dump.{}", origin, what);
 }
 
+// "0|5|10-20": executions and inclusive ranges, separated by '|'.
+Result<DumpSteps> parse_steps(const std::string& text) {
+  const auto fail = [] {
+    return Error(err::kInvalidDumpConfig,
+                 "give executions (counted from 0) and ranges separated by '|', e.g. \"0|5|10-20\"");
+  };
+  if (text.empty() || text.back() == '|') return fail();  // getline would drop a trailing empty part
+  DumpSteps steps;
+  std::stringstream in(text);
+  std::string part;
+  while (std::getline(in, part, '|')) {
+    const auto dash = part.find('-');
+    const auto number = [](const std::string& t, std::uint64_t* v) {
+      if (t.empty() || t.size() > 18 || t.find_first_not_of("0123456789") != std::string::npos) return false;
+      *v = std::stoull(t);
+      return true;
+    };
+    std::uint64_t lo = 0, hi = 0;
+    if (dash == std::string::npos ? !number(part, &lo) : !number(part.substr(0, dash), &lo) || !number(part.substr(dash + 1), &hi)) {
+      return fail();
+    }
+    if (dash == std::string::npos) hi = lo;
+    if (hi < lo) return fail();
+    steps.emplace_back(lo, hi);
+  }
+  if (steps.empty()) return fail();
+  return steps;
+}
+
 }  // namespace
+
+bool step_selected(const DumpSteps& steps, std::uint64_t n) {
+  if (steps.empty()) return true;
+  for (const auto& [lo, hi] : steps) {
+    if (n >= lo && n <= hi) return true;
+  }
+  return false;
+}
 
 Result<DumpConfig> parse_dump_config(const json& d, const std::string& origin) {
   if (!d.is_object()) return Error(err::kInvalidDumpConfig, "{}: \"dump\" must be an object", origin);
   DumpConfig c;
   for (const auto& [key, value] : d.items()) {
-    if (key != "dump_path" && key != "dump_mode" && key != "dump_list") {
-      SVP_LOG_WARN("{}: dump.{} is not a key svp-acl knows (dump_path, dump_mode, dump_list); ignored", origin, key);
+    if (key != "dump_path" && key != "dump_mode" && key != "dump_list" && key != "dump_step") {
+      SVP_LOG_WARN("{}: dump.{} is not a key svp-acl knows (dump_path, dump_mode, dump_list, dump_step); ignored",
+                   origin, key);
     }
   }
   auto path = d.find("dump_path");
@@ -49,6 +87,11 @@ Result<DumpConfig> parse_dump_config(const json& d, const std::string& origin) {
     } else {
       return bad(origin, "dump_mode must be \"output\", \"input\" or \"all\", got " + mode->dump());
     }
+  }
+  if (auto step = d.find("dump_step"); step != d.end()) {
+    auto steps = parse_steps(step->is_string() ? step->get<std::string>() : std::string());
+    if (!steps.ok()) return bad(origin, "dump_step " + step->dump() + ": " + steps.status().message());
+    c.steps = std::move(*steps);
   }
   auto list = d.find("dump_list");
   if (list == d.end() || !list->is_array()) {

@@ -4,11 +4,14 @@
 //     "dump_path": "/abs/dir", "dump_mode": "output" }
 // dump_path (required): an existing writable directory. dump_mode: "output" (default),
 // "input" or "all". dump_list (required): the models to dump, matched by model name;
-// "layer" absent or empty = every layer; an empty dump_list = every model.
+// "layer" absent or empty = every layer; an empty dump_list = every model. dump_step
+// (optional, Ascend ACL's key): "0|5|10-20", the executions to dump.
 // Errors are err::kInvalidDumpConfig naming the key and what is accepted.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -16,6 +19,10 @@
 #include "common/status.h"
 
 namespace svp::exec {
+
+using DumpSteps = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+// Execution `n` is in `steps` (empty: every execution is).
+bool step_selected(const DumpSteps& steps, std::uint64_t n);
 
 struct DumpConfig {
   struct Entry {
@@ -26,6 +33,11 @@ struct DumpConfig {
   bool inputs = false;   // dump_mode "input" or "all"
   bool outputs = true;   // dump_mode "output" or "all"
   std::vector<Entry> list;  // empty = every model
+  // dump_step (Ascend ACL's key, "0|5|10-20"): the executions of each model to dump,
+  // counted from 0 per loaded model, as inclusive ranges; empty = every execution.
+  DumpSteps steps;
+
+  bool dumps_execution(std::uint64_t n) const { return step_selected(steps, n); }
 };
 
 // `origin` names the source in messages (a file path, or "acl.json").

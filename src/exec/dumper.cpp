@@ -139,6 +139,7 @@ std::shared_ptr<DumpPlan> Dumper::plan_for(const model::Program& program, std::u
   plan->inputs = c.inputs;
   plan->outputs = c.outputs;
   plan->session = session_.load();
+  plan->steps = c.steps;
   plan->dir = (std::filesystem::path(c.path) / safe_name(name)).string();
   plan->layers.assign(program.layers.size(), entry == nullptr || entry->layers.empty());
   if (entry != nullptr) {

@@ -38,7 +38,10 @@ struct DumpPlan {
   bool outputs = true;
   std::vector<bool> layers;   // per program layer
   std::uint64_t session = 0;  // the configuration it came from (finalize_dump ends it)
-  std::atomic<std::uint64_t> executions{0};
+  DumpSteps steps;  // DumpConfig::steps
+  std::atomic<std::uint64_t> executions{0};  // counted whether dumped or not (dump_step)
+
+  bool dumps_execution(std::uint64_t n) const { return step_selected(steps, n); }
 };
 
 // One tensor to write. `bytes` empty with a `note` = not available (e.g. fused away).

@@ -36,8 +36,11 @@ ModelExecution::ModelExecution(Request r) : request_(std::move(r)), id_(g_next_e
   run_args_.total_t = request_.total_t;
   const auto &plan = request_.model->dump;
   if (plan != nullptr && Dumper::instance().active(*plan)) {
-    dump_ = plan;
-    dump_execution_ = plan->executions.fetch_add(1);
+    const std::uint64_t n = plan->executions.fetch_add(1);
+    if (plan->dumps_execution(n)) {
+      dump_ = plan;
+      dump_execution_ = n;
+    }
   }
 }
 

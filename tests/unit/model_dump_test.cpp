@@ -224,6 +224,28 @@ TEST_F(ModelDumpTest, OnlyTheListedModelsAndLayersAreDumped) {
   EXPECT_FALSE(fs::exists(dir_.path() + "/othernet"));
 }
 
+TEST_F(ModelDumpTest, DumpStepSelectsTheExecutionsCountedFromZero) {
+  DumpNet net;
+  ASSERT_EQ(svp_acl_mdl_init_dump(), SVP_ACL_SUCCESS);
+  const std::string path = write_file(dir_.path() + "/dump.json", R"({"dump": {"dump_path": ")" + dir_.path() +
+                                                                      R"(", "dump_list": [], "dump_step": "1|3-4"}})");
+  ASSERT_EQ(svp_acl_mdl_set_dump(path.c_str()), SVP_ACL_SUCCESS) << svp_acl_get_recent_err_msg();
+  ModelRun run(net.model.image);
+  for (int i = 0; i < 6; ++i) ASSERT_EQ(svp_acl_mdl_execute(run.id(), run.input(), run.output()), SVP_ACL_SUCCESS);
+  ASSERT_EQ(svp_acl_mdl_finalize_dump(), SVP_ACL_SUCCESS);
+  std::set<std::uint64_t> executions;
+  for (const json& e : read_index(dir_.path() + "/dumpnet")) executions.insert(e["execution"].get<std::uint64_t>());
+  EXPECT_EQ(executions, (std::set<std::uint64_t>{1, 3, 4}));
+  ASSERT_EQ(svp_acl_mdl_init_dump(), SVP_ACL_SUCCESS);
+  for (const char* bad : {"", "1|", "4-2", "a", "-3", "1,2"}) {
+    const std::string p = write_file(dir_.path() + "/bad.json", R"({"dump": {"dump_path": ")" + dir_.path() +
+                                                                     R"(", "dump_list": [], "dump_step": ")" + bad + "\"}}");
+    EXPECT_EQ(svp_acl_mdl_set_dump(p.c_str()), SVP_ACL_ERROR_INVALID_DUMP_CONFIG) << bad;
+    EXPECT_NE(std::string(svp_acl_get_recent_err_msg()).find("dump_step"), std::string::npos) << bad;
+  }
+  ASSERT_EQ(svp_acl_mdl_finalize_dump(), SVP_ACL_SUCCESS);
+}
+
 TEST_F(ModelDumpTest, ModelsLoadedBeforeTheConfigurationOrAfterFinalizeAreNotDumped) {
   DumpNet net;
   ModelRun before(net.model.image);

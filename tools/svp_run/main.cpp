@@ -1,4 +1,5 @@
 // svp_run command line (docs/svp_run.md): msame/ais_bench flags plus ours.
+#include <cctype>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -25,6 +26,19 @@ void add_switch(CLI::App& app, const std::string& name, bool& target, const std:
       ->expected(0, 1);
 }
 
+// ais_bench options for shapes svp-acl models do not have: refused with the way out rather
+// than CLI11's bare "not expected" (scripts written for ais_bench pass them).
+void add_unsupported(CLI::App& app, const std::string& name, const std::string& instead) {
+  app.add_option_function<std::string>(
+         name,
+         [name, instead](const std::string&) {
+           throw CLI::ValidationError(name, "is not supported by svp_run (svp-acl models have no dynamic " + instead);
+         },
+         "not supported (ais_bench)")
+      ->expected(0, 1)
+      ->group("");  // hidden from --help
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -48,6 +62,15 @@ int main(int argc, char** argv) {
   app.add_option("--acl_json_path", o.acl_json_path, "acl.json passed to svp_acl_init");
   add_switch(app, "--profiler", o.profiler, "profile the run and write svp_prof's report beside the outputs");
   add_switch(app, "--dump", o.dump, "dump every layer's outputs (the runtime's model dump) under <output>/dump");
+  app.add_option("--dump_step", o.dump_step,
+                 "with --dump: the executions to dump, counted from 0 with the warm-ups, e.g. \"0\" or \"0|5|10-20\"");
+  add_unsupported(app, "--dymDims", "dims: use --dymBatch N for batch gears or --dymHW H,W for resolution gears)");
+  add_unsupported(app, "--dymShape", "shapes: use --dymBatch N or --dymHW H,W for the model's compiled gears)");
+  add_unsupported(app, "--dymShape_range", "shapes: use --dymBatch N or --dymHW H,W for the model's compiled gears)");
+  add_unsupported(app, "--auto_set_dymdims_mode", "dims: use --dymBatch N or --dymHW H,W)");
+  add_unsupported(app, "--auto_set_dymshape_mode", "shapes: use --dymBatch N or --dymHW H,W)");
+  add_unsupported(app, "--outputSize",
+                  "output sizes: output buffers are sized from the model, nothing to give)");
   add_switch(app, "--debug", o.debug, "describe the model's inputs and outputs");
   app.add_option("--streams", o.streams, "streams, each with its own datasets");
   app.add_option("--threads", o.threads, "submitting threads");
@@ -62,6 +85,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : svp::run::kExitUsage;
+  }
+  // ais_bench accepts "--outfmt npy"; msame's documentation writes it upper case.
+  for (char& ch : o.outfmt) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  if (!o.dump_step.empty() && !o.dump) {
+    std::cerr << "svp_run: error: --dump_step selects executions of --dump; add --dump\n";
+    return svp::run::kExitUsage;
   }
   for (std::size_t p = 0; !input.empty();) {
     const std::size_t c = input.find(',', p);

@@ -467,6 +467,8 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
       fs::create_directories(dump_dir, ec);
       nlohmann::json cfg;
       cfg["dump"] = {{"dump_path", dump_dir.string()}, {"dump_mode", "output"}, {"dump_list", nlohmann::json::array()}};
+      // Warm-up executions count: the runtime numbers every execution of the model from 0.
+      if (!o.dump_step.empty()) cfg["dump"]["dump_step"] = o.dump_step;
       const std::string text = cfg.dump(2);
       const std::string cfg_path = (result_dir / "dump.json").string();
       write_file(cfg_path, text.data(), text.size());

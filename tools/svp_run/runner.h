@@ -27,6 +27,7 @@ struct RunOptions {
   std::string acl_json_path;
   bool profiler = false;
   bool dump = false;
+  std::string dump_step;  // --dump_step "0|5|10-20": the executions --dump writes (empty: all)
   bool debug = false;
   std::uint32_t streams = 1;
   std::uint32_t threads = 1;
