@@ -1,5 +1,6 @@
 // The outputs of the reference scenario (job_fixture.h, figures worked out there):
 // statistics, CSV rows, the Chrome trace's structure and the HTML page's data.
+#include <limits>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -103,6 +104,32 @@ TEST_F(SvpProfOutputs, ApiStatisticsCountCallsAndErrors) {
   EXPECT_EQ(stats[1].max_ns, 60);
   EXPECT_EQ(stats[1].avg_ns(), 55);
   EXPECT_EQ(stats[1].errors, 1);
+}
+
+TEST(SvpProfStatistics, ExtremeTimestampsSaturateInsteadOfOverflowing) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  ApiRecord a;
+  a.name = "svp_acl_mdl_execute";
+  a.start_ns = kMin;
+  a.end_ns = kMax;  // a span wider than int64
+  ApiRecord b = a;
+  b.start_ns = 0;
+  b.end_ns = kMax;
+  const std::vector<ApiStat> stats = api_statistics({a, b});
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0].max_ns, kMax);
+  EXPECT_EQ(stats[0].total_ns, kMax);
+  EXPECT_GT(stats[0].avg_ns(), 0);
+  OpRecord o;
+  o.type = "Conv";
+  o.unit = "npu";
+  o.start_ns = kMax;
+  o.end_ns = kMin;  // ends before it starts, by more than int64 holds
+  const std::vector<OpStat> ops = op_statistics({o, o});
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].min_ns, kMin);
+  EXPECT_EQ(ops[0].total_ns, kMin);
 }
 
 TEST(SvpProfApiRecord, APollingTimeoutOfProcessReportIsNotAFailure) {

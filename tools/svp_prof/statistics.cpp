@@ -1,6 +1,7 @@
 #include "svp_prof/statistics.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -8,8 +9,26 @@
 namespace svp::prof {
 namespace {
 
+// A JOB's timestamps are untrusted input: a record at the ends of the int64 range must
+// not overflow the sums (undefined behaviour) — they saturate instead.
+std::int64_t saturated(bool positive) {
+  return positive ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+}
+
+std::int64_t sat_add(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) return saturated(b > 0);
+  return r;
+}
+
+std::int64_t duration(std::int64_t start, std::int64_t end) {
+  std::int64_t r = 0;
+  if (__builtin_sub_overflow(end, start, &r)) return saturated(end > start);
+  return r;
+}
+
 std::int64_t rounded_avg(std::int64_t total, std::int64_t count) {
-  return count == 0 ? 0 : (total + count / 2) / count;
+  return count == 0 ? 0 : total / count + (total % count * 2 >= count ? 1 : 0);
 }
 
 }  // namespace
@@ -21,7 +40,7 @@ std::vector<OpStat> op_statistics(const std::vector<OpRecord>& ops) {
   std::map<std::pair<std::string, std::string>, OpStat> by_type;
   std::int64_t all_ns = 0;
   for (const OpRecord& o : ops) {
-    const std::int64_t d = o.end_ns - o.start_ns;
+    const std::int64_t d = duration(o.start_ns, o.end_ns);
     OpStat& s = by_type[{o.type, o.unit}];
     if (s.count == 0) {
       s.type = o.type;
@@ -30,10 +49,10 @@ std::vector<OpStat> op_statistics(const std::vector<OpRecord>& ops) {
       s.max_ns = d;
     }
     ++s.count;
-    s.total_ns += d;
+    s.total_ns = sat_add(s.total_ns, d);
     s.min_ns = std::min(s.min_ns, d);
     s.max_ns = std::max(s.max_ns, d);
-    all_ns += d;
+    all_ns = sat_add(all_ns, d);
   }
   std::vector<OpStat> out;
   out.reserve(by_type.size());
@@ -48,7 +67,7 @@ std::vector<OpStat> op_statistics(const std::vector<OpRecord>& ops) {
 std::vector<ApiStat> api_statistics(const std::vector<ApiRecord>& calls) {
   std::map<std::string, ApiStat> by_name;
   for (const ApiRecord& c : calls) {
-    const std::int64_t d = c.end_ns - c.start_ns;
+    const std::int64_t d = duration(c.start_ns, c.end_ns);
     ApiStat& s = by_name[c.name];
     if (s.count == 0) {
       s.name = c.name;
@@ -57,7 +76,7 @@ std::vector<ApiStat> api_statistics(const std::vector<ApiRecord>& calls) {
     }
     ++s.count;
     if (c.failed()) ++s.errors;
-    s.total_ns += d;
+    s.total_ns = sat_add(s.total_ns, d);
     s.min_ns = std::min(s.min_ns, d);
     s.max_ns = std::max(s.max_ns, d);
   }
