@@ -1059,11 +1059,11 @@ int outputs_release(Handle h, std::uint32_t n, rknn_output* outputs) {
   return RKNN_SUCC;
 }
 
-int set_io_mem(Handle h, rknn_tensor_mem* mem, const rknn_tensor_attr* attr) {
-  static constexpr char fn[] = "rknn_set_io_mem";
-  clear_last_error();
-  Lookup l = find(fn, h);
-  if (!l.ctx) return l.code;
+namespace {
+
+// The live memory object `mem` names, usable by context `h` (created on it, or with no
+// context): what every call that binds memory to a context checks first.
+int memory_of(const char* fn, Handle h, const rknn_tensor_mem* mem, MemRef* out) {
   MemRef m = find_mem(mem);
   if (!m) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,
@@ -1077,6 +1077,19 @@ int set_io_mem(Handle h, rknn_tensor_mem* mem, const rknn_tensor_attr* attr) {
                             "(or with RKNN_MEM_FLAG_ALLOC_NO_CONTEXT)",
                             m->describe(), m->owner, h));
   }
+  *out = std::move(m);
+  return RKNN_SUCC;
+}
+
+}  // namespace
+
+int set_io_mem(Handle h, rknn_tensor_mem* mem, const rknn_tensor_attr* attr) {
+  static constexpr char fn[] = "rknn_set_io_mem";
+  clear_last_error();
+  Lookup l = find(fn, h);
+  if (!l.ctx) return l.code;
+  MemRef m;
+  if (const int r = memory_of(fn, h, mem, &m); r != RKNN_SUCC) return r;
   Ctx& c = *l.ctx;
   std::lock_guard<std::mutex> lock(c.mu);
   // attr->index alone does not tell an input from an output: the name does, as rknn_query
@@ -1129,17 +1142,8 @@ int set_internal_mem(Handle h, rknn_tensor_mem* mem) {
   clear_last_error();
   Lookup l = find(fn, h);
   if (!l.ctx) return l.code;
-  MemRef m = find_mem(mem);
-  if (!m) {
-    return fail(fn, RKNN_ERR_PARAM_INVALID,
-                fmt::format("mem {} is not a live rknn_tensor_mem (never created by rknn_create_mem*, or destroyed by "
-                            "rknn_destroy_mem)",
-                            static_cast<const void*>(mem)));
-  }
-  if (m->owner != 0 && m->owner != h) {
-    return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("{} belongs to context 0x{:x}, not 0x{:x}", m->describe(),
-                                                        m->owner, h));
-  }
+  MemRef m;
+  if (const int r = memory_of(fn, h, mem, &m); r != RKNN_SUCC) return r;
   if (m->kind != MemObj::Kind::kDevice) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,
                 fmt::format("{}: internal memory must come from rknn_create_mem / rknn_create_mem2 (the software "
