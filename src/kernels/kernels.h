@@ -37,5 +37,8 @@ const std::vector<std::string>& supported_ops();
 // How many leading inputs of `op` must be present (a variadic op: all of them, given as
 // SIZE_MAX); 0 for an op run_reference does not know. Inputs from there on are optional.
 std::size_t required_inputs(const std::string& op);
+// How many inputs `op` takes at most (SIZE_MAX: variadic, or an op run_reference does not
+// know).
+std::size_t max_inputs(const std::string& op);
 
 }  // namespace svp::kernels

@@ -135,6 +135,14 @@ std::size_t required_inputs(const std::string& op) {
   return it->max_inputs == detail::kVariadic ? SIZE_MAX : it->min_inputs;
 }
 
+std::size_t max_inputs(const std::string& op) {
+  const auto& ops = table();
+  auto it =
+      std::lower_bound(ops.begin(), ops.end(), op, [](const OpDef& d, const std::string& n) { return d.name < n; });
+  if (it == ops.end() || op != it->name || it->max_inputs == detail::kVariadic) return SIZE_MAX;
+  return static_cast<std::size_t>(it->max_inputs);
+}
+
 const std::vector<std::string>& supported_ops() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;

@@ -53,5 +53,15 @@ TEST(ModelRequiredInputs, AConvWithoutWeightsIsRefusedAtLoadButItsBiasIsOptional
   EXPECT_TRUE(load(p, base).ok());
 }
 
+TEST(ModelRequiredInputs, ALayerWithMoreInputsThanItsOpTakesIsRefusedAtLoad) {
+  const compiler::BuiltModel base = conv_model();
+  Program p = base.program;
+  p.layers[0].inputs.push_back(p.layers[0].inputs[0]);  // a fourth input on Conv (X, W, B)
+  const Status s = load(p, base);
+  EXPECT_EQ(s.code(), err::kParseModel);
+  EXPECT_NE(s.message().find("layer \"conv\" (Conv): 4 inputs, but the op takes at most 3"), std::string::npos)
+      << s.message();
+}
+
 }  // namespace
 }  // namespace svp::model
