@@ -732,6 +732,18 @@ std::shared_ptr<Runtime> core_runtime(std::string* why) {
   return nullptr;
 }
 
+namespace {
+
+// A new handle for a fully built context, visible to every call from now on.
+Handle publish(std::shared_ptr<Ctx> c) {
+  const Handle h = make_handle();
+  std::lock_guard<std::mutex> lock(g_table_mu);
+  g_contexts[h] = std::move(c);
+  return h;
+}
+
+}  // namespace
+
 int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag, rknn_init_extend* extend) {
   static constexpr char fn[] = "rknn_init";
   clear_last_error();
@@ -764,12 +776,7 @@ int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag,
     release_buffers(*c);
     return r;
   }
-  const Handle h = make_handle();
-  {
-    std::lock_guard<std::mutex> lock(g_table_mu);
-    g_contexts[h] = c;
-  }
-  *out = h;
+  *out = publish(std::move(c));
   return RKNN_SUCC;
 }
 
@@ -813,12 +820,7 @@ int dup_context(Handle in, Handle* out) {
     release_buffers(*c);
     return r;
   }
-  const Handle h = make_handle();
-  {
-    std::lock_guard<std::mutex> lock(g_table_mu);
-    g_contexts[h] = c;
-  }
-  *out = h;
+  *out = publish(std::move(c));
   return RKNN_SUCC;
 }
 
