@@ -20,6 +20,16 @@ struct CompileResult {
   // --accuracy_report: per-layer accuracy as CSV (quant/layer_accuracy.h); empty otherwise.
   std::string layer_accuracy_csv;
   std::string layer_accuracy_html;  // the same as a page with a chart (svp_atc writes both)
+  // --accuracy_report, per graph output (quant/output_accuracy.h): the cosine of the
+  // quantized model as the runtime executes it against the float model, and the float
+  // model's input sensitivity (NaN when no input is rounded to an integer encoding).
+  struct OutputAccuracy {
+    std::string name;
+    double predicted_cosine = 0.0;
+    double input_sensitivity = 0.0;
+  };
+  std::vector<OutputAccuracy> output_accuracy;
+  std::vector<std::string> accuracy_summary;  // the report's summary lines (also in `log`)
 };
 
 // Compiles options.model. Errors: what the importer and the passes report, and

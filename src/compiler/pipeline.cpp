@@ -131,13 +131,15 @@ const std::vector<PassInfo>& registered_passes() {
        kFactSorted | kFactKernels | kFactCalibrationData, kFactCalibrated, 0, quantizes, quant::calibrate_pass},
       {"quantize", "precisions, integer types, Quantize/DequantizeLinear at the edges, int8 weights",
        kFactSorted | kFactCalibrated, kFactQuantized, 0, quantizes, quant::quantize_pass},
-      {"layer_accuracy", "--accuracy_report: each layer of the quantized graph against the float one",
-       kFactQuantized | kFactCalibrationData, 0, 0,
-       [](const CompileOptions& o) { return quantizes(o) && o.accuracy_report; }, quant::layer_accuracy_pass},
       {"placement", "each node on the target's NPU or its AI-CPU (the device profile's op support)",
        kFactSorted | kFactKernels, kFactPlaced, 0, nullptr, run_placement},
       {"segments", "segments (the preemption unit) from the nodes' estimated cost", kFactSorted | kFactPlaced,
        kFactSegmented, 0, nullptr, run_segments},
+      // After placement: the model outputs are predicted with the program the runtime runs,
+      // AI-CPU layers included.
+      {"layer_accuracy", "--accuracy_report: each layer of the quantized graph against the float one",
+       kFactQuantized | kFactCalibrationData | kFactPlaced, 0, 0,
+       [](const CompileOptions& o) { return quantizes(o) && o.accuracy_report; }, quant::layer_accuracy_pass},
   };
   return passes;
 }
@@ -154,8 +156,8 @@ const std::vector<std::string_view>& default_pipeline() {
       "insert_op",       "force_to_cpu",     "remove_identity", "fold_pad",       "fold_channel_affine",
       "fold_batchnorm",  "fold_batchnorm_gemm", "fold_channel_affine", "fuse_hardswish", "cancel_transpose",
       "cancel_reshape",  "compact",          "io_types",        "check_kernels",  "load_calibration",
-      "absorb_qdq",      "external_params",  "calibrate",       "quantize",       "layer_accuracy",
-      "placement",       "segments"};
+      "absorb_qdq",      "external_params",  "calibrate",       "quantize",       "placement",
+      "segments",        "layer_accuracy"};
   return names;
 }
 

@@ -96,7 +96,7 @@ struct CompiledEvaluator::State {
 CompiledEvaluator::CompiledEvaluator(std::unique_ptr<State> s) : s_(std::move(s)) {}
 CompiledEvaluator::~CompiledEvaluator() = default;
 
-Result<std::unique_ptr<CompiledEvaluator>> CompiledEvaluator::create(const Graph& g) {
+Result<std::unique_ptr<CompiledEvaluator>> CompiledEvaluator::create(const Graph& g, Mode mode) {
   auto s = std::make_unique<State>();
   s->g = &g;
   CompileOptions o;
@@ -105,7 +105,7 @@ Result<std::unique_ptr<CompiledEvaluator>> CompiledEvaluator::create(const Graph
   if (!built.ok()) return built.status();
   s->model = std::move(*built);
   kernels::CompileOptions ko;
-  ko.fuse = false;
+  ko.fuse = mode == Mode::kAsExecuted;
   auto p = kernels::CompiledProgram::compile(s->model.program, s->model.weights.data(), s->model.weights.size(), ko);
   if (!p.ok()) return p.status();
   s->program = std::move(*p);
@@ -162,7 +162,7 @@ Result<std::vector<kernels::OwnedTensor>> CompiledEvaluator::run(const std::vect
       const ValueId v = s_->value_of[static_cast<std::size_t>(t)];
       if (v < 0) continue;
       auto bytes = s_->program->read_tensor(static_cast<std::size_t>(t), data);
-      if (!bytes.ok()) continue;  // not materialised (none are, without fusion)
+      if (!bytes.ok()) continue;  // fused into the next layer (kAsExecuted only)
       model::TensorView view;
       view.dtype = p.tensors[static_cast<std::size_t>(t)].dtype;
       view.dims = p.tensors[static_cast<std::size_t>(t)].dims;

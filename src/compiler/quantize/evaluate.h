@@ -32,8 +32,13 @@ Result<std::vector<kernels::OwnedTensor>> evaluate(const Graph& g, const std::ve
 // Quant. Thread-compatible; the graph must outlive it.
 class CompiledEvaluator {
  public:
+  // kObservable: fusion off, every value materialised for the observer. kAsExecuted: the
+  // program the runtime compiles at load (its fusions on, acl.json's default of one
+  // kernel thread), so the outputs are the executed model's; the observer sees only what
+  // the runtime materialises.
+  enum class Mode { kObservable, kAsExecuted };
   // Errors: those of emitting or compiling the graph (callers fall back to evaluate()).
-  static Result<std::unique_ptr<CompiledEvaluator>> create(const Graph& g);
+  static Result<std::unique_ptr<CompiledEvaluator>> create(const Graph& g, Mode mode = Mode::kObservable);
   ~CompiledEvaluator();
   Result<std::vector<kernels::OwnedTensor>> run(const std::vector<kernels::OwnedTensor>& inputs,
                                                 const ValueObserver& observe = {}) const;

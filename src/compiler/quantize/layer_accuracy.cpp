@@ -1,58 +1,20 @@
 #include "compiler/quantize/layer_accuracy.h"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "common/layer_chart_html.h"
 #include "compiler/quantize/evaluate.h"
-#include "kernels/common.h"
+#include "compiler/quantize/real_values.h"
 #include "kernels/invoke.h"
 
 namespace svp::compiler::quant {
 namespace {
 
 using model::DType;
-
-bool integer_quantized(const model::TensorView& t) {
-  return t.quant != nullptr && !t.quant->empty() &&
-         (t.dtype == DType::kInt8 || t.dtype == DType::kUint8 || t.dtype == DType::kInt16);
-}
-
-// A value as doubles: float32 as is, quantized integers dequantized (per tensor), other
-// types empty.
-std::vector<double> as_real(const model::TensorView& t) {
-  const auto n = static_cast<std::size_t>(t.elements());
-  std::vector<float> f(n);
-  if (t.dtype == DType::kFloat32) {
-    std::memcpy(f.data(), t.data, n * sizeof(float));
-  } else if (integer_quantized(t) && t.quant->scale.size() == 1) {
-    const float s = t.quant->scale[0];
-    const std::int32_t zp = t.quant->zero_point.empty() ? 0 : t.quant->zero_point[0];
-    const auto count = static_cast<std::int64_t>(n);
-    if (t.dtype == DType::kInt8) kernels::detail::dequantize_per_tensor(t.as<const std::int8_t>(), count, zp, s, f.data());
-    if (t.dtype == DType::kUint8) kernels::detail::dequantize_per_tensor(t.as<const std::uint8_t>(), count, zp, s, f.data());
-    if (t.dtype == DType::kInt16) kernels::detail::dequantize_per_tensor(t.as<const std::int16_t>(), count, zp, s, f.data());
-  } else {
-    return {};
-  }
-  return std::vector<double>(f.begin(), f.end());
-}
-
-// `x` (float) stored as the quantized value `like` describes.
-kernels::OwnedTensor quantize_like(const std::vector<float>& x, const std::vector<std::int64_t>& dims, const Value& like) {
-  kernels::OwnedTensor t(like.dtype, dims);
-  t.set_quant(like.quant);
-  const float s = like.quant.scale[0];
-  const std::int32_t zp = like.quant.zero_point.empty() ? 0 : like.quant.zero_point[0];
-  const auto n = static_cast<std::int64_t>(x.size());
-  if (like.dtype == DType::kInt8) kernels::detail::quantize_per_tensor(x.data(), n, s, zp, t.data<std::int8_t>());
-  if (like.dtype == DType::kUint8) kernels::detail::quantize_per_tensor(x.data(), n, s, zp, t.data<std::uint8_t>());
-  if (like.dtype == DType::kInt16) kernels::detail::quantize_per_tensor(x.data(), n, s, zp, t.data<std::int16_t>());
-  return t;
-}
 
 // A quantized value whose only reader is a Relu: its encoding is the Relu's range
 // (quantize.h, rule 4), so the producer saturates below 0 or, in int16 (symmetric over
@@ -63,9 +25,266 @@ bool read_only_by_relu(const Graph& g, ValueId v) {
   return !g.value(v).quant.empty() && readers.size() == 1 && g.node(readers[0]).op == "Relu";
 }
 
-// The [0, max] encoding (uint8, zero point 0): the layer saturates below 0 itself.
-bool relu_range(const Value& v) {
-  return v.dtype == DType::kUint8 && !v.quant.zero_point.empty() && v.quant.zero_point[0] == 0;
+// Compared clamped at 0: the [0, max] encoding (uint8, zero point 0: the layer saturates
+// below 0 itself), or a value only a Relu reads.
+bool clamped(const Graph& g, ValueId v) {
+  const Value& x = g.value(v);
+  const bool relu_range = x.dtype == DType::kUint8 && !x.quant.zero_point.empty() && x.quant.zero_point[0] == 0;
+  return relu_range || read_only_by_relu(g, v);
+}
+
+void add(compare::MetricsAccumulator& acc, const std::vector<float>& golden, const std::vector<double>& actual,
+         bool clamp) {
+  for (std::size_t i = 0; i < golden.size(); ++i) {
+    acc.Add(clamp ? std::max(0.0, static_cast<double>(golden[i])) : golden[i], clamp ? std::max(0.0, actual[i]) : actual[i]);
+  }
+}
+
+std::vector<float> floats_of(const model::TensorView& t) {
+  return std::vector<float>(t.as<const float>(), t.as<const float>() + t.elements());
+}
+
+// A graph run on the runtime's compiled program when it builds, on the reference
+// evaluation otherwise (the quantized graph's integer arithmetic is the software NPU's
+// either way).
+class Runner {
+ public:
+  Runner(const Graph& g, CompiledEvaluator::Mode mode) : g_(g) {
+    auto fast = CompiledEvaluator::create(g, mode);
+    if (fast.ok()) fast_ = std::move(*fast);
+    else compiled_ = fast.status();
+  }
+  Result<std::vector<kernels::OwnedTensor>> run(const std::vector<kernels::OwnedTensor>& inputs,
+                                                const ValueObserver& observe = {}) const {
+    return fast_ ? fast_->run(inputs, observe) : evaluate(g_, inputs, observe);
+  }
+  const Status& compiled() const { return compiled_; }
+
+ private:
+  const Graph& g_;
+  std::unique_ptr<CompiledEvaluator> fast_;
+  Status compiled_ = Status::Ok();
+};
+
+// The float graph's values for one input: graph inputs, every node output, the outputs.
+struct Golden {
+  std::map<ValueId, std::vector<float>> values;
+  std::map<ValueId, std::vector<std::int64_t>> dims;
+  std::vector<kernels::OwnedTensor> outputs;
+};
+
+// One analysis, fed input by input. Memory: one input's float values, one accumulator per
+// layer and output, whatever the number of inputs.
+class Analysis {
+ public:
+  Analysis(const Graph& float_graph, const Graph& quantized, bool model_outputs)
+      : f_(float_graph), q_(quantized), order_(quantized.live_nodes()),
+        float_(float_graph, CompiledEvaluator::Mode::kObservable),
+        quantized_(quantized, CompiledEvaluator::Mode::kObservable) {
+    for (NodeId id : order_) {
+      if (shared(id)) analysed_output_[q_.node(id).outputs[0]] = id;
+    }
+    if (model_outputs) {
+      executed_ = std::make_unique<Runner>(quantized, CompiledEvaluator::Mode::kAsExecuted);
+      outputs_.resize(std::min(f_.outputs.size(), q_.outputs.size()));
+      for (std::size_t k = 0; k < outputs_.size(); ++k) outputs_[k].name = f_.value(f_.outputs[k]).name;
+    }
+  }
+
+  Status add_input(const std::vector<kernels::OwnedTensor>& inputs) {
+    auto golden = float_values(inputs);
+    if (!golden.ok()) return Error(golden.status().code(), "accuracy analysis, float graph: {}", golden.status().message());
+    SVP_RETURN_IF_ERROR(entire(inputs, *golden));
+    for (NodeId id : order_) SVP_RETURN_IF_ERROR(single(id, *golden));
+    if (executed_) SVP_RETURN_IF_ERROR(model_outputs(inputs, *golden));
+    return Status::Ok();
+  }
+
+  std::vector<LayerAccuracy> layers() const;
+  std::vector<OutputAccuracy> outputs() const;
+  // Empty when the model outputs were computed by the runtime's program; else why not.
+  std::string executed_note() const {
+    return executed_ && !executed_->compiled().ok() ? executed_->compiled().message() : std::string();
+  }
+
+ private:
+  // A layer in both graphs, with an output on each side.
+  bool shared(NodeId id) const {
+    if (static_cast<std::size_t>(id) >= f_.node_count() || f_.node(id).dead) return false;
+    return !q_.node(id).outputs.empty() && !f_.node(id).outputs.empty();
+  }
+  Result<Golden> float_values(const std::vector<kernels::OwnedTensor>& inputs) const;
+  Status entire(const std::vector<kernels::OwnedTensor>& inputs, const Golden& golden);
+  Status single(NodeId id, const Golden& golden);
+  Status model_outputs(const std::vector<kernels::OwnedTensor>& inputs, const Golden& golden);
+
+  const Graph& f_;
+  const Graph& q_;
+  const std::vector<NodeId> order_;
+  Runner float_, quantized_;
+  std::unique_ptr<Runner> executed_;  // the model outputs as executed (analyse_accuracy)
+  std::map<ValueId, NodeId> analysed_output_;  // a layer's first output in `q_` → the layer
+  std::map<NodeId, compare::MetricsAccumulator> single_, entire_;
+  std::vector<OutputAccuracy> outputs_;
+  std::vector<compare::MetricsAccumulator> executed_acc_, sensitivity_acc_;
+};
+
+Result<Golden> Analysis::float_values(const std::vector<kernels::OwnedTensor>& inputs) const {
+  Golden g;
+  for (std::size_t i = 0; i < f_.inputs.size() && i < inputs.size(); ++i) {
+    const model::TensorView& t = inputs[i].view();
+    if (t.dtype != DType::kFloat32) continue;
+    g.values[f_.inputs[i]] = floats_of(t);
+    g.dims[f_.inputs[i]] = t.dims;
+  }
+  auto ran = float_.run(inputs, [&](ValueId v, const model::TensorView& t) {
+    if (t.dtype != DType::kFloat32) return;
+    g.values[v] = floats_of(t);
+    g.dims[v] = t.dims;
+  });
+  if (!ran.ok()) return ran.status();
+  g.outputs = std::move(*ran);
+  return g;
+}
+
+// Entire: the quantized graph whole, each analysed output compared when produced.
+Status Analysis::entire(const std::vector<kernels::OwnedTensor>& inputs, const Golden& golden) {
+  auto ran = quantized_.run(inputs, [&](ValueId v, const model::TensorView& t) {
+    auto layer = analysed_output_.find(v);
+    if (layer == analysed_output_.end()) return;
+    auto g = golden.values.find(f_.node(layer->second).outputs[0]);
+    if (g == golden.values.end()) return;
+    const std::vector<double> a = as_real(t);
+    if (a.size() != g->second.size()) return;
+    add(entire_[layer->second], g->second, a, clamped(q_, v));
+  });
+  if (!ran.ok()) return Error(ran.status().code(), "accuracy analysis, quantized graph: {}", ran.status().message());
+  return Status::Ok();
+}
+
+// Single: the layer alone on the float inputs, quantized as this layer reads them; layers
+// that neither read nor write quantized values are left out.
+Status Analysis::single(NodeId id, const Golden& golden) {
+  if (!shared(id)) return Status::Ok();
+  const Node& nq = q_.node(id);
+  const Node& nf = f_.node(id);
+  auto g = golden.values.find(nf.outputs[0]);
+  if (g == golden.values.end() || nq.inputs.size() != nf.inputs.size()) return Status::Ok();
+  bool reads_quantized = false;
+  std::vector<kernels::OwnedTensor> owned;
+  std::vector<model::TensorView> in;
+  owned.reserve(nq.inputs.size());
+  for (std::size_t k = 0; k < nq.inputs.size(); ++k) {
+    const ValueId vq = nq.inputs[k];
+    if (vq == kNoValue) {
+      in.emplace_back();
+      continue;
+    }
+    const Value& q = q_.value(vq);
+    if (q.is_constant()) {
+      in.push_back(q.view());
+      continue;
+    }
+    auto src = golden.values.find(nf.inputs[k]);
+    if (src == golden.values.end()) return Status::Ok();
+    const std::vector<std::int64_t>& dims = golden.dims.at(nf.inputs[k]);
+    if (q.dtype == DType::kFloat32) {
+      owned.push_back(kernels::OwnedTensor::f32(dims, src->second));
+    } else if ((q.dtype == DType::kInt8 || q.dtype == DType::kUint8 || q.dtype == DType::kInt16) &&
+               q.quant.scale.size() == 1) {
+      owned.push_back(quantize_like(src->second, dims, q));
+      reads_quantized = true;
+    } else {
+      return Status::Ok();
+    }
+    in.push_back(owned.back().view());
+  }
+  if (!reads_quantized && q_.value(nq.outputs[0]).quant.empty()) return Status::Ok();
+  std::vector<kernels::OutputSpec> specs;
+  for (ValueId o : nq.outputs) {
+    const Value& v = q_.value(o);
+    specs.push_back({v.dtype, v.quant.empty() ? std::nullopt : std::optional<model::Quant>(v.quant)});
+  }
+  auto r = kernels::run_reference_owned(nq.op, nq.attrs, in, specs);
+  if (!r.ok()) return Error(r.status().code(), "accuracy analysis, {} alone: {}", q_.describe(id), r.status().message());
+  const std::vector<double> y = as_real((*r)[0].view());
+  if (y.size() == g->second.size()) add(single_[id], g->second, y, clamped(q_, nq.outputs[0]));
+  return Status::Ok();
+}
+
+// The model's outputs: the quantized model as executed, and the float model on the input
+// rounded to the quantized model's input encoding, each against the float model.
+Status Analysis::model_outputs(const std::vector<kernels::OwnedTensor>& inputs, const Golden& golden) {
+  executed_acc_.resize(outputs_.size());
+  sensitivity_acc_.resize(outputs_.size());
+  const auto compare = [&](std::vector<compare::MetricsAccumulator>& acc, const std::vector<kernels::OwnedTensor>& got) {
+    for (std::size_t k = 0; k < acc.size() && k < got.size() && k < golden.outputs.size(); ++k) {
+      const std::vector<double> want = as_real(golden.outputs[k].view()), a = as_real(got[k].view());
+      if (want.size() == a.size()) acc[k].Add(want, a);
+    }
+  };
+  auto executed = executed_->run(inputs);
+  if (!executed.ok()) {
+    return Error(executed.status().code(), "accuracy analysis, quantized model as executed: {}",
+                 executed.status().message());
+  }
+  compare(executed_acc_, *executed);
+  bool rounded = false;
+  const std::vector<kernels::OwnedTensor> x = round_to_input_encodings(q_, inputs, &rounded);
+  if (!rounded) return Status::Ok();
+  auto moved = float_.run(x);
+  if (!moved.ok()) return Error(moved.status().code(), "accuracy analysis, float graph on rounded inputs: {}",
+                                moved.status().message());
+  compare(sensitivity_acc_, *moved);
+  return Status::Ok();
+}
+
+std::vector<LayerAccuracy> Analysis::layers() const {
+  std::vector<LayerAccuracy> out;
+  std::size_t position = 0;
+  for (NodeId id : order_) {
+    if (!shared(id)) continue;
+    auto e = entire_.find(id);
+    if (e == entire_.end()) continue;
+    LayerAccuracy l;
+    l.order = position++;
+    l.node = id;
+    const Node& n = q_.node(id);
+    l.name = n.origin.onnx_name.empty() ? n.name : n.origin.onnx_name;
+    l.op = n.op;
+    l.entire = e->second.Result();
+    if (auto s = single_.find(id); s != single_.end()) {
+      l.quantized = true;
+      l.single = s->second.Result();
+    }
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+std::vector<OutputAccuracy> Analysis::outputs() const {
+  std::vector<OutputAccuracy> out = outputs_;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    if (k < executed_acc_.size()) out[k].executed = executed_acc_[k].Result();
+    if (k < sensitivity_acc_.size()) out[k].sensitivity = sensitivity_acc_[k].Result();
+  }
+  return out;
+}
+
+Result<AccuracyReport> analyse(const Graph& float_graph, const Graph& quantized, const CalibrationSet& data,
+                               std::size_t max_batches, bool model_outputs,
+                               const std::function<void(std::size_t, std::size_t)>& progress) {
+  Analysis a(float_graph, quantized, model_outputs);
+  const std::size_t batches = std::min(max_batches == 0 ? data.batches.size() : max_batches, data.batches.size());
+  for (std::size_t b = 0; b < batches; ++b) {
+    SVP_RETURN_IF_ERROR(a.add_input(data.batches[b]));
+    if (progress) progress(b + 1, batches);
+  }
+  AccuracyReport r;
+  r.layers = a.layers();
+  r.outputs = a.outputs();
+  r.executed_note = a.executed_note();
+  return r;
 }
 
 }  // namespace
@@ -73,138 +292,15 @@ bool relu_range(const Value& v) {
 Result<std::vector<LayerAccuracy>> analyse_layers(const Graph& float_graph, const Graph& quantized,
                                                   const CalibrationSet& data, std::size_t max_batches,
                                                   const std::function<void(std::size_t, std::size_t)>& progress) {
-  const std::vector<NodeId> order = quantized.live_nodes();
-  // Metrics are accumulated batch by batch and the quantized graph's values compared as
-  // they are produced, so memory holds one batch's float values and no more, however many
-  // inputs are analysed.
-  std::map<NodeId, compare::MetricsAccumulator> single, entire;
-  std::map<ValueId, NodeId> analysed_output;  // a quantized layer's first output → the layer
-  for (NodeId id : order) {
-    if (static_cast<std::size_t>(id) >= float_graph.node_count() || float_graph.node(id).dead) continue;
-    if (quantized.node(id).outputs.empty() || float_graph.node(id).outputs.empty()) continue;
-    analysed_output[quantized.node(id).outputs[0]] = id;
-  }
-  // Both sides clamped at 0 where the output's encoding or its only reader is a Relu's range.
-  const auto add = [](compare::MetricsAccumulator& acc, const std::vector<float>& golden, const std::vector<double>& actual,
-                      bool clamp) {
-    for (std::size_t i = 0; i < golden.size(); ++i) {
-      acc.Add(clamp ? std::max(0.0, static_cast<double>(golden[i])) : golden[i], clamp ? std::max(0.0, actual[i]) : actual[i]);
-    }
-  };
-  // The runtime's kernels when both graphs compile for them (the quantized graph's integer
-  // arithmetic is the software NPU's either way); the reference evaluation otherwise.
-  auto fast_float = CompiledEvaluator::create(float_graph);
-  auto fast_quantized = CompiledEvaluator::create(quantized);
-  const auto run = [](Result<std::unique_ptr<CompiledEvaluator>>& fast, const Graph& g,
-                      const std::vector<kernels::OwnedTensor>& inputs, const ValueObserver& observe) {
-    return fast.ok() ? (*fast)->run(inputs, observe) : evaluate(g, inputs, observe);
-  };
-  const std::size_t batches = std::min(max_batches == 0 ? data.batches.size() : max_batches, data.batches.size());
-  for (std::size_t b = 0; b < batches; ++b) {
-    // The float graph's values (graph inputs and every node output).
-    std::map<ValueId, std::vector<float>> golden;
-    std::map<ValueId, std::vector<std::int64_t>> dims;
-    for (std::size_t i = 0; i < float_graph.inputs.size() && i < data.batches[b].size(); ++i) {
-      const model::TensorView& t = data.batches[b][i].view();
-      if (t.dtype != DType::kFloat32) continue;
-      golden[float_graph.inputs[i]].assign(t.as<const float>(), t.as<const float>() + t.elements());
-      dims[float_graph.inputs[i]] = t.dims;
-    }
-    auto ran = run(fast_float, float_graph, data.batches[b], [&](ValueId v, const model::TensorView& t) {
-      if (t.dtype != DType::kFloat32) return;
-      golden[v].assign(t.as<const float>(), t.as<const float>() + t.elements());
-      dims[v] = t.dims;
-    });
-    if (!ran.ok()) return Error(ran.status().code(), "accuracy analysis, float graph: {}", ran.status().message());
-    // Entire: the quantized graph whole, each analysed output compared when produced.
-    auto qran = run(fast_quantized, quantized, data.batches[b], [&](ValueId v, const model::TensorView& t) {
-      auto layer = analysed_output.find(v);
-      if (layer == analysed_output.end()) return;
-      auto g = golden.find(float_graph.node(layer->second).outputs[0]);
-      if (g == golden.end()) return;
-      const std::vector<double> a = as_real(t);
-      if (a.size() != g->second.size()) return;
-      add(entire[layer->second], g->second, a, relu_range(quantized.value(v)) || read_only_by_relu(quantized, v));
-    });
-    if (!qran.ok()) return Error(qran.status().code(), "accuracy analysis, quantized graph: {}", qran.status().message());
-    for (NodeId id : order) {
-      if (static_cast<std::size_t>(id) >= float_graph.node_count() || float_graph.node(id).dead) continue;
-      const Node& nq = quantized.node(id);
-      const Node& nf = float_graph.node(id);
-      if (nq.outputs.empty() || nf.outputs.empty()) continue;
-      auto g = golden.find(nf.outputs[0]);
-      if (g == golden.end()) continue;
-      const bool clamp = relu_range(quantized.value(nq.outputs[0])) || read_only_by_relu(quantized, nq.outputs[0]);
-      // Single: the float inputs, quantized as this layer reads them.
-      bool reads_quantized = false;
-      std::vector<kernels::OwnedTensor> owned;
-      std::vector<model::TensorView> in;
-      owned.reserve(nq.inputs.size());
-      bool ok = nq.inputs.size() == nf.inputs.size();
-      for (std::size_t k = 0; ok && k < nq.inputs.size(); ++k) {
-        const ValueId vq = nq.inputs[k];
-        if (vq == kNoValue) {
-          in.emplace_back();
-          continue;
-        }
-        const Value& q = quantized.value(vq);
-        if (q.is_constant()) {
-          in.push_back(q.view());
-          continue;
-        }
-        auto src = golden.find(nf.inputs[k]);
-        if (src == golden.end()) {
-          ok = false;
-          break;
-        }
-        if (q.dtype == DType::kFloat32) {
-          owned.push_back(kernels::OwnedTensor::f32(dims[nf.inputs[k]], src->second));
-        } else if ((q.dtype == DType::kInt8 || q.dtype == DType::kUint8 || q.dtype == DType::kInt16) &&
-                   q.quant.scale.size() == 1) {
-          owned.push_back(quantize_like(src->second, dims[nf.inputs[k]], q));
-          reads_quantized = true;
-        } else {
-          ok = false;
-          break;
-        }
-        in.push_back(owned.back().view());
-      }
-      const Value& out0 = quantized.value(nq.outputs[0]);
-      const bool writes_quantized = !out0.quant.empty();
-      if (!ok || !(reads_quantized || writes_quantized)) continue;
-      std::vector<kernels::OutputSpec> specs;
-      for (ValueId o : nq.outputs) {
-        const Value& v = quantized.value(o);
-        specs.push_back({v.dtype, v.quant.empty() ? std::nullopt : std::optional<model::Quant>(v.quant)});
-      }
-      auto r = kernels::run_reference_owned(nq.op, nq.attrs, in, specs);
-      if (!r.ok()) return Error(r.status().code(), "accuracy analysis, {} alone: {}", quantized.describe(id), r.status().message());
-      const std::vector<double> y = as_real((*r)[0].view());
-      if (y.size() != g->second.size()) continue;
-      add(single[id], g->second, y, clamp);
-    }
-    if (progress) progress(b + 1, batches);
-  }
-  std::vector<LayerAccuracy> out;
-  std::size_t position = 0;
-  for (NodeId id : order) {
-    if (static_cast<std::size_t>(id) >= float_graph.node_count() || float_graph.node(id).dead) continue;
-    auto e = entire.find(id);
-    if (e == entire.end()) continue;
-    LayerAccuracy l;
-    l.order = position++;
-    l.node = id;
-    const Node& n = quantized.node(id);
-    l.name = n.origin.onnx_name.empty() ? n.name : n.origin.onnx_name;
-    l.op = n.op;
-    l.entire = e->second.Result();
-    if (auto s = single.find(id); s != single.end()) {
-      l.quantized = true;
-      l.single = s->second.Result();
-    }
-    out.push_back(std::move(l));
-  }
-  return out;
+  auto r = analyse(float_graph, quantized, data, max_batches, false, progress);
+  if (!r.ok()) return r.status();
+  return std::move(r->layers);
+}
+
+Result<AccuracyReport> analyse_accuracy(const Graph& float_graph, const Graph& quantized, const CalibrationSet& data,
+                                        std::size_t max_batches,
+                                        const std::function<void(std::size_t, std::size_t)>& progress) {
+  return analyse(float_graph, quantized, data, max_batches, true, progress);
 }
 
 namespace {
@@ -245,12 +341,14 @@ std::string layer_accuracy_csv(const std::vector<LayerAccuracy>& layers) {
   return csv;
 }
 
-std::string layer_accuracy_html(const std::vector<LayerAccuracy>& layers, const std::string& model, double threshold) {
+std::string layer_accuracy_html(const std::vector<LayerAccuracy>& layers, const std::string& model, double threshold,
+                                const std::vector<std::string>& extra_lines) {
   using report::format_metric;
   report::LayerChartPage page;
   page.title = "svp_atc: per-layer accuracy";
   page.threshold = threshold;
-  const std::vector<std::string> summary = layer_accuracy_summary(layers, threshold);
+  std::vector<std::string> summary = layer_accuracy_summary(layers, threshold);
+  summary.insert(summary.end(), extra_lines.begin(), extra_lines.end());
   page.meta_html = "model <code>" + report::html_escape(model) + "</code>; the quantized graph against the float "
                    "graph on the calibration data. <b>single</b>: the layer alone on float inputs (its own loss); "
                    "<b>entire</b>: the quantized graph run whole (errors accumulate). Threshold " +

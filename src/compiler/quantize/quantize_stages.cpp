@@ -1,5 +1,7 @@
 #include "compiler/quantize/quantize_stages.h"
 
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "compiler/compile.h"
@@ -154,14 +156,27 @@ Status quantize_pass(Graph& g, PassContext& ctx) {
 Status layer_accuracy_pass(Graph& g, PassContext& ctx) {
   QuantizeState& s = state(ctx);
   const auto& progress = ctx.options->accuracy_progress;
-  auto layers = s.analysed ? analyse_layers(s.float_graph, g, *s.analysed, 0, progress)
-                           : analyse_layers(s.float_graph, g, s.data, 4, progress);
-  if (!layers.ok()) return layers.status();
-  if (ctx.result != nullptr) {
-    ctx.result->layer_accuracy_csv = layer_accuracy_csv(*layers);
-    ctx.result->layer_accuracy_html = layer_accuracy_html(*layers, ctx.options->model);
+  auto report = s.analysed ? analyse_accuracy(s.float_graph, g, *s.analysed, 0, progress)
+                           : analyse_accuracy(s.float_graph, g, s.data, 4, progress);
+  if (!report.ok()) return report.status();
+  std::vector<std::string> summary = layer_accuracy_summary(report->layers);
+  std::vector<std::string> outputs = output_accuracy_summary(report->outputs);
+  if (!report->executed_note.empty()) {
+    outputs.push_back("accuracy: the outputs were predicted with the reference kernels: the runtime's program "
+                      "could not be built (" + report->executed_note + ")");
   }
-  for (std::string& line : layer_accuracy_summary(*layers)) ctx.log.push_back(std::move(line));
+  summary.insert(summary.end(), outputs.begin(), outputs.end());
+  if (ctx.result != nullptr) {
+    ctx.result->layer_accuracy_csv = layer_accuracy_csv(report->layers);
+    ctx.result->layer_accuracy_html = layer_accuracy_html(report->layers, ctx.options->model, 0.99, outputs);
+    for (const OutputAccuracy& o : report->outputs) {
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      ctx.result->output_accuracy.push_back(
+          {o.name, o.executed.cosine, o.sensitivity.finite_pairs == 0 ? nan : o.sensitivity.cosine});
+    }
+    ctx.result->accuracy_summary = summary;
+  }
+  for (std::string& line : summary) ctx.log.push_back(std::move(line));
   s.float_graph = Graph();
   return Status::Ok();
 }

@@ -1,0 +1,22 @@
+// Values of the accuracy analysis as real numbers and back: a tensor (float32, or integers
+// with one per-tensor encoding) as doubles, and float data stored as a quantized value
+// stores it. Shared by the per-layer and the model-output analyses.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "compiler/graph.h"
+#include "kernels/tensor_buffer.h"
+
+namespace svp::compiler::quant {
+
+// float32 as is, int8/uint8/int16 with one scale dequantized; other types (and per-channel
+// encodings) empty.
+std::vector<double> as_real(const model::TensorView& t);
+
+// `x` (float) stored as the quantized value `like` describes (int8, uint8 or int16 with one
+// scale: the caller checks).
+kernels::OwnedTensor quantize_like(const std::vector<float>& x, const std::vector<std::int64_t>& dims, const Value& like);
+
+}  // namespace svp::compiler::quant

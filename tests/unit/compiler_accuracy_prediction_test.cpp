@@ -1,0 +1,209 @@
+// svp_atc --accuracy_report's model-output figures (compiler/quantize/output_accuracy.h):
+// the predicted output cosine is what the compiled .om gives when the runtime executes it,
+// and the input sensitivity tells a model that amplifies the rounding of its input from
+// a smooth one.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "compiler/compile.h"
+#include "model_io.h"
+#include "npy_io.h"
+#include "onnx_builder.h"
+#include "test_support.h"
+
+namespace svp {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::int64_t> kShape = {1, 3, 16, 16};
+constexpr std::size_t kElements = 3 * 16 * 16;
+
+void attr_int(onnx::NodeProto& n, const std::string& name, std::int64_t v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+// x → Conv 3→8 → HardSwish → depthwise Conv → Sigmoid → Conv 1×1 8→2 → y: PP-OCR det's
+// kinds of layers, with an output of both signs (a cosine of all-positive values hides
+// errors).
+std::string mobile_block(const std::string& dir) {
+  test::OnnxBuilder b;
+  b.input("x", kShape).output("y", {1, 2, 16, 16});
+  b.initializer("w1", {8, 3, 3, 3}, test::random_floats(8 * 27, 1, -0.5f, 0.5f));
+  b.initializer("w2", {8, 1, 3, 3}, test::random_floats(8 * 9, 2, -0.8f, 0.8f));
+  b.initializer("w3", {2, 8, 1, 1}, test::random_floats(16, 3, -1.0f, 1.0f));
+  auto& c1 = b.node("Conv", {"x", "w1"}, {"c1"}, "conv1");
+  test::OnnxBuilder::attr_ints(c1, "pads", {1, 1, 1, 1});
+  b.node("HardSwish", {"c1"}, {"h"}, "hardswish");
+  auto& dw = b.node("Conv", {"h", "w2"}, {"d"}, "depthwise");
+  test::OnnxBuilder::attr_ints(dw, "pads", {1, 1, 1, 1});
+  attr_int(dw, "group", 8);
+  b.node("Sigmoid", {"d"}, {"s"}, "sigmoid");
+  b.node("Conv", {"s", "w3"}, {"y"}, "head");
+  return b.write(dir + "/mobile_block.onnx");
+}
+
+// A 3×3 filter over a smooth input ramp: `difference` takes neighbouring pixels apart
+// (the ramp's small slope, which input rounding to 8 bits disturbs), the sum averages them.
+std::string filter_model(const std::string& dir, bool difference) {
+  test::OnnxBuilder b(13);
+  b.input("x", kShape).output("y", {1, 1, 16, 16});
+  std::vector<float> w(27, 1.0f / 27);
+  if (difference) {
+    for (int c = 0; c < 3; ++c) {
+      std::fill(w.begin() + c * 9, w.begin() + c * 9 + 9, 0.0f);
+      w[static_cast<std::size_t>(c * 9 + 3)] = -1.0f;  // left neighbour
+      w[static_cast<std::size_t>(c * 9 + 5)] = 1.0f;   // right neighbour
+    }
+  }
+  b.initializer("w", {1, 3, 3, 3}, w);
+  auto& c = b.node("Conv", {"x", "w"}, {"y"}, "filter");
+  test::OnnxBuilder::attr_ints(c, "pads", {1, 1, 1, 1});
+  return b.write(dir + (difference ? "/difference.onnx" : "/average.onnx"));
+}
+
+class AccuracyPrediction : public test::RuntimeTest {
+ protected:
+  void SetUp() override {
+    RuntimeTest::SetUp();
+    ASSERT_EQ(svp_acl_rt_set_device(0), SVP_ACL_SUCCESS);
+    dir_ = (fs::temp_directory_path() / ("svp_accuracy_prediction_" + std::to_string(::getpid()))).string();
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+    EXPECT_EQ(svp_acl_rt_reset_device(0), SVP_ACL_SUCCESS);
+    RuntimeTest::TearDown();
+  }
+
+  Result<compiler::CompileResult> compile(const std::string& onnx, const std::string& mode,
+                                          const std::vector<std::vector<float>>& items) {
+    compiler::CompileOptions o;
+    o.model = onnx;
+    o.compile_mode = mode;
+    if (mode != "float") {
+      o.image_list = "x:" + test::write_calibration_list(dir_, kShape, items);
+      o.accuracy_report = true;
+    }
+    return compiler::compile(o);
+  }
+
+  // The model's first output on each input, executed by the runtime (C API).
+  std::vector<std::vector<float>> execute(const compiler::BuiltModel& m, const std::vector<std::vector<float>>& items) {
+    std::vector<std::vector<float>> outputs;
+    std::uint32_t id = 0;
+    EXPECT_EQ(svp_acl_mdl_load_from_mem(m.image.data(), m.image.size(), &id), SVP_ACL_SUCCESS)
+        << svp_acl_get_recent_err_msg();
+    svp_acl_mdl_desc* desc = svp_acl_mdl_create_desc();
+    EXPECT_EQ(svp_acl_mdl_get_desc(desc, id), SVP_ACL_SUCCESS);
+    const std::size_t in_size = svp_acl_mdl_get_input_size_by_index(desc, 0);
+    const std::size_t out_size = svp_acl_mdl_get_output_size_by_index(desc, 0);
+    EXPECT_EQ(in_size, kElements * sizeof(float));  // float input, packed
+    void *in_mem = nullptr, *out_mem = nullptr;
+    EXPECT_EQ(svp_acl_rt_malloc(&in_mem, in_size, SVP_ACL_MEM_MALLOC_NORMAL_ONLY), SVP_ACL_SUCCESS);
+    EXPECT_EQ(svp_acl_rt_malloc(&out_mem, out_size, SVP_ACL_MEM_MALLOC_NORMAL_ONLY), SVP_ACL_SUCCESS);
+    svp_acl_mdl_dataset* in = svp_acl_mdl_create_dataset();
+    svp_acl_mdl_dataset* out = svp_acl_mdl_create_dataset();
+    svp_acl_data_buffer* ib = svp_acl_create_data_buffer(in_mem, in_size, svp_acl_mdl_get_input_default_stride(desc, 0));
+    svp_acl_data_buffer* ob =
+        svp_acl_create_data_buffer(out_mem, out_size, svp_acl_mdl_get_output_default_stride(desc, 0));
+    EXPECT_EQ(svp_acl_mdl_add_dataset_buffer(in, ib), SVP_ACL_SUCCESS);
+    EXPECT_EQ(svp_acl_mdl_add_dataset_buffer(out, ob), SVP_ACL_SUCCESS);
+    for (const std::vector<float>& x : items) {
+      std::memcpy(in_mem, x.data(), std::min(in_size, x.size() * sizeof(float)));
+      EXPECT_EQ(svp_acl_mdl_execute(id, in, out), SVP_ACL_SUCCESS) << svp_acl_get_recent_err_msg();
+      const auto* y = static_cast<const float*>(out_mem);
+      outputs.emplace_back(y, y + out_size / sizeof(float));
+    }
+    svp_acl_destroy_data_buffer(ib);
+    svp_acl_destroy_data_buffer(ob);
+    svp_acl_mdl_destroy_dataset(in);
+    svp_acl_mdl_destroy_dataset(out);
+    svp_acl_rt_free(in_mem);
+    svp_acl_rt_free(out_mem);
+    svp_acl_mdl_destroy_desc(desc);
+    svp_acl_mdl_unload(id);
+    return outputs;
+  }
+
+  std::string dir_;
+};
+
+// Cosine over all inputs' outputs taken as one vector (how the report accumulates them).
+double cosine(const std::vector<std::vector<float>>& a, const std::vector<std::vector<float>>& b) {
+  double ab = 0, aa = 0, bb = 0;
+  for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) {
+    for (std::size_t i = 0; i < a[k].size() && i < b[k].size(); ++i) {
+      ab += static_cast<double>(a[k][i]) * b[k][i];
+      aa += static_cast<double>(a[k][i]) * a[k][i];
+      bb += static_cast<double>(b[k][i]) * b[k][i];
+    }
+  }
+  return ab / std::sqrt(aa * bb);
+}
+
+std::vector<std::vector<float>> random_items(unsigned seed) {
+  std::vector<std::vector<float>> items;
+  for (unsigned k = 0; k < 4; ++k) items.push_back(test::random_floats(kElements, seed + k, -1.0f, 1.0f));
+  return items;
+}
+
+TEST_F(AccuracyPrediction, ThePredictedOutputCosineIsTheExecutedModels) {
+  const std::string onnx = mobile_block(dir_);
+  const auto items = random_items(20);
+  auto int8 = compile(onnx, "0", items);
+  ASSERT_TRUE(int8.ok()) << int8.status().message();
+  auto fp32 = compile(onnx, "float", items);
+  ASSERT_TRUE(fp32.ok()) << fp32.status().message();
+  ASSERT_EQ(int8->output_accuracy.size(), 1u);
+  EXPECT_EQ(int8->output_accuracy[0].name, "y");
+  const double predicted = int8->output_accuracy[0].predicted_cosine;
+  const double executed = cosine(execute(fp32->model, items), execute(int8->model, items));
+  EXPECT_NEAR(predicted, executed, 0.005);
+  // A loss the figure has to get right, not a cosine of 1 on both sides.
+  EXPECT_LT(executed, 0.9999);
+  EXPECT_GT(executed, 0.9);
+  bool logged = false;
+  for (const std::string& line : int8->log) logged = logged || line.find("predicted output cosine") != std::string::npos;
+  EXPECT_TRUE(logged);
+  EXPECT_NE(int8->layer_accuracy_html.find("predicted output cosine"), std::string::npos);
+}
+
+// A smooth ramp (x = 0.03·column + channel offset): its 8-bit rounding (scale ~ 1/128) is
+// comparable to the difference of neighbouring pixels, small against their average.
+TEST_F(AccuracyPrediction, InputSensitivityIsLowForAModelThatAmplifiesInputRounding) {
+  std::vector<std::vector<float>> items;
+  for (unsigned k = 0; k < 4; ++k) {
+    std::vector<float> x(kElements);
+    for (std::size_t i = 0; i < kElements; ++i) {
+      x[i] = -0.9f + 0.0311f * static_cast<float>(i % 16) + 0.013f * static_cast<float>(k) + 0.2f * static_cast<float>(i / 256);
+    }
+    items.push_back(std::move(x));
+  }
+  auto sharp = compile(filter_model(dir_, true), "0", items);
+  ASSERT_TRUE(sharp.ok()) << sharp.status().message();
+  auto smooth = compile(filter_model(dir_, false), "0", items);
+  ASSERT_TRUE(smooth.ok()) << smooth.status().message();
+  ASSERT_EQ(sharp->output_accuracy.size(), 1u);
+  ASSERT_EQ(smooth->output_accuracy.size(), 1u);
+  EXPECT_LT(sharp->output_accuracy[0].input_sensitivity, 0.99);
+  EXPECT_GT(smooth->output_accuracy[0].input_sensitivity, 0.9999);
+  // The quantized model cannot beat the rounding of its own input by much.
+  EXPECT_LT(sharp->output_accuracy[0].predicted_cosine, sharp->output_accuracy[0].input_sensitivity + 0.01);
+  bool logged = false;
+  for (const std::string& line : sharp->log) logged = logged || line.find("input sensitivity 0.") != std::string::npos;
+  EXPECT_TRUE(logged);
+}
+
+}  // namespace
+}  // namespace svp
