@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace svp::compare {
@@ -41,6 +43,93 @@ void MetricsAccumulator::Add(double g, double a) {
 void MetricsAccumulator::Add(const std::vector<double>& golden, const std::vector<double>& actual) {
   const std::size_t n = std::min(golden.size(), actual.size());
   for (std::size_t i = 0; i < n; ++i) Add(golden[i], actual[i]);
+}
+
+namespace {
+
+// e^x for x ≤ 0 in float precision, four at a time (GCC vector extensions: SSE2 on the
+// baseline x86-64, no math library call): e^x as 2^k·e^f with k an integer and
+// f = x − k·ln 2 ∈ [-0.35, 0.35], e^f from its degree-7 Taylor series (truncation error
+// 5e-9; measured error against exp() below 1e-7 over [-87, 0]).
+// Below -87 the result is 0 (e^-87 ~ 1.6e-38: nothing against the maximum's term of 1).
+typedef float v4f __attribute__((vector_size(16)));
+typedef std::int32_t v4i __attribute__((vector_size(16)));
+
+inline v4f exp_nonpositive(v4f x) {
+  const v4f lo = v4f{} - 87.0f;
+  const v4i underflow = x < lo;
+  x = underflow ? lo : x;
+  const v4f k = (x * 1.44269504089f + 12582912.0f) - 12582912.0f;  // round (the 1.5·2^23 trick)
+  const v4f f = (x - k * 0.693145751953125f) - k * 1.428606765330187e-06f;  // ln 2 in two parts: exact k·hi
+  v4f p = v4f{} + 1.0f / 5040;
+  p = p * f + 1.0f / 720;
+  p = p * f + 1.0f / 120;
+  p = p * f + 1.0f / 24;
+  p = p * f + 1.0f / 6;
+  p = p * f + 0.5f;
+  p = p * f + 1.0f;
+  p = p * f + 1.0f;
+  const v4i bits = (__builtin_convertvector(k, v4i) + 127) << 23;
+  v4f scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return underflow ? v4f{} : p * scale;
+}
+
+}  // namespace
+
+void MetricsAccumulator::Add(const float* golden, const float* actual, std::size_t n, bool clamp_at_zero) {
+  constexpr std::size_t kBlock = 256;  // a multiple of 4
+  alignas(16) float g[kBlock], a[kBlock], eg[kBlock], ea[kBlock];
+  for (std::size_t start = 0; start < n; start += kBlock) {
+    const std::size_t m = std::min(kBlock, n - start);
+    bool finite = true;
+    float gm = -std::numeric_limits<float>::infinity(), am = gm;
+    for (std::size_t i = 0; i < m; ++i) {
+      g[i] = clamp_at_zero && golden[start + i] < 0 ? 0.0f : golden[start + i];  // NaN stays NaN
+      a[i] = clamp_at_zero && actual[start + i] < 0 ? 0.0f : actual[start + i];
+      finite = finite && std::isfinite(g[i]) && std::isfinite(a[i]);
+      gm = std::max(gm, g[i]);
+      am = std::max(am, a[i]);
+    }
+    if (!finite) {  // the counts and exclusions of the pair-by-pair path
+      for (std::size_t i = 0; i < m; ++i) Add(static_cast<double>(g[i]), static_cast<double>(a[i]));
+      continue;
+    }
+    // The running maxima rise to the block's first, so every exponent below is ≤ 0.
+    if (gm > max_g_) {
+      const double k = std::exp(max_g_ - gm);
+      z_g_ *= k;
+      s_ *= k;
+      max_g_ = gm;
+    }
+    if (am > max_a_) {
+      z_a_ *= std::exp(max_a_ - am);
+      max_a_ = am;
+    }
+    const auto mg = static_cast<float>(max_g_), ma = static_cast<float>(max_a_);
+    for (std::size_t i = m; i % 4 != 0; ++i) g[i] = a[i] = 0.0f;  // the last group's spare lanes
+    for (std::size_t i = 0; i < m; i += 4) {
+      v4f x, y;
+      std::memcpy(&x, g + i, sizeof x);
+      std::memcpy(&y, a + i, sizeof y);
+      const v4f ex = exp_nonpositive(x - mg), ey = exp_nonpositive(y - ma);
+      std::memcpy(eg + i, &ex, sizeof ex);
+      std::memcpy(ea + i, &ey, sizeof ey);
+    }
+    for (std::size_t i = 0; i < m; ++i) {
+      const double gi = g[i], ai = a[i], d = ai - gi;
+      dot_ += gi * ai;
+      gg_ += gi * gi;
+      aa_ += ai * ai;
+      dd_ += d * d;
+      sum_abs_ += std::fabs(d);
+      max_abs_ = std::max(max_abs_, std::fabs(d));
+      z_g_ += eg[i];
+      s_ += eg[i] * (gi - ai);
+      z_a_ += ea[i];
+    }
+    m_.finite_pairs += m;
+  }
 }
 
 Metrics MetricsAccumulator::Result() const {

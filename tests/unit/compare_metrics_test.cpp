@@ -100,5 +100,33 @@ TEST(CompareMetrics, AccumulatingSampleBySampleGivesTheMetricsOfTheConcatenation
   EXPECT_NEAR(whole.kl_divergence, kl, 1e-9 * kl);
 }
 
+// The per-layer analysis's float block path gives what the pair-by-pair path does: the
+// same sums (cosine, distances) and KL within float-precision exp terms; clamping and a
+// non-finite pair behave as the caller clamping and the pair path excluding it.
+TEST(Metrics, TheFloatBlockPathMatchesThePairByPairPath) {
+  std::vector<float> g(1000), a(1000);
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    g[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)) * 12.0);  // exps over ~24 nats
+    a[i] = g[i] + static_cast<float>(std::cos(1.3 * static_cast<double>(i)) * 0.5);
+  }
+  g[500] = std::numeric_limits<float>::quiet_NaN();
+  for (bool clamp : {false, true}) {
+    MetricsAccumulator block, pairs;
+    block.Add(g.data(), a.data(), 600, clamp);  // two calls: the running maxima carry over
+    block.Add(g.data() + 600, a.data() + 600, 400, clamp);
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      pairs.Add(clamp && g[i] < 0 ? 0.0 : g[i], clamp && a[i] < 0 ? 0.0 : a[i]);
+    }
+    const Metrics x = block.Result(), y = pairs.Result();
+    EXPECT_EQ(x.finite_pairs, 999u);
+    EXPECT_EQ(x.golden_nan, 1u);
+    EXPECT_NEAR(x.cosine, y.cosine, 1e-12);
+    EXPECT_NEAR(x.relative_distance, y.relative_distance, 1e-12);
+    EXPECT_DOUBLE_EQ(x.max_abs_error, y.max_abs_error);
+    EXPECT_GT(y.kl_divergence, 1e-3);
+    EXPECT_NEAR(x.kl_divergence, y.kl_divergence, 1e-6 * y.kl_divergence + 1e-9) << "clamp " << clamp;
+  }
+}
+
 }  // namespace
 }  // namespace svp::compare

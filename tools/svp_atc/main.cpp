@@ -143,6 +143,12 @@ int main(int argc, char** argv) {
         return fail(svp::Error(err::kInvalidParam, "cannot write {}", file), kIo);
       }
     }
+    // The report's summary (first weak layers, predicted output cosine, input sensitivity)
+    // at the default level too: it is what the flag was given for (--log_level=1 printed it
+    // with the log already).
+    if (o.log_level > 1) {
+      for (const std::string& line : r->accuracy_summary) std::fprintf(stderr, "svp_atc: %s\n", line.c_str());
+    }
     std::fprintf(stderr, "svp_atc: per-layer accuracy in %s.csv and %s.html\n", stem.c_str(), stem.c_str());
   }
   // The encodings of a quantized model, in the form --gfpq_param_file reads (the vendor

@@ -136,6 +136,7 @@ Result<std::vector<kernels::OwnedTensor>> CompiledEvaluator::run(const std::vect
   for (std::int32_t t : outs) {
     const model::Tensor& x = p.tensors[static_cast<std::size_t>(t)];
     results.emplace_back(x.dtype, x.dims);
+    if (!x.quant.empty()) results.back().set_quant(x.quant);
   }
   std::vector<void*> data(p.tensors.size(), nullptr);
   for (std::size_t t = 0; t < p.tensors.size(); ++t) {

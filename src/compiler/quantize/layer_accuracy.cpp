@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "common/layer_chart_html.h"
 #include "compiler/quantize/evaluate.h"
 #include "compiler/quantize/real_values.h"
-#include "kernels/invoke.h"
+#include "compiler/quantize/single_layer.h"
 
 namespace svp::compiler::quant {
 namespace {
@@ -33,11 +34,10 @@ bool clamped(const Graph& g, ValueId v) {
   return relu_range || read_only_by_relu(g, v);
 }
 
-void add(compare::MetricsAccumulator& acc, const std::vector<float>& golden, const std::vector<double>& actual,
+// Mismatched sizes (a layer whose float and quantized outputs differ in shape) are left out.
+void add(compare::MetricsAccumulator& acc, const std::vector<float>& golden, const std::vector<float>& actual,
          bool clamp) {
-  for (std::size_t i = 0; i < golden.size(); ++i) {
-    acc.Add(clamp ? std::max(0.0, static_cast<double>(golden[i])) : golden[i], clamp ? std::max(0.0, actual[i]) : actual[i]);
-  }
+  if (golden.size() == actual.size()) acc.Add(golden.data(), actual.data(), golden.size(), clamp);
 }
 
 std::vector<float> floats_of(const model::TensorView& t) {
@@ -125,6 +125,7 @@ class Analysis {
   std::unique_ptr<Runner> executed_;  // the model outputs as executed (analyse_accuracy)
   std::map<ValueId, NodeId> analysed_output_;  // a layer's first output in `q_` → the layer
   std::map<NodeId, compare::MetricsAccumulator> single_, entire_;
+  std::map<NodeId, std::unique_ptr<SingleLayer>> alone_;  // compiled at the first input
   std::vector<OutputAccuracy> outputs_;
   std::vector<compare::MetricsAccumulator> executed_acc_, sensitivity_acc_;
 };
@@ -154,9 +155,7 @@ Status Analysis::entire(const std::vector<kernels::OwnedTensor>& inputs, const G
     if (layer == analysed_output_.end()) return;
     auto g = golden.values.find(f_.node(layer->second).outputs[0]);
     if (g == golden.values.end()) return;
-    const std::vector<double> a = as_real(t);
-    if (a.size() != g->second.size()) return;
-    add(entire_[layer->second], g->second, a, clamped(q_, v));
+    add(entire_[layer->second], g->second, as_floats(t), clamped(q_, v));
   });
   if (!ran.ok()) return Error(ran.status().code(), "accuracy analysis, quantized graph: {}", ran.status().message());
   return Status::Ok();
@@ -171,44 +170,31 @@ Status Analysis::single(NodeId id, const Golden& golden) {
   auto g = golden.values.find(nf.outputs[0]);
   if (g == golden.values.end() || nq.inputs.size() != nf.inputs.size()) return Status::Ok();
   bool reads_quantized = false;
-  std::vector<kernels::OwnedTensor> owned;
-  std::vector<model::TensorView> in;
-  owned.reserve(nq.inputs.size());
+  std::vector<kernels::OwnedTensor> in;  // the layer's graph inputs (SingleLayer's order)
+  std::set<ValueId> seen;
   for (std::size_t k = 0; k < nq.inputs.size(); ++k) {
     const ValueId vq = nq.inputs[k];
-    if (vq == kNoValue) {
-      in.emplace_back();
-      continue;
-    }
+    if (vq == kNoValue || q_.value(vq).is_constant() || !seen.insert(vq).second) continue;
     const Value& q = q_.value(vq);
-    if (q.is_constant()) {
-      in.push_back(q.view());
-      continue;
-    }
     auto src = golden.values.find(nf.inputs[k]);
     if (src == golden.values.end()) return Status::Ok();
     const std::vector<std::int64_t>& dims = golden.dims.at(nf.inputs[k]);
     if (q.dtype == DType::kFloat32) {
-      owned.push_back(kernels::OwnedTensor::f32(dims, src->second));
+      in.push_back(kernels::OwnedTensor::f32(dims, src->second));
     } else if ((q.dtype == DType::kInt8 || q.dtype == DType::kUint8 || q.dtype == DType::kInt16) &&
                q.quant.scale.size() == 1) {
-      owned.push_back(quantize_like(src->second, dims, q));
+      in.push_back(quantize_like(src->second, dims, q));
       reads_quantized = true;
     } else {
       return Status::Ok();
     }
-    in.push_back(owned.back().view());
   }
   if (!reads_quantized && q_.value(nq.outputs[0]).quant.empty()) return Status::Ok();
-  std::vector<kernels::OutputSpec> specs;
-  for (ValueId o : nq.outputs) {
-    const Value& v = q_.value(o);
-    specs.push_back({v.dtype, v.quant.empty() ? std::nullopt : std::optional<model::Quant>(v.quant)});
-  }
-  auto r = kernels::run_reference_owned(nq.op, nq.attrs, in, specs);
+  std::unique_ptr<SingleLayer>& layer = alone_[id];
+  if (!layer) layer = std::make_unique<SingleLayer>(q_, id);
+  auto r = layer->run(in);
   if (!r.ok()) return Error(r.status().code(), "accuracy analysis, {} alone: {}", q_.describe(id), r.status().message());
-  const std::vector<double> y = as_real((*r)[0].view());
-  if (y.size() == g->second.size()) add(single_[id], g->second, y, clamped(q_, nq.outputs[0]));
+  add(single_[id], g->second, as_floats((*r)[0].view()), clamped(q_, nq.outputs[0]));
   return Status::Ok();
 }
 
@@ -219,8 +205,7 @@ Status Analysis::model_outputs(const std::vector<kernels::OwnedTensor>& inputs, 
   sensitivity_acc_.resize(outputs_.size());
   const auto compare = [&](std::vector<compare::MetricsAccumulator>& acc, const std::vector<kernels::OwnedTensor>& got) {
     for (std::size_t k = 0; k < acc.size() && k < got.size() && k < golden.outputs.size(); ++k) {
-      const std::vector<double> want = as_real(golden.outputs[k].view()), a = as_real(got[k].view());
-      if (want.size() == a.size()) acc[k].Add(want, a);
+      add(acc[k], as_floats(golden.outputs[k].view()), as_floats(got[k].view()), false);
     }
   };
   auto executed = executed_->run(inputs);

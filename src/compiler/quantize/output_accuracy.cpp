@@ -43,8 +43,7 @@ std::vector<kernels::OwnedTensor> round_to_input_encodings(const Graph& quantize
     }
     const std::vector<float> x(t.as<const float>(), t.as<const float>() + t.elements());
     const kernels::OwnedTensor q = quantize_like(x, t.dims, *enc);
-    const std::vector<double> back = as_real(q.view());
-    out.push_back(kernels::OwnedTensor::f32(t.dims, std::vector<float>(back.begin(), back.end())));
+    out.push_back(kernels::OwnedTensor::f32(t.dims, as_floats(q.view())));
     *rounded = true;
   }
   return out;

@@ -8,7 +8,7 @@ namespace svp::compiler::quant {
 
 using model::DType;
 
-std::vector<double> as_real(const model::TensorView& t) {
+std::vector<float> as_floats(const model::TensorView& t) {
   const bool integer = t.quant != nullptr && !t.quant->empty() &&
                        (t.dtype == DType::kInt8 || t.dtype == DType::kUint8 || t.dtype == DType::kInt16);
   const auto n = static_cast<std::size_t>(t.elements());
@@ -25,7 +25,7 @@ std::vector<double> as_real(const model::TensorView& t) {
   } else {
     return {};
   }
-  return std::vector<double>(f.begin(), f.end());
+  return f;
 }
 
 kernels::OwnedTensor quantize_like(const std::vector<float>& x, const std::vector<std::int64_t>& dims, const Value& like) {

@@ -1,5 +1,5 @@
 // Values of the accuracy analysis as real numbers and back: a tensor (float32, or integers
-// with one per-tensor encoding) as doubles, and float data stored as a quantized value
+// with one per-tensor encoding) as floats, and float data stored as a quantized value
 // stores it. Shared by the per-layer and the model-output analyses.
 #pragma once
 
@@ -13,7 +13,7 @@ namespace svp::compiler::quant {
 
 // float32 as is, int8/uint8/int16 with one scale dequantized; other types (and per-channel
 // encodings) empty.
-std::vector<double> as_real(const model::TensorView& t);
+std::vector<float> as_floats(const model::TensorView& t);
 
 // `x` (float) stored as the quantized value `like` describes (int8, uint8 or int16 with one
 // scale: the caller checks).
