@@ -48,6 +48,7 @@ class MetricsAccumulator {
   Metrics Result() const;
 
  private:
+  void accumulate_block(const float* g, const float* a, const float* eg, const float* ea, std::size_t n);
   Metrics m_;  // the counts
   double dot_ = 0, gg_ = 0, aa_ = 0, dd_ = 0, sum_abs_ = 0, max_abs_ = 0;
   // Online log-sum-exp of g and a (max and Σ exp(x − max)), and Σ exp(g − max_g)(g − a).
