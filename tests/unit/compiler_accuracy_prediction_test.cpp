@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "acl_execute.h"
 #include "compiler/compile.h"
 #include "model_io.h"
 #include "npy_io.h"
@@ -100,63 +100,8 @@ class AccuracyPrediction : public test::RuntimeTest {
     return compiler::compile(o);
   }
 
-  // The model's first output on each input, executed by the runtime (C API; the dataset
-  // holds the data input, then task_buf and work_buf, as SVP models take them).
-  std::vector<std::vector<float>> execute(const compiler::BuiltModel& m, const std::vector<std::vector<float>>& items) {
-    std::vector<std::vector<float>> outputs;
-    std::uint32_t id = 0;
-    EXPECT_EQ(svp_acl_mdl_load_from_mem(m.image.data(), m.image.size(), &id), SVP_ACL_SUCCESS)
-        << svp_acl_get_recent_err_msg();
-    svp_acl_mdl_desc* desc = svp_acl_mdl_create_desc();
-    EXPECT_EQ(svp_acl_mdl_get_desc(desc, id), SVP_ACL_SUCCESS);
-    std::vector<void*> mem;
-    std::vector<svp_acl_data_buffer*> bufs;
-    const auto add = [&](svp_acl_mdl_dataset* d, std::size_t size, std::size_t stride) {
-      void* p = nullptr;
-      EXPECT_EQ(svp_acl_rt_malloc(&p, size, SVP_ACL_MEM_MALLOC_NORMAL_ONLY), SVP_ACL_SUCCESS);
-      std::memset(p, 0, size);
-      mem.push_back(p);
-      bufs.push_back(svp_acl_create_data_buffer(p, size, stride));
-      EXPECT_EQ(svp_acl_mdl_add_dataset_buffer(d, bufs.back()), SVP_ACL_SUCCESS);
-    };
-    svp_acl_mdl_dataset* in = svp_acl_mdl_create_dataset();
-    svp_acl_mdl_dataset* out = svp_acl_mdl_create_dataset();
-    for (std::size_t i = 0; i < svp_acl_mdl_get_num_inputs(desc); ++i) {
-      add(in, svp_acl_mdl_get_input_size_by_index(desc, i), svp_acl_mdl_get_input_default_stride(desc, i));
-    }
-    const std::size_t out_size = svp_acl_mdl_get_output_size_by_index(desc, 0);
-    add(out, out_size, svp_acl_mdl_get_output_default_stride(desc, 0));
-    EXPECT_EQ(svp_acl_mdl_get_input_size_by_index(desc, 0), kElements * sizeof(float));  // float input, packed
-    for (const std::vector<float>& x : items) {
-      std::memcpy(mem[0], x.data(), kElements * sizeof(float));
-      EXPECT_EQ(svp_acl_mdl_execute(id, in, out), SVP_ACL_SUCCESS) << svp_acl_get_recent_err_msg();
-      const auto* y = static_cast<const float*>(mem.back());
-      outputs.emplace_back(y, y + out_size / sizeof(float));
-    }
-    for (svp_acl_data_buffer* b : bufs) svp_acl_destroy_data_buffer(b);
-    for (void* p : mem) svp_acl_rt_free(p);
-    svp_acl_mdl_destroy_dataset(in);
-    svp_acl_mdl_destroy_dataset(out);
-    svp_acl_mdl_destroy_desc(desc);
-    svp_acl_mdl_unload(id);
-    return outputs;
-  }
-
   std::string dir_;
 };
-
-// Cosine over all inputs' outputs taken as one vector (how the report accumulates them).
-double cosine(const std::vector<std::vector<float>>& a, const std::vector<std::vector<float>>& b) {
-  double ab = 0, aa = 0, bb = 0;
-  for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) {
-    for (std::size_t i = 0; i < a[k].size() && i < b[k].size(); ++i) {
-      ab += static_cast<double>(a[k][i]) * b[k][i];
-      aa += static_cast<double>(a[k][i]) * a[k][i];
-      bb += static_cast<double>(b[k][i]) * b[k][i];
-    }
-  }
-  return ab / std::sqrt(aa * bb);
-}
 
 // Uniform in [-1, 1] with one outlier of 300 per input: the input's int8 step (~1.2) is
 // coarse against the bulk of the values, so the int8 output is clearly off (a prediction
@@ -180,7 +125,8 @@ TEST_F(AccuracyPrediction, ThePredictedOutputCosineIsTheExecutedModels) {
   ASSERT_EQ(int8->output_accuracy.size(), 1u);
   EXPECT_EQ(int8->output_accuracy[0].name, "y");
   const double predicted = int8->output_accuracy[0].predicted_cosine;
-  const double executed = cosine(execute(fp32->model, items), execute(int8->model, items));
+  const double executed =
+      test::cosine_over_all(test::execute_first_output(fp32->model, items), test::execute_first_output(int8->model, items));
   EXPECT_NEAR(predicted, executed, 0.005);
   std::printf("predicted output cosine %.5f, executed %.5f\n", predicted, executed);
   // A loss the figure has to get right, not a cosine of 1 on both sides.
