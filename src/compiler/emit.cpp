@@ -122,6 +122,10 @@ Result<BuiltModel> emit(const Graph& g, const CompileOptions& options) {
   return emit_graph(g, options, nullptr, true);
 }
 
+Result<BuiltModel> emit_program(const Graph& g, const CompileOptions& options) {
+  return emit_graph(g, options, nullptr, false);
+}
+
 Result<BuiltModel> emit_consuming(Graph& g, const CompileOptions& options, bool image) {
   return emit_graph(g, options, &g, image);
 }

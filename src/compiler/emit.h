@@ -17,6 +17,9 @@
 namespace svp::compiler {
 
 Result<BuiltModel> emit(const Graph& graph, const CompileOptions& options);
+// The program and weights only, the image left empty: for running the model in-process
+// (CompiledEvaluator), where a serialised copy of the weights would only add memory.
+Result<BuiltModel> emit_program(const Graph& graph, const CompileOptions& options);
 // The same, releasing each constant of `graph` once the model holds its copy: the graph's
 // weights and the model's never exist in full side by side (the compiler's peak memory).
 // `graph` keeps its structure but no constant data afterwards.

@@ -101,7 +101,7 @@ Result<std::unique_ptr<CompiledEvaluator>> CompiledEvaluator::create(const Graph
   s->g = &g;
   CompileOptions o;
   o.compile_mode = "float";
-  auto built = emit(g, o);
+  auto built = emit_program(g, o);
   if (!built.ok()) return built.status();
   s->model = std::move(*built);
   kernels::CompileOptions ko;
