@@ -114,15 +114,34 @@ void MetricsAccumulator::Add(const float* golden, const float* actual, std::size
   alignas(16) float g[kBlock], a[kBlock], eg[kBlock], ea[kBlock];
   for (std::size_t start = 0; start < n; start += kBlock) {
     const std::size_t m = std::min(kBlock, n - start);
-    bool finite = true;
-    float gm = -std::numeric_limits<float>::infinity(), am = gm;
-    for (std::size_t i = 0; i < m; ++i) {
-      g[i] = clamp_at_zero && golden[start + i] < 0 ? 0.0f : golden[start + i];  // NaN stays NaN
-      a[i] = clamp_at_zero && actual[start + i] < 0 ? 0.0f : actual[start + i];
-      finite = finite & std::isfinite(g[i]) & std::isfinite(a[i]);
-      gm = std::max(gm, g[i]);
-      am = std::max(am, a[i]);
+    // Clamped copies (the last group's spare lanes repeat the first pair: they change no
+    // maximum), their maxima and whether all are finite, four lanes at a time.
+    std::memcpy(g, golden + start, m * sizeof(float));
+    std::memcpy(a, actual + start, m * sizeof(float));
+    for (std::size_t i = m; i % 4 != 0; ++i) {
+      g[i] = g[0];
+      a[i] = a[0];
     }
+    const v4f zero{}, low = zero - std::numeric_limits<float>::infinity();
+    v4f gmax = low, amax = low;
+    v4i bad{};
+    for (std::size_t i = 0; i < m; i += 4) {
+      v4f x, y;
+      std::memcpy(&x, g + i, sizeof x);
+      std::memcpy(&y, a + i, sizeof y);
+      if (clamp_at_zero) {
+        x = x < zero ? zero : x;  // NaN stays NaN
+        y = y < zero ? zero : y;
+        std::memcpy(g + i, &x, sizeof x);
+        std::memcpy(a + i, &y, sizeof y);
+      }
+      bad |= (x - x != zero) | (y - y != zero);  // NaN or ±Inf
+      gmax = x > gmax ? x : gmax;
+      amax = y > amax ? y : amax;
+    }
+    const bool finite = (bad[0] | bad[1] | bad[2] | bad[3]) == 0;
+    const float gm = std::max({gmax[0], gmax[1], gmax[2], gmax[3]});
+    const float am = std::max({amax[0], amax[1], amax[2], amax[3]});
     if (!finite) {  // the counts and exclusions of the pair-by-pair path
       for (std::size_t i = 0; i < m; ++i) Add(static_cast<double>(g[i]), static_cast<double>(a[i]));
       continue;
