@@ -492,4 +492,31 @@ Status run_via_float(const RunCtx& c, Status (*float_run)(const RunCtx&)) {
   return Status::Ok();
 }
 
+Status run_unary_via_float(const RunCtx& c, Status (*float_run)(const RunCtx&)) {
+  const auto per_tensor_q8 = [](const TensorView& t) {
+    return is_q8(t.dtype) && has_quant(t) && t.quant->scale.size() == 1;
+  };
+  // Below a few table sizes the table costs more than it saves.
+  constexpr std::int64_t kTableFrom = 1024;
+  if (c.in.size() != 1 || c.out.size() != 1 || !per_tensor_q8(c.in[0]) || !per_tensor_q8(c.out[0]) ||
+      c.in[0].elements() != c.out[0].elements() || c.in[0].elements() < kTableFrom) {
+    return run_via_float(c, float_run);
+  }
+  const bool in_signed = c.in[0].dtype == DType::kInt8;
+  std::uint8_t codes[256], table[256];
+  for (int k = 0; k < 256; ++k) codes[k] = static_cast<std::uint8_t>(in_signed ? k - 128 : k);  // code order
+  std::vector<TensorView> x = {c.in[0]}, y = {c.out[0]};
+  x[0].dims = {256};
+  x[0].data = codes;
+  y[0].dims = {256};
+  y[0].data = table;
+  SVP_RETURN_IF_ERROR(run_via_float(RunCtx{c.op, c.attrs, x, y}, float_run));
+  const auto* in = static_cast<const std::uint8_t*>(c.in[0].data);
+  auto* out = static_cast<std::uint8_t*>(c.out[0].data);
+  const std::int64_t n = c.in[0].elements();
+  const std::uint8_t flip = in_signed ? 0x80 : 0x00;  // int8 code q sits at q + 128
+  for (std::int64_t i = 0; i < n; ++i) out[i] = table[in[i] ^ flip];
+  return Status::Ok();
+}
+
 }  // namespace svp::kernels::detail

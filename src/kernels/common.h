@@ -304,6 +304,12 @@ std::vector<std::int32_t> shifted_ints(const TensorView& q);
 // requantizes each quantized output. Other tensors are passed through unchanged, so
 // float_run still rejects types it cannot handle.
 Status run_via_float(const RunCtx& c, Status (*float_run)(const RunCtx&));
+// The same for an elementwise op of one input (Sigmoid, HardSwish, ...; `float_run` must
+// compute each element from that element alone): an int8/uint8 input and output with one
+// encoding each take the op through a 256-entry table — run_via_float on every input code
+// once, then a lookup per element — which gives run_via_float's bytes (each element's
+// result depends on its code only) without its per-element float work.
+Status run_unary_via_float(const RunCtx& c, Status (*float_run)(const RunCtx&));
 // kUnsupportedDataType unless the listed inputs (when present) and all outputs are float32.
 Status require_f32(const RunCtx& c, std::initializer_list<std::size_t> inputs);
 // Describes a tensor's element type for messages ("int8 without quantization parameters").

@@ -535,6 +535,12 @@ TEST(KernelsInt8Generic, EveryFloatOpOnQuantizedTensorsEqualsDequantizeRunQuanti
       {"ReduceMean", {{"axes", I{1}}}, {3, 4}},
       {"ReduceMax", {{"axes", I{0}}}, {3, 4}},
       {"Flatten", {}, {2, 3, 2}},
+      // Large enough for the 256-entry table of the elementwise ops (run_unary_via_float).
+      {"HardSwish", {}, {4, 3, 100}},
+      {"Sigmoid", {}, {1500}},
+      {"Tanh", {}, {1500}},
+      {"HardSigmoid", {}, {1500}},
+      {"LeakyRelu", {{"alpha", 0.1}}, {1500}},
   };
   const Quant qin = pt(0.04f, -7), qout = pt(0.02f, 100);
   for (const Case& c : cases) {

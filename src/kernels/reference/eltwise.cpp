@@ -114,11 +114,11 @@ Result<std::vector<Shape>> infer_clip(const InferCtx& c) {
   return std::vector<Shape>{c.in[0]};
 }
 
-Status run_leaky_relu(const RunCtx& c) { return run_via_float(c, leaky_relu_float); }
-Status run_sigmoid(const RunCtx& c) { return run_via_float(c, sigmoid_float); }
-Status run_tanh(const RunCtx& c) { return run_via_float(c, tanh_float); }
-Status run_hard_sigmoid(const RunCtx& c) { return run_via_float(c, hard_sigmoid_float); }
-Status run_hard_swish(const RunCtx& c) { return run_via_float(c, hard_swish_float); }
+Status run_leaky_relu(const RunCtx& c) { return run_unary_via_float(c, leaky_relu_float); }
+Status run_sigmoid(const RunCtx& c) { return run_unary_via_float(c, sigmoid_float); }
+Status run_tanh(const RunCtx& c) { return run_unary_via_float(c, tanh_float); }
+Status run_hard_sigmoid(const RunCtx& c) { return run_unary_via_float(c, hard_sigmoid_float); }
+Status run_hard_swish(const RunCtx& c) { return run_unary_via_float(c, hard_swish_float); }
 // Unquantized tensors of any numeric type clamp in their own type (the bounds, inputs of
 // the same type or the float attributes, saturated to it).
 Status clip_typed(const RunCtx& c) {
