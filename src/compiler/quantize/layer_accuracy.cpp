@@ -74,7 +74,7 @@ struct Golden {
 };
 
 // One analysis, fed input by input. Memory: one input's float values, one accumulator per
-// layer and output, whatever the number of inputs.
+// layer and output and the compiled programs, whatever the number of inputs.
 class Analysis {
  public:
   Analysis(const Graph& float_graph, const Graph& quantized, bool model_outputs)

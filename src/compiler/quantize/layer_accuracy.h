@@ -42,8 +42,10 @@ struct LayerAccuracy {
 // `float_graph` is a copy of the graph taken just before quantize_graph turned it into
 // `quantized` (node ids are shared). Analyses the first `max_batches` batches of `data`.
 // Errors: those of evaluating either graph (naming the node).
-// `progress(done, total)` after each batch. Memory: one batch's float values and one
-// accumulator per layer, whatever the number of batches.
+// `progress(done, total)` after each batch. Memory: one batch's float values, one
+// accumulator per layer and the compiled programs (the graphs', and one per quantized
+// layer for the single view: the quantized weights once more), whatever the number of
+// batches.
 Result<std::vector<LayerAccuracy>> analyse_layers(
     const Graph& float_graph, const Graph& quantized, const CalibrationSet& data, std::size_t max_batches = 4,
     const std::function<void(std::size_t done, std::size_t total)>& progress = {});
