@@ -40,11 +40,13 @@ constexpr char kRebuildHint[] =
     "--soc_version=RK3588 --output=<model> (any RKNN target: RK3588, RK3576, RK3566/RK3568, RK3562, "
     "RV1106/RV1103) and pass <model>.om to rknn_init";
 
-// Flags implemented (the two DISABLE_FLUSH flags concern rknn_set_io_mem memory only;
-// INTERNAL_ALLOC_OUTSIDE waits for rknn_set_internal_mem); see docs/rknn.md.
+// Flags implemented besides the priority (the two DISABLE_FLUSH flags concern
+// rknn_set_io_mem memory only; INTERNAL_ALLOC_OUTSIDE waits for rknn_set_internal_mem;
+// ASYNC_MASK and COLLECT_PERF_MASK are read by rknn_run and rknn_query); see docs/rknn.md.
 constexpr std::uint32_t kPriorityMask = 0x3;
 constexpr std::uint32_t kNoOpFlags = RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY | RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE |
-                                     RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE | RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE;
+                                     RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE | RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE |
+                                     RKNN_FLAG_ASYNC_MASK | RKNN_FLAG_COLLECT_PERF_MASK;
 constexpr std::uint32_t kKnownFlags = 0x0003FFFF;
 
 std::mutex g_table_mu;
@@ -458,6 +460,9 @@ int destroy(Handle h) {
   if (!c) return find("rknn_destroy", h).code;
   {
     std::lock_guard<std::mutex> lock(c->mu);  // waits for a call in flight on this context
+    // ... and for a run in flight: its buffers cannot be freed under it.
+    // A failed run was logged by settle; destroying goes on.
+    (void)settle("rknn_destroy", *c);
     release_buffers(*c);
     c->in_bind.clear();
     c->out_bind.clear();

@@ -4,6 +4,7 @@
 // queries, rknn_io.cpp inputs, outputs and bound memory, rknn_run.cpp runs and waits.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -80,7 +81,19 @@ struct Ctx {
   model::IoDesc task_desc, work_desc;
   std::vector<bool> input_set;
   bool ran = false;
-  std::uint64_t frame_id = 0;
+  std::uint64_t frame_id = 0;     // the last frame submitted (rknn_run)
+  std::uint64_t done_frame = 0;   // the last frame finished: its outputs are in the buffers
+  // A run submitted and not waited for yet (rknn_run_extend.non_block, RKNN_FLAG_ASYNC_MASK):
+  // the next call that touches the context's buffers ends it first (settle()).
+  bool pending = false;
+  std::chrono::steady_clock::time_point pending_start;
+  // Per-layer times of the pending run and of the last finished one (RKNN_QUERY_PERF_*).
+  std::shared_ptr<std::vector<std::uint64_t>> layer_ns, last_layer_ns;
+  std::string perf_text;  // RKNN_QUERY_PERF_DETAIL's text, owned here until the next query
+  // RKNN_FLAG_ASYNC_MASK: the last finished frame's outputs (each output's device bytes), which
+  // rknn_outputs_get returns while the next frame runs.
+  std::vector<std::vector<std::uint8_t>> async_outputs;
+  std::uint64_t async_frame = 0;
   std::set<void*> handed_out;  // output buffers rknn_outputs_get allocated, until released
   std::uint64_t device_bytes = 0;
   std::uint64_t weights_bytes = 0;
@@ -124,6 +137,12 @@ int set_one(const char* fn, Io& io, const rknn_input& in);
 // The bytes of output `io` as the application asked: float32 (dequantized) or the type
 // RKNN_QUERY_OUTPUT_ATTR reports (rknn_convert.cpp).
 std::vector<std::uint8_t> output_bytes(const Io& io, bool want_float);
+// Ends the context's pending run, if any (rknn_run_extend.non_block, RKNN_FLAG_ASYNC_MASK):
+// waits for it (timeout_ms > 0: at most that long, RKNN_ERR_TIMEOUT and still pending
+// after), then does what a blocking run does once its execution ends (bound outputs
+// written, layer times kept, the async snapshot taken). Called with c.mu held (rknn_run.cpp).
+int settle(const char* fn, Ctx& c, std::int32_t timeout_ms = 0);
+
 // rknn_run's reads of a bound input and writes of a bound output (rknn_io.cpp).
 int read_bound_input(const char* fn, Ctx& c, std::size_t i);
 int write_bound_output(const char* fn, Ctx& c, std::size_t k);

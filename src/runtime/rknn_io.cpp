@@ -110,6 +110,8 @@ int inputs_set(Handle h, std::uint32_t n, const rknn_input* inputs) {
     }
     if (in.buf == nullptr) return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("inputs[{}].buf is NULL", i));
   }
+  // A run still in flight reads the input buffers: it ends first.
+  if (const int r = settle(fn, c); r != RKNN_SUCC) return r;
   for (std::uint32_t i = 0; i < n; ++i) {
     const int r = set_one(fn, c.inputs[inputs[i].index], inputs[i]);
     if (r != RKNN_SUCC) return r;
@@ -126,6 +128,12 @@ int outputs_get(Handle h, std::uint32_t n, rknn_output* outputs, rknn_output_ext
   std::lock_guard<std::mutex> lock(c.mu);
   if (n == 0 || n > c.outputs.size()) {
     return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("n_outputs {} is not in 1..{} (the model's outputs)", n, c.outputs.size()));
+  }
+  // RKNN_FLAG_ASYNC_MASK: the last finished frame's outputs while the next one runs (the
+  // first frame's are waited for); otherwise the run in flight, if any, ends first.
+  const bool async = (c.flags & RKNN_FLAG_ASYNC_MASK) != 0;
+  if (!async || c.async_outputs.empty()) {
+    if (const int r = settle(fn, c); r != RKNN_SUCC) return r;
   }
   if (!c.ran) return fail(fn, RKNN_ERR_OUTPUT_INVALID, "no run has finished on this context yet (call rknn_run first)");
   for (std::uint32_t i = 0; i < n; ++i) {  // all checked before any buffer is handed out
@@ -147,7 +155,9 @@ int outputs_get(Handle h, std::uint32_t n, rknn_output* outputs, rknn_output_ext
   }
   for (std::uint32_t i = 0; i < n; ++i) {
     rknn_output& o = outputs[i];
-    const std::vector<std::uint8_t> bytes = output_bytes(c.outputs[o.index], o.want_float != 0);
+    Io io = c.outputs[o.index];
+    if (async) io.buf = c.async_outputs[o.index].data();
+    const std::vector<std::uint8_t> bytes = output_bytes(io, o.want_float != 0);
     if (o.is_prealloc != 0) {
       std::memcpy(o.buf, bytes.data(), bytes.size());
       continue;
@@ -159,7 +169,7 @@ int outputs_get(Handle h, std::uint32_t n, rknn_output* outputs, rknn_output_ext
     o.buf = p;
     o.size = static_cast<std::uint32_t>(bytes.size());
   }
-  if (extend != nullptr) extend->frame_id = c.frame_id;
+  if (extend != nullptr) extend->frame_id = async ? c.async_frame : c.done_frame;
   return RKNN_SUCC;
 }
 
@@ -224,6 +234,7 @@ int set_io_mem(Handle h, rknn_tensor_mem* mem, const rknn_tensor_attr* attr) {
   if (const int r = memory_of(fn, h, mem, &m); r != RKNN_SUCC) return r;
   Ctx& c = *l.ctx;
   std::lock_guard<std::mutex> lock(c.mu);
+  if (const int r = settle(fn, c); r != RKNN_SUCC) return r;  // a run in flight uses the bindings
   // attr->index alone does not tell an input from an output: the name does, as rknn_query
   // reported it.
   const std::string name(attr->name, strnlen(attr->name, sizeof attr->name));
@@ -284,6 +295,7 @@ int set_internal_mem(Handle h, rknn_tensor_mem* mem) {
   }
   Ctx& c = *l.ctx;
   std::lock_guard<std::mutex> lock(c.mu);
+  if (const int r = settle(fn, c); r != RKNN_SUCC) return r;  // a run in flight uses the bindings
   const std::uint64_t need = c.task_desc.size + c.work_desc.size;
   if (m->size < need) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,

@@ -1,8 +1,11 @@
 // rknn_query: the commands' answers from a context's attributes, memory and last run.
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "runtime/rknn_ctx.h"
 
@@ -40,6 +43,68 @@ int query_native(const char* fn, const Ctx& c, bool input, bool nhwc, void* info
   auto* attr = static_cast<rknn_tensor_attr*>(info);
   *attr = native_attr(*attr, list[attr->index].desc.dims, input, nhwc, *c.platform);
   return RKNN_SUCC;
+}
+
+std::string shape_text(const std::vector<std::int64_t>& dims) {
+  return "(" + fmt::format("{}", fmt::join(dims, ",")) + ")";
+}
+
+// The board prints a per-layer table for RKNN_QUERY_PERF_DETAIL; this is the same table with
+// the columns the software NPU can fill: host time per layer of the last run (no DDR/NPU
+// cycles, MAC usage or bandwidth: docs/rknn.md).
+std::string perf_table(const model::Program& p, const std::vector<std::uint64_t>& layer_ns) {
+  std::string t;
+  const std::string rule(140, '-');
+  t += rule + "\n";
+  t += fmt::format("{:^140}\n", "Network Layer Information Table (svp-acl software NPU, host time)");
+  t += rule + "\n";
+  t += fmt::format("{:<5}{:<22}{:<9}{:<7}{:<36}{:<22}{:>10}  {}\n", "ID", "OpType", "DataType", "Target", "InputShape",
+                   "OutputShape", "Time(us)", "FullName");
+  t += rule + "\n";
+  std::uint64_t total_ns = 0;
+  for (std::size_t i = 0; i < p.layers.size(); ++i) {
+    const model::Layer& l = p.layers[i];
+    std::vector<std::string> ins;
+    for (std::int32_t x : l.inputs) {
+      if (x < 0 || p.tensors[static_cast<std::size_t>(x)].placement == model::Placement::kWeights) continue;
+      ins.push_back(shape_text(p.tensors[static_cast<std::size_t>(x)].dims));
+    }
+    const model::Tensor& out = p.tensors[static_cast<std::size_t>(l.outputs.at(0))];
+    const std::uint64_t ns = i < layer_ns.size() ? layer_ns[i] : 0;
+    total_ns += ns;
+    t += fmt::format("{:<5}{:<22}{:<9}{:<7}{:<36}{:<22}{:>10}  {}\n", i + 1, l.op, model::dtype_name(out.dtype),
+                     l.target == model::Target::kAiCpu ? "CPU" : "NPU", ins.empty() ? "\\" : fmt::format("{}", fmt::join(ins, ",")),
+                     shape_text(out.dims), (ns + 500) / 1000, l.name);
+  }
+  t += rule + "\n";
+  t += fmt::format("Total Operator Elapsed Per Frame Time(us): {}\n", (total_ns + 500) / 1000);
+  t += rule + "\n";
+  return t;
+}
+
+int query_perf(const char* fn, Ctx& c, int cmd, void* info, std::uint32_t size) {
+  if (!c.last_layer_ns) {
+    return fail(fn, RKNN_ERR_FAIL, "no run has finished on this context yet: query the performance after rknn_run");
+  }
+  if (cmd == RKNN_QUERY_PERF_RUN) {
+    std::uint64_t ns = 0;
+    for (std::uint64_t x : *c.last_layer_ns) ns += x;
+    rknn_perf_run r{};
+    r.run_duration = static_cast<std::int64_t>((ns + 500) / 1000);
+    return copy_struct(fn, info, size, r, "rknn_perf_run");
+  }
+  if ((c.flags & RKNN_FLAG_COLLECT_PERF_MASK) == 0) {
+    return fail(fn, RKNN_ERR_FAIL, "per-layer times are collected only for a context created with "
+                                   "RKNN_FLAG_COLLECT_PERF_MASK (rknn_init's flag)");
+  }
+  if (size < sizeof(rknn_perf_detail)) return copy_struct(fn, info, size, rknn_perf_detail{}, "rknn_perf_detail");
+  auto loaded = c.rt->models().lookup(c.model->model_id);
+  if (!loaded.ok()) return fail(fn, RKNN_ERR_CTX_INVALID, loaded.status().message());
+  c.perf_text = perf_table(loaded->model->program_at(loaded->settings->gear()), *c.last_layer_ns);
+  rknn_perf_detail d{};
+  d.perf_data = c.perf_text.data();
+  d.data_len = c.perf_text.size();
+  return copy_struct(fn, info, size, d, "rknn_perf_detail");
 }
 
 }  // namespace
@@ -83,7 +148,7 @@ int query(Handle h, int cmd, void* info, std::uint32_t size) {
     case RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR: return query_native(fn, c, true, true, info, size);
     case RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR: return query_native(fn, c, false, true, info, size);
     case RKNN_QUERY_PERF_DETAIL:
-    case RKNN_QUERY_PERF_RUN:
+    case RKNN_QUERY_PERF_RUN: return query_perf(fn, c, cmd, info, size);
     case RKNN_QUERY_DEVICE_MEM_INFO:
     case RKNN_QUERY_INPUT_DYNAMIC_RANGE:
     case RKNN_QUERY_CURRENT_INPUT_ATTR:
