@@ -348,6 +348,29 @@ const std::string& last_warning() { return t_last_warning; }
 
 int check_context(const char* fn, Handle ctx) { return find(fn, ctx).code; }
 
+namespace {
+std::atomic<std::size_t> g_shared_reports{0};
+}  // namespace
+
+std::size_t shared_context_reports() { return g_shared_reports.load(); }
+
+CallScope::CallScope(const char* fn, Ctx& c) : c_(c), lock_(c.mu, std::try_to_lock) {
+  if (!lock_.owns_lock()) {
+    const char* other = c.busy_fn.load();
+    if (!c.shared_reported.exchange(true)) {
+      g_shared_reports.fetch_add(1);
+      warn(fn, fmt::format("context 0x{:x} is used by two threads at once ({} called while {} was still running on "
+                           "another thread): Rockchip's runtime does not serialise calls on one context, so on a "
+                           "board they race; give each thread its own context (rknn_init, or rknn_dup_context to "
+                           "share the model) or serialise the calls (svp-acl makes this call wait; reported once per "
+                           "context)",
+                           c.handle, fn, other != nullptr ? other : "another call"));
+    }
+    lock_.lock();
+  }
+  c.busy_fn.store(fn);
+}
+
 std::shared_ptr<Runtime> core_runtime(std::string* why) {
   auto rt = runtime_for_rknn();
   if (rt.ok()) return *rt;
@@ -360,6 +383,7 @@ namespace {
 // A new handle for a fully built context, visible to every call from now on.
 Handle publish(std::shared_ptr<Ctx> c) {
   const Handle h = make_handle();
+  c->handle = h;
   std::lock_guard<std::mutex> lock(g_table_mu);
   g_contexts[h] = std::move(c);
   return h;
@@ -412,7 +436,7 @@ int dup_context(Handle in, Handle* out) {
   auto c = std::make_shared<Ctx>();
   {
     const Ctx& src = *l.ctx;
-    std::lock_guard<std::mutex> lock(l.ctx->mu);
+    CallScope call(fn, *l.ctx);
     if (!src.model) return find(fn, in).code;  // destroyed meanwhile
     c->rt = src.rt;
     c->model = src.model;  // the loaded model and its weights, shared
@@ -459,7 +483,7 @@ int destroy(Handle h) {
   }
   if (!c) return find("rknn_destroy", h).code;
   {
-    std::lock_guard<std::mutex> lock(c->mu);  // waits for a call in flight on this context
+    CallScope call("rknn_destroy", *c);  // waits for a call in flight on this context
     // ... and for a run in flight: its buffers cannot be freed under it.
     // A failed run was logged by settle; destroying goes on.
     (void)settle("rknn_destroy", *c);

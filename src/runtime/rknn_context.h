@@ -89,5 +89,7 @@ int set_internal_mem(Handle ctx, rknn_tensor_mem* mem);
 int unsupported(const char* fn, Handle ctx, const std::string& what);
 // For tests: live contexts in this process.
 std::size_t live_contexts();
+// For tests: how many contexts were reported as used by two threads at once (CallScope).
+std::size_t shared_context_reports();
 
 }  // namespace svp::runtime::rknn

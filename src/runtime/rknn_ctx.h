@@ -4,6 +4,7 @@
 // queries, rknn_io.cpp inputs, outputs and bound memory, rknn_run.cpp runs and waits.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -65,7 +66,12 @@ struct LoadedImage {
 };
 
 struct Ctx {
-  std::mutex mu;
+  std::mutex mu;  // held by every call on the context (CallScope)
+  Handle handle = 0;
+  // The call holding `mu` (its function name), and whether a second thread's call was
+  // already reported (once per context).
+  std::atomic<const char*> busy_fn{nullptr};
+  std::atomic<bool> shared_reported{false};
   std::uint32_t flags = 0;                            // rknn_init's
   const target::DeviceProfile* platform = nullptr;    // whose native layouts are reported
   std::vector<Binding> in_bind, out_bind;
@@ -102,6 +108,22 @@ struct Ctx {
 struct Lookup {
   std::shared_ptr<Ctx> ctx;
   int code = RKNN_SUCC;
+};
+
+// A call's hold on its context. Rockchip's runtime does not serialise calls on one context:
+// two threads calling at once race on a board. Here the second call waits for the first
+// (the software NPU stays consistent) and the first such overlap on a context is reported
+// as a warning naming both calls, so the application's bug is seen before a board hits it.
+class CallScope {
+ public:
+  CallScope(const char* fn, Ctx& c);
+  ~CallScope() { c_.busy_fn.store(nullptr); }
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+ private:
+  Ctx& c_;
+  std::unique_lock<std::mutex> lock_;
 };
 
 // The live context `h`, or a null ctx and RKNN_ERR_CTX_INVALID (logged under `fn`).

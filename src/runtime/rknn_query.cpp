@@ -114,7 +114,7 @@ int query(Handle h, int cmd, void* info, std::uint32_t size) {
   Lookup l = find(fn, h);
   if (!l.ctx) return l.code;
   Ctx& c = *l.ctx;
-  std::lock_guard<std::mutex> lock(c.mu);
+  CallScope call(fn, c);
   switch (cmd) {
     case RKNN_QUERY_IN_OUT_NUM: {
       rknn_input_output_num n{};

@@ -105,7 +105,7 @@ int run(Handle h, rknn_run_extend* extend) {
   Lookup l = find(fn, h);
   if (!l.ctx) return l.code;
   Ctx& c = *l.ctx;
-  std::lock_guard<std::mutex> lock(c.mu);
+  CallScope call(fn, c);
   const bool blocking = (extend == nullptr || extend->non_block == 0) && (c.flags & RKNN_FLAG_ASYNC_MASK) == 0;
   if (const int r = settle(fn, c); r != RKNN_SUCC) return r;  // the previous frame, if still in flight
   if (const int r = take_inputs(fn, c); r != RKNN_SUCC) return r;
@@ -147,7 +147,7 @@ int wait(Handle h, rknn_run_extend* extend) {
   Lookup l = find(fn, h);
   if (!l.ctx) return l.code;
   Ctx& c = *l.ctx;
-  std::lock_guard<std::mutex> lock(c.mu);
+  CallScope call(fn, c);
   if (extend != nullptr && extend->frame_id > c.frame_id) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,
                 fmt::format("frame_id {} was never submitted (the last rknn_run gave frame {})", extend->frame_id,
