@@ -38,7 +38,12 @@ Result<ExecuteArgs> args_of(const svp_acl_mdl_dataset* input, const svp_acl_mdl_
   if (!in.ok()) return in.status();
   auto out = buffers_of(output, "output");
   if (!out.ok()) return out.status();
-  return ExecuteArgs{std::move(*in), std::move(*out), input->batch, input->total_t};
+  ExecuteArgs args;
+  args.inputs = std::move(*in);
+  args.outputs = std::move(*out);
+  args.batch = input->batch;
+  args.total_t = input->total_t;
+  return args;
 }
 
 Status execute(uint32_t model_id, const svp_acl_mdl_dataset* input, const svp_acl_mdl_dataset* output,

@@ -462,16 +462,23 @@ Status ModelExecution::run_segment(std::size_t index, hal::SegmentContext &ctx) 
   if (seg == 0) SVP_RETURN_IF_ERROR(load_inputs(item));
   const model::Segment &s = p.segments[seg];
   const bool timed = profiling::kHooksBuilt && request_.trace.any_ops();
+  std::vector<std::uint64_t> *layer_ns = request_.layer_ns.get();
   for (std::int32_t l = s.begin; l < s.end; ++l) {
     const bool dumped = dump_ != nullptr && dump_->layers[static_cast<std::size_t>(l)];
     // Inputs before the layer runs: its output may reuse an input's bytes.
     if (dumped && dump_->inputs) dump_layer(l, item, true);
-    const profiling::Nanos start = timed ? profiling::now() : 0;
+    const profiling::Nanos start = timed || layer_ns != nullptr ? profiling::now() : 0;
     Status st = request_.model->compiled_at(request_.gear).run_layer(static_cast<std::size_t>(l), tensor_data_, run_args_);
     if (!st.ok()) {
       return Status(st.code(), fmt::format("model {} batch item {}: {}", request_.model_id, item, st.message()));
     }
-    if (timed) record_op(l, seg, item, ctx, start, profiling::now());
+    if (timed || layer_ns != nullptr) {
+      const profiling::Nanos end = profiling::now();
+      if (timed) record_op(l, seg, item, ctx, start, end);
+      if (layer_ns != nullptr && static_cast<std::size_t>(l) < layer_ns->size()) {
+        (*layer_ns)[static_cast<std::size_t>(l)] += end - start;
+      }
+    }
     if (dumped && dump_->outputs) dump_layer(l, item, false);
   }
   if (seg + 1 == nseg) store_outputs(item);

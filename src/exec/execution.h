@@ -48,6 +48,10 @@ struct Request {
   std::uint64_t total_t = 0;      // svp_acl_mdl_set_total_t (recurrent nets); 0 = compiled maximum
   std::int32_t gear = -1;         // dynamic HW gear (ModelSettings::gear() at submission)
   profiling::ExecTrace trace;     // what this execution records (decided at submission)
+  // Per-layer run time in nanoseconds, summed over the batch items (one entry per layer of
+  // the program run; rknn's RKNN_FLAG_COLLECT_PERF_MASK). Written by the NPU thread running
+  // the segments, read by whoever waited for the execution to end.
+  std::shared_ptr<std::vector<std::uint64_t>> layer_ns;
 };
 
 // Geometry of one model input/output in the application's buffer.

@@ -74,10 +74,7 @@ int rknn_run(rknn_context context, rknn_run_extend* extend) {
 }
 
 int rknn_wait(rknn_context context, rknn_run_extend* extend) {
-  return guard(__func__, [&](const char* fn) {
-    (void)extend;
-    return core::unsupported(fn, context, "rknn_wait (non-blocking runs)");
-  });
+  return guard(__func__, [&](const char*) { return core::wait(context, extend); });
 }
 
 int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outputs[], rknn_output_extend* extend) {

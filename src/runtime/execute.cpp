@@ -55,6 +55,7 @@ Status Runtime::check_work_buf(void* stream, std::uint32_t model_id, const model
 
 Status Runtime::execute(const LoadedModel& loaded, std::uint32_t model_id, ExecuteArgs args, void* stream,
                         bool sync) {
+  const bool aicpu_inline = sync || args.aicpu_inline;
   exec::Request r;
   r.model = loaded.model;
   r.model_id = model_id;
@@ -64,6 +65,10 @@ Status Runtime::execute(const LoadedModel& loaded, std::uint32_t model_id, Execu
   r.total_t = args.total_t;
   r.gear = loaded.settings->gear();
   r.trace = profiling::Profiler::begin_execution(model_id);
+  if (args.layer_ns) {
+    args.layer_ns->assign(loaded.model->program_at(r.gear).layers.size(), 0);
+    r.layer_ns = std::move(args.layer_ns);
+  }
   auto task = exec::ModelExecution::create(std::move(r));
   if (!task.ok()) return task.status();
   // Freeing a buffer of a queued or running execution is refused until it is done (the NPU
@@ -74,7 +79,7 @@ Status Runtime::execute(const LoadedModel& loaded, std::uint32_t model_id, Execu
   }
   (*task)->hold(std::move(pins));
   hal::TaskSettings settings = task_settings(loaded, **task);
-  if (sync) settings.aicpu_inline = true;  // "AI-CPU operators are handled internally"
+  if (aicpu_inline) settings.aicpu_inline = true;  // "AI-CPU operators are handled internally"
   SVP_RETURN_IF_ERROR(check_work_buf(stream, model_id, (*task)->model(), (*task)->work_buf()));
   SVP_RETURN_IF_ERROR(submit_task(stream, *task, settings));
   return sync ? synchronize_stream(stream) : Status::Ok();

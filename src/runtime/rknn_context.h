@@ -6,8 +6,8 @@
 // device profile) loaded into the runtime core's registry (both shared with its
 // rknn_dup_context copies), a runtime context (device 0) whose default stream runs it, and
 // device buffers for every input, output, task_buf and work_buf. rknn_inputs_set converts
-// into the input buffers, rknn_run executes synchronously, rknn_outputs_get converts out
-// of the output buffers. Zero copy: rknn_set_io_mem binds memory objects (rknn_mem.h) that
+// into the input buffers, rknn_run executes (blocking, or in flight until rknn_wait or the
+// next call that needs the buffers), rknn_outputs_get converts out of the output buffers. Zero copy: rknn_set_io_mem binds memory objects (rknn_mem.h) that
 // rknn_run converts from and into in their layouts (rknn_layout.h).
 //
 // Handles are opaque 64-bit (32-bit on 32-bit ARM) numbers never reused in a process; a
@@ -70,7 +70,12 @@ int dup_context(Handle in, Handle* out);
 int destroy(Handle ctx);
 int query(Handle ctx, int cmd, void* info, std::uint32_t size);
 int inputs_set(Handle ctx, std::uint32_t n, const rknn_input* inputs);
+// rknn_run: blocking, or with extend->non_block / RKNN_FLAG_ASYNC_MASK submitted only (the
+// next call touching the context's buffers, or rknn_wait, ends it); extend->timeout_ms > 0
+// limits a blocking run's wait (RKNN_ERR_TIMEOUT, the run goes on).
 int run(Handle ctx, rknn_run_extend* extend);
+// rknn_wait: ends the context's run in flight, if any (extend->timeout_ms as rknn_run's).
+int wait(Handle ctx, rknn_run_extend* extend);
 int outputs_get(Handle ctx, std::uint32_t n, rknn_output* outputs, rknn_output_extend* extend);
 int outputs_release(Handle ctx, std::uint32_t n, rknn_output* outputs);
 // rknn_set_io_mem: binds `mem` (rknn_mem.h) as the input or output attr->name names, in
@@ -84,5 +89,7 @@ int set_internal_mem(Handle ctx, rknn_tensor_mem* mem);
 int unsupported(const char* fn, Handle ctx, const std::string& what);
 // For tests: live contexts in this process.
 std::size_t live_contexts();
+// For tests: how many contexts were reported as used by two threads at once (CallScope).
+std::size_t shared_context_reports();
 
 }  // namespace svp::runtime::rknn

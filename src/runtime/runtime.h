@@ -103,6 +103,11 @@ struct ExecuteArgs {
   std::vector<IoBuffer> outputs;  // get_num_outputs entries
   std::uint64_t batch = 1;
   std::uint64_t total_t = 0;
+  // Set: every layer's run time is added to it (exec::Request::layer_ns; sized here).
+  std::shared_ptr<std::vector<std::uint64_t>> layer_ns;
+  // AI-CPU layers run on the submitting side's AI-CPU worker as in a synchronous execution,
+  // without svp_acl_rt_process_aicpu_task (rknn's non-blocking runs; "handled internally").
+  bool aicpu_inline = false;
 };
 
 class Runtime {
@@ -137,6 +142,9 @@ class Runtime {
   Result<void*> create_stream();
   Status destroy_stream(void* handle);
   Status synchronize_stream(void* handle);
+  // As above, giving up after `timeout` (hal::kWaitForever: never) with an error; the
+  // stream's work goes on and can be waited for again.
+  Status synchronize_stream(void* handle, hal::TimeoutMs timeout);
   // The stream named by `handle` (NULL = default stream of the current context), which
   // must belong to the calling thread's current context.
   Result<std::shared_ptr<Stream>> resolve_stream(void* handle) const;

@@ -84,7 +84,9 @@ Result<std::shared_ptr<Stream>> Runtime::resolve_stream(void* handle) const {
   return s;
 }
 
-Status Runtime::synchronize_stream(void* handle) {
+Status Runtime::synchronize_stream(void* handle) { return synchronize_stream(handle, wait_timeout()); }
+
+Status Runtime::synchronize_stream(void* handle, hal::TimeoutMs timeout) {
   auto s = resolve_stream(handle);
   if (!s.ok()) return s.status();
   if (const Reporter::Running r = Reporter::running_callback(); r.active && r.stream == (*s)->serial) {
@@ -93,7 +95,7 @@ Status Runtime::synchronize_stream(void* handle) {
                  "synchronize_stream: called inside a callback of that same stream, which cannot finish before the "
                  "callback returns (a deadlock); synchronize from another thread, or after process_report");
   }
-  return backend_->device((*s)->device).synchronize_sq((*s)->sq, wait_timeout());
+  return backend_->device((*s)->device).synchronize_sq((*s)->sq, timeout);
 }
 
 Status Runtime::submit_task(void* stream, std::shared_ptr<hal::SegmentedTask> task, const hal::TaskSettings& settings) {

@@ -1,0 +1,172 @@
+// What the RKNN front-end's source files share (not a public header): a context's state,
+// the handle lookup, and the type conversions of rknn_inputs_set / rknn_outputs_get.
+// rknn_context.cpp owns contexts (init, dup, destroy, loading), rknn_query.cpp the
+// queries, rknn_io.cpp inputs, outputs and bound memory, rknn_run.cpp runs and waits.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/format.h"
+#include "runtime/rknn_context.h"
+#include "runtime/rknn_layout.h"
+#include "runtime/rknn_mem.h"
+#include "runtime/runtime.h"
+#include "target/device_profile.h"
+
+namespace svp::runtime::rknn {
+
+// One model input or output as the context sees it.
+struct Io {
+  model::IoDesc desc;            // the model's (dims in model order, row stride, dtype)
+  model::Quant quant;            // the program tensor's quantization (empty: none)
+  void* buf = nullptr;           // device buffer (desc.size bytes, rows at desc.stride)
+  rknn_tensor_attr attr{};       // what RKNN_QUERY_INPUT_ATTR / OUTPUT_ATTR report
+  std::uint64_t elems = 0;
+  bool image = false;            // 4-D: reported NHWC (inputs), NCHW (outputs)
+  // A quantized model's float input/output, reported as Rockchip's runtime reports it: INT8
+  // with the affine encoding of the int8 tensor behind it (the QuantizeLinear after the
+  // input, the DequantizeLinear before the output; a uint8 encoding is shifted to int8 by
+  // -128 on the values and the zero point, the same 256 levels). pass_through input and
+  // want_float == 0 output are then int8 in that encoding; the conversion to and from the
+  // float buffer is exact (the model's QuantizeLinear/DequantizeLinear undo it).
+  bool int8_view = false;
+  float view_scale = 1.0f;
+  std::int32_t view_zp = 0;
+};
+
+// Memory bound to an input or output by rknn_set_io_mem.
+struct Binding {
+  MemRef mem;              // null: not bound
+  Layout layout;           // of the buffer
+  int type = 0;            // the buffer's element type
+  std::size_t es = 0;      // its size
+  bool pass_through = false;
+};
+
+// The model image loaded into the runtime's registry, shared by a context and its
+// rknn_dup_context copies (one copy of the weights); unloaded when the last one goes.
+struct LoadedImage {
+  std::shared_ptr<Runtime> rt;
+  std::vector<std::uint8_t> image;  // owned: the registry does not copy
+  std::uint32_t model_id = 0;
+  bool loaded = false;
+  LoadedImage() = default;
+  LoadedImage(const LoadedImage&) = delete;
+  LoadedImage& operator=(const LoadedImage&) = delete;
+  ~LoadedImage() {
+    if (loaded) (void)rt->unload_model(model_id);
+  }
+};
+
+struct Ctx {
+  std::mutex mu;  // held by every call on the context (CallScope)
+  Handle handle = 0;
+  // The call holding `mu` (its function name), and whether a second thread's call was
+  // already reported (once per context).
+  std::atomic<const char*> busy_fn{nullptr};
+  std::atomic<bool> shared_reported{false};
+  std::uint32_t flags = 0;                            // rknn_init's
+  const target::DeviceProfile* platform = nullptr;    // whose native layouts are reported
+  std::vector<Binding> in_bind, out_bind;
+  // rknn_set_internal_mem: task_buf at offset 0, work_buf right after it (instead of the
+  // context's own, which RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE does not allocate).
+  MemRef internal;
+  std::shared_ptr<Runtime> rt;
+  std::shared_ptr<LoadedImage> model = std::make_shared<LoadedImage>();  // null once destroyed
+  void* rt_context = nullptr;
+  std::vector<Io> inputs, outputs;
+  void* task_buf = nullptr;
+  void* work_buf = nullptr;
+  model::IoDesc task_desc, work_desc;
+  std::vector<bool> input_set;
+  bool ran = false;
+  std::uint64_t frame_id = 0;     // the last frame submitted (rknn_run)
+  std::uint64_t done_frame = 0;   // the last frame finished: its outputs are in the buffers
+  // A run submitted and not waited for yet (rknn_run_extend.non_block, RKNN_FLAG_ASYNC_MASK):
+  // the next call that touches the context's buffers ends it first (settle()).
+  bool pending = false;
+  std::chrono::steady_clock::time_point pending_start;
+  // Per-layer times of the pending run and of the last finished one (RKNN_QUERY_PERF_*).
+  std::shared_ptr<std::vector<std::uint64_t>> layer_ns, last_layer_ns;
+  std::string perf_text;  // RKNN_QUERY_PERF_DETAIL's text, owned here until the next query
+  // RKNN_FLAG_ASYNC_MASK: the last finished frame's outputs (each output's device bytes), which
+  // rknn_outputs_get returns while the next frame runs.
+  std::vector<std::vector<std::uint8_t>> async_outputs;
+  std::uint64_t async_frame = 0;
+  std::set<void*> handed_out;  // output buffers rknn_outputs_get allocated, until released
+  std::uint64_t device_bytes = 0;
+  std::uint64_t weights_bytes = 0;
+};
+
+struct Lookup {
+  std::shared_ptr<Ctx> ctx;
+  int code = RKNN_SUCC;
+};
+
+// A call's hold on its context. Rockchip's runtime does not serialise calls on one context:
+// two threads calling at once race on a board. Here the second call waits for the first
+// (the software NPU stays consistent) and the first such overlap on a context is reported
+// as a warning naming both calls, so the application's bug is seen before a board hits it.
+class CallScope {
+ public:
+  CallScope(const char* fn, Ctx& c);
+  ~CallScope() { c_.busy_fn.store(nullptr); }
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+ private:
+  Ctx& c_;
+  std::unique_lock<std::mutex> lock_;
+};
+
+// The live context `h`, or a null ctx and RKNN_ERR_CTX_INVALID (logged under `fn`).
+Lookup find(const char* fn, Handle h);
+
+int rknn_type_of(model::DType t);
+// Element size of the types rknn_inputs_set / rknn_outputs_get convert (0 = not converted).
+std::size_t host_type_size(int type);
+const char* type_name(int t);
+bool per_tensor_affine(const model::Quant& q);
+// Device memory of the context's runtime, counted in its device_bytes.
+int alloc_device(const char* fn, Ctx& c, std::uint64_t size, void** out);
+
+// Restores the calling thread's current runtime context on scope exit (rknn calls switch
+// it to the rknn context's own).
+class CurrentContextScope {
+ public:
+  explicit CurrentContextScope(Runtime& rt) : rt_(rt) {
+    auto cur = rt.get_current_context();
+    previous_ = cur.ok() ? *cur : nullptr;
+  }
+  ~CurrentContextScope() {
+    if (previous_ != nullptr) (void)rt_.set_current_context(previous_);
+  }
+
+ private:
+  Runtime& rt_;
+  void* previous_ = nullptr;
+};
+
+// Converts one rknn_input into the model input's device buffer (rknn_convert.cpp).
+int set_one(const char* fn, Io& io, const rknn_input& in);
+// The bytes of output `io` as the application asked: float32 (dequantized) or the type
+// RKNN_QUERY_OUTPUT_ATTR reports (rknn_convert.cpp).
+std::vector<std::uint8_t> output_bytes(const Io& io, bool want_float);
+// Ends the context's pending run, if any (rknn_run_extend.non_block, RKNN_FLAG_ASYNC_MASK):
+// waits for it (timeout_ms > 0: at most that long, RKNN_ERR_TIMEOUT and still pending
+// after), then does what a blocking run does once its execution ends (bound outputs
+// written, layer times kept, the async snapshot taken). Called with c.mu held (rknn_run.cpp).
+int settle(const char* fn, Ctx& c, std::int32_t timeout_ms = 0);
+
+// rknn_run's reads of a bound input and writes of a bound output (rknn_io.cpp).
+int read_bound_input(const char* fn, Ctx& c, std::size_t i);
+int write_bound_output(const char* fn, Ctx& c, std::size_t k);
+
+}  // namespace svp::runtime::rknn

@@ -1,0 +1,165 @@
+// rknn_query: the commands' answers from a context's attributes, memory and last run.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "runtime/rknn_ctx.h"
+
+namespace svp::runtime::rknn {
+namespace {
+
+template <typename T>
+int copy_struct(const char* fn, void* info, std::uint32_t size, const T& value, const char* what) {
+  if (size < sizeof(T)) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("size {} is smaller than sizeof({}) = {}", size, what, sizeof(T)));
+  }
+  std::memcpy(info, &value, sizeof(T));
+  return RKNN_SUCC;
+}
+
+int query_attr(const char* fn, const std::vector<Io>& list, void* info, std::uint32_t size, const char* which) {
+  if (size < sizeof(rknn_tensor_attr)) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("size {} is smaller than sizeof(rknn_tensor_attr) = {}", size, sizeof(rknn_tensor_attr)));
+  }
+  auto* attr = static_cast<rknn_tensor_attr*>(info);
+  if (attr->index >= list.size()) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{} index {} is out of range (the model has {} {}s)", which, attr->index, list.size(), which));
+  }
+  *attr = list[attr->index].attr;
+  return RKNN_SUCC;
+}
+
+int query_native(const char* fn, const Ctx& c, bool input, bool nhwc, void* info, std::uint32_t size) {
+  const std::vector<Io>& list = input ? c.inputs : c.outputs;
+  const int r = query_attr(fn, list, info, size, input ? "input" : "output");
+  if (r != RKNN_SUCC) return r;
+  auto* attr = static_cast<rknn_tensor_attr*>(info);
+  *attr = native_attr(*attr, list[attr->index].desc.dims, input, nhwc, *c.platform);
+  return RKNN_SUCC;
+}
+
+std::string shape_text(const std::vector<std::int64_t>& dims) {
+  return "(" + fmt::format("{}", fmt::join(dims, ",")) + ")";
+}
+
+// The board prints a per-layer table for RKNN_QUERY_PERF_DETAIL; this is the same table with
+// the columns the software NPU can fill: host time per layer of the last run (no DDR/NPU
+// cycles, MAC usage or bandwidth: docs/rknn.md).
+std::string perf_table(const model::Program& p, const std::vector<std::uint64_t>& layer_ns) {
+  std::string t;
+  const std::string rule(140, '-');
+  t += rule + "\n";
+  t += fmt::format("{:^140}\n", "Network Layer Information Table (svp-acl software NPU, host time)");
+  t += rule + "\n";
+  t += fmt::format("{:<5}{:<22}{:<9}{:<7}{:<36}{:<22}{:>10}  {}\n", "ID", "OpType", "DataType", "Target", "InputShape",
+                   "OutputShape", "Time(us)", "FullName");
+  t += rule + "\n";
+  std::uint64_t total_ns = 0;
+  for (std::size_t i = 0; i < p.layers.size(); ++i) {
+    const model::Layer& l = p.layers[i];
+    std::vector<std::string> ins;
+    for (std::int32_t x : l.inputs) {
+      if (x < 0 || p.tensors[static_cast<std::size_t>(x)].placement == model::Placement::kWeights) continue;
+      ins.push_back(shape_text(p.tensors[static_cast<std::size_t>(x)].dims));
+    }
+    const model::Tensor& out = p.tensors[static_cast<std::size_t>(l.outputs.at(0))];
+    const std::uint64_t ns = i < layer_ns.size() ? layer_ns[i] : 0;
+    total_ns += ns;
+    t += fmt::format("{:<5}{:<22}{:<9}{:<7}{:<36}{:<22}{:>10}  {}\n", i + 1, l.op, model::dtype_name(out.dtype),
+                     l.target == model::Target::kAiCpu ? "CPU" : "NPU", ins.empty() ? "\\" : fmt::format("{}", fmt::join(ins, ",")),
+                     shape_text(out.dims), (ns + 500) / 1000, l.name);
+  }
+  t += rule + "\n";
+  t += fmt::format("Total Operator Elapsed Per Frame Time(us): {}\n", (total_ns + 500) / 1000);
+  t += rule + "\n";
+  return t;
+}
+
+int query_perf(const char* fn, Ctx& c, int cmd, void* info, std::uint32_t size) {
+  if (!c.last_layer_ns) {
+    return fail(fn, RKNN_ERR_FAIL, "no run has finished on this context yet: query the performance after rknn_run");
+  }
+  if (cmd == RKNN_QUERY_PERF_RUN) {
+    std::uint64_t ns = 0;
+    for (std::uint64_t x : *c.last_layer_ns) ns += x;
+    rknn_perf_run r{};
+    r.run_duration = static_cast<std::int64_t>((ns + 500) / 1000);
+    return copy_struct(fn, info, size, r, "rknn_perf_run");
+  }
+  if ((c.flags & RKNN_FLAG_COLLECT_PERF_MASK) == 0) {
+    return fail(fn, RKNN_ERR_FAIL, "per-layer times are collected only for a context created with "
+                                   "RKNN_FLAG_COLLECT_PERF_MASK (rknn_init's flag)");
+  }
+  if (size < sizeof(rknn_perf_detail)) return copy_struct(fn, info, size, rknn_perf_detail{}, "rknn_perf_detail");
+  auto loaded = c.rt->models().lookup(c.model->model_id);
+  if (!loaded.ok()) return fail(fn, RKNN_ERR_CTX_INVALID, loaded.status().message());
+  c.perf_text = perf_table(loaded->model->program_at(loaded->settings->gear()), *c.last_layer_ns);
+  rknn_perf_detail d{};
+  d.perf_data = c.perf_text.data();
+  d.data_len = c.perf_text.size();
+  return copy_struct(fn, info, size, d, "rknn_perf_detail");
+}
+
+}  // namespace
+
+int query(Handle h, int cmd, void* info, std::uint32_t size) {
+  static constexpr char fn[] = "rknn_query";
+  Lookup l = find(fn, h);
+  if (!l.ctx) return l.code;
+  Ctx& c = *l.ctx;
+  CallScope call(fn, c);
+  switch (cmd) {
+    case RKNN_QUERY_IN_OUT_NUM: {
+      rknn_input_output_num n{};
+      n.n_input = static_cast<std::uint32_t>(c.inputs.size());
+      n.n_output = static_cast<std::uint32_t>(c.outputs.size());
+      return copy_struct(fn, info, size, n, "rknn_input_output_num");
+    }
+    case RKNN_QUERY_INPUT_ATTR: return query_attr(fn, c.inputs, info, size, "input");
+    case RKNN_QUERY_OUTPUT_ATTR: return query_attr(fn, c.outputs, info, size, "output");
+    case RKNN_QUERY_SDK_VERSION: {
+      rknn_sdk_version v{};
+      // The API level served, and who serves it (the board reports its runtime build and
+      // its kernel driver's version).
+      std::snprintf(v.api_version, sizeof v.api_version, "2.3.2 (svp-acl)");
+      std::snprintf(v.drv_version, sizeof v.drv_version, "svp-acl software NPU");
+      return copy_struct(fn, info, size, v, "rknn_sdk_version");
+    }
+    case RKNN_QUERY_MEM_SIZE: {
+      rknn_mem_size m{};
+      m.total_weight_size = static_cast<std::uint32_t>(c.weights_bytes);
+      m.total_internal_size = static_cast<std::uint32_t>(c.task_desc.size + c.work_desc.size);
+      m.total_dma_allocated_size = c.device_bytes + c.weights_bytes;
+      return copy_struct(fn, info, size, m, "rknn_mem_size");
+    }
+    case RKNN_QUERY_CUSTOM_STRING: {
+      rknn_custom_string s{};  // svp-acl models carry no custom string yet
+      return copy_struct(fn, info, size, s, "rknn_custom_string");
+    }
+    case RKNN_QUERY_NATIVE_INPUT_ATTR: return query_native(fn, c, true, false, info, size);
+    case RKNN_QUERY_NATIVE_OUTPUT_ATTR: return query_native(fn, c, false, false, info, size);
+    case RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR: return query_native(fn, c, true, true, info, size);
+    case RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR: return query_native(fn, c, false, true, info, size);
+    case RKNN_QUERY_PERF_DETAIL:
+    case RKNN_QUERY_PERF_RUN: return query_perf(fn, c, cmd, info, size);
+    case RKNN_QUERY_DEVICE_MEM_INFO:
+    case RKNN_QUERY_INPUT_DYNAMIC_RANGE:
+    case RKNN_QUERY_CURRENT_INPUT_ATTR:
+    case RKNN_QUERY_CURRENT_OUTPUT_ATTR:
+    case RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR:
+    case RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR:
+      return not_implemented(fn, fmt::format("query command {}", cmd));
+    default:
+      return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("cmd {} is not an rknn_query_cmd (0..{})", cmd,
+                                                          static_cast<int>(RKNN_QUERY_CMD_MAX) - 1));
+  }
+}
+
+}  // namespace svp::runtime::rknn
