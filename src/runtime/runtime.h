@@ -103,6 +103,9 @@ struct ExecuteArgs {
   std::vector<IoBuffer> outputs;  // get_num_outputs entries
   std::uint64_t batch = 1;
   std::uint64_t total_t = 0;
+  // Tokens the front-end took on what the execution must outlive (the C API's datasets
+  // and data buffer descriptors): held until the execution is done, like the memory pins.
+  std::vector<std::shared_ptr<void>> pins;
 };
 
 class Runtime {

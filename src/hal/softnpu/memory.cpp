@@ -1,13 +1,13 @@
 #include "hal/softnpu/memory.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include "common/log.h"
+#include "common/pin_count.h"
 
 namespace svp::hal::softnpu {
 
@@ -51,7 +51,7 @@ struct SoftMemory::Alloc {
   bool warned = false;  // one dirty-read warning per maintenance epoch
   // Executions that use it (SoftMemory::pin): raised under SoftMemory::mu_ while the
   // allocation is registered, lowered when the token goes (it holds the Alloc only).
-  std::atomic<std::size_t> pins{0};
+  PinCount pins;
 
   bool emulated() const { return dev != nullptr; }
   std::uintptr_t base() const { return reinterpret_cast<std::uintptr_t>(cpu.get()); }
@@ -114,9 +114,8 @@ std::shared_ptr<void> SoftMemory::pin(const void* ptr) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = allocs_.find(a->base());
     if (it == allocs_.end() || it->second != a) return nullptr;  // freed meanwhile
-    ++a->pins;
+    return PinCount::pin(std::shared_ptr<PinCount>(a, &a->pins));
   }
-  return std::shared_ptr<void>(a.get(), [a](void*) { a->pins.fetch_sub(1); });
 }
 
 Status SoftMemory::release(const void* ptr, std::initializer_list<MemKind> expected) {
@@ -138,13 +137,9 @@ Status SoftMemory::release(const void* ptr, std::initializer_list<MemKind> expec
           return Error(err::kInvalidParam, "free: allocation #{} at {} came from {} and must be freed by its matching "
                        "free function", a.id, ptr, kind_name(a.kind));
         }
-        if (a.pins > 0) {
-          // The NPU would write freed memory (the vendor leaves this undefined; found by
-          // the bad-input probe): refused, the allocation stays valid.
-          return Error(err::kInvalidParam,
-                       "free: allocation #{} at {} is still used by {} model execution(s) queued or running on the "
-                       "device; synchronize the stream first, then free it",
-                       a.id, ptr, a.pins.load());
+        if (a.pins.count() > 0) {
+          // The NPU would write freed memory: refused, the allocation stays valid.
+          return Status(err::kInvalidParam, a.pins.in_use(fmt::format("free: allocation #{} at {}", a.id, ptr), "free"));
         }
         doomed = std::move(it->second);
         allocs_.erase(it);
