@@ -63,18 +63,40 @@ SoftMemory::~SoftMemory() {
   }
 }
 
+Status SoftMemory::charge(std::size_t size, MemKind kind) {
+  std::uint64_t used = in_use_.load();
+  do {
+    if (limit_ != 0 && (size > limit_ || used > limit_ - size)) {
+      return Error(err::kBadAlloc,
+                   "{} of {} bytes refused: the device memory limit is {} bytes ({:.1f} MiB, {}) and {} bytes are "
+                   "in use by {} allocation(s); free what is no longer needed, or raise the limit",
+                   kind_name(kind), size, limit_, static_cast<double>(limit_) / (1024.0 * 1024.0), limit_origin_,
+                   used, live_allocations());
+    }
+  } while (!in_use_.compare_exchange_weak(used, used + size));
+  return Status::Ok();
+}
+
 Result<void*> SoftMemory::allocate(std::size_t size, MemKind kind, std::size_t class_id) {
   if (size == 0) return Error(err::kInvalidParam, "allocation size must be greater than 0");
+  SVP_RETURN_IF_ERROR(charge(size, kind));
+  // Returns the charge when the allocation does not happen.
+  auto uncharged = [&](Status st) -> Status {
+    in_use_.fetch_sub(size);
+    return st;
+  };
   auto a = std::make_shared<Alloc>();
   a->kind = kind;
   a->size = size;
   a->class_id = class_id;
   a->cpu = aligned_buffer(size);
-  if (!a->cpu) return Error(err::kBadAlloc, "out of memory allocating {} bytes", size);
+  if (!a->cpu) return uncharged(Error(err::kBadAlloc, "out of memory allocating {} bytes", size));
   if (kind == MemKind::kCached && mode_ != CacheMode::kCoherent) {
     a->dev = aligned_buffer(size);
     a->snapshot = aligned_buffer(size);
-    if (!a->dev || !a->snapshot) return Error(err::kBadAlloc, "out of memory allocating {} bytes (cached views)", size);
+    if (!a->dev || !a->snapshot) {
+      return uncharged(Error(err::kBadAlloc, "out of memory allocating {} bytes (cached views)", size));
+    }
   }
   void* p = a->cpu.get();
   std::lock_guard<std::mutex> lock(mu_);
@@ -149,6 +171,7 @@ Status SoftMemory::release(const void* ptr, std::initializer_list<MemKind> expec
   if (!doomed) {
     return Error(err::kInvalidParam, "free: {} is not a live allocation (never allocated, or already freed)", ptr);
   }
+  in_use_.fetch_sub(doomed->size);
   return Status::Ok();
 }
 
