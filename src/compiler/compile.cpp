@@ -1,6 +1,7 @@
 #include "compiler/compile.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include <fmt/format.h>
 
@@ -69,9 +70,11 @@ Status build_model(Graph& g, const CompileOptions& options, CompileResult* r) {
     if (!plan.ok()) return plan.status();
     const std::vector<FusionGroup> fusions = runtime_fusions(**plan);
     r->log.push_back(fmt::format("fusions at load: {} group(s): {}", fusions.size(), fusion_text(p, fusions)));
+    const auto t0 = std::chrono::steady_clock::now();
     SVP_RETURN_IF_ERROR(first_execution(p, r->model.weights.data(), **plan));
-    r->log.push_back(fmt::format("first execution: {} layers ran on zero inputs through the runtime's kernels",
-                                 p.layers.size()));
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    r->log.push_back(fmt::format(
+        "first execution: {} layers ran on zero inputs through the runtime's kernels ({:.0f} ms)", p.layers.size(), ms));
   }
   return_free_memory();  // the plan's reordered weights
   r->model.image = model::write_model(r->model.program, r->model.weights.data(), r->model.weights.size());

@@ -114,6 +114,15 @@ TEST(FirstExecution, AConvWhoseGroupDoesNotDivideTheChannelsIsRefusedNamingTheNo
   expect_refused_naming(compile_float(b, "conv_group3"), "conv_group3", "group");
 }
 
+TEST(FirstExecution, AConvWithNegativePadsIsRefusedNamingTheNode) {
+  OnnxBuilder b;
+  b.input("x", {1, 2, 8, 8});
+  b.initializer("w", {3, 2, 3, 3}, std::vector<float>(54, 0.5f));
+  OnnxBuilder::attr_ints(b.node("Conv", {"x", "w"}, {"y"}, "conv_negative_pads"), "pads", {-1, -1, -1, -1});
+  b.output("y", {1, 3, 4, 4});
+  expect_refused_naming(compile_float(b, "conv_negative_pads"), "conv_negative_pads", "pads");
+}
+
 TEST(FirstExecution, AValidModelStillCompilesAndTheCheckIsInTheLog) {
   OnnxBuilder b;
   b.input("x", {1, 2, 4, 4});
