@@ -71,7 +71,7 @@ Status build_model(Graph& g, const CompileOptions& options, CompileResult* r) {
     const std::vector<FusionGroup> fusions = runtime_fusions(**plan);
     r->log.push_back(fmt::format("fusions at load: {} group(s): {}", fusions.size(), fusion_text(p, fusions)));
     const auto t0 = std::chrono::steady_clock::now();
-    SVP_RETURN_IF_ERROR(first_execution(p, r->model.weights.data(), **plan));
+    SVP_RETURN_IF_ERROR(first_execution(p, r->model.weights.data(), **plan, &r->log));
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     r->log.push_back(fmt::format(
         "first execution: {} layers ran on zero inputs through the runtime's kernels ({:.0f} ms)", p.layers.size(), ms));

@@ -35,8 +35,8 @@ struct Zeroed {
 
 }  // namespace
 
-Status first_execution(const model::Program& p, const std::uint8_t* weights,
-                       const kernels::CompiledProgram& compiled) {
+Status first_execution(const model::Program& p, const std::uint8_t* weights, const kernels::CompiledProgram& compiled,
+                       std::vector<std::string>* notes) {
   std::vector<Zeroed> ins, outs;
   for (std::int32_t t : p.input_tensors()) ins.emplace_back(p.tensors[static_cast<std::size_t>(t)].size);
   for (std::int32_t t : p.output_tensors()) outs.emplace_back(p.tensors[static_cast<std::size_t>(t)].size);
@@ -49,6 +49,12 @@ Status first_execution(const model::Program& p, const std::uint8_t* weights,
     const Status st = compiled.run_layer(l, data, kernels::RunArgs{});
     if (st.ok()) continue;
     const model::Layer& layer = p.layers[l];
+    if (st.code() != err::kUnsupportedDataType && st.code() != err::kParseModel) {
+      notes->push_back(fmt::format("first execution: node \"{}\" ({}) failed on zero inputs, not refused (it may be "
+                                   "the zero values; the runtime checks the real ones): {}",
+                                   layer.name, layer.op, st.message()));
+      continue;
+    }
     return Error(err::kParseModel,
                  "node \"{}\" ({}): the runtime refuses this layer at the model's first execution: {}\n"
                  "svp_atc ran the model once (on zero inputs, through the runtime's own kernels) before writing it; "

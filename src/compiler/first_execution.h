@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/status.h"
@@ -24,8 +25,12 @@ std::vector<void*> tensor_addresses(const model::Program& p, const std::vector<v
                                     const std::uint8_t* weights);
 
 // Runs every layer of `compiled` (prepared from `p` and `weights`) once on zero inputs.
-// err::kParseModel naming the layer, its op and the kernel's complaint if one refuses.
-Status first_execution(const model::Program& p, const std::uint8_t* weights,
-                       const kernels::CompiledProgram& compiled);
+// err::kParseModel naming the layer, its op and the kernel's complaint if one refuses an
+// operand type (kUnsupportedDataType) or an attribute (kParseModel): those do not depend
+// on the inputs. A complaint about values (kInvalidParam: a zero quantization scale that
+// is a model input, say) may be the zero inputs' doing, so it only adds a line to `notes`
+// and the run goes on; the runtime checks the real inputs at every execution.
+Status first_execution(const model::Program& p, const std::uint8_t* weights, const kernels::CompiledProgram& compiled,
+                       std::vector<std::string>* notes);
 
 }  // namespace svp::compiler
