@@ -3,6 +3,7 @@
 //
 // The shims resolve the model id and the datasets' handles and call the runtime
 // (src/runtime/execute.cpp: Runtime::execute and the dataset settings' checks).
+#include <memory>
 #include <vector>
 
 #include "acl/svp_acl_mdl.h"
@@ -18,31 +19,41 @@ using svp::runtime::Runtime;
 
 namespace {
 
-Result<std::vector<IoBuffer>> buffers_of(const svp_acl_mdl_dataset* d, const char* side) {
+// The dataset's buffers; `pins` receives the tokens that keep the dataset and its
+// descriptors from being destroyed until the execution is done (a dataset destroyed
+// under an execute_async in flight raced with it: ThreadSanitizer, the bad-input probe).
+Result<std::vector<IoBuffer>> buffers_of(const svp_acl_mdl_dataset* d, const char* side,
+                                         std::vector<std::shared_ptr<void>>* pins) {
   if (d == nullptr) return Error(err::kInvalidParam, "the {} dataset is NULL", side);
-  SVP_RETURN_IF_ERROR(svp::capi::datasets().check(d));
+  auto dataset_pin = svp::capi::datasets().pin(d);
+  if (!dataset_pin.ok()) return dataset_pin.status();
+  pins->push_back(std::move(*dataset_pin));
   std::vector<IoBuffer> out;
   out.reserve(d->buffers.size());
   for (std::size_t i = 0; i < d->buffers.size(); ++i) {
     const svp_acl_data_buffer* b = d->buffers[i];
-    if (!svp::capi::data_buffers().check(b).ok()) {
+    auto buffer_pin = svp::capi::data_buffers().pin(b);
+    if (!buffer_pin.ok()) {
       return Error(err::kInvalidParam, "{} dataset entry {} is a destroyed data buffer", side, i);
     }
+    pins->push_back(std::move(*buffer_pin));
     out.push_back({b->data, b->size, b->stride});
   }
   return out;
 }
 
 Result<ExecuteArgs> args_of(const svp_acl_mdl_dataset* input, const svp_acl_mdl_dataset* output) {
-  auto in = buffers_of(input, "input");
+  std::vector<std::shared_ptr<void>> pins;
+  auto in = buffers_of(input, "input", &pins);
   if (!in.ok()) return in.status();
-  auto out = buffers_of(output, "output");
+  auto out = buffers_of(output, "output", &pins);
   if (!out.ok()) return out.status();
   ExecuteArgs args;
   args.inputs = std::move(*in);
   args.outputs = std::move(*out);
   args.batch = input->batch;
   args.total_t = input->total_t;
+  args.pins = std::move(pins);
   return args;
 }
 

@@ -1,15 +1,18 @@
 #include "compiler/compile.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include <fmt/format.h>
 
 #include "compiler/emit.h"
+#include "compiler/first_execution.h"
 #include "compiler/fusion_report.h"
 #include "compiler/gear_constants.h"
 #include "compiler/onnx_import.h"
 #include "compiler/pipeline.h"
 #include "compiler/quantize/quantize_stages.h"
+#include "kernels/compiled_program.h"
 #include "model/format.h"
 
 namespace svp::compiler {
@@ -58,11 +61,21 @@ Status build_model(Graph& g, const CompileOptions& options, CompileResult* r) {
                                built->program.flags.work_buf_size, built->program.flags.task_buf_size,
                                built->weights.size()));
   r->model = std::move(*built);
-  // The fusions the runtime will apply at load (reported, not rewritten: fusion_report.h).
-  auto fusions = runtime_fusions(r->model.program, r->model.weights.data(), r->model.weights.size());
-  if (!fusions.ok()) return fusions.status();
-  r->log.push_back(fmt::format("fusions at load: {} group(s): {}", fusions->size(),
-                               fusion_text(r->model.program, *fusions)));
+  {
+    // The runtime's load-time plan: the fusions it applies at load (reported, not
+    // rewritten: fusion_report.h), and the model's first execution (first_execution.h).
+    const model::Program& p = r->model.program;
+    auto plan = kernels::CompiledProgram::compile(p, r->model.weights.data(), r->model.weights.size(),
+                                                  kernels::CompileOptions{});
+    if (!plan.ok()) return plan.status();
+    const std::vector<FusionGroup> fusions = runtime_fusions(**plan);
+    r->log.push_back(fmt::format("fusions at load: {} group(s): {}", fusions.size(), fusion_text(p, fusions)));
+    const auto t0 = std::chrono::steady_clock::now();
+    SVP_RETURN_IF_ERROR(first_execution(p, r->model.weights.data(), **plan, &r->log));
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    r->log.push_back(fmt::format(
+        "first execution: {} layers ran on zero inputs through the runtime's kernels ({:.0f} ms)", p.layers.size(), ms));
+  }
   return_free_memory();  // the plan's reordered weights
   r->model.image = model::write_model(r->model.program, r->model.weights.data(), r->model.weights.size());
   return Status::Ok();

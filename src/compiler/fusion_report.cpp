@@ -8,8 +8,11 @@ Result<std::vector<FusionGroup>> runtime_fusions(const model::Program& program, 
                                                  std::size_t weights_size) {
   auto compiled = kernels::CompiledProgram::compile(program, weights, weights_size, kernels::CompileOptions{});
   if (!compiled.ok()) return compiled.status();
+  return runtime_fusions(**compiled);
+}
+
+std::vector<FusionGroup> runtime_fusions(const kernels::CompiledProgram& cp) {
   std::vector<FusionGroup> groups;
-  const kernels::CompiledProgram& cp = **compiled;
   // A fused layer is folded into the nearest non-fused layer before it (the runtime only
   // folds the layers right after the head, each the sole reader of the previous one).
   for (std::size_t i = 0; i < cp.layer_count(); ++i) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "kernels/compiled_program.h"
 #include "model/program.h"
 
 namespace svp::compiler {
@@ -25,6 +26,8 @@ struct FusionGroup {
 // `weights`: the model's WEIGHTS section.
 Result<std::vector<FusionGroup>> runtime_fusions(const model::Program& program, const std::uint8_t* weights,
                                                  std::size_t weights_size);
+// The same, read off a plan already prepared with the default options.
+std::vector<FusionGroup> runtime_fusions(const kernels::CompiledProgram& plan);
 
 // "conv1+relu1, conv2+add1+relu2" (layer names), or "none".
 std::string fusion_text(const model::Program& program, const std::vector<FusionGroup>& groups);

@@ -291,6 +291,13 @@ class Memory {
   virtual CacheMode cache_mode() const = 0;
   // Number of live allocations (diagnostics and leak tests).
   virtual std::size_t live_allocations() const = 0;
+  // Bytes the live allocations hold (as requested) and the limit allocate() keeps them
+  // under (BackendConfig::memory_limit; 0 = none).
+  struct Usage {
+    std::uint64_t in_use = 0;
+    std::uint64_t limit = 0;
+  };
+  virtual Usage usage() const = 0;
 };
 
 struct BackendConfig {
@@ -301,6 +308,12 @@ struct BackendConfig {
   std::uint32_t wait_cap_ticks = 32;
   std::uint32_t max_sqs = 128;      // per device, default streams included
   CacheMode cache_mode = CacheMode::kEmulated;
+  // Device memory the application's allocations may hold at once (the board's, so that a
+  // leak ends in kBadAlloc as on the board, not in the host running out of RAM); 0 = no
+  // limit. `memory_limit_origin` says where the figure comes from and how to change it,
+  // for the refusal's message.
+  std::uint64_t memory_limit = 0;
+  std::string memory_limit_origin;
   std::shared_ptr<Clock> clock;     // null = steady clock
   std::map<std::string, std::string> options;  // backend-specific settings
   WaitPolicy wait;                  // how host threads blocked in the device wait

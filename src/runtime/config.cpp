@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/log.h"
+#include "target/device_profile.h"
 
 namespace svp::runtime {
 namespace {
@@ -95,6 +96,32 @@ Status read_uint(const json& s, const char* key, T lo, T hi, T* out, const std::
   return Status::Ok();
 }
 
+// The device memory limit: softnpu.device_memory_mb if given, else the board memory of
+// softnpu.soc_version's profile (default: svp_atc's default target). `s` is null when the
+// file has no softnpu section.
+Status parse_memory_limit(const json* s, const std::string& origin, hal::BackendConfig* b) {
+  const target::DeviceProfile* soc = &target::default_profile();
+  if (s != nullptr) {
+    if (auto it = s->find("soc_version"); it != s->end()) {
+      soc = it->is_string() ? target::find_profile(it->get<std::string>()) : nullptr;
+      if (soc == nullptr) {
+        return Error(err::kFileAttrInvalid, "{}: softnpu.soc_version {} is not a known target (one of {}, {})", origin,
+                     it->dump(), target::profile_names(target::Family::kSvp),
+                     target::profile_names(target::Family::kRknn));
+      }
+    }
+  }
+  b->memory_limit = soc->board_memory_bytes;
+  b->memory_limit_origin = fmt::format(
+      "a typical {} board's memory; raise it with softnpu.device_memory_mb in acl.json", soc->name);
+  if (s == nullptr || !s->contains("device_memory_mb")) return Status::Ok();
+  std::uint64_t mb = 0;  // 0 = no limit (the host's memory)
+  SVP_RETURN_IF_ERROR(read_uint<std::uint64_t>(*s, "device_memory_mb", 0, 1u << 24, &mb, origin));
+  b->memory_limit = mb * 1024 * 1024;
+  b->memory_limit_origin = fmt::format("softnpu.device_memory_mb in {}", origin);
+  return Status::Ok();
+}
+
 Status parse_softnpu(const json& s, const std::string& origin, RuntimeConfig* cfg) {
   if (!s.is_object()) return Error(err::kFileAttrInvalid, "{}: \"softnpu\" must be an object", origin);
   hal::BackendConfig& b = cfg->backend;
@@ -141,9 +168,10 @@ Status parse_softnpu(const json& s, const std::string& origin, RuntimeConfig* cf
     if (!it->is_object()) return Error(err::kFileAttrInvalid, "{}: softnpu.backend_options must be an object", origin);
     for (const auto& [k, v] : it->items()) b.options[k] = v.is_string() ? v.get<std::string>() : v.dump();
   }
+  SVP_RETURN_IF_ERROR(parse_memory_limit(&s, origin, &b));
   static const char* const kKnown[] = {"devices", "cores", "wait_cap_ticks", "max_streams", "wait_tick_us",
                                        "cache_mode", "strict", "backend", "backend_options", "kernel_threads",
-                                       "wait_policy", "spin_us"};
+                                       "wait_policy", "spin_us", "soc_version", "device_memory_mb"};
   for (const auto& [k, v] : s.items()) {
     if (std::find(std::begin(kKnown), std::end(kKnown), k) == std::end(kKnown)) {
       SVP_LOG_WARN("{}: unknown key softnpu.{} ignored", origin, k);
@@ -190,12 +218,16 @@ Result<RuntimeConfig> parse_config(const std::string& text, const std::string& o
       cfg.dump = std::move(*dump);
     }
   }
-  if (auto it = j.find("softnpu"); it != j.end()) SVP_RETURN_IF_ERROR(parse_softnpu(*it, origin, &cfg));
+  if (auto it = j.find("softnpu"); it != j.end()) {
+    SVP_RETURN_IF_ERROR(parse_softnpu(*it, origin, &cfg));
+  } else {
+    SVP_RETURN_IF_ERROR(parse_memory_limit(nullptr, origin, &cfg.backend));
+  }
   return cfg;
 }
 
 Result<RuntimeConfig> load_config(const char* path) {
-  if (path == nullptr || path[0] == '\0') return RuntimeConfig{};
+  if (path == nullptr || path[0] == '\0') return parse_config("{}", "the default configuration");
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     return Error(err::kInvalidFile, "configuration file \"{}\" does not exist or is not a regular file", path);

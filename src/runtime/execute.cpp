@@ -72,8 +72,9 @@ Status Runtime::execute(const LoadedModel& loaded, std::uint32_t model_id, Execu
   auto task = exec::ModelExecution::create(std::move(r));
   if (!task.ok()) return task.status();
   // Freeing a buffer of a queued or running execution is refused until it is done (the NPU
-  // thread wrote freed memory: found by the bad-input probe).
-  std::vector<std::shared_ptr<void>> pins;
+  // thread wrote freed memory: found by the bad-input probe); so is destroying the
+  // front-end's descriptors (args.pins).
+  std::vector<std::shared_ptr<void>> pins = std::move(args.pins);
   for (const exec::IoBuffer* b : (*task)->buffers()) {
     if (auto pin = backend_->memory().pin(b->data)) pins.push_back(std::move(pin));
   }

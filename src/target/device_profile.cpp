@@ -34,29 +34,43 @@ const OpSupport& svp_ops() {
 // their op support sets are Rockchip's SDK 2.3.2 list (rknn_op_support.cpp). Their rates
 // are placeholders for the board timing model (issue 27) to fit: each row's source string
 // says which figure is published and which assumed.
+//
+// Board memory: the DDR of a typical board of each SoC, an assumption from the boards on
+// sale (not a vendor figure; the vendors publish the maximum each DDR controller takes,
+// not a board size): SS928V100 and SS626V100 demo boards 4 and 2 GiB, Hi3519DV500 boards
+// 2 GiB, Hi3516CV610 camera boards 256 MiB; RK3588 8 GiB, RK3576 4 GiB, RK3566/RK3562
+// 2 GiB, RV1106G3 256 MiB (in the package). Configurable: acl.json softnpu.device_memory_mb.
+constexpr std::uint64_t kMiB = 1024 * 1024;
+constexpr std::uint64_t kGiB = 1024 * kMiB;
+
 std::vector<DeviceProfile> build() {
   const OpSupport* svp = &svp_ops();
   return {
-      {"SS928V100", "", Family::kSvp, 1, 4.0, 17.0, 5.6, 0, "NCHW", 0, 0, 16, svp,
+      {"SS928V100", "", Family::kSvp, 1, 4.0, 17.0, 5.6, 0, "NCHW", 0, 0, 16, svp, 4 * kGiB,
        "product brief (NPU), nominal LPDDR4X x32"},
-      {"SS626V100", "", Family::kSvp, 1, 1.0, 10.6, 5.6, 0, "NCHW", 0, 0, 16, svp,
+      {"SS626V100", "", Family::kSvp, 1, 1.0, 10.6, 5.6, 0, "NCHW", 0, 0, 16, svp, 2 * kGiB,
        "assumed: no public NPU figure found"},
-      {"Hi3519DV500", "", Family::kSvp, 1, 2.5, 10.6, 5.6, 0, "NCHW", 0, 0, 16, svp,
+      {"Hi3519DV500", "", Family::kSvp, 1, 2.5, 10.6, 5.6, 0, "NCHW", 0, 0, 16, svp, 2 * kGiB,
        "product brief (NPU), nominal DDR4 x32"},
-      {"Hi3516CV610", "", Family::kSvp, 1, 0.5, 6.4, 4.0, 0, "NCHW", 0, 0, 16, svp,
+      {"Hi3516CV610", "", Family::kSvp, 1, 0.5, 6.4, 4.0, 0, "NCHW", 0, 0, 16, svp, 256 * kMiB,
        "assumed: no public NPU figure found"},
       {"RK3588", "", Family::kRknn, 3, 6.0, 25.6, 8.0, 956 * 1024, "NC1HWC2", 16, 8, 16,
        &rknn_ops(RknnOpSet::kRk3588),
+       8 * kGiB,
        "6 TOPS over 3 cores (third-party figure, no Rockchip primary source found); SRAM 956 KB for the NPU "
        "(rknpu2 RK3588_NPU_SRAM_usage.md); DDR and CPU rates assumed"},
       {"RK3576", "", Family::kRknn, 2, 6.0, 17.0, 8.0, 0, "NC1HWC2", 16, 8, 16, &rknn_ops(RknnOpSet::kRk3576),
+       4 * kGiB,
        "6 TOPS over 2 cores (third-party figure, no Rockchip primary source found); DDR and CPU rates assumed"},
       {"RK3566", "RK3568", Family::kRknn, 1, 1.0, 12.8, 6.0, 0, "NC1HWC2", 8, 4, 16, &rknn_ops(RknnOpSet::kRk3566),
+       2 * kGiB,
        "about 1 TOPS (third-party figures say 0.8 to 1, no Rockchip primary source found); DDR and CPU rates "
        "assumed"},
       {"RK3562", "", Family::kRknn, 1, 1.0, 8.5, 6.0, 0, "NC1HWC2", 16, 8, 16, &rknn_ops(RknnOpSet::kRk3562),
+       2 * kGiB,
        "assumed 1 TOPS: no public figure found; DDR and CPU rates assumed"},
       {"RV1106", "RV1103", Family::kRknn, 1, 0.5, 4.3, 2.0, 0, "NC1HWC2", 16, 8, 16, &rknn_ops(RknnOpSet::kRv1106),
+       256 * kMiB,
        "0.5 TOPS (third-party figure, no Rockchip primary source found); DDR and CPU rates assumed"},
   };
 }

@@ -64,6 +64,12 @@ struct DeviceProfile {
   std::uint32_t c2_fp16;
   std::uint32_t row_align;
   const OpSupport* ops;
+  // Memory a typical board of this SoC has (DDR shared by the CPU and the NPU): the
+  // emulator's default limit on what the application's device allocations may hold at
+  // once (acl.json softnpu.soc_version / device_memory_mb, docs/runtime.md). A board's
+  // real budget is smaller (the OS takes its share; on HiSilicon boards svp_acl_rt_malloc
+  // draws from the MMZ region), so the default never refuses what a board would give.
+  std::uint64_t board_memory_bytes;
   const char* source;  // where the figures come from (printed in the compiler's log)
 };
 

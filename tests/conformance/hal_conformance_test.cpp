@@ -50,6 +50,8 @@ class HalConformance : public ::testing::TestWithParam<BackendUnderTest> {
     config.max_sqs = max_sqs;
     config.cache_mode = cache_mode;
     config.clock = clock_;
+    config.memory_limit = memory_limit_;
+    config.memory_limit_origin = "conformance test limit";
     auto made = GetParam().create(config);
     ASSERT_TRUE(made.ok()) << made.status().message();
     backend_ = std::move(*made);
@@ -64,6 +66,7 @@ class HalConformance : public ::testing::TestWithParam<BackendUnderTest> {
 
   Device& device(std::uint32_t index = 0) { return backend_->device(index); }
   Memory& memory() { return backend_->memory(); }
+  std::uint64_t memory_limit_ = 0;  // BackendConfig::memory_limit of the next start()
 
   SqId new_sq(std::uint32_t dev = 0) {
     auto id = device(dev).create_sq();
@@ -794,6 +797,60 @@ TEST_P(HalConformance, AllocationsAreRegisteredUntilReleased) {
   ASSERT_TRUE(memory().release(*p, {MemKind::kUncached}).ok());
   EXPECT_EQ(memory().live_allocations(), before);
   EXPECT_FALSE(memory().contains(*p, 1));
+}
+
+TEST_P(HalConformance, AllocationsBeyondTheMemoryLimitFailWithBadAllocAndReleasesReturnTheBytes) {
+  memory_limit_ = 1 << 20;
+  ASSERT_NO_FATAL_FAILURE(start());
+  EXPECT_EQ(memory().usage().limit, 1u << 20);
+  auto a = memory().allocate(600 << 10, MemKind::kUncached, 0);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(memory().usage().in_use, 600u << 10);
+  for (MemKind kind : {MemKind::kUncached, MemKind::kCached, MemKind::kHost, MemKind::kSecure}) {
+    auto b = memory().allocate(500 << 10, kind, 0);
+    ASSERT_FALSE(b.ok());
+    EXPECT_EQ(b.status().code(), err::kBadAlloc);
+    EXPECT_NE(b.status().message().find("conformance test limit"), std::string::npos) << b.status().message();
+  }
+  EXPECT_EQ(memory().usage().in_use, 600u << 10) << "a refused allocation must not count";
+  auto rest = memory().allocate((1 << 20) - (600 << 10), MemKind::kCached, 0);
+  ASSERT_TRUE(rest.ok()) << "up to the limit exactly is allowed: " << rest.status().message();
+  ASSERT_TRUE(memory().release(*a, {MemKind::kUncached}).ok());
+  EXPECT_EQ(memory().usage().in_use, (1u << 20) - (600u << 10));
+  auto again = memory().allocate(600 << 10, MemKind::kUncached, 0);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  ASSERT_TRUE(memory().release(*again, {MemKind::kUncached}).ok());
+  ASSERT_TRUE(memory().release(*rest, {MemKind::kCached}).ok());
+  EXPECT_EQ(memory().usage().in_use, 0u);
+}
+
+TEST_P(HalConformance, ThreadsRacingForTheLastBytesNeverPassTheMemoryLimitTogether) {
+  memory_limit_ = 1 << 20;  // 16 blocks of 64 KiB; 8 threads ask for 4 each
+  ASSERT_NO_FATAL_FAILURE(start());
+  for (int round = 0; round < 10; ++round) {
+    std::vector<std::vector<void*>> got(8);
+    std::atomic<bool> go{false};
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < got.size(); ++t) {
+      threads.emplace_back([&, t] {
+        while (!go.load()) std::this_thread::yield();
+        for (int i = 0; i < 4; ++i) {
+          auto p = memory().allocate(64 << 10, MemKind::kUncached, 0);
+          if (p.ok()) got[t].push_back(*p);
+        }
+      });
+    }
+    go.store(true);
+    for (auto& th : threads) th.join();
+    std::size_t granted = 0;
+    for (const auto& g : got) granted += g.size();
+    EXPECT_EQ(granted, 16u) << "round " << round;
+    EXPECT_EQ(memory().usage().in_use, granted * (64u << 10));
+    for (const auto& g : got) {
+      for (void* p : g) EXPECT_TRUE(memory().release(p, {MemKind::kUncached}).ok());
+    }
+    EXPECT_EQ(memory().usage().in_use, 0u);
+  }
 }
 
 TEST_P(HalConformance, ReleaseRejectsWrongKindsInteriorAndUnknownAddresses) {

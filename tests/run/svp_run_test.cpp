@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -379,6 +380,52 @@ TEST_F(SvpRun, DumpWritesEveryLayersOutputThroughTheRuntime) {
   bool index = false;
   for (const auto& e : fs::recursive_directory_iterator(result("dump"))) index = index || e.path().filename() == "index.jsonl";
   EXPECT_TRUE(index) << "no index.jsonl under " << result("dump");
+}
+
+// The layers an index.jsonl under `dir` records, over every execution.
+std::multiset<std::string> dumped_layers(const fs::path& dir) {
+  std::multiset<std::string> layers;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.path().filename() != "index.jsonl") continue;
+    std::ifstream in(e.path());
+    for (std::string line; std::getline(in, line);) layers.insert(nlohmann::json::parse(line)["layer"]);
+  }
+  return layers;
+}
+
+// Five EfficientNet runs wrote 412 MB of dump (the bad-input probe): --dump_layer (our
+// extension) limits it to the named layers, --dump_step to some executions; a name the
+// model lacks is warned about, naming it.
+TEST_F(SvpRun, DumpLayerLimitsTheDumpToTheNamedLayersAndWarnsAboutUnknownOnes) {
+  ModelBuilder b("three");
+  const TensorId x = b.add_input("x", DType::kFloat32, {1, 2, 3});
+  const TensorId r1 = b.add_layer("first", "Relu", {x});
+  const TensorId n = b.add_layer("second", "Neg", {r1});
+  b.add_output(b.add_layer("third", "Relu", {n}), "y");
+  RunOptions o = options(save(b, "three"));
+  o.dump = true;
+  o.loop = 3;
+  o.warmup_count = 0;
+  const Outcome all = run_tool(o);
+  ASSERT_EQ(all.code, 0) << all.err;
+  EXPECT_EQ(dumped_layers(result("dump")),
+            (std::multiset<std::string>{"first", "first", "first", "second", "second", "second", "third", "third",
+                                        "third"}));
+
+  o.output_dirname = "limited";
+  o.dump_layer = "first;third;no_such_layer";
+  o.dump_step = "1";
+  const Outcome limited = run_tool(o);
+  ASSERT_EQ(limited.code, 0) << limited.err;
+  EXPECT_EQ(dumped_layers(dir_ / "out" / "limited" / "dump"), (std::multiset<std::string>{"first", "third"}));
+  EXPECT_NE(limited.err.find("has no layer \"no_such_layer\""), std::string::npos) << limited.err;
+  EXPECT_EQ(limited.err.find("has no layer \"first\""), std::string::npos) << limited.err;
+  const auto cfg = read_json(dir_ / "out" / "limited" / "dump.json");
+  EXPECT_EQ(cfg["dump"]["dump_list"][0]["model_name"], "three") << cfg.dump();
+
+  o.output_dirname = "empty";
+  o.dump_layer = ";";
+  EXPECT_EQ(run_tool(o).code, svp::run::kExitUsage);
 }
 
 TEST_F(SvpRun, AclJsonAndDeviceArePassedToTheRuntime) {

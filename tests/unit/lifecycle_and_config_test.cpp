@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "runtime/config.h"
+#include "target/device_profile.h"
 #include "test_support.h"
 
 namespace {
@@ -426,6 +427,42 @@ TEST(ConfigParse, KernelThreadsDefaultsToOneAndIsRead) {
   auto t = svp::runtime::parse_config(R"({"softnpu": {"kernel_threads": 2}})", "test");
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ(t->kernel_threads, 2u);
+}
+
+// The device memory limit is the board memory of the emulated SoC's profile unless
+// device_memory_mb sets it (0 = none); an unknown SoC is refused naming the known ones.
+TEST(ConfigParse, DeviceMemoryLimitIsTheSocProfilesBoardMemoryUnlessDeviceMemoryMbSetsIt) {
+  auto d = svp::runtime::parse_config("{}", "test");
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->backend.memory_limit, svp::target::default_profile().board_memory_bytes);
+  EXPECT_EQ(d->backend.memory_limit, 4ull << 30);  // SS928V100, svp_atc's default target
+  EXPECT_NE(d->backend.memory_limit_origin.find("SS928V100"), std::string::npos) << d->backend.memory_limit_origin;
+  auto none = svp::runtime::load_config(nullptr);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->backend.memory_limit, d->backend.memory_limit);
+
+  auto small = svp::runtime::parse_config(R"({"softnpu": {"soc_version": "Hi3516CV610"}})", "test");
+  ASSERT_TRUE(small.ok()) << small.status().message();
+  EXPECT_EQ(small->backend.memory_limit, svp::target::find_profile("Hi3516CV610")->board_memory_bytes);
+  EXPECT_LT(small->backend.memory_limit, d->backend.memory_limit);
+
+  auto set = svp::runtime::parse_config(R"({"softnpu": {"soc_version": "Hi3516CV610", "device_memory_mb": 64}})",
+                                        "test");
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->backend.memory_limit, 64ull << 20);
+  EXPECT_NE(set->backend.memory_limit_origin.find("softnpu.device_memory_mb"), std::string::npos);
+  auto unlimited = svp::runtime::parse_config(R"({"softnpu": {"device_memory_mb": 0}})", "test");
+  ASSERT_TRUE(unlimited.ok()) << unlimited.status().message();
+  EXPECT_EQ(unlimited->backend.memory_limit, 0u);
+
+  auto bad = svp::runtime::parse_config(R"({"softnpu": {"soc_version": "Hi9999"}})", "test");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), svp::err::kFileAttrInvalid);
+  EXPECT_NE(bad.status().message().find("Hi9999"), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("SS928V100"), std::string::npos) << bad.status().message();
+  auto negative = svp::runtime::parse_config(R"({"softnpu": {"device_memory_mb": -1}})", "test");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.status().message().find("device_memory_mb"), std::string::npos);
 }
 
 TEST_F(ConfigTest, OutOfRangeSoftnpuSettingsFailWithFileAttrInvalidNamingTheKey) {

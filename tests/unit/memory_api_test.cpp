@@ -182,7 +182,13 @@ TEST_F(MemoryApiTest, AllPoliciesAreAcceptedAndUnknownPoliciesFailWithInvalidPar
   EXPECT_EQ(live(), baseline_);
 }
 
-TEST_F(MemoryApiTest, AnImpossiblyLargeAllocationFailsWithBadAlloc) {
+// The host's own allocator refusing (no device memory limit in the way).
+class UnlimitedMemoryApiTest : public MemoryApiTest {
+ protected:
+  std::string config_json() const override { return R"({"softnpu": {"device_memory_mb": 0}})"; }
+};
+
+TEST_F(UnlimitedMemoryApiTest, AnImpossiblyLargeAllocationFailsWithBadAlloc) {
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "sanitizer allocators abort on such requests instead of returning NULL";
 #endif
@@ -193,7 +199,7 @@ TEST_F(MemoryApiTest, AnImpossiblyLargeAllocationFailsWithBadAlloc) {
   EXPECT_EQ(live(), baseline_);
 }
 
-TEST_F(MemoryApiTest, ASizeNearSizeMaxFailsWithBadAllocInsteadOfWrappingAround) {
+TEST_F(UnlimitedMemoryApiTest, ASizeNearSizeMaxFailsWithBadAllocInsteadOfWrappingAround) {
   // Regression: rounding the size up to the 64-byte alignment used to wrap around to 0,
   // so these "succeeded" with a zero-byte buffer registered as SIZE_MAX bytes.
   for (Api api : kAllApis) {
@@ -422,6 +428,82 @@ TEST_F(CoherentCacheMemoryTest, CachedMemoryNeedsNoMaintenanceInCoherentMode) {
   EXPECT_EQ(static_cast<uint8_t*>(p)[5], 0x88);
   EXPECT_ACL_OK(svp_acl_rt_mem_flush(p, 128));  // accepted, does nothing
   EXPECT_ACL_OK(svp_acl_rt_free(p));
+}
+
+// ---------------------------------------------------------------------------------------
+// device memory limit (the board's, so a leak ends in BAD_ALLOC instead of host RAM)
+// ---------------------------------------------------------------------------------------
+
+class MemoryLimitTest : public MemoryApiTest {
+ protected:
+  std::string config_json() const override { return R"({"softnpu": {"device_memory_mb": 1}})"; }
+  static constexpr size_t kMiB = 1024 * 1024;
+};
+
+TEST_F(MemoryLimitTest, AllocatingBeyondTheLimitFailsWithBadAllocNamingLimitUseAndHowToRaiseIt) {
+  void* a = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_malloc(&a, 600 * 1024, SVP_ACL_MEM_MALLOC_NORMAL_ONLY));
+  for (Api api : kAllApis) {
+    SCOPED_TRACE(name(api));
+    void* b = nullptr;
+    EXPECT_ACL_ERROR(SVP_ACL_ERROR_BAD_ALLOC, alloc(api, &b, 500 * 1024));
+    EXPECT_EQ(b, nullptr);
+    const std::string msg = recent();
+    EXPECT_NE(msg.find("limit is 1048576 bytes"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("614400 bytes are in use"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("softnpu.device_memory_mb"), std::string::npos) << msg;
+  }
+  // Up to the limit exactly is allowed.
+  void* rest = nullptr;
+  EXPECT_ACL_OK(svp_acl_rt_malloc(&rest, kMiB - 600 * 1024, SVP_ACL_MEM_MALLOC_NORMAL_ONLY));
+  EXPECT_EQ(runtime().backend().memory().usage().in_use, kMiB);
+  EXPECT_ACL_OK(svp_acl_rt_free(rest));
+  EXPECT_ACL_OK(svp_acl_rt_free(a));
+  EXPECT_EQ(live(), baseline_);
+}
+
+TEST_F(MemoryLimitTest, FreeingReturnsTheMemoryToTheBudget) {
+  for (int round = 0; round < 8; ++round) {  // 8 x 700 KiB through a 1 MiB budget
+    void* p = nullptr;
+    ASSERT_ACL_OK(svp_acl_rt_malloc_cached(&p, 700 * 1024, SVP_ACL_MEM_MALLOC_NORMAL_ONLY));
+    void* q = nullptr;
+    EXPECT_ACL_ERROR(SVP_ACL_ERROR_BAD_ALLOC, svp_acl_rt_malloc(&q, 700 * 1024, SVP_ACL_MEM_MALLOC_NORMAL_ONLY));
+    ASSERT_ACL_OK(svp_acl_rt_free(p));
+  }
+  EXPECT_EQ(runtime().backend().memory().usage().in_use, 0u);
+  EXPECT_EQ(runtime().backend().memory().usage().limit, kMiB);
+}
+
+// Threads racing for the last bytes never pass the limit together: of 8 threads each
+// asking for 4 blocks of 64 KiB (32 blocks) in a 1 MiB budget, exactly 16 succeed.
+TEST_F(MemoryLimitTest, ConcurrentAllocationsNeverPassTheLimitTogether) {
+  for (int round = 0; round < 5; ++round) {
+    constexpr int kThreads = 8;
+    std::vector<std::vector<void*>> got(kThreads);
+    std::atomic<bool> go{false};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        while (!go.load()) std::this_thread::yield();
+        for (int i = 0; i < 4; ++i) {
+          void* p = nullptr;
+          if (svp_acl_rt_malloc(&p, 64 * 1024, SVP_ACL_MEM_MALLOC_NORMAL_ONLY) == SVP_ACL_SUCCESS) {
+            got[t].push_back(p);
+          }
+        }
+      });
+    }
+    go.store(true);
+    for (auto& th : threads) th.join();
+    size_t granted = 0;
+    for (const auto& g : got) granted += g.size();
+    EXPECT_EQ(granted, 16u) << "round " << round;
+    EXPECT_EQ(runtime().backend().memory().usage().in_use, granted * 64 * 1024);
+    for (const auto& g : got) {
+      for (void* p : g) EXPECT_ACL_OK(svp_acl_rt_free(p));
+    }
+    EXPECT_EQ(runtime().backend().memory().usage().in_use, 0u);
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Model execution through the C API: svp_acl_mdl_execute / execute_async against a direct
 // reference evaluation of the same layers, strided inputs/outputs, batches, dataset
 // validation errors and cached-memory discipline.
+#include <atomic>
 #include <cstring>
 #include <random>
 #include <string>
@@ -267,6 +268,92 @@ TEST_F(ModelExecuteQueuedTest, FreeingABufferOfAQueuedExecutionIsRefusedUntilItF
     ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(stream));
     EXPECT_EQ(run.output<float>(0), reference_outputs(m, {x.data()})[0].values<float>());
   }  // ~ModelRun frees every buffer: allowed now (it expects success)
+  EXPECT_ACL_OK(svp_acl_rt_destroy_stream(stream));
+}
+
+// Destroying a dataset (or a data buffer descriptor in it) that a queued execution reads
+// raced with the execution (the bad-input probe, ThreadSanitizer). Refused with
+// INVALID_PARAM like svp_acl_rt_free of its memory; allowed once the stream is synchronized.
+TEST_F(ModelExecuteQueuedTest, DestroyingTheDatasetsOrBuffersOfAQueuedExecutionIsRefusedUntilItFinishes) {
+  const BuiltModel m = small_cnn();
+  svp_acl_rt_stream stream = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_create_stream(&stream));
+  Gate& gate = new_gate();
+  ASSERT_ACL_OK(launch_gated(stream, gate));
+  {
+    ModelRun run(m.image);
+    const auto x = random_floats(3 * 12 * 12, 8);
+    run.set_input(0, x.data());
+    ASSERT_ACL_OK(run.execute_async(stream));
+    gate.entered_wait();  // the execution is queued behind the gated task
+    EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_destroy_dataset(run.input()));
+    const std::string msg = svp_acl_get_recent_err_msg();
+    EXPECT_NE(msg.find("dataset"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("still used by 1 model execution"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("synchronize the stream first"), std::string::npos) << msg;
+    EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_destroy_dataset(run.output()));
+    EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_destroy_data_buffer(run.in_buf(0)));
+    EXPECT_NE(std::string(svp_acl_get_recent_err_msg()).find("data buffer"), std::string::npos)
+        << svp_acl_get_recent_err_msg();
+    EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_destroy_data_buffer(run.out_buf(0)));
+    // Two executions in flight on the same datasets: the count says so.
+    ASSERT_ACL_OK(run.execute_async(stream));
+    EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_mdl_destroy_dataset(run.input()));
+    EXPECT_NE(std::string(svp_acl_get_recent_err_msg()).find("still used by 2 model execution"), std::string::npos)
+        << svp_acl_get_recent_err_msg();
+    gate.open();
+    ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(stream));
+    // The refused calls changed nothing: the execution ran on intact datasets.
+    EXPECT_EQ(run.output<float>(0), reference_outputs(m, {x.data()})[0].values<float>());
+  }  // ~ModelRun destroys every dataset and buffer: allowed now (it expects success)
+  EXPECT_ACL_OK(svp_acl_rt_destroy_stream(stream));
+}
+
+// A destroy racing an execute_async call on another thread: either the destroy comes first
+// (the execution is refused: the dataset is not live) or the execution holds the dataset
+// (the destroy is refused) — never both, never neither, and no data race (run under TSan).
+TEST_F(ModelExecuteQueuedTest, ADestroyRacingExecuteAsyncEitherWinsCleanly) {
+  const BuiltModel m = small_cnn();
+  svp_acl_rt_stream stream = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_create_stream(&stream));
+  Gate& gate = new_gate();
+  ASSERT_ACL_OK(launch_gated(stream, gate));  // keeps every execution below in flight
+  ModelRun run(m.image);
+  svp_acl_rt_context context = nullptr;  // the executor threads use the test's
+  ASSERT_ACL_OK(svp_acl_rt_get_current_context(&context));
+  std::vector<svp_acl_mdl_dataset*> survivors;
+  int executed = 0;
+  for (int round = 0; round < 20; ++round) {
+    svp_acl_mdl_dataset* input = svp_acl_mdl_create_dataset();
+    for (size_t i = 0; i < svp_acl_mdl_get_dataset_num_buffers(run.input()); ++i) {
+      ASSERT_ACL_OK(svp_acl_mdl_add_dataset_buffer(input, run.in_buf(i)));
+    }
+    svp_acl_error executed_rc = SVP_ACL_SUCCESS;
+    std::atomic<int> ready{0};
+    std::thread executor([&] {
+      EXPECT_ACL_OK(svp_acl_rt_set_current_context(context));
+      ready.fetch_add(1);
+      while (ready.load() < 2) std::this_thread::yield();
+      executed_rc = svp_acl_mdl_execute_async(run.id(), input, run.output(), stream);
+    });
+    ready.fetch_add(1);
+    while (ready.load() < 2) std::this_thread::yield();
+    if (round % 2 == 1) std::this_thread::yield();  // let the executor go first now and then
+    const svp_acl_error destroyed_rc = svp_acl_mdl_destroy_dataset(input);
+    executor.join();
+    EXPECT_NE(executed_rc == SVP_ACL_SUCCESS, destroyed_rc == SVP_ACL_SUCCESS)
+        << "round " << round << ": execute " << executed_rc << ", destroy " << destroyed_rc;
+    EXPECT_TRUE(executed_rc == SVP_ACL_SUCCESS || executed_rc == SVP_ACL_ERROR_INVALID_PARAM) << executed_rc;
+    if (executed_rc == SVP_ACL_SUCCESS) {
+      ++executed;
+      survivors.push_back(input);
+    }
+  }
+  gate.open();
+  ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(stream));
+  for (svp_acl_mdl_dataset* d : survivors) EXPECT_ACL_OK(svp_acl_mdl_destroy_dataset(d));
+  RecordProperty("executions_that_won", executed);
+  EXPECT_GT(executed, 0) << "the executor never went first: the race was not exercised";
   EXPECT_ACL_OK(svp_acl_rt_destroy_stream(stream));
 }
 

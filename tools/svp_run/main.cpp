@@ -64,6 +64,9 @@ int main(int argc, char** argv) {
   add_switch(app, "--dump", o.dump, "dump every layer's outputs (the runtime's model dump) under <output>/dump");
   app.add_option("--dump_step", o.dump_step,
                  "with --dump: the executions to dump, counted from 0 with the warm-ups, e.g. \"0\" or \"0|5|10-20\"");
+  app.add_option("--dump_layer", o.dump_layer,
+                 "with --dump: the layers to dump, by name, separated by ';', e.g. \"conv1;fc3\" (an svp_run "
+                 "extension)");
   add_unsupported(app, "--dymDims", "dims: use --dymBatch N for batch gears or --dymHW H,W for resolution gears)");
   add_unsupported(app, "--dymShape", "shapes: use --dymBatch N or --dymHW H,W for the model's compiled gears)");
   add_unsupported(app, "--dymShape_range", "shapes: use --dymBatch N or --dymHW H,W for the model's compiled gears)");
@@ -90,6 +93,10 @@ int main(int argc, char** argv) {
   for (char& ch : o.outfmt) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   if (!o.dump_step.empty() && !o.dump) {
     std::cerr << "svp_run: error: --dump_step selects executions of --dump; add --dump\n";
+    return svp::run::kExitUsage;
+  }
+  if (!o.dump_layer.empty() && !o.dump) {
+    std::cerr << "svp_run: error: --dump_layer selects layers of --dump; add --dump\n";
     return svp::run::kExitUsage;
   }
   for (std::size_t p = 0; !input.empty();) {

@@ -23,6 +23,7 @@
 #include "svp_prof/app.h"
 #include "svp_run/aipp_input.h"
 #include "svp_run/data_types.h"
+#include "svp_run/model_name.h"
 #include "common/npy.h"
 #include "common/read_file.h"
 #include "svp_run/statistics.h"
@@ -415,6 +416,34 @@ bool leaves_its_parent(const std::string& dirname) {
   return false;
 }
 
+// The model dump's dump_list for --dump_layer "a;b" (empty: every layer of every model).
+// An entry selects a model by the name the .om stores; a layer the model does not have is
+// warned about on `err` (and by the runtime's log at load).
+nlohmann::json dump_list(const std::string& dump_layer, const std::vector<std::uint8_t>& image, std::ostream& err) {
+  nlohmann::json list = nlohmann::json::array();
+  if (dump_layer.empty()) return list;
+  std::vector<std::string> layers;
+  for (std::size_t p = 0; p <= dump_layer.size();) {
+    const std::size_t c = std::min(dump_layer.find(';', p), dump_layer.size());
+    if (c > p) layers.push_back(dump_layer.substr(p, c - p));
+    p = c + 1;
+  }
+  if (layers.empty()) fail(kExitUsage, "--dump_layer \"" + dump_layer + "\" names no layer (give \"a;b\")");
+  const ModelNames names = model_names(image);
+  if (names.name.empty()) {
+    fail(kExitModel, "--dump_layer: the model stores no name, so the dump cannot select its layers (recompile it "
+                     "with svp_atc --output=<name>), or drop --dump_layer to dump every layer");
+  }
+  for (const std::string& l : layers) {
+    if (std::find(names.layers.begin(), names.layers.end(), l) == names.layers.end()) {
+      err << "svp_run: warning: --dump_layer: model \"" << names.name << "\" has no layer \"" << l
+          << "\"; nothing is dumped for it (svp_atc --mode=1 --om=<model> --json=<file> lists the layers)\n";
+    }
+  }
+  list.push_back({{"model_name", names.name}, {"layer", layers}});
+  return list;
+}
+
 }  // namespace
 
 int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
@@ -466,7 +495,8 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
       const fs::path dump_dir = result_dir / "dump";
       fs::create_directories(dump_dir, ec);
       nlohmann::json cfg;
-      cfg["dump"] = {{"dump_path", dump_dir.string()}, {"dump_mode", "output"}, {"dump_list", nlohmann::json::array()}};
+      cfg["dump"] = {{"dump_path", dump_dir.string()}, {"dump_mode", "output"},
+                     {"dump_list", dump_list(o.dump_layer, image, err)}};
       // Warm-up executions count: the runtime numbers every execution of the model from 0.
       if (!o.dump_step.empty()) cfg["dump"]["dump_step"] = o.dump_step;
       const std::string text = cfg.dump(2);

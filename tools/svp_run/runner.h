@@ -28,6 +28,7 @@ struct RunOptions {
   bool profiler = false;
   bool dump = false;
   std::string dump_step;  // --dump_step "0|5|10-20": the executions --dump writes (empty: all)
+  std::string dump_layer;  // --dump_layer "a;b": the layers --dump writes (empty: all; our extension)
   bool debug = false;
   std::uint32_t streams = 1;
   std::uint32_t threads = 1;

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "compiler/emit.h"
+#include "compiler/first_execution.h"
 #include "kernels/compiled_program.h"
 #include "kernels/kernels.h"
 
@@ -138,24 +139,18 @@ Result<std::vector<kernels::OwnedTensor>> CompiledEvaluator::run(const std::vect
     results.emplace_back(x.dtype, x.dims);
     if (!x.quant.empty()) results.back().set_quant(x.quant);
   }
-  std::vector<void*> data(p.tensors.size(), nullptr);
-  for (std::size_t t = 0; t < p.tensors.size(); ++t) {
-    const model::Tensor& x = p.tensors[t];
-    switch (x.placement) {
-      case model::Placement::kModelInput: {
-        const model::TensorView& in = inputs[static_cast<std::size_t>(x.io_index)].view();
-        if (in.dtype != x.dtype || in.dims != x.dims) {
-          return Error(err::kInvalidParam, "input \"{}\" must be {} of shape [{}]", x.name, model::dtype_name(x.dtype),
-                       fmt::join(x.dims, ","));
-        }
-        data[t] = in.data;
-        break;
-      }
-      case model::Placement::kModelOutput: data[t] = results[static_cast<std::size_t>(x.io_index)].view().data; break;
-      case model::Placement::kWorkBuf: data[t] = wb + x.offset; break;
-      case model::Placement::kWeights: data[t] = s_->model.weights.data() + x.offset; break;
+  std::vector<void*> in_data, out_data;
+  for (std::size_t i = 0; i < ins.size(); ++i) {
+    const model::Tensor& x = p.tensors[static_cast<std::size_t>(ins[i])];
+    const model::TensorView& in = inputs[i].view();
+    if (in.dtype != x.dtype || in.dims != x.dims) {
+      return Error(err::kInvalidParam, "input \"{}\" must be {} of shape [{}]", x.name, model::dtype_name(x.dtype),
+                   fmt::join(x.dims, ","));
     }
+    in_data.push_back(in.data);
   }
+  for (auto& r : results) out_data.push_back(r.view().data);
+  const std::vector<void*> data = tensor_addresses(p, in_data, out_data, wb, s_->model.weights.data());
   for (std::size_t l = 0; l < p.layers.size(); ++l) {
     SVP_RETURN_IF_ERROR(s_->program->run_layer(l, data, kernels::RunArgs{}));
     if (!observe) continue;

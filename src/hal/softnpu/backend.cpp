@@ -12,7 +12,8 @@ namespace {
 
 class SoftNpuBackend final : public Backend {
  public:
-  explicit SoftNpuBackend(const BackendConfig& config) : memory_(config.cache_mode) {
+  explicit SoftNpuBackend(const BackendConfig& config)
+      : memory_(config.cache_mode, config.memory_limit, config.memory_limit_origin) {
     for (std::uint32_t i = 0; i < config.devices; ++i) {
       devices_.push_back(std::make_unique<SoftNpuDevice>(i, config, &memory_));
     }

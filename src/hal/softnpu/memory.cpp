@@ -1,13 +1,13 @@
 #include "hal/softnpu/memory.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include "common/log.h"
+#include "common/pin_count.h"
 
 namespace svp::hal::softnpu {
 
@@ -51,7 +51,7 @@ struct SoftMemory::Alloc {
   bool warned = false;  // one dirty-read warning per maintenance epoch
   // Executions that use it (SoftMemory::pin): raised under SoftMemory::mu_ while the
   // allocation is registered, lowered when the token goes (it holds the Alloc only).
-  std::atomic<std::size_t> pins{0};
+  PinCount pins;
 
   bool emulated() const { return dev != nullptr; }
   std::uintptr_t base() const { return reinterpret_cast<std::uintptr_t>(cpu.get()); }
@@ -63,18 +63,40 @@ SoftMemory::~SoftMemory() {
   }
 }
 
+Status SoftMemory::charge(std::size_t size, MemKind kind) {
+  std::uint64_t used = in_use_.load();
+  do {
+    if (limit_ != 0 && (size > limit_ || used > limit_ - size)) {
+      return Error(err::kBadAlloc,
+                   "{} of {} bytes refused: the device memory limit is {} bytes ({:.1f} MiB, {}) and {} bytes are "
+                   "in use by {} allocation(s); free what is no longer needed, or raise the limit",
+                   kind_name(kind), size, limit_, static_cast<double>(limit_) / (1024.0 * 1024.0), limit_origin_,
+                   used, live_allocations());
+    }
+  } while (!in_use_.compare_exchange_weak(used, used + size));
+  return Status::Ok();
+}
+
 Result<void*> SoftMemory::allocate(std::size_t size, MemKind kind, std::size_t class_id) {
   if (size == 0) return Error(err::kInvalidParam, "allocation size must be greater than 0");
+  SVP_RETURN_IF_ERROR(charge(size, kind));
+  // Returns the charge when the allocation does not happen.
+  auto uncharged = [&](Status st) -> Status {
+    in_use_.fetch_sub(size);
+    return st;
+  };
   auto a = std::make_shared<Alloc>();
   a->kind = kind;
   a->size = size;
   a->class_id = class_id;
   a->cpu = aligned_buffer(size);
-  if (!a->cpu) return Error(err::kBadAlloc, "out of memory allocating {} bytes", size);
+  if (!a->cpu) return uncharged(Error(err::kBadAlloc, "out of memory allocating {} bytes", size));
   if (kind == MemKind::kCached && mode_ != CacheMode::kCoherent) {
     a->dev = aligned_buffer(size);
     a->snapshot = aligned_buffer(size);
-    if (!a->dev || !a->snapshot) return Error(err::kBadAlloc, "out of memory allocating {} bytes (cached views)", size);
+    if (!a->dev || !a->snapshot) {
+      return uncharged(Error(err::kBadAlloc, "out of memory allocating {} bytes (cached views)", size));
+    }
   }
   void* p = a->cpu.get();
   std::lock_guard<std::mutex> lock(mu_);
@@ -114,9 +136,8 @@ std::shared_ptr<void> SoftMemory::pin(const void* ptr) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = allocs_.find(a->base());
     if (it == allocs_.end() || it->second != a) return nullptr;  // freed meanwhile
-    ++a->pins;
+    return PinCount::pin(std::shared_ptr<PinCount>(a, &a->pins));
   }
-  return std::shared_ptr<void>(a.get(), [a](void*) { a->pins.fetch_sub(1); });
 }
 
 Status SoftMemory::release(const void* ptr, std::initializer_list<MemKind> expected) {
@@ -138,13 +159,9 @@ Status SoftMemory::release(const void* ptr, std::initializer_list<MemKind> expec
           return Error(err::kInvalidParam, "free: allocation #{} at {} came from {} and must be freed by its matching "
                        "free function", a.id, ptr, kind_name(a.kind));
         }
-        if (a.pins > 0) {
-          // The NPU would write freed memory (the vendor leaves this undefined; found by
-          // the bad-input probe): refused, the allocation stays valid.
-          return Error(err::kInvalidParam,
-                       "free: allocation #{} at {} is still used by {} model execution(s) queued or running on the "
-                       "device; synchronize the stream first, then free it",
-                       a.id, ptr, a.pins.load());
+        if (a.pins.count() > 0) {
+          // The NPU would write freed memory: refused, the allocation stays valid.
+          return Status(err::kInvalidParam, a.pins.in_use(fmt::format("free: allocation #{} at {}", a.id, ptr), "free"));
         }
         doomed = std::move(it->second);
         allocs_.erase(it);
@@ -154,6 +171,7 @@ Status SoftMemory::release(const void* ptr, std::initializer_list<MemKind> expec
   if (!doomed) {
     return Error(err::kInvalidParam, "free: {} is not a live allocation (never allocated, or already freed)", ptr);
   }
+  in_use_.fetch_sub(doomed->size);
   return Status::Ok();
 }
 

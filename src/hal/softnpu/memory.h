@@ -14,7 +14,10 @@
 // would show only sometimes.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,7 +28,10 @@ namespace svp::hal::softnpu {
 
 class SoftMemory final : public Memory {
  public:
-  explicit SoftMemory(CacheMode mode) : mode_(mode) {}
+  // `limit`: bytes the live allocations may hold at once (0 = none); `limit_origin` is
+  // quoted in the refusal (where the figure comes from, how to raise it).
+  explicit SoftMemory(CacheMode mode, std::uint64_t limit = 0, std::string limit_origin = {})
+      : mode_(mode), limit_(limit), limit_origin_(std::move(limit_origin)) {}
   ~SoftMemory() override;
 
   Result<void*> allocate(std::size_t size, MemKind kind, std::size_t class_id) override;
@@ -38,6 +44,7 @@ class SoftMemory final : public Memory {
   bool contains(const void* ptr, std::size_t size) const override;
   CacheMode cache_mode() const override { return mode_; }
   std::size_t live_allocations() const override;
+  Usage usage() const override { return {in_use_.load(), limit_}; }
 
   static constexpr std::size_t kAlignment = 64;
   static constexpr std::size_t kLine = 64;
@@ -48,9 +55,14 @@ class SoftMemory final : public Memory {
   Result<std::shared_ptr<Alloc>> find(const void* ptr, std::size_t size, const char* what) const;
   Status sync(const void* ptr, std::size_t size, const char* what);
   Result<std::uint8_t*> device_access(const void* ptr, std::size_t size, bool write);
+  // Counts `size` bytes against the limit, or refuses them (kBadAlloc) leaving the count.
+  Status charge(std::size_t size, MemKind kind);
 
   const CacheMode mode_;
-  mutable std::mutex mu_;
+  const std::uint64_t limit_;
+  const std::string limit_origin_;
+  // Lock-free so concurrent allocations never pass the limit together (compare-exchange).
+  std::atomic<std::uint64_t> in_use_{0};  mutable std::mutex mu_;
   std::map<std::uintptr_t, std::shared_ptr<Alloc>> allocs_;  // by CPU base address
   std::uint64_t next_id_ = 1;
 };
