@@ -1,5 +1,7 @@
 #include "compiler/first_execution.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace svp::compiler {
@@ -43,7 +45,13 @@ Status first_execution(const model::Program& p, const std::uint8_t* weights, con
   std::vector<void*> in_data, out_data;
   for (Zeroed& z : ins) in_data.push_back(z.data());
   for (Zeroed& z : outs) out_data.push_back(z.data());
-  Zeroed work(p.flags.work_buf_size);
+  // With an I/O buffer-reuse type the work_buf tensors' arena runs on into the input and
+  // output memory (model::arena_parts): one zeroed block covers all of it here.
+  std::uint64_t arena = p.flags.work_buf_size;
+  for (const model::Tensor& x : p.tensors) {
+    if (x.placement == model::Placement::kWorkBuf) arena = std::max(arena, x.offset + x.size);
+  }
+  Zeroed work(arena);
   const std::vector<void*> data = tensor_addresses(p, in_data, out_data, work.data(), weights);
   for (std::size_t l = 0; l < compiled.layer_count(); ++l) {
     const Status st = compiled.run_layer(l, data, kernels::RunArgs{});

@@ -156,5 +156,28 @@ TEST(FirstExecution, AValidModelStillCompilesAndTheCheckIsInTheLog) {
   EXPECT_TRUE(logged) << "no \"first execution\" line in the compile log";
 }
 
+// With an I/O buffer-reuse type the work_buf tensors' arena runs on into the input and
+// output memory; the first execution once wrote past its work buffer there (heap
+// corruption found by the acl_workbuf sample; the sanitizer builds see it).
+TEST(FirstExecution, AModelWithAnIoBufferReuseTypeRunsWithinItsArena) {
+  OnnxBuilder b;
+  b.input("x", {1, 2, 8, 8});
+  b.initializer("w", {4, 2, 3, 3}, std::vector<float>(72, 0.25f));
+  b.node("Conv", {"x", "w"}, {"c"}, "conv");
+  b.node("Relu", {"c"}, {"r"}, "relu");
+  b.initializer("w2", {2, 4, 3, 3}, std::vector<float>(72, 0.5f));
+  b.node("Conv", {"r", "w2"}, {"y"}, "conv2");
+  b.output("y", {1, 2, 4, 4});
+  for (std::int32_t reuse : {1, 2, 3, 4, 5}) {
+    TempDir dir("svp_first_exec_reuse");
+    CompileOptions o;
+    o.model = b.write((dir.path / "reuse.onnx").string());
+    o.compile_mode = "float";
+    o.buffer_reuse = reuse;
+    auto r = compile(o);
+    EXPECT_TRUE(r.ok()) << "buffer_reuse " << reuse << ": " << r.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace svp::compiler
