@@ -32,13 +32,13 @@ int binding_type(const char* fn, const Io& io, bool input, const rknn_tensor_att
     b->es = own_es;
     return RKNN_SUCC;
   }
-  if (type == RKNN_TENSOR_FLOAT16 || type == RKNN_TENSOR_BFLOAT16 || type == RKNN_TENSOR_INT4) {
+  if (type == RKNN_TENSOR_INT4) {
     return not_implemented(fn, fmt::format("{}: memory of type {}", what, type_name(type)));
   }
-  if (!input && type != RKNN_TENSOR_FLOAT32) {
+  if (!input && type != RKNN_TENSOR_FLOAT32 && type != RKNN_TENSOR_FLOAT16 && type != RKNN_TENSOR_BFLOAT16) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,
-                fmt::format("{}: outputs are written as {} (the tensor's type) or FLOAT32, not {}", what,
-                            type_name(io.attr.type), type_name(type)));
+                fmt::format("{}: outputs are written as {} (the tensor's type), FLOAT32, FLOAT16 or BFLOAT16, not {}",
+                            what, type_name(io.attr.type), type_name(type)));
   }
   b->es = host_type_size(type);
   if (b->es == 0) return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("{}: type {} is not a tensor type", what, type));
@@ -82,8 +82,7 @@ int read_bound_input(const char* fn, Ctx& c, std::size_t i) {
 int write_bound_output(const char* fn, Ctx& c, std::size_t k) {
   const Binding& b = c.out_bind[k];
   const Io& io = c.outputs[k];
-  const bool want_float = b.type == RKNN_TENSOR_FLOAT32 && io.attr.type != RKNN_TENSOR_FLOAT32;
-  const std::vector<std::uint8_t> dense = output_bytes(io, want_float);
+  const std::vector<std::uint8_t> dense = output_bytes_as(io, b.type);
   std::vector<std::uint8_t> buf(b.layout.buffer_elems() * b.es);
   pack(b.layout, b.es, dense.data(), buf.data());
   std::string why;
