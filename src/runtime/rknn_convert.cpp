@@ -165,7 +165,6 @@ int set_one(const char* fn, Io& io, const rknn_input& in) {
     return fail(fn, RKNN_ERR_INPUT_INVALID, fmt::format("input {}: type {} is not a tensor type", in.index, type));
   }
   if (format != RKNN_TENSOR_NCHW && format != RKNN_TENSOR_NHWC && format != RKNN_TENSOR_UNDEFINED) {
-    if (format == RKNN_TENSOR_NC1HWC2) return not_implemented(fn, fmt::format("input {}: NC1HWC2 buffers", in.index));
     return fail(fn, RKNN_ERR_INPUT_INVALID, fmt::format("input {}: fmt {} is not a tensor format", in.index, format));
   }
   const std::uint64_t want = io.elems * host_type_size(type);
