@@ -43,6 +43,7 @@ std::shared_ptr<Runtime> g_runtime;  // read with std::atomic_load
 thread_local void* t_current_context = nullptr;
 
 Status Runtime::init(const char* config_path) {
+  log::reload_level_from_env();  // before the file's warnings are logged
   auto config = load_config(config_path);
   if (!config.ok()) {
     std::lock_guard<std::mutex> lock(g_lifecycle_mu);
