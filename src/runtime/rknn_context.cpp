@@ -131,10 +131,40 @@ void release_buffers(Ctx& c) {
   c.rt_context = nullptr;
 }
 
-Result<std::shared_ptr<Runtime>> runtime_for_rknn() {
+// The configuration librknnrt starts the runtime with: SVP_ACL_RKNN_CONFIG's acl.json if set
+// (librknnrt has no svp_acl_init to pass one), else the defaults with the device memory
+// limit of the first model's board (the model's --soc_version). Without a model (memory
+// created before the first rknn_init) or with an image that does not parse (rknn_init then
+// reports its error), the default board's.
+Result<RuntimeConfig> rknn_runtime_config(const std::vector<std::uint8_t>& image) {
+  if (const char* path = std::getenv("SVP_ACL_RKNN_CONFIG"); path != nullptr && path[0] != '\0') {
+    auto cfg = load_config(path);
+    if (!cfg.ok()) return Error(cfg.status().code(), "SVP_ACL_RKNN_CONFIG: {}", cfg.status().message());
+    return cfg;
+  }
+  const target::DeviceProfile* soc = nullptr;
+  if (!image.empty()) {
+    auto m = model::read_model(image.data(), image.size());
+    if (m.ok()) soc = target::find_profile(compiled_soc(m->program.compiler.command_line));
+  }
+  if (soc == nullptr || soc->family != target::Family::kRknn) return parse_config("{}", "librknnrt's defaults");
+  auto cfg = parse_config(fmt::format("{{\"softnpu\": {{\"soc_version\": \"{}\"}}}}", soc->name),
+                          "librknnrt's defaults");
+  if (cfg.ok()) {
+    cfg->backend.memory_limit_origin = fmt::format(
+        "a typical {} board's memory, from the first model's platform; set SVP_ACL_RKNN_CONFIG to an acl.json "
+        "with softnpu.device_memory_mb to change it",
+        soc->name);
+  }
+  return cfg;
+}
+
+Result<std::shared_ptr<Runtime>> runtime_for_rknn(const std::vector<std::uint8_t>& image) {
   auto rt = Runtime::get();
   if (rt.ok()) return rt;
-  const Status s = Runtime::init(nullptr);
+  auto cfg = rknn_runtime_config(image);
+  if (!cfg.ok()) return cfg.status();
+  const Status s = Runtime::init_with_config(std::move(*cfg));
   if (!s.ok() && s.code() != err::kRepeatInitialize) return s;
   return Runtime::get();
 }
@@ -242,7 +272,7 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
                                    : "this is not an svp-acl model image (no SVPACLOM header)",
                             image.size(), kRebuildHint));
   }
-  auto rt = runtime_for_rknn();
+  auto rt = runtime_for_rknn(image);
   if (!rt.ok()) return fail(fn, RKNN_ERR_DEVICE_UNAVAILABLE, "the software NPU did not start: " + rt.status().message());
   c.rt = *rt;
   c.model->rt = c.rt;
@@ -372,7 +402,7 @@ CallScope::CallScope(const char* fn, Ctx& c) : c_(c), lock_(c.mu, std::try_to_lo
 }
 
 std::shared_ptr<Runtime> core_runtime(std::string* why) {
-  auto rt = runtime_for_rknn();
+  auto rt = runtime_for_rknn({});
   if (rt.ok()) return *rt;
   *why = rt.status().message();
   return nullptr;

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "common/half.h"
 #include "runtime/rknn_ctx.h"
 
 namespace svp::runtime::rknn {
@@ -18,6 +19,7 @@ namespace {
 double load(model::DType t, const std::uint8_t* p, std::size_t i) {
   switch (t) {
     case model::DType::kFloat32: { float v; std::memcpy(&v, p + 4 * i, 4); return v; }
+    case model::DType::kFloat16: { std::uint16_t h; std::memcpy(&h, p + 2 * i, 2); return half_to_float(h); }
     case model::DType::kInt8: return static_cast<std::int8_t>(p[i]);
     case model::DType::kUint8:
     case model::DType::kBool: return p[i];
@@ -42,6 +44,7 @@ T saturate(double v) {
 void store(model::DType t, std::uint8_t* p, std::size_t i, double v) {
   switch (t) {
     case model::DType::kFloat32: { const float f = static_cast<float>(v); std::memcpy(p + 4 * i, &f, 4); break; }
+    case model::DType::kFloat16: { const auto h = float_to_half(static_cast<float>(v)); std::memcpy(p + 2 * i, &h, 2); break; }
     case model::DType::kInt8: { const auto q = saturate<std::int8_t>(v); std::memcpy(p + i, &q, 1); break; }
     case model::DType::kUint8: p[i] = saturate<std::uint8_t>(v); break;
     case model::DType::kBool: p[i] = v != 0.0 ? 1 : 0; break;
@@ -54,10 +57,12 @@ void store(model::DType t, std::uint8_t* p, std::size_t i, double v) {
   }
 }
 
-// The host-side type of rknn_input.type as a model dtype (only the converted ones).
+// The host-side type of rknn_input.type as a model dtype (only the converted ones; BFLOAT16,
+// which no model tensor has, is read by load_host).
 bool dtype_of(int rknn_type, model::DType* out) {
   switch (rknn_type) {
     case RKNN_TENSOR_FLOAT32: *out = model::DType::kFloat32; return true;
+    case RKNN_TENSOR_FLOAT16: *out = model::DType::kFloat16; return true;
     case RKNN_TENSOR_INT8: *out = model::DType::kInt8; return true;
     case RKNN_TENSOR_UINT8: *out = model::DType::kUint8; return true;
     case RKNN_TENSOR_INT16: *out = model::DType::kInt16; return true;
@@ -68,6 +73,17 @@ bool dtype_of(int rknn_type, model::DType* out) {
     case RKNN_TENSOR_BOOL: *out = model::DType::kBool; return true;
     default: return false;
   }
+}
+
+// Reads element i of an application buffer of rknn type `type` (one dtype_of accepts or
+// BFLOAT16).
+double load_host(int type, model::DType t, const std::uint8_t* p, std::size_t i) {
+  if (type == RKNN_TENSOR_BFLOAT16) {
+    std::uint16_t b;
+    std::memcpy(&b, p + 2 * i, 2);
+    return bfloat16_to_float(b);
+  }
+  return load(t, p, i);
 }
 
 // The dense (model-order) bytes of `io` from its strided device buffer.
@@ -94,6 +110,8 @@ void write_dense(const Io& io, const std::vector<std::uint8_t>& dense) {
 std::size_t host_type_size(int type) {
   switch (type) {
     case RKNN_TENSOR_FLOAT32: return 4;
+    case RKNN_TENSOR_FLOAT16:
+    case RKNN_TENSOR_BFLOAT16: return 2;
     case RKNN_TENSOR_INT8:
     case RKNN_TENSOR_UINT8:
     case RKNN_TENSOR_BOOL: return 1;
@@ -139,15 +157,14 @@ int set_one(const char* fn, Io& io, const rknn_input& in) {
     write_dense(io, std::vector<std::uint8_t>(p, p + want));
     return RKNN_SUCC;
   }
-  model::DType src_t;
-  if (!dtype_of(type, &src_t)) {
-    if (type == RKNN_TENSOR_FLOAT16 || type == RKNN_TENSOR_BFLOAT16 || type == RKNN_TENSOR_INT4) {
+  model::DType src_t = model::DType::kFloat32;  // BFLOAT16: read as float by load_host
+  if (type != RKNN_TENSOR_BFLOAT16 && !dtype_of(type, &src_t)) {
+    if (type == RKNN_TENSOR_INT4) {
       return not_implemented(fn, fmt::format("input {}: buffers of type {}", in.index, type_name(type)));
     }
     return fail(fn, RKNN_ERR_INPUT_INVALID, fmt::format("input {}: type {} is not a tensor type", in.index, type));
   }
   if (format != RKNN_TENSOR_NCHW && format != RKNN_TENSOR_NHWC && format != RKNN_TENSOR_UNDEFINED) {
-    if (format == RKNN_TENSOR_NC1HWC2) return not_implemented(fn, fmt::format("input {}: NC1HWC2 buffers", in.index));
     return fail(fn, RKNN_ERR_INPUT_INVALID, fmt::format("input {}: fmt {} is not a tensor format", in.index, format));
   }
   const std::uint64_t want = io.elems * host_type_size(type);
@@ -159,8 +176,10 @@ int set_one(const char* fn, Io& io, const rknn_input& in) {
   const auto* src = static_cast<const std::uint8_t*>(in.buf);
   const auto& d = io.desc.dims;
   const bool nhwc = io.image && format == RKNN_TENSOR_NHWC;
-  const bool quantize = io.desc.dtype != model::DType::kFloat32 && per_tensor_affine(io.quant) &&
-                        src_t == model::DType::kFloat32;
+  // Float buffers (FLOAT32, FLOAT16, BFLOAT16) are quantized into an integer model input.
+  const bool float_src = src_t == model::DType::kFloat32 || src_t == model::DType::kFloat16;
+  const bool model_float = io.desc.dtype == model::DType::kFloat32 || io.desc.dtype == model::DType::kFloat16;
+  const bool quantize = !model_float && per_tensor_affine(io.quant) && float_src;
   const double scale = quantize ? io.quant.scale[0] : 1.0;
   const double zp = quantize ? io.quant.zero_point[0] : 0.0;
   std::vector<std::uint8_t> dense(io.elems * model_es);
@@ -172,7 +191,7 @@ int set_one(const char* fn, Io& io, const rknn_input& in) {
       const std::uint64_t w = i % W, h = (i / W) % H, ch = (i / (W * H)) % C, n = i / (W * H * C);
       s = ((n * H + h) * W + w) * C + ch;
     }
-    double v = load(src_t, src, s);
+    double v = load_host(type, src_t, src, s);
     if (quantize) v = v / scale + zp;
     store(io.desc.dtype, dense.data(), i, v);
   }
@@ -200,5 +219,17 @@ std::vector<std::uint8_t> output_bytes(const Io& io, bool want_float) {
   return out;
 }
 
+std::vector<std::uint8_t> output_bytes_as(const Io& io, int type) {
+  if (type != RKNN_TENSOR_FLOAT16 && type != RKNN_TENSOR_BFLOAT16) return output_bytes(io, type == RKNN_TENSOR_FLOAT32);
+  const std::vector<std::uint8_t> f32 = output_bytes(io, true);
+  std::vector<std::uint8_t> out(io.elems * 2);
+  for (std::uint64_t i = 0; i < io.elems; ++i) {
+    float v;
+    std::memcpy(&v, f32.data() + 4 * i, 4);
+    const std::uint16_t h = type == RKNN_TENSOR_FLOAT16 ? float_to_half(v) : float_to_bfloat16(v);
+    std::memcpy(out.data() + 2 * i, &h, 2);
+  }
+  return out;
+}
 
 }  // namespace svp::runtime::rknn

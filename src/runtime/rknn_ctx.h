@@ -159,6 +159,9 @@ int set_one(const char* fn, Io& io, const rknn_input& in);
 // The bytes of output `io` as the application asked: float32 (dequantized) or the type
 // RKNN_QUERY_OUTPUT_ATTR reports (rknn_convert.cpp).
 std::vector<std::uint8_t> output_bytes(const Io& io, bool want_float);
+// The bytes of output `io` in rknn type `type`: the tensor's own type, FLOAT32 (dequantized),
+// or FLOAT16 / BFLOAT16 (rounded to nearest even from the float32 value).
+std::vector<std::uint8_t> output_bytes_as(const Io& io, int type);
 // Ends the context's pending run, if any (rknn_run_extend.non_block, RKNN_FLAG_ASYNC_MASK):
 // waits for it (timeout_ms > 0: at most that long, RKNN_ERR_TIMEOUT and still pending
 // after), then does what a blocking run does once its execution ends (bound outputs

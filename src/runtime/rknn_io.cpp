@@ -32,16 +32,59 @@ int binding_type(const char* fn, const Io& io, bool input, const rknn_tensor_att
     b->es = own_es;
     return RKNN_SUCC;
   }
-  if (type == RKNN_TENSOR_FLOAT16 || type == RKNN_TENSOR_BFLOAT16 || type == RKNN_TENSOR_INT4) {
+  if (type == RKNN_TENSOR_INT4) {
     return not_implemented(fn, fmt::format("{}: memory of type {}", what, type_name(type)));
   }
-  if (!input && type != RKNN_TENSOR_FLOAT32) {
+  if (!input && type != RKNN_TENSOR_FLOAT32 && type != RKNN_TENSOR_FLOAT16 && type != RKNN_TENSOR_BFLOAT16) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,
-                fmt::format("{}: outputs are written as {} (the tensor's type) or FLOAT32, not {}", what,
-                            type_name(io.attr.type), type_name(type)));
+                fmt::format("{}: outputs are written as {} (the tensor's type), FLOAT32, FLOAT16 or BFLOAT16, not {}",
+                            what, type_name(io.attr.type), type_name(type)));
   }
   b->es = host_type_size(type);
   if (b->es == 0) return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("{}: type {} is not a tensor type", what, type));
+  return RKNN_SUCC;
+}
+
+// rknn_inputs_set of an NC1HWC2 buffer: the layout [N, ceil(C/C2), H, W, C2] with the C2
+// the platform's table 5-1 row gives the buffer's type (what RKNN_QUERY_NATIVE_INPUT_ATTR
+// reports for an NC1HWC2 input: no width padding), unpacked into `dense` (model order);
+// `*out` is then the NCHW rknn_input of those bytes. A type with no element size is left to
+// set_one, which names it.
+int unpack_nc1hwc2(const char* fn, const Ctx& c, const Io& io, const rknn_input& in, std::vector<std::uint8_t>* dense,
+                   rknn_input* out) {
+  *out = in;
+  const bool own = in.pass_through != 0;
+  const int type = own ? io.attr.type : raw_enum(in.type);
+  const std::size_t es = own ? (io.int8_view ? 1 : model::dtype_size(io.desc.dtype)) : host_type_size(type);
+  if (es == 0) return RKNN_SUCC;
+  const auto& d = io.desc.dims;
+  const std::uint32_t c2 = native_c2(*c.platform, type);
+  if (d.size() != 4 || c2 == 0) {
+    return fail(fn, RKNN_ERR_INPUT_INVALID,
+                fmt::format("input {}: an NC1HWC2 buffer needs a 4-D input of a type with a C2 on {} (INT8, UINT8, "
+                            "FLOAT16, FLOAT32); this input is {}-D and the buffer {}",
+                            in.index, c.platform->name, d.size(), type_name(type)));
+  }
+  Layout l;
+  l.fmt = RKNN_TENSOR_NC1HWC2;
+  l.n = static_cast<std::uint64_t>(d[0]);
+  l.c = static_cast<std::uint64_t>(d[1]);
+  l.h = l.h_stride = static_cast<std::uint64_t>(d[2]);
+  l.w = l.w_stride = static_cast<std::uint64_t>(d[3]);
+  l.c2 = c2;
+  l.elems = io.elems;
+  const std::uint64_t want = l.buffer_elems() * es;
+  if (in.size != want) {
+    return fail(fn, RKNN_ERR_INPUT_INVALID,
+                fmt::format("input {}: size {} does not match the NC1HWC2 buffer {} of {} ({} bytes, the last block's "
+                            "channels past {} included as padding)",
+                            in.index, in.size, l.describe(), type_name(type), want, l.c));
+  }
+  dense->resize(io.elems * es);
+  unpack(l, es, static_cast<const std::uint8_t*>(in.buf), dense->data());
+  out->buf = dense->data();
+  out->size = static_cast<std::uint32_t>(dense->size());
+  out->fmt = RKNN_TENSOR_NCHW;
   return RKNN_SUCC;
 }
 
@@ -82,8 +125,7 @@ int read_bound_input(const char* fn, Ctx& c, std::size_t i) {
 int write_bound_output(const char* fn, Ctx& c, std::size_t k) {
   const Binding& b = c.out_bind[k];
   const Io& io = c.outputs[k];
-  const bool want_float = b.type == RKNN_TENSOR_FLOAT32 && io.attr.type != RKNN_TENSOR_FLOAT32;
-  const std::vector<std::uint8_t> dense = output_bytes(io, want_float);
+  const std::vector<std::uint8_t> dense = output_bytes_as(io, b.type);
   std::vector<std::uint8_t> buf(b.layout.buffer_elems() * b.es);
   pack(b.layout, b.es, dense.data(), buf.data());
   std::string why;
@@ -113,7 +155,13 @@ int inputs_set(Handle h, std::uint32_t n, const rknn_input* inputs) {
   // A run still in flight reads the input buffers: it ends first.
   if (const int r = settle(fn, c); r != RKNN_SUCC) return r;
   for (std::uint32_t i = 0; i < n; ++i) {
-    const int r = set_one(fn, c.inputs[inputs[i].index], inputs[i]);
+    Io& io = c.inputs[inputs[i].index];
+    rknn_input in = inputs[i];
+    std::vector<std::uint8_t> dense;
+    if (raw_enum(in.fmt) == RKNN_TENSOR_NC1HWC2) {
+      if (const int r = unpack_nc1hwc2(fn, c, io, inputs[i], &dense, &in); r != RKNN_SUCC) return r;
+    }
+    const int r = set_one(fn, io, in);
     if (r != RKNN_SUCC) return r;
     c.input_set[inputs[i].index] = true;
   }

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -107,6 +108,45 @@ int query_perf(const char* fn, Ctx& c, int cmd, void* info, std::uint32_t size) 
   return copy_struct(fn, info, size, d, "rknn_perf_detail");
 }
 
+// Rockchip's runtime answers a static-shape model with RKNN_ERR_MODEL_INVALID and "rknn model
+// is static shape type, please export rknn with dynamic_shapes"; every svp-acl RKNN model is
+// static (gear models are refused at rknn_init), so this is the answer after the checks.
+int query_dynamic_range(const char* fn, const Ctx& c, void* info, std::uint32_t size) {
+  if (size < sizeof(rknn_input_range)) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("size {} is smaller than sizeof(rknn_input_range) = {}", size, sizeof(rknn_input_range)));
+  }
+  const auto* r = static_cast<const rknn_input_range*>(info);
+  if (r->index >= c.inputs.size()) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("input index {} is out of range (the model has {} inputs)", r->index, c.inputs.size()));
+  }
+  return fail(fn, RKNN_ERR_MODEL_INVALID,
+              "RKNN_QUERY_INPUT_DYNAMIC_RANGE: the model has static shapes (svp-acl RKNN models have no dynamic "
+              "shapes); use RKNN_QUERY_INPUT_ATTR for its one input shape");
+}
+
+// The model buffer the runtime holds, as Rockchip's runtime describes it on the platforms
+// that answer this query (RV1106/RV1103; the RKNN C API reference's query list): the host
+// has no dma-buf fd (-1) and no physical address (the host address stands in, as for
+// rknn_create_mem).
+int query_device_mem(const char* fn, const Ctx& c, void* info, std::uint32_t size) {
+  const std::string_view soc = c.platform->name;
+  if (soc != "RV1106") {
+    return fail(fn, RKNN_ERR_FAIL,
+                fmt::format("RKNN_QUERY_DEVICE_MEM_INFO is answered only for RV1106/RV1103 models, as Rockchip's "
+                            "runtime answers it only there; this model is for {} (RKNN_QUERY_MEM_SIZE gives its "
+                            "memory use)",
+                            soc));
+  }
+  rknn_tensor_mem m{};
+  m.virt_addr = c.model->image.data();
+  m.phys_addr = reinterpret_cast<std::uintptr_t>(c.model->image.data());
+  m.fd = -1;
+  m.size = static_cast<std::uint32_t>(c.model->image.size());
+  return copy_struct(fn, info, size, m, "rknn_tensor_mem");
+}
+
 }  // namespace
 
 int query(Handle h, int cmd, void* info, std::uint32_t size) {
@@ -149,13 +189,14 @@ int query(Handle h, int cmd, void* info, std::uint32_t size) {
     case RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR: return query_native(fn, c, false, true, info, size);
     case RKNN_QUERY_PERF_DETAIL:
     case RKNN_QUERY_PERF_RUN: return query_perf(fn, c, cmd, info, size);
-    case RKNN_QUERY_DEVICE_MEM_INFO:
-    case RKNN_QUERY_INPUT_DYNAMIC_RANGE:
-    case RKNN_QUERY_CURRENT_INPUT_ATTR:
-    case RKNN_QUERY_CURRENT_OUTPUT_ATTR:
-    case RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR:
-    case RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR:
-      return not_implemented(fn, fmt::format("query command {}", cmd));
+    // The current shapes of a model without dynamic shapes are its static ones (svp-acl
+    // refuses gear models at rknn_init, so every context's shapes are static).
+    case RKNN_QUERY_CURRENT_INPUT_ATTR: return query_attr(fn, c.inputs, info, size, "input");
+    case RKNN_QUERY_CURRENT_OUTPUT_ATTR: return query_attr(fn, c.outputs, info, size, "output");
+    case RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR: return query_native(fn, c, true, false, info, size);
+    case RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR: return query_native(fn, c, false, false, info, size);
+    case RKNN_QUERY_INPUT_DYNAMIC_RANGE: return query_dynamic_range(fn, c, info, size);
+    case RKNN_QUERY_DEVICE_MEM_INFO: return query_device_mem(fn, c, info, size);
     default:
       return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("cmd {} is not an rknn_query_cmd (0..{})", cmd,
                                                           static_cast<int>(RKNN_QUERY_CMD_MAX) - 1));

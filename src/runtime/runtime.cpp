@@ -43,16 +43,25 @@ std::shared_ptr<Runtime> g_runtime;  // read with std::atomic_load
 thread_local void* t_current_context = nullptr;
 
 Status Runtime::init(const char* config_path) {
+  log::reload_level_from_env();  // before the file's warnings are logged
+  auto config = load_config(config_path);
+  if (!config.ok()) {
+    std::lock_guard<std::mutex> lock(g_lifecycle_mu);
+    if (g_phase == Phase::kLive) return Error(err::kRepeatInitialize, "svp_acl_init was already called");
+    return config.status();
+  }
+  return init_with_config(std::move(*config));
+}
+
+Status Runtime::init_with_config(RuntimeConfig config) {
   std::lock_guard<std::mutex> lock(g_lifecycle_mu);
   log::reload_level_from_env();
   if (g_phase == Phase::kLive) return Error(err::kRepeatInitialize, "svp_acl_init was already called");
-  auto config = load_config(config_path);
-  if (!config.ok()) return config.status();
-  auto backend = hal::create_backend(config->backend);
+  auto backend = hal::create_backend(config.backend);
   if (!backend.ok()) return backend.status();
   ++g_epoch;
   if (g_epoch == 0) g_epoch = 1;
-  auto rt = std::make_shared<Runtime>(std::move(*config), std::move(*backend), g_epoch);
+  auto rt = std::make_shared<Runtime>(std::move(config), std::move(*backend), g_epoch);
   std::vector<profiling::DeviceInfo> devices;
   for (std::uint32_t i = 0; i < rt->device_count(); ++i) devices.push_back({i, rt->backend().device(i).core_count()});
   SVP_RETURN_IF_ERROR(profiling::Profiler::instance().attach(std::move(devices), rt->config().profiler));

@@ -116,6 +116,8 @@ struct ExecuteArgs {
 class Runtime {
  public:
   static Status init(const char* config_path);
+  // init with a configuration built by the caller (librknnrt, which has no acl.json).
+  static Status init_with_config(RuntimeConfig config);
   static Status finalize();
   // The live runtime, or UNINITIALIZE.
   static Result<std::shared_ptr<Runtime>> get();

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "common/half.h"
 #include "kernels/common.h"
 
 namespace svp::kernels::detail {
@@ -19,9 +20,8 @@ struct Half {
   std::uint16_t bits;
 };
 
-// IEEE binary16 ↔ binary32 (to half: round to nearest even, overflow to infinity).
-float half_to_float(std::uint16_t h);
-std::uint16_t float_to_half(float f);
+using svp::float_to_half;  // IEEE binary16 <-> binary32 (common/half.h)
+using svp::half_to_float;
 
 // The type a T is computed in.
 template <typename T>

@@ -1,0 +1,184 @@
+// rknn_inputs_set of buffers in the NC1HWC2 layout (docs/rknn.md): the layout
+// RKNN_QUERY_NATIVE_INPUT_ATTR reports, packed here from the guide's formula (section 5.1),
+// gives the NCHW buffer's outputs, converted (FLOAT32, FLOAT16) or pass_through (int8).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/half.h"
+#include "compiler/compile.h"
+#include "npy_io.h"
+#include "onnx_builder.h"
+#include "rknn/rknn_api.h"
+#include "runtime/rknn_context.h"
+#include "target/device_profile.h"
+
+namespace svp {
+namespace {
+
+namespace fs = std::filesystem;
+using runtime::rknn::last_error;
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::vector<float> uniform(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& f : v) f = d(rng);
+  return v;
+}
+
+// NCHW (C x H x W, N = 1) -> NC1HWC2 of `c2` lanes: channel c is lane c % C2 of block c / C2,
+// each block H x W x C2; lanes past C are zero.
+template <typename T>
+std::vector<T> to_nc1hwc2(const std::vector<T>& x, std::uint32_t c, std::uint32_t h, std::uint32_t w, std::uint32_t c2) {
+  const std::uint32_t c1 = (c + c2 - 1) / c2;
+  std::vector<T> out(static_cast<std::size_t>(c1) * h * w * c2, T{});
+  for (std::uint32_t ch = 0; ch < c; ++ch) {
+    for (std::uint32_t p = 0; p < h * w; ++p) out[((ch / c2) * h * w + p) * c2 + ch % c2] = x[ch * h * w + p];
+  }
+  return out;
+}
+
+class RknnNc1hwc2Inputs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("svp_rknn_nc1hwc2_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    for (rknn_context ctx : opened_) (void)rknn_destroy(ctx);
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  // A 3x3 convolution 10 -> 4 channels on 6x6 (10 channels: an NC1HWC2 native input) for RK3588.
+  rknn_context init(bool int8) {
+    const std::string path = (dir_ / "conv.onnx").string();
+    test::OnnxBuilder b;
+    b.input("x", {1, 10, 6, 6}).output("y", {1, 4, 6, 6});
+    std::vector<float> w = uniform(4 * 10 * 9, 7);
+    for (float& v : w) v -= 0.5f;
+    b.initializer("w", {4, 10, 3, 3}, w);
+    auto& conv = b.node("Conv", {"x", "w"}, {"y"});
+    test::OnnxBuilder::attr_ints(conv, "pads", {1, 1, 1, 1});
+    test::OnnxBuilder::attr_ints(conv, "kernel_shape", {3, 3});
+    std::ofstream(path, std::ios::binary) << b.bytes();
+    compiler::CompileOptions o;
+    o.model = path;
+    o.soc_version = target::find_profile("RK3588");
+    o.compile_mode = "float";
+    o.command_line = "svp_atc --framework=5 --model=" + path + " --soc_version=RK3588";
+    if (int8) {
+      std::vector<std::vector<float>> calib;
+      for (unsigned i = 0; i < 4; ++i) calib.push_back(uniform(360, 100 + i));
+      o.compile_mode = "0";
+      o.calibration = "minmax";
+      o.image_list = test::write_calibration_list(dir_.string(), {1, 10, 6, 6}, calib);
+    }
+    auto r = compiler::compile(o);
+    if (!r.ok()) {
+      ADD_FAILURE() << r.status().message();
+      return 0;
+    }
+    rknn_context ctx = 0;
+    EXPECT_EQ(rknn_init(&ctx, r->model.image.data(), static_cast<uint32_t>(r->model.image.size()), 0, nullptr), RKNN_SUCC)
+        << last_error();
+    opened_.push_back(ctx);
+    return ctx;
+  }
+
+  static std::vector<float> run(rknn_context ctx, const void* buf, std::size_t size, rknn_tensor_type type,
+                                rknn_tensor_format fmt, bool pass_through = false) {
+    rknn_input in{};
+    in.buf = const_cast<void*>(buf);
+    in.size = static_cast<uint32_t>(size);
+    in.type = type;
+    in.fmt = fmt;
+    in.pass_through = pass_through ? 1 : 0;
+    EXPECT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC) << last_error();
+    EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC) << last_error();
+    rknn_output out{};
+    out.want_float = 1;
+    EXPECT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC) << last_error();
+    std::vector<float> y(out.size / sizeof(float));
+    if (out.buf != nullptr) std::memcpy(y.data(), out.buf, out.size);
+    EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
+    return y;
+  }
+
+  fs::path dir_;
+  std::vector<rknn_context> opened_;
+};
+
+TEST_F(RknnNc1hwc2Inputs, AFloatBufferInTheNativeNc1hwc2LayoutGivesTheNchwBuffersOutputs) {
+  rknn_context ctx = init(false);
+  rknn_tensor_attr native{};
+  ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR, &native, sizeof native), RKNN_SUCC) << last_error();
+  ASSERT_EQ(native.fmt, RKNN_TENSOR_NC1HWC2);
+  const std::uint32_t c2 = native.dims[4];
+  ASSERT_GT(c2, 0u);
+  ASSERT_LT(c2, 10u) << "the test wants padding lanes in the last block and more than one block";
+  const std::vector<float> x = uniform(360, 3);
+  const std::vector<float> want = run(ctx, x.data(), x.size() * 4, RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NCHW);
+  ASSERT_EQ(want.size(), 144u);
+  const std::vector<float> packed = to_nc1hwc2(x, 10, 6, 6, c2);
+  ASSERT_EQ(packed.size() * 4, native.size_with_stride);
+  EXPECT_EQ(run(ctx, packed.data(), packed.size() * 4, RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NC1HWC2), want);
+  // FLOAT16 buffers use the same C2 (the float16 row of the guide's table).
+  std::vector<std::uint16_t> h(x.size());
+  std::vector<float> x16(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    h[i] = float_to_half(x[i]);
+    x16[i] = half_to_float(h[i]);
+  }
+  const std::vector<std::uint16_t> packed16 = to_nc1hwc2(h, 10, 6, 6, c2);
+  EXPECT_EQ(run(ctx, packed16.data(), packed16.size() * 2, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_NC1HWC2),
+            run(ctx, x16.data(), x16.size() * 4, RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NCHW));
+  // A buffer of the dense size (no padding lanes) is refused, naming the layout it needs.
+  rknn_input in{};
+  in.buf = const_cast<float*>(x.data());
+  in.size = 360 * 4;
+  in.type = RKNN_TENSOR_FLOAT32;
+  in.fmt = RKNN_TENSOR_NC1HWC2;
+  EXPECT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_ERR_INPUT_INVALID);
+  EXPECT_TRUE(contains(last_error(), "NC1HWC2 [1, ")) << last_error();
+  // INT32 has no C2: refused.
+  in.type = RKNN_TENSOR_INT32;
+  EXPECT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_ERR_INPUT_INVALID);
+  EXPECT_TRUE(contains(last_error(), "C2")) << last_error();
+}
+
+TEST_F(RknnNc1hwc2Inputs, AnInt8PassThroughBufferInNc1hwc2GivesTheNchwPassThroughOutputs) {
+  rknn_context ctx = init(true);
+  rknn_tensor_attr a{};
+  ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &a, sizeof a), RKNN_SUCC) << last_error();
+  ASSERT_EQ(a.type, RKNN_TENSOR_INT8);
+  rknn_tensor_attr native{};
+  ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR, &native, sizeof native), RKNN_SUCC) << last_error();
+  ASSERT_EQ(native.fmt, RKNN_TENSOR_NC1HWC2);
+  const std::uint32_t c2 = native.dims[4];
+  const std::vector<float> x = uniform(360, 4);
+  std::vector<std::int8_t> q(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    q[i] = static_cast<std::int8_t>(std::lround(std::fmin(127.0f, std::fmax(-128.0f, x[i] / a.scale + a.zp))));
+  }
+  const std::vector<float> want = run(ctx, q.data(), q.size(), RKNN_TENSOR_INT8, RKNN_TENSOR_NCHW, true);
+  ASSERT_EQ(want.size(), 144u);
+  const std::vector<std::int8_t> packed = to_nc1hwc2(q, 10, 6, 6, c2);
+  EXPECT_EQ(packed.size(), native.size_with_stride);
+  EXPECT_EQ(run(ctx, packed.data(), packed.size(), RKNN_TENSOR_INT8, RKNN_TENSOR_NC1HWC2, true), want);
+}
+
+}  // namespace
+}  // namespace svp
