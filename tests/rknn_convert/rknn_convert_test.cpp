@@ -172,6 +172,35 @@ TEST_F(RknnConvert, FloatConfigGivesAModelLibrknnrtRunsAsOnnxruntimeDoes) {
   EXPECT_GE(cosine(r.y, onnxruntime(r.input, x, r.output)), 0.9999);
 }
 
+// mean_values/std_values: the model takes raw values and normalises inside, as RKNN
+// models do; onnxruntime runs the ONNX model on the normalised input.
+TEST_F(RknnConvert, MeanAndStdValuesNormaliseRawInputInsideTheModel) {
+  const Outcome o = convert(write("model_config.yml", lenet_yml("    configs:\n      mean_values: [[127.5]]\n"
+                                                                "      std_values: [[255]]\n")));
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  std::vector<float> raw = uniform(28 * 28, 5);
+  for (float& v : raw) v = std::round(v * 255.0f);
+  std::vector<float> normalised = raw;
+  for (float& v : normalised) v = (v - 127.5f) / 255.0f;
+  const Run r = run_rknn("lenet.rknn", raw);
+  ASSERT_EQ(r.y.size(), 10u);
+  const std::vector<float> want = onnxruntime(r.input, normalised, r.output);
+  EXPECT_GE(cosine(r.y, want), 0.9999);
+  // Not the model's answer on the raw values: the normalisation is really applied.
+  EXPECT_LT(cosine(r.y, onnxruntime(r.input, raw, r.output)), 0.999);
+  const std::vector<std::pair<std::string, std::string>> wrong = {
+      {"      mean_values: [[1, 2, 3]]\n", "3 normalisation values, expected 1 or 1"},
+      {"      std_values: [[0]]\n", "a std value of 0"},
+      {"      mean_values: [[0], [0]]\n", "2 input normalisations given, the model has 1"},
+      {"      mean_values: [[0]]\n      std_values: [[1], [1]]\n", "mean_values gives 1 input(s), std_values 2"},
+  };
+  for (const auto& [configs, message] : wrong) {
+    const Outcome bad = convert(write("bad.yml", lenet_yml("    configs:\n" + configs, "bad")));
+    EXPECT_EQ(bad.exit_code, 2) << configs << bad.output;
+    EXPECT_TRUE(contains(bad.output, message)) << configs << bad.output;
+  }
+}
+
 TEST_F(RknnConvert, QuantizedConfigGivesAnAsymmetricInt8ModelCloseToFloat) {
   write_dataset();
   const std::string q = "    quantize: true\n    dataset: ./dataset.txt\n    configs:\n"
@@ -248,8 +277,6 @@ TEST_F(RknnConvert, UnimplementedOptionsAreRefusedByName) {
   write_dataset();
   std::ofstream(dir_ / "images.txt") << "cat.jpg\n";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"    configs:\n      mean_values: [[123.675, 116.28, 103.53]]\n", "mean_values/std_values are not implemented yet"},
-      {"    configs:\n      std_values: [255]\n", "models.configs.std_values"},
       {"    configs:\n      quantized_dtype: w16a16i\n", "models.configs.quantized_dtype"},
       {"    configs:\n      model_pruning: true\n", "models.configs.model_pruning"},
       {"    configs:\n      dynamic_input: [[[1, 1, 28, 28]]]\n", "models.configs.dynamic_input"},

@@ -114,23 +114,62 @@ Result<std::vector<std::int64_t>> dims_of(const YAML::Node& n, const std::string
   return dims;
 }
 
-// mean_values / std_values: [a, b, c] (one input) or [[a, b, c], [d, e, f]] (one per input),
-// flattened: only whether every value equals `identity` matters here.
-Result<bool> all_equal(const YAML::Node& n, const std::string& key, double identity) {
-  if (!n.IsSequence()) return Error(err::kInvalidParam, "{}{}: expected a list such as [[0, 0, 0]]", key, line_of(n));
-  bool same = true;
-  for (const auto& v : n) {
-    if (v.IsSequence()) {
-      auto inner = all_equal(v, key, identity);
-      if (!inner.ok()) return inner.status();
-      same = same && *inner;
-      continue;
-    }
-    auto x = scalar<double>(v, key, "numbers");
-    if (!x.ok()) return x.status();
-    same = same && *x == identity;
+// mean_values / std_values: [a, b, c] (one input) or [[a, b, c], [d, e, f]] (one list per
+// input).
+Result<std::vector<std::vector<float>>> per_input(const YAML::Node& n, const std::string& key) {
+  if (!n.IsSequence() || n.size() == 0) {
+    return Error(err::kInvalidParam, "{}{}: expected a list such as [[123.675, 116.28, 103.53]]", key, line_of(n));
   }
-  return same;
+  const auto numbers = [&key](const YAML::Node& list) -> Result<std::vector<float>> {
+    std::vector<float> out;
+    for (const auto& v : list) {
+      auto x = scalar<float>(v, key, "numbers");
+      if (!x.ok()) return x.status();
+      out.push_back(*x);
+    }
+    if (out.empty()) return Error(err::kInvalidParam, "{}{}: an empty list", key, line_of(list));
+    return out;
+  };
+  std::vector<std::vector<float>> inputs;
+  if (!n[0].IsSequence()) {
+    auto one = numbers(n);
+    if (!one.ok()) return one.status();
+    inputs.push_back(*one);
+    return inputs;
+  }
+  for (const auto& list : n) {
+    if (!list.IsSequence()) return Error(err::kInvalidParam, "{}{}: mixes numbers and lists", key, line_of(list));
+    auto one = numbers(list);
+    if (!one.ok()) return one.status();
+    inputs.push_back(*one);
+  }
+  return inputs;
+}
+
+// mean_values/std_values → the compiler's per-input normalisation (a missing one is the
+// identity: mean 0, std 1).
+Status read_normalization(const YAML::Node& c, ConvertPlan* plan) {
+  std::vector<std::vector<float>> mean, std;
+  if (const YAML::Node n = c["mean_values"]) {
+    auto v = per_input(n, "models.configs.mean_values");
+    if (!v.ok()) return v.status();
+    mean = *v;
+  }
+  if (const YAML::Node n = c["std_values"]) {
+    auto v = per_input(n, "models.configs.std_values");
+    if (!v.ok()) return v.status();
+    std = *v;
+  }
+  if (!mean.empty() && !std.empty() && mean.size() != std.size()) {
+    return Error(err::kInvalidParam, "models.configs.mean_values gives {} input(s), std_values {}", mean.size(), std.size());
+  }
+  for (std::size_t i = 0; i < std::max(mean.size(), std.size()); ++i) {
+    compiler::InputNormalization n;
+    n.mean = mean.empty() ? std::vector<float>{0.0f} : mean[i];
+    n.std = std.empty() ? std::vector<float>{1.0f} : std[i];
+    plan->options.input_normalization.push_back(std::move(n));
+  }
+  return Status::Ok();
 }
 
 Status read_subgraphs(const YAML::Node& sub, ConvertPlan* plan) {
@@ -202,17 +241,7 @@ Status read_configs(const YAML::Node& c, ConvertPlan* plan) {
     return s;
   }
   if (auto s = read_quantization(c, plan); !s.ok()) return s;
-  for (const auto& [key, identity] : {std::pair{"mean_values", 0.0}, std::pair{"std_values", 1.0}}) {
-    const YAML::Node n = c[key];
-    if (!n) continue;
-    auto trivial = all_equal(n, std::string("models.configs.") + key, identity);
-    if (!trivial.ok()) return trivial.status();
-    if (!*trivial) {
-      return Error(err::kFeatureUnsupported, "models.configs.{}{}: mean_values/std_values are not implemented yet in "
-                   "svp-acl (docs/rknn.md): normalise in the application, or fold it into the ONNX model, and give "
-                   "mean 0 / std 1", key, line_of(n));
-    }
-  }
+  if (auto s = read_normalization(c, plan); !s.ok()) return s;
   for (const char* key : {"model_pruning", "quantize_weight", "compress_weight"}) {
     if (const YAML::Node n = c[key]) {
       auto on = boolean(n, std::string("models.configs.") + key);
