@@ -91,12 +91,15 @@ class RknnConvert : public ::testing::Test {
     return "models:\n    name: " + name + "\n    platform: onnx\n    model_file_path: " + kLeNet + "\n" + body;
   }
 
-  // Eight random LeNet inputs as .npy files listed by relative path in dataset.txt.
-  void write_dataset() {
+  // Eight random LeNet inputs (in [0, 1] times `scale`) as .npy files listed by relative
+  // path in dataset.txt.
+  void write_dataset(float scale = 1.0f) {
     std::ofstream list(dir_ / "dataset.txt");
     for (unsigned k = 0; k < 8; ++k) {
       const std::string item = "item_" + std::to_string(k) + ".npy";
-      test::write_npy_f32((dir_ / item).string(), {1, 1, 28, 28}, uniform(28 * 28, 100 + k));
+      std::vector<float> x = uniform(28 * 28, 100 + k);
+      for (float& v : x) v *= scale;
+      test::write_npy_f32((dir_ / item).string(), {1, 1, 28, 28}, x);
       list << item << "\n";
     }
   }
@@ -216,6 +219,25 @@ TEST_F(RknnConvert, QuantizedConfigGivesAnAsymmetricInt8ModelCloseToFloat) {
   EXPECT_EQ(int8.out_attr.qnt_type, RKNN_TENSOR_QNT_AFFINE_ASYMMETRIC);
   EXPECT_GT(int8.out_attr.scale, 0.0f);
   ASSERT_EQ(int8.y.size(), 10u);
+  EXPECT_GE(cosine(int8.y, fp.y), 0.99);
+}
+
+// An int8 model with mean/std calibrates on raw values (the dataset holds pixels 0..255)
+// and agrees with the float model fed the same raw values.
+TEST_F(RknnConvert, QuantizedModelWithMeanAndStdCalibratesOnRawValues) {
+  write_dataset(255.0f);
+  const std::string norm = "      mean_values: [[127.5]]\n      std_values: [[255]]\n";
+  const Outcome q = convert(write("q.yml", lenet_yml("    quantize: true\n    dataset: ./dataset.txt\n    configs:\n" + norm,
+                                                     "lenet_int8")));
+  ASSERT_EQ(q.exit_code, 0) << q.output;
+  const Outcome f = convert(write("f.yml", lenet_yml("    configs:\n" + norm)));
+  ASSERT_EQ(f.exit_code, 0) << f.output;
+  std::vector<float> raw = uniform(28 * 28, 13);
+  for (float& v : raw) v *= 255.0f;
+  const Run int8 = run_rknn("lenet_int8.rknn", raw);
+  const Run fp = run_rknn("lenet.rknn", raw);
+  ASSERT_EQ(int8.y.size(), 10u);
+  EXPECT_EQ(int8.out_attr.type, RKNN_TENSOR_INT8);
   EXPECT_GE(cosine(int8.y, fp.y), 0.99);
 }
 
