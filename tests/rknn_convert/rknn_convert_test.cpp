@@ -360,6 +360,7 @@ TEST_F(RknnConvert, MalformedConfigsAreRefusedNamingTheKey) {
        "models.subgraphs.input_size_list"},
       {"models: &a\n    name: *a\n", 2, "models"},
       {"\t\x01\xff\xfe", 2, ""},
+      {"models: " + std::string(100000, '['), 2, "not valid YAML"},
   };
   for (const auto& [yml, code, message] : cases) {
     const Outcome o = convert(write("model_config.yml", yml));

@@ -374,7 +374,7 @@ Result<ConvertPlan> read_convert_config(const std::string& yml_path, const std::
   if (!soc.ok()) return soc.status();
   plan.options.soc_version = *soc;
   std::error_code ec;
-  if (!fs::is_regular_file(yml_path, ec)) return Error(err::kInvalidFile, "config file {} does not exist", yml_path);
+  if (!fs::is_regular_file(yml_path, ec)) return Error(err::kInvalidFile, "config file {} does not exist or is not a file", yml_path);
   YAML::Node root;
   try {
     root = YAML::LoadFile(yml_path);
