@@ -285,10 +285,11 @@ TEST_F(RknnConvert, TargetPlatformChoosesTheDeviceProfileLibrknnrtChecks) {
 
 TEST_F(RknnConvert, KeysWithoutEffectAreWarnedAboutByName) {
   const Outcome o = convert(write("model_config.yml", lenet_yml("    quantize: false\n    dataset: ./none.txt\n"
-                                                                "    configs:\n      optimization_level: 3\n"
+                                                                "    prototxt_file_path: a.prototxt\n    configs:\n      optimization_level: 3\n"
                                                                 "      single_core_mode: true\n")));
   EXPECT_EQ(o.exit_code, 0) << o.output;
-  for (const char* key : {"models.dataset", "models.configs.optimization_level", "models.configs.single_core_mode"}) {
+  for (const char* key : {"models.dataset", "models.prototxt_file_path", "models.configs.optimization_level",
+                          "models.configs.single_core_mode"}) {
     EXPECT_TRUE(contains(o.output, std::string("warning: ") + key)) << key << "\n" << o.output;
   }
 }

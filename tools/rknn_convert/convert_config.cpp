@@ -326,6 +326,9 @@ Status read_model(const YAML::Node& m, const fs::path& base, ConvertPlan* plan) 
     return Error(err::kFeatureUnsupported, "models.platform{}: \"{}\" is not implemented yet in svp-acl (onnx is)",
                  line_of(m["platform"]), *platform);
   }
+  for (const char* key : {"prototxt_file_path", "caffemodel_file_path", "darknet_cfg_path", "darknet_weights_path"}) {
+    if (m[key]) plan->warnings.push_back(std::string("models.") + key + " has no effect: models.platform is onnx");
+  }
   auto model = existing_file(m["model_file_path"], "models.model_file_path", base);
   if (!model.ok()) return model.status();
   plan->options.model = *model;
