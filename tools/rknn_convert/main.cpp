@@ -7,6 +7,7 @@
 // 2 a configuration or usage error, 3 a file that cannot be read or written, 4 an option
 // svp-acl does not implement yet.
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,7 @@
 
 #include "compiler/compile.h"
 #include "convert_config.h"
+#include "image_dataset.h"
 
 namespace {
 
@@ -24,7 +26,10 @@ namespace err = svp::err;
 enum Exit { kOk = 0, kModelError = 1, kUsage = 2, kIo = 3, kUnsupported = 4 };
 
 int fail(const svp::Status& s) {
-  std::fprintf(stderr, "rknn_convert: error: %s\n", s.message().c_str());
+  // The compiler names svp_atc's flag; the YAML's keys are what this user writes.
+  const bool shape = s.message().find("--input_shape") != std::string::npos;
+  std::fprintf(stderr, "rknn_convert: error: %s%s\n", s.message().c_str(),
+               shape ? " (in the .yml: models.subgraphs.inputs and input_size_list)" : "");
   if (s.code() == err::kFeatureUnsupported) return kUnsupported;
   if (s.code() == err::kInvalidParam || s.code() == err::kParseFile) return kUsage;
   if (s.code() == err::kInvalidFile || s.code() == err::kInvalidFileSize) return kIo;
@@ -68,12 +73,27 @@ int main(int argc, char** argv) {
   for (const std::string& w : plan->warnings) std::fprintf(stderr, "rknn_convert: warning: %s\n", w.c_str());
   svp::compiler::CompileOptions& o = plan->options;
   o.command_line = recorded_command(target, config, out_dir, o);
+  std::error_code ec;
+  // Dataset images become tensor files in a directory of this run's, removed afterwards.
+  const fs::path work = fs::temp_directory_path() / ("rknn_convert_" + std::to_string(::getpid()));
+  if (!o.image_list.empty()) {
+    auto list = svp::rknn_convert::images_to_tensors(o, plan->rgb2bgr, work.string());
+    if (!list.ok()) {
+      fs::remove_all(work, ec);
+      return fail(list.status());
+    }
+    if (plan->rgb2bgr && *list == o.image_list) {
+      std::fprintf(stderr, "rknn_convert: warning: models.configs.quant_img_RGB2BGR has no effect: the dataset names "
+                           "no image\n");
+    }
+    o.image_list = *list;
+  }
   auto r = svp::compiler::compile(o);
+  fs::remove_all(work, ec);
   if (!r.ok()) return fail(r.status());
   if (verbose) {
     for (const std::string& line : r->log) std::fprintf(stderr, "rknn_convert: %s\n", line.c_str());
   }
-  std::error_code ec;
   fs::create_directories(out_dir, ec);
   const std::string out = (fs::path(out_dir) / (plan->name + ".rknn")).string();
   std::ofstream file(out, std::ios::binary | std::ios::trunc);
