@@ -42,7 +42,8 @@ std::string recorded_command(const std::string& t, const std::string& in, const 
                              const svp::compiler::CompileOptions& o) {
   std::string line = "rknn_convert -t " + t + " -i " + in + " -o " + out + " ; as svp_atc: --framework=5 --model=" +
                      o.model + " --soc_version=" + o.soc_version->name + " --compile_mode=" + o.compile_mode;
-  if (!o.image_list.empty()) line += " --image_list=" + o.image_list + " --calibration=" + o.calibration;
+  if (!o.image_list.empty()) line += " --image_list=" + o.image_list;
+  if (!o.calibration.empty()) line += " --calibration=" + o.calibration;
   return line;
 }
 
