@@ -16,6 +16,7 @@ build=(cmake ninja-build g++ pkg-config
        libonnx-dev libprotobuf-dev protobuf-compiler  # the ONNX importer of svp_atc; text-format configs
        libboost-dev           # Boost.Asio: the C++ API's completions (include/svp/acl.hpp)
        libcli11-dev           # command lines of the tools (svp_prof, svp_atc, svp_run)
+       libyaml-cpp-dev        # rknn_convert: rknn-toolkit2's YAML model configuration
        libpng-dev libjpeg62-turbo-dev)  # svp_atc: JPEG/PNG calibration images (--image_list)
 # Tests, benchmarks and tools only (the library itself needs none of these).
 tests=(libgtest-dev libgmock-dev  # GoogleTest

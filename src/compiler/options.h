@@ -16,6 +16,13 @@
 
 namespace svp::compiler {
 
+// (x - mean) / std per channel at a graph input, inside the model (RKNN's mean_values /
+// std_values; passes/input_normalization.h). One value broadcasts over every channel.
+struct InputNormalization {
+  std::vector<float> mean;
+  std::vector<float> std;
+};
+
 struct CompileOptions {
   std::string model;                 // --model: ONNX file
   std::int32_t framework = 5;        // --framework: 5 = ONNX (the only one supported)
@@ -32,6 +39,9 @@ struct CompileOptions {
   // --out_nodes="node:idx;...": extra/replacement outputs.
   std::vector<std::pair<std::string, std::int32_t>> out_nodes;
   std::string insert_op_conf;        // --insert_op_conf: AIPP config file
+  // Per graph input, in order (fewer entries than inputs: the rest are not normalised).
+  // No svp_atc flag: rknn_convert sets it from mean_values/std_values.
+  std::vector<InputNormalization> input_normalization;
   // --dynamic_image_size="h1,w1;h2,w2" (first gear the largest).
   std::vector<std::pair<std::int64_t, std::int64_t>> dynamic_image_size;
   std::vector<std::int64_t> dynamic_batch_size;  // --dynamic_batch_size="1,2,4,8"

@@ -17,6 +17,7 @@
 #include "compiler/passes/fold_channel_affine.h"
 #include "compiler/passes/fold_pad.h"
 #include "compiler/passes/fuse_hardswish.h"
+#include "compiler/passes/input_normalization.h"
 #include "compiler/passes/io_types.h"
 #include "compiler/passes/placement.h"
 #include "compiler/passes/remove_identity.h"
@@ -110,6 +111,13 @@ const std::vector<PassInfo>& registered_passes() {
          g.compact();
          return g.topo_sort();
        }},
+      {"input_normalization", "(x - mean) / std per channel after the inputs (rknn_convert's mean/std_values)",
+       kFactSorted, 0, 0, [](const CompileOptions& o) { return !o.input_normalization.empty(); },
+       [](Graph& g, PassContext& c) {
+         SVP_RETURN_IF_ERROR(apply_input_normalization(g, *c.options));
+         c.log.push_back(fmt::format("input_normalization: {} input(s)", c.options->input_normalization.size()));
+         return Status::Ok();
+       }},
       {"io_types", "--input_type/--output_type: the types the application exchanges", kFactSorted, 0, 0,
        [](const CompileOptions& o) { return !o.input_type.empty() || !o.output_type.empty(); },
        [](Graph& g, PassContext& c) {
@@ -155,7 +163,7 @@ const std::vector<std::string_view>& default_pipeline() {
   static const std::vector<std::string_view> names = {
       "insert_op",       "force_to_cpu",     "remove_identity", "fold_pad",       "fold_channel_affine",
       "fold_batchnorm",  "fold_batchnorm_gemm", "fold_channel_affine", "fuse_hardswish", "cancel_transpose",
-      "cancel_reshape",  "compact",          "io_types",        "check_kernels",  "load_calibration",
+      "cancel_reshape",  "compact",          "input_normalization", "io_types",        "check_kernels",  "load_calibration",
       "absorb_qdq",      "external_params",  "calibrate",       "quantize",       "placement",
       "segments",        "layer_accuracy"};
   return names;
