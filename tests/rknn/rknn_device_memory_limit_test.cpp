@@ -18,14 +18,15 @@
 #include "runtime/rknn_mem.h"
 #include "runtime/runtime.h"
 #include "target/device_profile.h"
+#include "rknn_test_support.h"
 
 namespace svp {
 namespace {
 
+using test::contains;
+
 namespace fs = std::filesystem;
 using runtime::rknn::last_error;
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 class RknnDeviceMemoryLimit : public ::testing::Test {
  protected:

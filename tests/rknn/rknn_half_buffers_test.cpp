@@ -22,14 +22,15 @@
 #include "rknn/rknn_api.h"
 #include "runtime/rknn_context.h"
 #include "target/device_profile.h"
+#include "rknn_test_support.h"
 
 namespace svp {
 namespace {
 
+using test::contains;
+
 namespace fs = std::filesystem;
 using runtime::rknn::last_error;
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // Values k/64, k in [-64, 64]: exact in float16 and bfloat16 (at most 7 significant bits), so
 // a half buffer holds exactly the float32 buffer's values.

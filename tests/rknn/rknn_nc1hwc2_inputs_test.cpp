@@ -20,22 +20,16 @@
 #include "rknn/rknn_api.h"
 #include "runtime/rknn_context.h"
 #include "target/device_profile.h"
+#include "rknn_test_support.h"
 
 namespace svp {
 namespace {
 
+using test::contains;
+using test::uniform;
+
 namespace fs = std::filesystem;
 using runtime::rknn::last_error;
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-std::vector<float> uniform(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(0.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& f : v) f = d(rng);
-  return v;
-}
 
 // NCHW (C x H x W, N = 1) -> NC1HWC2 of `c2` lanes: channel c is lane c % C2 of block c / C2,
 // each block H x W x C2; lanes past C are zero.

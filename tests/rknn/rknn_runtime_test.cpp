@@ -24,34 +24,19 @@
 #include "rknn/rknn_api.h"
 #include "runtime/rknn_context.h"
 #include "target/device_profile.h"
+#include "rknn_test_support.h"
 
 namespace svp {
 namespace {
+
+using test::contains;
+using test::uniform;
+using test::cosine;
 
 namespace fs = std::filesystem;
 using runtime::rknn::last_error;
 
 const std::string kLeNet = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
-
-std::vector<float> uniform(std::size_t n, unsigned seed, float lo = 0.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (float& f : v) f = d(rng);
-  return v;
-}
-
-double cosine(const std::vector<float>& a, const std::vector<float>& b) {
-  double ab = 0, aa = 0, bb = 0;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    ab += static_cast<double>(a[i]) * b[i];
-    aa += static_cast<double>(a[i]) * a[i];
-    bb += static_cast<double>(b[i]) * b[i];
-  }
-  return aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : 0.0;
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 struct Model {
   std::vector<std::uint8_t> image;

@@ -17,15 +17,16 @@
 #include "rknn/rknn_api.h"
 #include "runtime/rknn_context.h"
 #include "target/device_profile.h"
+#include "rknn_test_support.h"
 
 namespace svp {
 namespace {
 
+using test::contains;
+
 using runtime::rknn::last_error;
 
 const std::string kLeNet = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // A 1x1 convolution (RV1106 runs it; LeNet's Flatten it does not), written once.
 std::string conv_onnx() {

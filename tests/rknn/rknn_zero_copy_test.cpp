@@ -29,25 +29,19 @@
 #include "runtime/rknn_mem.h"
 #include "runtime/runtime.h"
 #include "target/device_profile.h"
+#include "rknn_test_support.h"
 
 namespace svp {
 namespace {
+
+using test::contains;
+using test::uniform;
 
 namespace fs = std::filesystem;
 using runtime::rknn::last_error;
 using runtime::rknn::last_warning;
 
 const std::string kLeNet = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-std::vector<float> uniform(std::size_t n, unsigned seed, float lo, float hi) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (float& f : v) f = d(rng);
-  return v;
-}
 
 // NC1HWC2 -> NCHW as the guide (section 5.1) describes it: C1 = ceil(C / C2) blocks of C2
 // channels, each block stored H x W x C2 with the channel innermost; channel c is lane c % C2

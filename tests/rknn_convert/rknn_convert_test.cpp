@@ -22,6 +22,7 @@
 #include "onnxruntime_oracle.h"
 #include "rknn/rknn_api.h"
 #include "runtime/rknn_context.h"
+#include "rknn_test_support.h"
 
 #define SKIP_WITHOUT_ONNXRUNTIME()                                                         \
   if (!fs::exists(test::npm_modules() + "/onnxruntime-node")) {                          \
@@ -30,6 +31,10 @@
 
 namespace svp {
 namespace {
+
+using test::contains;
+using test::uniform;
+using test::cosine;
 
 namespace fs = std::filesystem;
 using runtime::rknn::last_error;
@@ -40,26 +45,6 @@ struct Outcome {
   int exit_code = -1;  // -1: killed by a signal
   std::string output;  // stdout and stderr
 };
-
-std::vector<float> uniform(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(0.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& f : v) f = d(rng);
-  return v;
-}
-
-double cosine(const std::vector<float>& a, const std::vector<float>& b) {
-  double ab = 0, aa = 0, bb = 0;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    ab += static_cast<double>(a[i]) * b[i];
-    aa += static_cast<double>(a[i]) * a[i];
-    bb += static_cast<double>(b[i]) * b[i];
-  }
-  return a.size() == b.size() && aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : 0.0;
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 class RknnConvert : public ::testing::Test {
  protected:

@@ -19,19 +19,14 @@
 #include "rknn/rknn_api.h"
 #include "runtime/rknn_context.h"
 #include "target/device_profile.h"
+#include "rknn_test_support.h"
 
 namespace {
 
+using svp::test::uniform;
+
 constexpr int kContexts = 8;
 constexpr int kThreadsPerContext = 2;
-
-std::vector<float> uniform(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(0.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& f : v) f = d(rng);
-  return v;
-}
 
 int stress_seconds() {
   const char* s = std::getenv("SVP_RKNN_STRESS_SECONDS");
