@@ -5,7 +5,6 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -86,20 +85,17 @@ struct Ctx {
   void* work_buf = nullptr;
   model::IoDesc task_desc, work_desc;
   std::vector<bool> input_set;
-  bool ran = false;
   std::uint64_t frame_id = 0;     // the last frame submitted (rknn_run)
-  std::uint64_t done_frame = 0;   // the last frame finished: its outputs are in the buffers
+  std::uint64_t done_frame = 0;   // the last frame finished (0: none yet): its outputs are in the buffers
   // A run submitted and not waited for yet (rknn_run_extend.non_block, RKNN_FLAG_ASYNC_MASK):
   // the next call that touches the context's buffers ends it first (settle()).
   bool pending = false;
-  std::chrono::steady_clock::time_point pending_start;
   // Per-layer times of the pending run and of the last finished one (RKNN_QUERY_PERF_*).
   std::shared_ptr<std::vector<std::uint64_t>> layer_ns, last_layer_ns;
   std::string perf_text;  // RKNN_QUERY_PERF_DETAIL's text, owned here until the next query
-  // RKNN_FLAG_ASYNC_MASK: the last finished frame's outputs (each output's device bytes), which
+  // RKNN_FLAG_ASYNC_MASK: frame done_frame's outputs (each output's device bytes), which
   // rknn_outputs_get returns while the next frame runs.
   std::vector<std::vector<std::uint8_t>> async_outputs;
-  std::uint64_t async_frame = 0;
   std::set<void*> handed_out;  // output buffers rknn_outputs_get allocated, until released
   std::uint64_t device_bytes = 0;
   std::uint64_t weights_bytes = 0;

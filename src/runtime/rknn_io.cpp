@@ -183,7 +183,7 @@ int outputs_get(Handle h, std::uint32_t n, rknn_output* outputs, rknn_output_ext
   if (!async || c.async_outputs.empty()) {
     if (const int r = settle(fn, c); r != RKNN_SUCC) return r;
   }
-  if (!c.ran) return fail(fn, RKNN_ERR_OUTPUT_INVALID, "no run has finished on this context yet (call rknn_run first)");
+  if (c.done_frame == 0) return fail(fn, RKNN_ERR_OUTPUT_INVALID, "no run has finished on this context yet (call rknn_run first)");
   for (std::uint32_t i = 0; i < n; ++i) {  // all checked before any buffer is handed out
     const rknn_output& o = outputs[i];
     if (o.index >= c.outputs.size()) {
@@ -217,7 +217,7 @@ int outputs_get(Handle h, std::uint32_t n, rknn_output* outputs, rknn_output_ext
     o.buf = p;
     o.size = static_cast<std::uint32_t>(bytes.size());
   }
-  if (extend != nullptr) extend->frame_id = async ? c.async_frame : c.done_frame;
+  if (extend != nullptr) extend->frame_id = c.done_frame;
   return RKNN_SUCC;
 }
 

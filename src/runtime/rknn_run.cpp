@@ -55,7 +55,6 @@ int submit(const char* fn, Ctx& c, void* task, void* work) {
   args.layer_ns = c.layer_ns;
   CurrentContextScope keep(*c.rt);
   Status s = c.rt->set_current_context(c.rt_context);
-  c.pending_start = Clock::now();
   if (s.ok()) s = c.rt->execute(*loaded, c.model->model_id, std::move(args), nullptr, false);
   if (!s.ok()) return fail(fn, RKNN_ERR_FAIL, "the run failed: " + s.message());
   c.pending = true;
@@ -83,7 +82,6 @@ int settle(const char* fn, Ctx& c, std::int32_t timeout_ms) {
   }
   c.pending = false;
   c.last_layer_ns = std::move(c.layer_ns);
-  c.ran = true;
   c.done_frame = c.frame_id;
   for (std::size_t k = 0; k < c.out_bind.size(); ++k) {
     if (!c.out_bind[k].mem) continue;
@@ -95,7 +93,6 @@ int settle(const char* fn, Ctx& c, std::int32_t timeout_ms) {
       const auto* p = static_cast<const std::uint8_t*>(c.outputs[k].buf);
       c.async_outputs[k].assign(p, p + c.outputs[k].desc.size);
     }
-    c.async_frame = c.done_frame;
   }
   return RKNN_SUCC;
 }
