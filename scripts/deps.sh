@@ -17,13 +17,15 @@ build=(cmake ninja-build g++ pkg-config
        libboost-dev           # Boost.Asio: the C++ API's completions (include/svp/acl.hpp)
        libcli11-dev           # command lines of the tools (svp_prof, svp_atc, svp_run)
        libyaml-cpp-dev        # rknn_convert: rknn-toolkit2's YAML model configuration
-       libpng-dev libjpeg62-turbo-dev)  # svp_atc: JPEG/PNG calibration images (--image_list)
+       libpng-dev libjpeg62-turbo-dev   # svp_atc: JPEG/PNG calibration images (--image_list)
+       python3-dev pybind11-dev python3-numpy)  # the Python package (svp_acl, rknn.api)
 # Tests, benchmarks and tools only (the library itself needs none of these).
 tests=(libgtest-dev libgmock-dev  # GoogleTest
        libbenchmark-dev           # Google Benchmark: bench/
        clang libclang-rt-14-dev   # libFuzzer: the fuzz targets (model loader, ONNX importer)
        libopencv-dev              # OpenCV: the AIPP oracle in tests and the AIPP benchmark
        python3                    # bench/summarize_runs.py and test helpers
+       python3-pytest             # the Python package's tests
        libonnx-testdata           # ONNX node conformance tests of the compiler
        dataset-fashion-mnist      # labelled data: accuracy tests and the main job (Fashion-MNIST)
        chromium                   # headless: the HTML report tests (svp_prof)
@@ -34,7 +36,7 @@ tests=(libgtest-dev libgmock-dev  # GoogleTest
 # committed ONNX files were made with these; regenerating them is optional. The same for
 # the OCR sample's committed documents (samples/ocr/script/render_documents.py: Pillow and
 # the DejaVu fonts).
-model_tools=(python3-torch python3-torchvision python3-numpy python3-pil fonts-dejavu-core)
+model_tools=(python3-torch python3-torchvision python3-pil fonts-dejavu-core)
 packages=("${build[@]}" "${tests[@]}")
 # Node.js and npm: the test-only npm packages (scripts/npm_deps.sh). The project's machines
 # ship Node.js 20 with its own npm; on a plain Debian 12 the distribution's packages do.
