@@ -19,6 +19,8 @@ using Buffer = std::unique_ptr<std::uint8_t, FreeDeleter>;
 
 namespace {
 
+// The svp_acl function that makes each kind: what the free-mismatch message names (only the
+// SVP API mixes kinds; the RKNN API frees what it created).
 const char* kind_name(MemKind k) {
   switch (k) {
     case MemKind::kUncached: return "svp_acl_rt_malloc";
@@ -68,9 +70,9 @@ Status SoftMemory::charge(std::size_t size, MemKind kind) {
   do {
     if (limit_ != 0 && (size > limit_ || used > limit_ - size)) {
       return Error(err::kBadAlloc,
-                   "{} of {} bytes refused: the device memory limit is {} bytes ({:.1f} MiB, {}) and {} bytes are "
-                   "in use by {} allocation(s); free what is no longer needed, or raise the limit",
-                   kind_name(kind), size, limit_, static_cast<double>(limit_) / (1024.0 * 1024.0), limit_origin_,
+                   "an allocation of {} bytes{} is refused: the device memory limit is {} bytes ({:.1f} MiB, {}) and {} "
+                   "bytes are in use by {} allocation(s); free what is no longer needed, or raise the limit",
+                   size, kind == MemKind::kHost ? " (host)" : "", limit_, static_cast<double>(limit_) / (1024.0 * 1024.0), limit_origin_,
                    used, live_allocations());
     }
   } while (!in_use_.compare_exchange_weak(used, used + size));
