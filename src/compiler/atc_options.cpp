@@ -371,6 +371,8 @@ const std::vector<Flag>& flags() {
          }
          return Status::Ok();
        }},
+      {"export_qdq", "FILE: also write the quantized model as a QDQ ONNX model that onnxruntime runs (ours)",
+       str(&CompileOptions::export_qdq)},
       {"gfpq_param_file", "CalibrationParam file (calibration_param.txt, AMCT's record): fixed layer encodings",
        str(&CompileOptions::gfpq_param_file)},
       {"all_batch_quant_together_enable", "quantization batching", vendor_only(true)},

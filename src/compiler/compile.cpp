@@ -98,6 +98,11 @@ Result<CompileResult> compile(const CompileOptions& options, const std::vector<s
                      : " (with --gfpq_param_file too: the file has no encodings for the model's outputs, so svp_atc "
                        "still runs the data through the model)");
   }
+  if (options.compile_mode == "float" && !options.export_qdq.empty()) {
+    return Error(err::kInvalidParam,
+                 "--export_qdq writes the quantization svp_atc chose, and --compile_mode=float quantizes nothing: use "
+                 "--compile_mode=0, 1, 5 or 6, or leave the flag out");
+  }
   if (options.compile_mode == "float" && !options.gfpq_param_file.empty()) {
     return Error(err::kInvalidParam,
                  "--gfpq_param_file gives quantization parameters, and --compile_mode=float quantizes nothing: "

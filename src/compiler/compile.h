@@ -17,6 +17,8 @@ struct CompileResult {
   // Quantized compiles: the encodings chosen, as --gfpq_param_file reads them (svp_atc
   // writes it beside the model as <name>_calibration_param.txt). Empty for float models.
   std::string calibration_param;
+  // --export_qdq: the quantized graph as a serialized QDQ ONNX model; empty otherwise.
+  std::string qdq_onnx;
   // --accuracy_report: per-layer accuracy as CSV (quant/layer_accuracy.h); empty otherwise.
   std::string layer_accuracy_csv;
   std::string layer_accuracy_html;  // the same as a page with a chart (svp_atc writes both)

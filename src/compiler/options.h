@@ -75,6 +75,9 @@ struct CompileOptions {
   // --gfpq_param_file: encodings for the layers it lists (quantize/calibration_param.h);
   // the others are calibrated from --image_list as usual.
   std::string gfpq_param_file;
+  // --export_qdq=FILE (ours): the quantized graph as a QDQ ONNX model (qdq_export.h);
+  // compile() fills CompileResult::qdq_onnx, svp_atc writes it.
+  std::string export_qdq;
   // Called after each calibration batch: (done, total). svp_atc prints progress with it.
   std::function<void(std::size_t, std::size_t)> calibration_progress;
   // Called after each input --accuracy_report analysed: (done, total).

@@ -5,6 +5,11 @@
 # evaluation pages (docs/quantization.md "Against a textbook quantizer").
 # Fails when svp-acl's maps agree less with float than the textbook's do: mean binarised
 # IoU more than 0.01 below, or any page more than 0.05 below.
+# Second check, svp-acl's int8 kernels against onnxruntime on the same quantization: the
+# compile also writes --export_qdq, onnxruntime runs it as written, and svp-acl's maps must
+# agree with those (mean cosine >= 0.99, mean binarised IoU >= 0.97: float accumulation
+# against the kernels' integer arithmetic drifts by a step here and there over 199 layers,
+# nothing more).
 #   det_vs_textbook.sh SVP_ATC SVP_RUN QDQ_REFERENCE SOURCE_DIR WORK_DIR [PAGES]
 set -euo pipefail
 atc=$1 run=$2 qdq=$3 src=$4 work=$5 pages=${6:-8}
@@ -33,13 +38,23 @@ done
 node "$oracle/qdq_ranges.mjs" exposed.onnx ranges.json x calib_*.npy 2>/dev/null
 "$qdq" build "$model" ranges.json textbook.onnx
 "$atc" --model="$model" --framework=5 --output="$PWD/svp_a8w8" --soc_version=SS928V100 \
-  --input_shape="x:1,3,256,384" --image_list="x:$PWD/calibration.txt" --compile_mode=0 --log_level=3
+  --input_shape="x:1,3,256,384" --image_list="x:$PWD/calibration.txt" --compile_mode=0 --log_level=3 \
+  --export_qdq="$PWD/svp_qdq.onnx"
 args=()
+same=()
 for page in "${triples[@]}"; do
-  node "$oracle/ort_run.mjs" textbook.onnx "textbook_$page" "x=$page.npy" >/dev/null
+  node "$oracle/ort_run.mjs" textbook.onnx "textbook_$page" "x=$page.npy" --as-written >/dev/null
   "$run" --model=svp_a8w8.om --input="$page.npy" --output="svp_$page" --outfmt=NPY --output_dirname=o >/dev/null
   args+=("float_$page/sigmoid_0.tmp_0.npy" "textbook_$page/sigmoid_0.tmp_0.npy" "svp_$page/o/${page}_0.npy")
+  node "$oracle/ort_run.mjs" svp_qdq.onnx "qdq_$page" "x=$page.npy" --as-written >/dev/null
+  same+=("qdq_$page/sigmoid_0.tmp_0.npy" "svp_$page/o/${page}_0.npy" "svp_$page/o/${page}_0.npy")
 done
+node "$oracle/map_agreement.mjs" --json same.json "${same[@]}" | tail -1
+node -e '
+  const r = JSON.parse(require("fs").readFileSync("same.json"));
+  const mean = (k) => r.b.reduce((s, x) => s + x[k], 0) / r.b.length;
+  console.log(`svp-acl against onnxruntime running its --export_qdq: mean cosine ${mean("cosine").toFixed(4)}, mean IoU ${mean("iou").toFixed(4)}`);
+  process.exit(mean("cosine") >= 0.99 && mean("iou") >= 0.97 ? 0 : 1);'
 node "$oracle/map_agreement.mjs" --json agreement.json "${args[@]}"
 node -e '
   const r = JSON.parse(require("fs").readFileSync("agreement.json"));

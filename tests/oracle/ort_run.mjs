@@ -2,8 +2,14 @@
 // in its own process and writes every output as .npy. Used by tests and benchmarks to
 // check svp-acl's compiled models against a runtime that shares no code with ours.
 //
-//   node tests/oracle/ort_run.mjs MODEL.onnx OUT_DIR [name=input.npy ...] [--threads N] [--items K]
+//   node tests/oracle/ort_run.mjs MODEL.onnx OUT_DIR [name=input.npy ...] [--threads N] [--items K] [--as-written]
 //
+// --as-written: no graph optimisations, every node computed as the file states it. Needed
+// for quantization references: with its optimisations on, onnxruntime (1.20+, its
+// WeightBiasQuantization transformer) requantizes a float Conv/Gemm weight that sits
+// between a DequantizeLinear input and a QuantizeLinear output to int8 *per tensor*, so a
+// fake-quantized per-channel weight silently becomes a coarser one (LeNet's first conv: up
+// to 0.03 off, 2.8 output steps).
 // --items K: every input holds K items stacked along dimension 0 for a model of a fixed
 // batch; the model runs once per item and each output is the K results stacked the same
 // way (tests run many inputs through one session instead of one process per input).
@@ -23,10 +29,12 @@ async function main() {
     args.splice(i, 2);
     return v;
   };
+  const asWritten = args.indexOf('--as-written');
+  if (asWritten >= 0) args.splice(asWritten, 1);
   const threads = option('--threads');
   const items = option('--items');
   if (args.length < 2 || !Number.isInteger(threads) || threads < 1 || !Number.isInteger(items) || items < 1) {
-    console.error('usage: node ort_run.mjs MODEL.onnx OUT_DIR [name=input.npy ...] [--threads N] [--items K]');
+    console.error('usage: node ort_run.mjs MODEL.onnx OUT_DIR [name=input.npy ...] [--threads N] [--items K] [--as-written]');
     process.exit(2);
   }
   const [model, outDir, ...pairs] = args;
@@ -40,7 +48,7 @@ async function main() {
     feeds[p.slice(0, eq)] = readNpy(p.slice(eq + 1));
   }
   const session = await ort.InferenceSession.create(model, {
-    intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all',
+    intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: asWritten >= 0 ? 'disabled' : 'all',
   });
   for (const name of session.inputNames) {
     if (!(name in feeds)) throw new Error(`model input "${name}" not given (inputs: ${session.inputNames.join(', ')})`);

@@ -159,6 +159,12 @@ int main(int argc, char** argv) {
       return fail(svp::Error(err::kInvalidParam, "cannot write {}", params), kIo);
     }
   }
+  if (!r->qdq_onnx.empty()) {
+    if (!write_file(o.export_qdq, r->qdq_onnx.data(), r->qdq_onnx.size())) {
+      return fail(svp::Error(err::kInvalidParam, "cannot write {} (--export_qdq)", o.export_qdq), kIo);
+    }
+    std::fprintf(stderr, "svp_atc: the quantized model as QDQ ONNX in %s (onnxruntime runs it)\n", o.export_qdq.c_str());
+  }
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stderr, "svp_atc: wrote %s (%zu bytes, %zu layers) in %.0f ms\n", out.c_str(), r->model.image.size(),
                r->model.program.layers.size(), ms);

@@ -24,7 +24,12 @@ using model::DType;
 // values; nodes forced onto the AI-CPU compute in float (--force_to_cpu: the only
 // placement known before this pass).
 Precision node_precision(const Node& n, const QuantizeOptions& o) {
-  if (ops::op_def(n.op).quant == ops::QuantRole::kFloatOnly || n.target == model::Target::kAiCpu || n.keep_float) {
+  // A model's own QuantizeLinear/DequantizeLinear that absorb_qdq left (a pair writing a
+  // model output) reads or writes float on its float side: it is a float node here, so
+  // the value it quantizes stays float (a quantized producer gets a DequantizeLinear).
+  const ops::QuantRole role = ops::op_def(n.op).quant;
+  if (role == ops::QuantRole::kFloatOnly || role == ops::QuantRole::kBoundary || n.target == model::Target::kAiCpu ||
+      n.keep_float) {
     return Precision::kFloat32;
   }
   const bool quantized_here = !o.cube_only || ops::is_quant_cube(n.op);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "compiler/compile.h"
+#include "compiler/qdq_export.h"
 #include "compiler/quantize/calibration_param.h"
 #include "compiler/quantize/layer_accuracy.h"
 #include "compiler/quantize/mixed_precision.h"
@@ -148,6 +149,11 @@ Status quantize_pass(Graph& g, PassContext& ctx) {
   // A8W8 only: the file format carries the int8 encodings --gfpq_param_file reads back.
   if (o.compile_mode == "0" && ctx.result != nullptr) {
     ctx.result->calibration_param = calibration_param_text(external_params_of(g));
+  }
+  if (!o.export_qdq.empty() && ctx.result != nullptr) {
+    auto qdq = qdq_onnx(g, "svp_atc --export_qdq: " + o.command_line);
+    if (!qdq.ok()) return qdq.status();
+    ctx.result->qdq_onnx = std::move(*qdq);
   }
   log_quantization(s, o, &ctx.log);
   return Status::Ok();
