@@ -1,0 +1,190 @@
+#include "board_time_fit/fit.h"
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace svp::board_fit {
+namespace {
+
+std::vector<std::string> split(const std::string& line, char sep, std::size_t max_fields) {
+  std::vector<std::string> f;
+  std::size_t start = 0;
+  while (f.size() + 1 < max_fields) {
+    const std::size_t p = line.find(sep, start);
+    if (p == std::string::npos) break;
+    f.push_back(line.substr(start, p - start));
+    start = p + 1;
+  }
+  f.push_back(line.substr(start));
+  return f;
+}
+
+Result<std::string> read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status(err::kReadModelFailure, fmt::format("cannot open {}: run tools/board_time_fit from the repository root (docs/board_time.md)", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+constexpr double kTolerance = 0.15;  // the calibration target: every point within ±15 %
+constexpr double kPriorWeight = 0.02;
+constexpr double kOutsidePenalty = 20.0;
+
+double objective(const std::vector<const PointWork*>& points, const target::Factors& f, const target::Factors& prior) {
+  double sum = 0;
+  for (const PointWork* p : points) {
+    const double r = std::log(predict_ms(*p, f) / p->point.published_ms);
+    sum += r * r;
+    const double over = std::fabs(r) - std::log1p(kTolerance * 0.9);
+    if (over > 0) sum += kOutsidePenalty * over * over;
+  }
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    const double d = std::log(f[i] / prior[i]);
+    sum += kPriorWeight * d * d;
+  }
+  return sum;
+}
+
+bool is_efficiency(std::size_t i) { return i <= target::kEffDdr || i == target::kCpuEff; }
+
+}  // namespace
+
+Result<std::vector<CalibrationPoint>> read_calibration(const std::string& path) {
+  Result<std::string> text = read_text(path);
+  if (!text.ok()) return text.status();
+  std::vector<CalibrationPoint> out;
+  std::istringstream lines(*text);
+  std::string line;
+  std::getline(lines, line);  // header
+  while (std::getline(lines, line)) {
+    if (line.empty()) continue;
+    const std::vector<std::string> f = split(line, ',', 6);
+    if (f.size() != 6) return Status(err::kParseModel, fmt::format("{}: expected 6 fields in \"{}\"", path, line));
+    out.push_back({f[0], f[1], f[2], f[3], std::strtod(f[4].c_str(), nullptr), f[5]});
+    if (out.back().published_ms <= 0) return Status(err::kParseModel, fmt::format("{}: bad published_ms in \"{}\"", path, line));
+  }
+  return out;
+}
+
+std::string features_csv(const std::vector<PointWork>& points) {
+  std::string out =
+      "point,layer,unit,precision,work,macs,elements,in_elements,in_chained,out_elements,out_chained,weight_elements,"
+      "fused\n";
+  for (const PointWork& p : points) {
+    for (std::size_t l = 0; l < p.work.size(); ++l) {
+      const target::LayerWork& w = p.work[l];
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.point.id, l, static_cast<int>(w.unit),
+                         static_cast<int>(w.precision), static_cast<int>(w.work), w.macs, w.elements, w.in_elements,
+                         w.in_chained, w.out_elements, w.out_chained, w.weight_elements, w.fused ? 1 : 0);
+    }
+    for (std::int32_t e : p.segment_ends) out += fmt::format("{},segment_end,{}\n", p.point.id, e);
+  }
+  return out;
+}
+
+Result<std::vector<PointWork>> read_features(const std::vector<CalibrationPoint>& calibration,
+                                             const std::string& path) {
+  Result<std::string> text = read_text(path);
+  if (!text.ok()) return text.status();
+  std::vector<PointWork> out;
+  std::map<std::string, std::size_t> index;
+  for (const CalibrationPoint& c : calibration) {
+    const target::DeviceProfile* d = target::find_profile(c.soc);
+    if (d == nullptr) return Status(err::kParseModel, fmt::format("calibration point {}: unknown soc {}", c.id, c.soc));
+    index[c.id] = out.size();
+    out.push_back({c, d, {}, {}});
+  }
+  std::istringstream lines(*text);
+  std::string line;
+  std::getline(lines, line);
+  while (std::getline(lines, line)) {
+    if (line.empty()) continue;
+    const std::vector<std::string> f = split(line, ',', 13);
+    auto it = index.find(f[0]);
+    if (it == index.end()) return Status(err::kParseModel, fmt::format("{}: point {} is not in the calibration list", path, f[0]));
+    PointWork& p = out[it->second];
+    if (f.size() == 3 && f[1] == "segment_end") {
+      p.segment_ends.push_back(static_cast<std::int32_t>(std::stol(f[2])));
+      continue;
+    }
+    if (f.size() != 13) return Status(err::kParseModel, fmt::format("{}: expected 13 fields in \"{}\"", path, line));
+    auto u = [&](std::size_t i) { return static_cast<std::uint64_t>(std::stoull(f[i])); };
+    target::LayerWork w;
+    w.unit = static_cast<target::Unit>(u(2));
+    w.precision = static_cast<target::Precision>(u(3));
+    w.work = static_cast<target::WorkClass>(u(4));
+    w.macs = u(5);
+    w.elements = u(6);
+    w.in_elements = u(7);
+    w.in_chained = u(8);
+    w.out_elements = u(9);
+    w.out_chained = u(10);
+    w.weight_elements = u(11);
+    w.fused = u(12) != 0;
+    p.work.push_back(w);
+  }
+  for (const PointWork& p : out) {
+    if (p.work.empty()) return Status(err::kParseModel, fmt::format("{}: no layers for point {}; rerun tools/board_time_fit", path, p.point.id));
+  }
+  return out;
+}
+
+double predict_ms(const PointWork& p, const target::Factors& f) {
+  return target::predict_program(*p.device, f, p.work, p.segment_ends).total_us / 1e3;
+}
+
+target::Factors prior_factors(target::Family) {
+  // Round figures an NPU datasheet would make plausible: the fit moves them; a factor no
+  // calibration point constrains stays near its prior.
+  return {0.6, 0.2, 0.5, 0.05, 0.1, 0.05, 0.6, 5, 50, 0.3, 30};
+}
+
+target::Factors fit(const std::vector<const PointWork*>& points, const target::Factors& prior) {
+  target::Factors f = prior;
+  double best = objective(points, f, prior);
+  // Coordinate search in log space: try each factor up and down by `step`, keep what
+  // lowers the objective; halve the step when nothing does.
+  for (double step = 1.0; step > 1e-4;) {
+    bool improved = false;
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      for (double dir : {1.0, -1.0}) {
+        target::Factors g = f;
+        g[i] = f[i] * std::exp(dir * step);
+        if (is_efficiency(i) && g[i] > 1.0) g[i] = 1.0;
+        if (g[i] == f[i]) continue;
+        const double v = objective(points, g, prior);
+        if (v < best - 1e-12) {
+          best = v;
+          f = g;
+          improved = true;
+          break;
+        }
+      }
+    }
+    if (!improved) step /= 2;
+  }
+  return f;
+}
+
+std::string factors_inc(const target::Factors& svp, const target::Factors& rknn) {
+  std::string out =
+      "// Written by tools/board_time_fit (docs/board_time.md): the board timing model's fitted\n"
+      "// factors per vendor family, in the order of target::Factor (";
+  for (std::size_t i = 0; i < target::kFactorCount; ++i) out += fmt::format("{}{}", i ? ", " : "", target::factor_name(i));
+  out += ").\n// Do not edit by hand: rerun the fit.\n";
+  auto row = [&](const char* fam, const target::Factors& f) {
+    out += fmt::format("{{Family::{}, {{", fam);
+    for (std::size_t i = 0; i < f.size(); ++i) out += fmt::format("{}{:.6g}", i ? ", " : "", f[i]);
+    out += "}},\n";
+  };
+  row("kSvp", svp);
+  row("kRknn", rknn);
+  return out;
+}
+
+}  // namespace svp::board_fit

