@@ -1,16 +1,18 @@
 #include "target/board_time.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace svp::target {
 namespace {
 
 // The committed fit (tools/board_time_fit writes the file; docs/board_time.md).
-struct FamilyFactors {
+struct FactorSet {
+  const char* name;
   Family family;
   Factors factors;
 };
-constexpr FamilyFactors kFitted[] = {
+constexpr FactorSet kFitted[] = {
 #include "target/data/board_time_factors.inc"
 };
 
@@ -30,8 +32,8 @@ double efficiency(const Factors& f, WorkClass w) {
   return 1.0;
 }
 
-// Feature-map bytes a layer moves through DDR: chained tensors stay on chip when they fit
-// in the buffer (one tensor at a time: the producer writes it while the consumer waits).
+// Bytes a layer moves through DDR: chained feature maps stay on chip when they fit in the
+// buffer (judged per layer, on all its chained reads or writes together).
 double ddr_bytes(const DeviceProfile& d, const LayerWork& w) {
   const double b = w.unit == Unit::kCpu ? 4.0 : bytes_per_element(w.precision);
   const double sram = w.unit == Unit::kCpu ? 0.0 : static_cast<double>(d.sram_bytes);
@@ -53,9 +55,12 @@ const char* factor_name(std::size_t f) {
   return f < kFactorCount ? names[f] : "?";
 }
 
-const Factors& fitted_factors(Family family) {
-  for (const FamilyFactors& f : kFitted) {
-    if (f.family == family) return f.factors;
+const Factors& fitted_factors(const DeviceProfile& device) {
+  for (const FactorSet& f : kFitted) {
+    if (std::string_view(f.name) == device.board.factor_set) return f.factors;
+  }
+  for (const FactorSet& f : kFitted) {
+    if (f.family == device.family) return f.factors;
   }
   return kFitted[0].factors;
 }

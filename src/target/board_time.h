@@ -9,7 +9,7 @@
 //              per-task cost and each switch between NPU and CPU segments
 //
 // The per-target figures (peak rates, DDR bandwidth, on-chip buffer, clock, CPU rate) are
-// the device profile's; the efficiency factors are one fitted set per vendor family
+// the device profile's; the efficiency factors are one fitted set per NPU design
 // (data/board_time_factors.inc, written by tools/board_time_fit). The model knows nothing
 // about a Program: board_work.h turns a compiled program's layers into LayerWork.
 //
@@ -52,25 +52,25 @@ inline bool is_cube(WorkClass w) { return w == WorkClass::kConv || w == WorkClas
 enum class Bound : std::uint8_t { kCompute, kDdr, kOverhead };
 
 // One layer's work, in elements so the precision sets the bytes. "Chained" feature maps
-// pass between consecutive layers and stay in the on-chip buffer when they fit in it;
-// the rest go through DDR.
+// pass between layers of one unit at one precision and stay in the on-chip buffer when
+// they fit in it; the rest go through DDR.
 struct LayerWork {
   Unit unit = Unit::kNpu;
   Precision precision = Precision::kA8W8;
   WorkClass work = WorkClass::kElementwise;
   std::uint64_t macs = 0;          // cube MACs (cube classes)
   std::uint64_t elements = 0;      // vector work: see WorkClass
-  std::uint64_t in_elements = 0;   // feature-map elements read that were not produced by the previous layer
-  std::uint64_t in_chained = 0;    // feature-map elements read that the previous layer produced
-  std::uint64_t out_elements = 0;  // feature-map elements written for later layers
-  std::uint64_t out_chained = 0;   // written and read only by the next layer
+  std::uint64_t in_elements = 0;   // feature-map elements read from DDR
+  std::uint64_t in_chained = 0;    // read, produced on this unit at this precision
+  std::uint64_t out_elements = 0;  // written to DDR (model outputs, other units or precisions)
+  std::uint64_t out_chained = 0;   // written for readers on this unit at this precision
   std::uint64_t weight_elements = 0;
   // Folded into the previous layer by the board's compiler (an activation after a
   // convolution): no pass of its own, so no time.
   bool fused = false;
 };
 
-// The fitted factors of one vendor family; log-space fit, each positive.
+// The fitted factors of one NPU design (a factor set); log-space fit, each positive.
 enum Factor : std::size_t {
   kEffConv,
   kEffDepthwise,
@@ -89,8 +89,9 @@ using Factors = std::array<double, kFactorCount>;
 
 const char* factor_name(std::size_t f);
 
-// The committed fitted factors of a family.
-const Factors& fitted_factors(Family family);
+// The committed fitted factors of `device`'s factor set (BoardFigures::factor_set); a set
+// without committed factors gets its family's first set.
+const Factors& fitted_factors(const DeviceProfile& device);
 
 struct LayerTime {
   double us = 0;  // predicted board time
@@ -101,7 +102,7 @@ struct LayerTime {
   Bound bound = Bound::kOverhead;
 };
 
-// One layer on `device` with `factors` (fitted_factors(device.family) normally; the fit
+// One layer on `device` with `factors` (fitted_factors(device) normally; the fit
 // passes candidates). Monotone: more MACs, elements or bytes never give less time.
 LayerTime predict_layer(const DeviceProfile& device, const Factors& factors, const LayerWork& work);
 

@@ -1,6 +1,7 @@
 #include "target/board_work.h"
 
 #include <algorithm>
+#include <string>
 
 #include "ops/op_def.h"
 
@@ -58,6 +59,13 @@ WorkClass work_class(const model::Program& p, const model::Layer& L) {
   return WorkClass::kElementwise;
 }
 
+// Ops a board compiler folds into the convolution before them.
+bool foldable(const std::string& op) {
+  const ops::OpDef& def = ops::op_def(op);
+  if (def.op_class == ops::OpClass::kActivation) return true;
+  return op == "Add" || op == "Sub" || op == "Mul";
+}
+
 }  // namespace
 
 std::vector<std::int32_t> segment_ends(const model::Program& program) {
@@ -67,64 +75,82 @@ std::vector<std::int32_t> segment_ends(const model::Program& program) {
   return ends;
 }
 
-std::vector<LayerWork> program_work(const model::Program& p, const std::vector<std::uint64_t>& macs) {
+std::vector<LayerWork> program_work(const model::Program& p, const std::vector<std::uint64_t>& macs,
+                                    const std::vector<Unit>* units, const std::vector<Precision>* precisions) {
   const std::size_t n = p.layers.size();
-  std::vector<std::int32_t> producer(p.tensors.size(), -1);
-  std::vector<std::int32_t> readers(p.tensors.size(), 0);
-  for (std::size_t l = 0; l < n; ++l) {
-    for (std::int32_t t : p.layers[l].outputs) producer[static_cast<std::size_t>(t)] = static_cast<std::int32_t>(l);
-    for (std::int32_t t : p.layers[l].inputs) {
-      if (t >= 0) ++readers[static_cast<std::size_t>(t)];
-    }
-  }
-  // A tensor is chained when the next layer is its only reader and it is not a model output.
-  auto chained = [&](std::int32_t t, std::size_t reader) {
-    const std::size_t i = static_cast<std::size_t>(t);
-    return p.tensors[i].placement == Placement::kWorkBuf && readers[i] == 1 && producer[i] >= 0 &&
-           static_cast<std::size_t>(producer[i]) + 1 == reader;
-  };
   std::vector<LayerWork> work(n);
-  std::size_t head = 0;  // the layer an activation chain folds into
+  std::vector<std::int32_t> producer(p.tensors.size(), -1);
+  std::vector<std::vector<std::size_t>> readers(p.tensors.size());
   for (std::size_t l = 0; l < n; ++l) {
     const model::Layer& L = p.layers[l];
     LayerWork& w = work[l];
-    w.unit = L.target == model::Target::kAiCpu ? Unit::kCpu : Unit::kNpu;
-    w.precision = precision_of(p, L);
+    w.unit = units != nullptr && l < units->size() ? (*units)[l]
+             : L.target == model::Target::kAiCpu   ? Unit::kCpu
+                                                   : Unit::kNpu;
+    w.precision = precisions != nullptr && l < precisions->size() ? (*precisions)[l] : precision_of(p, L);
     w.work = work_class(p, L);
     w.macs = l < macs.size() ? macs[l] : 0;
+    for (std::int32_t t : L.outputs) producer[static_cast<std::size_t>(t)] = static_cast<std::int32_t>(l);
+    for (std::int32_t t : L.inputs) {
+      if (t >= 0) readers[static_cast<std::size_t>(t)].push_back(l);
+    }
+  }
+  // Feature maps passed between layers of one unit at one precision may stay in the
+  // on-chip buffer (board_time.h decides by size); the rest go through DDR.
+  auto same_engine = [&](std::size_t a, std::size_t b) {
+    return work[a].unit == work[b].unit && work[a].precision == work[b].precision;
+  };
+  std::size_t head = 0;  // the layer a chain of folded ops runs in
+  for (std::size_t l = 0; l < n; ++l) {
+    const model::Layer& L = p.layers[l];
+    LayerWork& w = work[l];
+    std::int32_t from_previous = -1;  // a data input only this layer reads, produced by layer l - 1
+    bool from_previous_on_chip = false;
     for (std::int32_t t : L.inputs) {
       if (t < 0) continue;
-      const model::Tensor& x = p.tensors[static_cast<std::size_t>(t)];
+      const std::size_t i = static_cast<std::size_t>(t);
+      const model::Tensor& x = p.tensors[i];
       const std::uint64_t e = elements_of(x);
       if (x.placement == Placement::kWeights) {
         w.weight_elements += e;
-      } else if (chained(t, l)) {
-        w.in_chained += e;
-      } else {
-        w.in_elements += e;
+        continue;
       }
-      if (w.work == WorkClass::kPool && x.placement != Placement::kWeights) w.elements += e;
+      if (w.work == WorkClass::kPool) w.elements += e;
+      const bool on_chip = x.placement == Placement::kWorkBuf && producer[i] >= 0 &&
+                           same_engine(static_cast<std::size_t>(producer[i]), l);
+      (on_chip ? w.in_chained : w.in_elements) += e;
+      if (readers[i].size() == 1 && producer[i] >= 0 && static_cast<std::size_t>(producer[i]) + 1 == l &&
+          work[l - 1].unit == w.unit) {
+        from_previous = t;
+        from_previous_on_chip = on_chip;
+      }
     }
     for (std::int32_t t : L.outputs) {
-      const std::uint64_t e = elements_of(p.tensors[static_cast<std::size_t>(t)]);
+      const std::size_t i = static_cast<std::size_t>(t);
+      const std::uint64_t e = elements_of(p.tensors[i]);
       if (w.work != WorkClass::kPool) w.elements += e;
-      bool next_only = readers[static_cast<std::size_t>(t)] == 1 && l + 1 < n &&
-                       p.tensors[static_cast<std::size_t>(t)].placement == Placement::kWorkBuf;
-      if (next_only) {
-        next_only = false;
-        for (std::int32_t u : p.layers[l + 1].inputs) next_only = next_only || u == t;
-      }
-      (next_only ? w.out_chained : w.out_elements) += e;
+      bool on_chip = p.tensors[i].placement == Placement::kWorkBuf && !readers[i].empty();
+      for (std::size_t r : readers[i]) on_chip = on_chip && same_engine(l, r);
+      (on_chip ? w.out_chained : w.out_elements) += e;
     }
-    // An activation reading only its chained producer, a convolution (or an activation
-    // already folded into one), on the same unit: the board runs it in the producer's pass,
-    // which then writes the activation's outputs instead of its own.
+    // An activation or a binary elementwise op reading the output of a convolution (or of
+    // an op already folded into one) that nothing else reads: board compilers run it in the
+    // convolution's pass (Conv + Add + Relu), which then reads the op's other operands and
+    // writes its outputs instead of the intermediate.
+    // An activation folds across a change of precision (the cube's output stage applies it);
+    // a binary op needs its operands in one format.
     const bool activation = ops::op_def(L.op).op_class == ops::OpClass::kActivation;
-    if (l > 0 && activation && w.in_elements == 0 && w.in_chained > 0 && work[l - 1].unit == w.unit &&
-        (is_cube(work[head].work) && (head == l - 1 || work[l - 1].fused))) {
+    if (l > 0 && from_previous >= 0 && foldable(L.op) && (activation || from_previous_on_chip) &&
+        is_cube(work[head].work) &&
+        (head == l - 1 || work[l - 1].fused)) {
+      const std::uint64_t e = elements_of(p.tensors[static_cast<std::size_t>(from_previous)]);
       w.fused = true;
       LayerWork& h = work[head];
-      h.out_chained -= std::min(h.out_chained, w.in_chained);
+      h.in_elements += w.in_elements - (from_previous_on_chip ? 0 : std::min(w.in_elements, e));
+      h.in_chained += w.in_chained - (from_previous_on_chip ? std::min(w.in_chained, e) : 0);
+      h.weight_elements += w.weight_elements;
+      std::uint64_t& intermediate = from_previous_on_chip ? h.out_chained : h.out_elements;
+      intermediate -= std::min(intermediate, e);
       h.out_chained += w.out_chained;
       h.out_elements += w.out_elements;
     } else {

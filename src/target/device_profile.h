@@ -46,6 +46,9 @@ struct OpSupport {
 
 // Board timing figures beyond the peak rate (src/target/board_time.h).
 struct BoardFigures {
+  // The fitted factor set the chip's NPU uses (src/target/data/board_time_factors.inc):
+  // chips of one NPU design share it.
+  const char* factor_set;
   double npu_clock_ghz;  // the per-layer overhead is fitted in NPU cycles
   double a16w8_ratio;    // A16W8 MAC rate / A8W8 MAC rate
   double fp16_ratio;     // fp16 MAC rate / A8W8 MAC rate

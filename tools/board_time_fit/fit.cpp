@@ -1,5 +1,6 @@
 #include "board_time_fit/fit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -33,7 +34,7 @@ Result<std::string> read_text(const std::string& path) {
 
 constexpr double kTolerance = 0.15;  // the calibration target: every point within ±15 %
 constexpr double kPriorWeight = 0.02;
-constexpr double kOutsidePenalty = 20.0;
+constexpr double kOutsidePenalty = 200.0;
 
 double objective(const std::vector<const PointWork*>& points, const target::Factors& f, const target::Factors& prior) {
   double sum = 0;
@@ -63,9 +64,9 @@ Result<std::vector<CalibrationPoint>> read_calibration(const std::string& path) 
   std::getline(lines, line);  // header
   while (std::getline(lines, line)) {
     if (line.empty()) continue;
-    const std::vector<std::string> f = split(line, ',', 6);
-    if (f.size() != 6) return Status(err::kParseModel, fmt::format("{}: expected 6 fields in \"{}\"", path, line));
-    out.push_back({f[0], f[1], f[2], f[3], std::strtod(f[4].c_str(), nullptr), f[5]});
+    const std::vector<std::string> f = split(line, ',', 7);
+    if (f.size() != 7) return Status(err::kParseModel, fmt::format("{}: expected 7 fields in \"{}\"", path, line));
+    out.push_back({f[0], f[1], f[2], f[3], std::strtod(f[4].c_str(), nullptr), std::strtod(f[5].c_str(), nullptr), f[6]});
     if (out.back().published_ms <= 0) return Status(err::kParseModel, fmt::format("{}: bad published_ms in \"{}\"", path, line));
   }
   return out;
@@ -74,13 +75,14 @@ Result<std::vector<CalibrationPoint>> read_calibration(const std::string& path) 
 std::string features_csv(const std::vector<PointWork>& points) {
   std::string out =
       "point,layer,unit,precision,work,macs,elements,in_elements,in_chained,out_elements,out_chained,weight_elements,"
-      "fused\n";
+      "fused,op\n";
   for (const PointWork& p : points) {
     for (std::size_t l = 0; l < p.work.size(); ++l) {
       const target::LayerWork& w = p.work[l];
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.point.id, l, static_cast<int>(w.unit),
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.point.id, l, static_cast<int>(w.unit),
                          static_cast<int>(w.precision), static_cast<int>(w.work), w.macs, w.elements, w.in_elements,
-                         w.in_chained, w.out_elements, w.out_chained, w.weight_elements, w.fused ? 1 : 0);
+                         w.in_chained, w.out_elements, w.out_chained, w.weight_elements, w.fused ? 1 : 0,
+                         l < p.ops.size() ? p.ops[l] : std::string());
     }
     for (std::int32_t e : p.segment_ends) out += fmt::format("{},segment_end,{}\n", p.point.id, e);
   }
@@ -97,14 +99,14 @@ Result<std::vector<PointWork>> read_features(const std::vector<CalibrationPoint>
     const target::DeviceProfile* d = target::find_profile(c.soc);
     if (d == nullptr) return Status(err::kParseModel, fmt::format("calibration point {}: unknown soc {}", c.id, c.soc));
     index[c.id] = out.size();
-    out.push_back({c, d, {}, {}});
+    out.push_back({c, d, {}, {}, {}});
   }
   std::istringstream lines(*text);
   std::string line;
   std::getline(lines, line);
   while (std::getline(lines, line)) {
     if (line.empty()) continue;
-    const std::vector<std::string> f = split(line, ',', 13);
+    const std::vector<std::string> f = split(line, ',', 14);
     auto it = index.find(f[0]);
     if (it == index.end()) return Status(err::kParseModel, fmt::format("{}: point {} is not in the calibration list", path, f[0]));
     PointWork& p = out[it->second];
@@ -112,7 +114,7 @@ Result<std::vector<PointWork>> read_features(const std::vector<CalibrationPoint>
       p.segment_ends.push_back(static_cast<std::int32_t>(std::stol(f[2])));
       continue;
     }
-    if (f.size() != 13) return Status(err::kParseModel, fmt::format("{}: expected 13 fields in \"{}\"", path, line));
+    if (f.size() != 14) return Status(err::kParseModel, fmt::format("{}: expected 14 fields in \"{}\"", path, line));
     auto u = [&](std::size_t i) { return static_cast<std::uint64_t>(std::stoull(f[i])); };
     target::LayerWork w;
     w.unit = static_cast<target::Unit>(u(2));
@@ -127,6 +129,7 @@ Result<std::vector<PointWork>> read_features(const std::vector<CalibrationPoint>
     w.weight_elements = u(11);
     w.fused = u(12) != 0;
     p.work.push_back(w);
+    p.ops.push_back(f[13]);
   }
   for (const PointWork& p : out) {
     if (p.work.empty()) return Status(err::kParseModel, fmt::format("{}: no layers for point {}; rerun tools/board_time_fit", path, p.point.id));
@@ -138,17 +141,20 @@ double predict_ms(const PointWork& p, const target::Factors& f) {
   return target::predict_program(*p.device, f, p.work, p.segment_ends).total_us / 1e3;
 }
 
-target::Factors prior_factors(target::Family) {
+target::Factors prior_factors() {
   // Round figures an NPU datasheet would make plausible: the fit moves them; a factor no
   // calibration point constrains stays near its prior.
   return {0.6, 0.2, 0.5, 0.05, 0.1, 0.05, 0.6, 5, 50, 0.3, 30};
 }
 
-target::Factors fit(const std::vector<const PointWork*>& points, const target::Factors& prior) {
-  target::Factors f = prior;
+namespace {
+
+// Coordinate search in log space from `start`: try each factor up and down by `step`, keep
+// what lowers the objective; halve the step when nothing does.
+target::Factors descend(const std::vector<const PointWork*>& points, const target::Factors& start,
+                        const target::Factors& prior, double* value) {
+  target::Factors f = start;
   double best = objective(points, f, prior);
-  // Coordinate search in log space: try each factor up and down by `step`, keep what
-  // lowers the objective; halve the step when nothing does.
   for (double step = 1.0; step > 1e-4;) {
     bool improved = false;
     for (std::size_t i = 0; i < f.size(); ++i) {
@@ -168,22 +174,59 @@ target::Factors fit(const std::vector<const PointWork*>& points, const target::F
     }
     if (!improved) step /= 2;
   }
+  *value = best;
   return f;
 }
 
-std::string factors_inc(const target::Factors& svp, const target::Factors& rknn) {
+}  // namespace
+
+target::Factors fit(const std::vector<const PointWork*>& points, const target::Factors& prior) {
+  // The objective has local minima (a slow class can stand in for another): start from the
+  // prior and from the prior with each factor in turn 20x lower and 20x higher, keep the best.
+  double best = 0;
+  target::Factors f = descend(points, prior, prior, &best);
+  for (std::size_t i = 0; i < prior.size(); ++i) {
+    for (double scale : {1.0 / 20, 20.0}) {
+      target::Factors start = prior;
+      start[i] = is_efficiency(i) ? std::min(1.0, prior[i] * scale) : prior[i] * scale;
+      double v = 0;
+      const target::Factors g = descend(points, start, prior, &v);
+      if (v < best - 1e-12) {
+        best = v;
+        f = g;
+      }
+    }
+  }
+  return f;
+}
+
+std::vector<FittedSet> fit_all(const std::vector<PointWork>& points) {
+  std::vector<FittedSet> sets;
+  for (const PointWork& p : points) {
+    const std::string name = p.device->board.factor_set;
+    bool known = false;
+    for (const FittedSet& s : sets) known = known || s.name == name;
+    if (known) continue;
+    std::vector<const PointWork*> mine;
+    for (const PointWork& q : points) {
+      if (name == q.device->board.factor_set) mine.push_back(&q);
+    }
+    sets.push_back({name, p.device->family, fit(mine, prior_factors())});
+  }
+  return sets;
+}
+
+std::string factors_inc(const std::vector<FittedSet>& sets) {
   std::string out =
       "// Written by tools/board_time_fit (docs/board_time.md): the board timing model's fitted\n"
-      "// factors per vendor family, in the order of target::Factor (";
+      "// factors per NPU design, in the order of target::Factor (";
   for (std::size_t i = 0; i < target::kFactorCount; ++i) out += fmt::format("{}{}", i ? ", " : "", target::factor_name(i));
   out += ").\n// Do not edit by hand: rerun the fit.\n";
-  auto row = [&](const char* fam, const target::Factors& f) {
-    out += fmt::format("{{Family::{}, {{", fam);
-    for (std::size_t i = 0; i < f.size(); ++i) out += fmt::format("{}{:.6g}", i ? ", " : "", f[i]);
+  for (const FittedSet& s : sets) {
+    out += fmt::format("{{\"{}\", Family::{}, {{", s.name, s.family == target::Family::kSvp ? "kSvp" : "kRknn");
+    for (std::size_t i = 0; i < s.factors.size(); ++i) out += fmt::format("{}{:.6g}", i ? ", " : "", s.factors[i]);
     out += "}},\n";
-  };
-  row("kSvp", svp);
-  row("kRknn", rknn);
+  }
   return out;
 }
 

@@ -1,7 +1,7 @@
 // The board timing model's fit (docs/board_time.md): calibration points (published board
 // latencies, calibration.csv), each point's per-layer work (features.csv, written by the
 // board_time_fit tool from the compiled calibration networks), and the least-squares fit of
-// one family's factors on log ratios. The unit tests read the same files.
+// one factor set on log ratios. The unit tests read the same files.
 #pragma once
 
 #include <string>
@@ -18,6 +18,7 @@ struct CalibrationPoint {
   std::string soc;      // --soc_version
   std::string mode;     // compile mode: 0, 1, 5, 6 (SVP) or int8 / fp16 (RKNN)
   double published_ms = 0;
+  double published_ddr_mb = 0;  // DDR traffic per frame where published (SVP), else 0
   std::string source;
 };
 
@@ -26,6 +27,7 @@ struct PointWork {
   CalibrationPoint point;
   const target::DeviceProfile* device = nullptr;
   std::vector<target::LayerWork> work;
+  std::vector<std::string> ops;  // each layer's op type (reports)
   std::vector<std::int32_t> segment_ends;
 };
 
@@ -44,9 +46,19 @@ double predict_ms(const PointWork& p, const target::Factors& f);
 target::Factors fit(const std::vector<const PointWork*>& points, const target::Factors& prior);
 
 // The priors the fit starts from (documented in docs/board_time.md).
-target::Factors prior_factors(target::Family family);
+target::Factors prior_factors();
 
-// data/board_time_factors.inc for the two families.
-std::string factors_inc(const target::Factors& svp, const target::Factors& rknn);
+struct FittedSet {
+  std::string name;  // BoardFigures::factor_set
+  target::Family family;
+  target::Factors factors;
+};
+
+// The factor sets of the points' devices, in order of first appearance, each fitted to its
+// points.
+std::vector<FittedSet> fit_all(const std::vector<PointWork>& points);
+
+// data/board_time_factors.inc.
+std::string factors_inc(const std::vector<FittedSet>& sets);
 
 }  // namespace svp::board_fit

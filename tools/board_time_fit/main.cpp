@@ -81,18 +81,21 @@ Result<board_fit::PointWork> point_work(const board_fit::CalibrationPoint& c, co
   Precision cube = Precision::kA8W8, other = Precision::kA8W8;
   if (Status s = mode_precisions(c.mode, &cube, &other); !s.ok()) return s;
   std::vector<std::uint64_t> macs(p.layers.size());
-  for (std::size_t l = 0; l < p.layers.size(); ++l) macs[l] = kernels::layer_macs(p, l);
-  pw.work = target::program_work(p, macs);
+  std::vector<target::Unit> units(p.layers.size());
+  std::vector<Precision> precisions(p.layers.size());
   for (std::size_t l = 0; l < p.layers.size(); ++l) {
     const model::Layer& L = p.layers[l];
+    macs[l] = kernels::layer_macs(p, l);
     std::vector<std::size_t> ranks;
     for (std::int32_t t : L.inputs) {
       if (t >= 0) ranks.push_back(p.tensors[static_cast<std::size_t>(t)].dims.size());
     }
     const target::Support s = target::op_support(*pw.device, L.op, ranks);
-    pw.work[l].unit = s == target::Support::kNpu ? target::Unit::kNpu : target::Unit::kCpu;
-    pw.work[l].precision = ops::is_quant_cube(L.op) ? cube : other;
+    units[l] = s == target::Support::kNpu ? target::Unit::kNpu : target::Unit::kCpu;
+    precisions[l] = ops::is_quant_cube(L.op) ? cube : other;
+    pw.ops.push_back(L.op);
   }
+  pw.work = target::program_work(p, macs, &units, &precisions);
   // Segments: a new one wherever the unit changes (the board's own passes are per layer).
   for (std::size_t l = 1; l <= pw.work.size(); ++l) {
     if (l == pw.work.size() || pw.work[l].unit != pw.work[l - 1].unit) pw.segment_ends.push_back(static_cast<std::int32_t>(l));
@@ -100,16 +103,24 @@ Result<board_fit::PointWork> point_work(const board_fit::CalibrationPoint& c, co
   return pw;
 }
 
-std::vector<const board_fit::PointWork*> family_points(const std::vector<board_fit::PointWork>& all, target::Family fam,
-                                                       const std::string& exclude_id = {},
-                                                       const std::string& exclude_soc_not = {}) {
+// The points of one factor set, without `exclude_id`; `only_soc` keeps that chip's alone.
+std::vector<const board_fit::PointWork*> set_points(const std::vector<board_fit::PointWork>& all, const std::string& set,
+                                                    const std::string& exclude_id = {},
+                                                    const std::string& only_soc = {}) {
   std::vector<const board_fit::PointWork*> out;
   for (const board_fit::PointWork& p : all) {
-    if (p.device->family != fam || p.point.id == exclude_id) continue;
-    if (!exclude_soc_not.empty() && fam == target::Family::kRknn && p.point.soc != exclude_soc_not) continue;
+    if (set != p.device->board.factor_set || p.point.id == exclude_id) continue;
+    if (!only_soc.empty() && p.point.soc != only_soc) continue;
     out.push_back(&p);
   }
   return out;
+}
+
+const target::Factors& set_factors(const std::vector<board_fit::FittedSet>& sets, const std::string& name) {
+  for (const board_fit::FittedSet& s : sets) {
+    if (s.name == name) return s.factors;
+  }
+  return sets.front().factors;
 }
 
 std::string bound_mix(const board_fit::PointWork& p, const target::Factors& f) {
@@ -119,6 +130,33 @@ std::string bound_mix(const board_fit::PointWork& p, const target::Factors& f) {
   const double sum = by[0] + by[1] + by[2] + t.task_us;
   return fmt::format("compute {:.0f} % / DDR {:.0f} % / overhead {:.0f} %", 100 * by[0] / sum, 100 * by[1] / sum,
                      100 * (by[2] + t.task_us) / sum);
+}
+
+// Where a point's predicted time goes, by op type and unit (--explain).
+void explain(const board_fit::PointWork& p, const target::Factors& f) {
+  const target::ProgramTime t = target::predict_program(*p.device, f, p.work, p.segment_ends);
+  struct Sum {
+    int n = 0;
+    double us = 0, compute = 0, memory = 0, mb = 0;
+  };
+  std::map<std::string, Sum> by;
+  for (std::size_t l = 0; l < p.work.size(); ++l) {
+    const std::string key = fmt::format("{} {} {} {}", p.ops[l], p.work[l].unit == target::Unit::kCpu ? "CPU" : "NPU",
+                                        target::to_string(p.work[l].precision), p.work[l].fused ? "fused" : "");
+    Sum& s = by[key];
+    ++s.n;
+    s.us += t.layers[l].us;
+    s.compute += t.layers[l].compute_us;
+    s.memory += t.layers[l].memory_us;
+    s.mb += t.layers[l].ddr_bytes / 1048576.0;
+  }
+  std::printf("%s: predicted %.3f ms (published %.3f), DDR %.1f MiB (published %.1f MB), task %.0f us\n",
+              p.point.id.c_str(), t.total_us / 1e3, p.point.published_ms, t.ddr_bytes / 1048576.0,
+              p.point.published_ddr_mb, t.task_us);
+  for (const auto& [k, s] : by) {
+    std::printf("  %-36s n=%3d  %9.1f us  compute %9.1f  DDR %9.1f  %8.2f MiB\n", k.c_str(), s.n, s.us, s.compute,
+                s.memory, s.mb);
+  }
 }
 
 void print_summary(const char* title, const std::vector<std::pair<const board_fit::PointWork*, double>>& rows) {
@@ -136,12 +174,15 @@ void print_summary(const char* title, const std::vector<std::pair<const board_fi
 
 int main(int argc, char** argv) {
   bool from_features = false;
+  std::string explain_id;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--from-features") {
       from_features = true;
+    } else if (a.rfind("--explain=", 0) == 0) {
+      explain_id = a.substr(10);
     } else {
-      std::fprintf(stderr, "usage: board_time_fit [--from-features]  (run from the repository root)\n");
+      std::fprintf(stderr, "usage: board_time_fit [--from-features] [--explain=POINT|all]  (run from the repository root)\n");
       return 2;
     }
   }
@@ -177,34 +218,42 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "board_time_fit: %s\n", pts.status().message().c_str());
     return 1;
   }
-  const target::Factors svp =
-      board_fit::fit(family_points(*pts, target::Family::kSvp), board_fit::prior_factors(target::Family::kSvp));
-  const target::Factors rknn =
-      board_fit::fit(family_points(*pts, target::Family::kRknn), board_fit::prior_factors(target::Family::kRknn));
-  std::ofstream("src/target/data/board_time_factors.inc") << board_fit::factors_inc(svp, rknn);
+  const std::vector<board_fit::FittedSet> sets = board_fit::fit_all(*pts);
+  std::ofstream("src/target/data/board_time_factors.inc") << board_fit::factors_inc(sets);
+  for (const board_fit::PointWork& p : *pts) {
+    if (explain_id == "all" || explain_id == p.point.id) explain(p, set_factors(sets, p.device->board.factor_set));
+  }
 
-  std::printf("| factor | SVP | RKNN |\n|---|---:|---:|\n");
+  std::printf("| factor |");
+  for (const board_fit::FittedSet& s : sets) std::printf(" %s |", s.name.c_str());
+  std::printf("\n|---|");
+  for (std::size_t i = 0; i < sets.size(); ++i) std::printf("---:|");
+  std::printf("\n");
   for (std::size_t i = 0; i < target::kFactorCount; ++i) {
-    std::printf("| %s | %.4g | %.4g |\n", target::factor_name(i), svp[i], rknn[i]);
+    std::printf("| %s |", target::factor_name(i));
+    for (const board_fit::FittedSet& s : sets) std::printf(" %.4g |", s.factors[i]);
+    std::printf("\n");
   }
   std::printf("\n| point | published ms | predicted ms | ratio | leave-one-out ms | ratio | bound mix (fitted) |\n"
               "|---|---:|---:|---:|---:|---:|---|\n");
   std::vector<std::pair<const board_fit::PointWork*, double>> fitted, loo, held;
   for (const board_fit::PointWork& p : *pts) {
-    const target::Family fam = p.device->family;
-    const target::Factors& f = fam == target::Family::kSvp ? svp : rknn;
+    const std::string set = p.device->board.factor_set;
+    const target::Factors& f = set_factors(sets, set);
     const double ms = board_fit::predict_ms(p, f);
-    const target::Factors g = board_fit::fit(family_points(*pts, fam, p.point.id), board_fit::prior_factors(fam));
+    const target::Factors g = board_fit::fit(set_points(*pts, set, p.point.id), board_fit::prior_factors());
     const double out = board_fit::predict_ms(p, g);
     fitted.emplace_back(&p, ms);
     loo.emplace_back(&p, out);
     std::printf("| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %s |\n", p.point.id.c_str(), p.point.published_ms, ms,
                 ms / p.point.published_ms, out, out / p.point.published_ms, bound_mix(p, f).c_str());
   }
-  // Held-out chips: the RKNN factors fitted on RK3588 alone, predicting the other chips.
+  // Held-out chips: the RKNPU factors fitted on RK3588's points alone predict the other
+  // Rockchip chips (RK3566 too: without its own points its design has no factors).
   const target::Factors rk3588 =
-      board_fit::fit(family_points(*pts, target::Family::kRknn, {}, "RK3588"), board_fit::prior_factors(target::Family::kRknn));
-  std::printf("\n| held-out point (RKNN fitted on RK3588 only) | published ms | predicted ms | ratio |\n|---|---:|---:|---:|\n");
+      board_fit::fit(set_points(*pts, "RKNPU", {}, "RK3588"), board_fit::prior_factors());
+  std::printf("\n| held-out point (RKNPU factors fitted on RK3588 only) | published ms | predicted ms | ratio |\n"
+              "|---|---:|---:|---:|\n");
   for (const board_fit::PointWork& p : *pts) {
     if (p.device->family != target::Family::kRknn || p.point.soc == "RK3588") continue;
     const double ms = board_fit::predict_ms(p, rk3588);
@@ -212,7 +261,7 @@ int main(int argc, char** argv) {
     std::printf("| %s | %.3f | %.3f | %.3f |\n", p.point.id.c_str(), p.point.published_ms, ms, ms / p.point.published_ms);
   }
   print_summary("calibration (fitted)", fitted);
-  print_summary("leave-one-out", loo);
+  print_summary("leave-one-out (within each factor set)", loo);
   print_summary("held-out chips (RK3576, RK3566, RK3562 from RK3588)", held);
   return 0;
 }
