@@ -8,6 +8,10 @@
 
 #include <fmt/format.h>
 
+#include "kernels/cost.h"
+#include "ops/op_def.h"
+#include "target/board_work.h"
+
 namespace svp::board_fit {
 namespace {
 
@@ -53,7 +57,55 @@ double objective(const std::vector<const PointWork*>& points, const target::Fact
 
 bool is_efficiency(std::size_t i) { return i <= target::kEffDdr || i == target::kCpuEff; }
 
+using target::Precision;
+
+// The precision a compile mode gives the vendor's quantizable (cube) layers and the rest.
+Status mode_precisions(const std::string& mode, Precision* cube, Precision* other) {
+  static const std::map<std::string, std::pair<Precision, Precision>> modes = {
+      {"0", {Precision::kA8W8, Precision::kA8W8}},   {"1", {Precision::kA16W8, Precision::kA16W8}},
+      {"5", {Precision::kA8W8, Precision::kFp16}},   {"6", {Precision::kA16W8, Precision::kFp16}},
+      {"int8", {Precision::kA8W8, Precision::kA8W8}}, {"fp16", {Precision::kFp16, Precision::kFp16}}};
+  auto it = modes.find(mode);
+  if (it == modes.end()) return Status(err::kFeatureUnsupported, "unknown compile mode " + mode + " (0, 1, 5, 6, int8, fp16)");
+  *cube = it->second.first;
+  *other = it->second.second;
+  return Status::Ok();
+}
+
+
 }  // namespace
+
+// The float program as the target would compile it in `mode`: placement by the target's
+// op support set, precision by the mode (what the quantizer gives each layer's tensors).
+Result<PointWork> point_work(const CalibrationPoint& c, const model::Program& p) {
+  PointWork pw;
+  pw.point = c;
+  pw.device = target::find_profile(c.soc);
+  if (pw.device == nullptr) return Status(err::kFeatureUnsupported, "unknown soc " + c.soc);
+  Precision cube = Precision::kA8W8, other = Precision::kA8W8;
+  if (Status s = mode_precisions(c.mode, &cube, &other); !s.ok()) return s;
+  std::vector<std::uint64_t> macs(p.layers.size());
+  std::vector<target::Unit> units(p.layers.size());
+  std::vector<Precision> precisions(p.layers.size());
+  for (std::size_t l = 0; l < p.layers.size(); ++l) {
+    const model::Layer& L = p.layers[l];
+    macs[l] = kernels::layer_macs(p, l);
+    std::vector<std::size_t> ranks;
+    for (std::int32_t t : L.inputs) {
+      if (t >= 0) ranks.push_back(p.tensors[static_cast<std::size_t>(t)].dims.size());
+    }
+    const target::Support s = target::op_support(*pw.device, L.op, ranks);
+    units[l] = s == target::Support::kNpu ? target::Unit::kNpu : target::Unit::kCpu;
+    precisions[l] = ops::is_quant_cube(L.op) ? cube : other;
+    pw.ops.push_back(L.op);
+  }
+  pw.work = target::program_work(p, macs, &units, &precisions);
+  // Segments: a new one wherever the unit changes (the board's own passes are per layer).
+  for (std::size_t l = 1; l <= pw.work.size(); ++l) {
+    if (l == pw.work.size() || pw.work[l].unit != pw.work[l - 1].unit) pw.segment_ends.push_back(static_cast<std::int32_t>(l));
+  }
+  return pw;
+}
 
 Result<std::vector<CalibrationPoint>> read_calibration(const std::string& path) {
   Result<std::string> text = read_text(path);

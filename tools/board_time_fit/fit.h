@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "model/program.h"
 #include "target/board_time.h"
 
 namespace svp::board_fit {
@@ -32,6 +33,12 @@ struct PointWork {
 };
 
 Result<std::vector<CalibrationPoint>> read_calibration(const std::string& path);
+
+// A float program (random weights: only shapes matter) as `point`'s target would compile it
+// in its mode: placement by the target's op support set, precision by the mode (the types
+// the quantizer gives each layer: modes 0/1 every layer, 5/6 the vendor's quantizable
+// layers with the rest in fp16, RKNN int8 every layer), one segment per run of one unit.
+Result<PointWork> point_work(const CalibrationPoint& point, const model::Program& program);
 
 // features.csv: one row per layer of every point (and a row per segment end).
 std::string features_csv(const std::vector<PointWork>& points);
