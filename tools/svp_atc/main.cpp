@@ -142,9 +142,9 @@ int main(int argc, char** argv) {
     for (const svp::target::LayerTime& l : t.layers) by[static_cast<int>(l.bound)] += l.us;
     std::fprintf(stderr,
                  "svp_atc: predicted board time on %s: %.3f ms per execution (compute-bound layers %.3f ms, "
-                 "DDR-bound %.3f ms, overhead %.3f ms; predicted from published figures, not measured: "
+                 "DDR-bound %.3f ms, overheads %.3f ms; predicted from published figures, not measured: "
                  "docs/board_time.md)\n",
-                 device.name, t.total_us / 1e3, by[0] / 1e3, by[1] / 1e3, (by[2] + t.task_us) / 1e3);
+                 device.name, t.total_us / 1e3, by[0] / 1e3, by[1] / 1e3, (t.total_us - by[0] - by[1]) / 1e3);
   }
   if (!r->layer_accuracy_csv.empty()) {
     const std::string stem = out.substr(0, out.size() - 3) + "_layer_accuracy";
