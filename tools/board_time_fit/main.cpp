@@ -215,8 +215,24 @@ int main(int argc, char** argv) {
     held.emplace_back(&p, ms);
     std::printf("| %s | %.3f | %.3f | %.3f |\n", p.point.id.c_str(), p.point.published_ms, ms, ms / p.point.published_ms);
   }
+  // Leave one chip out: each Rockchip chip predicted by the RKNPU factors fitted on the
+  // other chips' points (RK3566, of the other design, by all RKNPU points).
+  std::vector<std::pair<const board_fit::PointWork*, double>> chip_out;
+  std::printf("\n| leave-one-chip-out point (RKNPU factors fitted on the other chips) | published ms | predicted ms | ratio |\n"
+              "|---|---:|---:|---:|\n");
+  for (const board_fit::PointWork& p : *pts) {
+    if (p.device->family != target::Family::kRknn) continue;
+    std::vector<const board_fit::PointWork*> others;
+    for (const board_fit::PointWork& q : *pts) {
+      if (std::string("RKNPU") == q.device->board.factor_set && q.point.soc != p.point.soc) others.push_back(&q);
+    }
+    const double ms = board_fit::predict_ms(p, board_fit::fit(others, board_fit::prior_factors()));
+    chip_out.emplace_back(&p, ms);
+    std::printf("| %s | %.3f | %.3f | %.3f |\n", p.point.id.c_str(), p.point.published_ms, ms, ms / p.point.published_ms);
+  }
   print_summary("calibration (fitted)", fitted);
   print_summary("leave-one-out (within each factor set)", loo);
   print_summary("held-out chips (RK3576, RK3566, RK3562 from RK3588)", held);
+  print_summary("leave-one-chip-out (Rockchip)", chip_out);
   return 0;
 }
