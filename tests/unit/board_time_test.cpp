@@ -233,6 +233,17 @@ TEST(BoardTimeFit, AnUnknownCompileModeIsRefusedByName) {
   EXPECT_NE(w.status().message().find("int3"), std::string::npos) << w.status().message();
 }
 
+TEST(BoardTimeFit, CalibrationNetworksRefuseInt8AsNotImplementedYet) {
+  netzoo::NetOptions o;
+  o.dtype = model::DType::kInt8;
+  for (auto build : {netzoo::build_resnet50, netzoo::build_vgg16, netzoo::build_squeezenet1_1, netzoo::build_vit_b16}) {
+    Result<compiler::BuiltModel> m = build(o);
+    ASSERT_FALSE(m.ok());
+    EXPECT_EQ(m.status().code(), err::kFeatureUnsupported);
+    EXPECT_NE(m.status().message().find("not implemented yet"), std::string::npos) << m.status().message();
+  }
+}
+
 // svp_atc's outputs: atc_perf.csv's predicted column sums (with the task and switch costs)
 // to its total, which is the model's prediction; om.json carries the same.
 TEST(BoardTimeReport, AtcPerfCsvAndOmJsonCarryThePredictedBoardTime) {
