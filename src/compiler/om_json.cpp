@@ -2,12 +2,14 @@
 
 #include <string>
 
+#include "compiler/board_time.h"
 #include "kernels/cost.h"
 #include "ops/op_def.h"
 
 namespace svp::compiler {
 
-nlohmann::json om_json(const model::Program& p, std::uint64_t weights_size, const std::vector<FusionGroup>* fusions) {
+nlohmann::json om_json(const model::Program& p, std::uint64_t weights_size, const std::vector<FusionGroup>* fusions,
+                       const target::DeviceProfile* device) {
   using nlohmann::json;
   auto desc = [&](std::int32_t t) {
     if (t < 0) return json(nullptr);
@@ -134,6 +136,15 @@ nlohmann::json om_json(const model::Program& p, std::uint64_t weights_size, cons
           {"segments", segments},
           {"ops", ops}};
   if (fusions != nullptr) j["fusions"] = fusion_list;
+  if (device != nullptr) {
+    const target::ProgramTime t = predict_board_time(p, *device);
+    for (std::size_t l = 0; l < p.layers.size(); ++l) {
+      j["ops"][l]["predicted_us"] = t.layers[l].us;
+      j["ops"][l]["predicted_bound"] = t.layers[l].us > 0 ? target::to_string(t.layers[l].bound) : "fused";
+    }
+    j["predicted_board_time"] = {{"soc", device->name}, {"total_us", t.total_us}, {"task_us", t.task_us},
+                                 {"segment_us", t.segment_us}};
+  }
   return j;
 }
 

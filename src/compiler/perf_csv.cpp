@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "compiler/board_time.h"
 #include "kernels/cost.h"
 
 namespace svp::compiler {
@@ -31,7 +32,9 @@ double peak_macs_per_s(const model::Program& p, const model::Layer& L, const tar
 
 std::string atc_perf_csv(const model::Program& p, const target::DeviceProfile& device) {
   std::string out =
-      "index,name,type,device,segment,macs,bytes_read,bytes_written,weight_bytes,est_time_us,bound\n";
+      "index,name,type,device,segment,macs,bytes_read,bytes_written,weight_bytes,est_time_us,bound,predicted_us,"
+      "predicted_bound\n";
+  const target::ProgramTime board = predict_board_time(p, device);
   std::size_t segment = 0;
   std::uint64_t macs = 0, read = 0, written = 0, weights = 0;
   double total_us = 0;
@@ -50,16 +53,20 @@ std::string atc_perf_csv(const model::Program& p, const target::DeviceProfile& d
     const double compute_us = static_cast<double>(m) / peak_macs_per_s(p, L, device) * 1e6;
     const double memory_us = static_cast<double>(in + o) / (device.ddr_gbps * 1e9) * 1e6;
     const double us = std::max(compute_us, memory_us);
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{:.3f},{}\n", l, field(L.name), field(L.op),
+    const target::LayerTime& t = board.layers[l];
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{:.3f},{},{:.3f},{}\n", l, field(L.name), field(L.op),
                        L.target == model::Target::kAiCpu ? "CPU" : "NPU", segment, m, in, o, w, us,
-                       compute_us >= memory_us ? "compute" : "memory");
+                       compute_us >= memory_us ? "compute" : "memory", t.us,
+                       t.us > 0 ? target::to_string(t.bound) : "fused");
     total_us += us;
     macs += m;
     read += in;
     written += o;
     weights += w;
   }
-  out += fmt::format("total,,,,{},{},{},{},{},{:.3f},\n", p.segments.size(), macs, read, written, weights, total_us);
+  // The total's predicted time adds the per-task and NPU/CPU switch costs to the layers'.
+  out += fmt::format("total,,,,{},{},{},{},{},{:.3f},,{:.3f},\n", p.segments.size(), macs, read, written, weights,
+                     total_us, board.total_us);
   return out;
 }
 

@@ -44,6 +44,17 @@ struct OpSupport {
   const char* source;         // where the list comes from
 };
 
+// Board timing figures beyond the peak rate (src/target/board_time.h).
+struct BoardFigures {
+  // The fitted factor set the chip's NPU uses (src/target/data/board_time_factors.inc):
+  // chips of one NPU design share it.
+  const char* factor_set;
+  double npu_clock_ghz;  // the per-layer overhead is fitted in NPU cycles
+  double a16w8_ratio;    // A16W8 MAC rate / A8W8 MAC rate
+  double fp16_ratio;     // fp16 MAC rate / A8W8 MAC rate
+  const char* source;
+};
+
 struct DeviceProfile {
   const char* name;   // the --soc_version / target_platform spelling
   const char* alias;  // a second accepted spelling (RK3568 for RK3566), or ""
@@ -71,6 +82,7 @@ struct DeviceProfile {
   // draws from the MMZ region), so the default never refuses what a board would give.
   std::uint64_t board_memory_bytes;
   const char* source;  // where the figures come from (printed in the compiler's log)
+  BoardFigures board;
 };
 
 // Every known target, in the order the docs list them.

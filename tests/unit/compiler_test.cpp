@@ -382,7 +382,9 @@ TEST(Compile, DumpGraphWritesEveryStageAndThePerfTableSumsTheLayers) {
   std::istringstream lines(csv);
   std::string line;
   std::getline(lines, line);
-  EXPECT_EQ(line, "index,name,type,device,segment,macs,bytes_read,bytes_written,weight_bytes,est_time_us,bound");
+  EXPECT_EQ(line,
+            "index,name,type,device,segment,macs,bytes_read,bytes_written,weight_bytes,est_time_us,bound,predicted_us,"
+            "predicted_bound");
   std::size_t rows = 0;
   double conv_us = -1;
   while (std::getline(lines, line) && line.rfind("total", 0) != 0) {
@@ -392,7 +394,7 @@ TEST(Compile, DumpGraphWritesEveryStageAndThePerfTableSumsTheLayers) {
     std::vector<std::string> f;
     std::istringstream cells(line);
     for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
-    ASSERT_EQ(f.size(), 11u) << line;
+    ASSERT_EQ(f.size(), 13u) << line;
     const double macs = std::stod(f[5]), bytes = std::stod(f[6]) + std::stod(f[7]);
     const double compute = macs / (chip.npu_int8_tops * 1e12 / 4) * 1e6, memory = bytes / (chip.ddr_gbps * 1e9) * 1e6;
     conv_us = std::stod(f[9]);

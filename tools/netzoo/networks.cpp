@@ -36,13 +36,14 @@ class Net {
   // Conv (+ bias) with weights scaled so that outputs keep about the input's variance;
   // `act`: "" none, "relu", "relu6". Returns the output (after the activation).
   TensorId conv(const std::string& name, TensorId x, std::int64_t cin, std::int64_t cout, std::int64_t k,
-                std::int64_t stride, std::int64_t group, const std::string& act) {
+                std::int64_t stride, std::int64_t group, const std::string& act, std::int64_t pad = -1) {
+    if (pad < 0) pad = k / 2;
     const std::int64_t cg = cin / group;
     const std::int64_t fan_in = cg * k * k;
     const std::size_t n = static_cast<std::size_t>(cout * fan_in);
     LayerOptions o;
     o.attrs.set("strides", I{stride, stride});
-    o.attrs.set("pads", I{k / 2, k / 2, k / 2, k / 2});
+    o.attrs.set("pads", I{pad, pad, pad, pad});
     o.attrs.set("group", group);
     // Uniform weights of variance 2 / fan_in (He), bias small.
     const float a = std::sqrt(6.f / static_cast<float>(fan_in));
@@ -85,12 +86,48 @@ class Net {
   TensorId add(const std::string& name, TensorId a, TensorId b) { return b_.add_layer(name, "Add", {a, b}); }
   TensorId relu(const std::string& name, TensorId x) { return b_.add_layer(name, "Relu", {x}); }
 
-  TensorId max_pool(const std::string& name, TensorId x) {
+  TensorId max_pool(const std::string& name, TensorId x, std::int64_t k = 3, std::int64_t s = 2, std::int64_t p = 1) {
     LayerOptions o;
-    o.attrs.set("kernel_shape", I{3, 3});
-    o.attrs.set("strides", I{2, 2});
-    o.attrs.set("pads", I{1, 1, 1, 1});
+    o.attrs.set("kernel_shape", I{k, k});
+    o.attrs.set("strides", I{s, s});
+    o.attrs.set("pads", I{p, p, p, p});
     return b_.add_layer(name, "MaxPool", {x}, o);
+  }
+
+  // Float-only helpers (the networks that only need shapes: board time calibration).
+  TensorId layer(const std::string& name, const std::string& op, std::vector<TensorId> in, LayerOptions o = {}) {
+    return b_.add_layer(name, op, std::move(in), std::move(o));
+  }
+  TensorId weights(const std::string& name, I dims, float scale) {
+    std::size_t n = 1;
+    for (std::int64_t d : dims) n *= static_cast<std::size_t>(d);
+    std::vector<float> v(n);
+    for (auto& x : v) x = scale * (static_cast<float>(next() % 2001) / 1000.f - 1.f);
+    return b_.add_constant(name, std::move(dims), v);
+  }
+  TensorId ints(const std::string& name, I values, bool scalar = false) {
+    I dims = scalar ? I{} : I{static_cast<std::int64_t>(values.size())};
+    return b_.add_constant(name, std::move(dims), values);
+  }
+  // x [..., k] · W [k, n] + b.
+  TensorId linear(const std::string& name, TensorId x, std::int64_t k, std::int64_t n) {
+    TensorId y = b_.add_layer(name, "MatMul", {x, weights(name + ".w", {k, n}, std::sqrt(3.f / float(k)))});
+    return b_.add_layer(name + ".bias", "Add", {y, weights(name + ".b", {n}, 0.1f)});
+  }
+  void reserve(std::size_t bytes) { b_.reserve_weights(bytes); }
+  Result<compiler::BuiltModel> finish(TensorId out) {
+    b_.add_output(out);
+    return b_.build();
+  }
+  // Flatten → Gemm (float32 logits), the classifier of a feature vector [N, c].
+  Result<compiler::BuiltModel> fc_head(TensorId f, std::int64_t c) {
+    LayerOptions gemm;
+    gemm.attrs.set("transB", std::int64_t{1});
+    gemm.output_names = {"logits"};
+    TensorId w = weights("fc.w", {o_.classes, c}, std::sqrt(3.f / float(c)));
+    TensorId bias = weights("fc.b", {o_.classes}, 0.1f);
+    b_.add_output(b_.add_layer("fc", "Gemm", {f, w, bias}, gemm));
+    return b_.build();
   }
 
   // GlobalAveragePool → Flatten → Gemm (float32 logits).
@@ -189,6 +226,173 @@ Result<compiler::BuiltModel> build_mobilenet_v2(const NetOptions& options) {
   }
   x = n.conv("features.18", x, cin, 1280, 1, 1, 1, "relu6");
   return n.head(x, 1280);
+}
+
+namespace {
+
+Status float_only(const NetOptions& o, const char* net) {
+  if (o.dtype == DType::kFloat32) return Status::Ok();
+  return Status(err::kFeatureUnsupported,
+                std::string("netzoo: ") + net + " is built in float32 only (int8: not implemented yet); use NetOptions::dtype = kFloat32");
+}
+
+}  // namespace
+
+Result<compiler::BuiltModel> build_resnet50(const NetOptions& options) {
+  if (Status s = float_only(options, "resnet50"); !s.ok()) return s;
+  Net n(options, "resnet50");
+  TensorId x = n.input(3);
+  x = n.conv("conv1", x, 3, 64, 7, 2, 1, "relu");
+  x = n.max_pool("pool1", x);
+  std::int64_t cin = 64;
+  const std::int64_t widths[4] = {64, 128, 256, 512};
+  const int blocks[4] = {3, 4, 6, 3};
+  for (int stage = 0; stage < 4; ++stage) {
+    for (int blk = 0; blk < blocks[stage]; ++blk) {
+      const std::int64_t w = widths[stage], cout = w * 4;
+      // torchvision's v1.5: the stride on the 3x3 convolution.
+      const std::int64_t stride = (stage > 0 && blk == 0) ? 2 : 1;
+      const std::string p = "layer" + std::to_string(stage + 1) + "." + std::to_string(blk);
+      TensorId shortcut = x;
+      if (stride != 1 || cin != cout) shortcut = n.conv(p + ".downsample", x, cin, cout, 1, stride, 1, "");
+      TensorId y = n.conv(p + ".conv1", x, cin, w, 1, 1, 1, "relu");
+      y = n.conv(p + ".conv2", y, w, w, 3, stride, 1, "relu");
+      y = n.conv(p + ".conv3", y, w, cout, 1, 1, 1, "");
+      x = n.relu(p + ".relu", n.add(p + ".add", y, shortcut));
+      cin = cout;
+    }
+  }
+  return n.head(x, 2048);
+}
+
+Result<compiler::BuiltModel> build_vgg16(const NetOptions& options) {
+  if (Status s = float_only(options, "vgg16"); !s.ok()) return s;
+  Net n(options, "vgg16");
+  n.reserve(std::size_t{560} << 20);
+  TensorId x = n.input(3);
+  const std::int64_t cfg[] = {64, 64, 0, 128, 128, 0, 256, 256, 256, 0, 512, 512, 512, 0, 512, 512, 512, 0};
+  std::int64_t cin = 3;
+  int i = 0;
+  for (std::int64_t c : cfg) {
+    const std::string p = "features." + std::to_string(i++);
+    if (c == 0) {
+      x = n.max_pool(p, x, 2, 2, 0);
+      continue;
+    }
+    x = n.conv(p, x, cin, c, 3, 1, 1, "relu");
+    cin = c;
+  }
+  // At 224x224 the adaptive 7x7 average pool is the identity.
+  LayerOptions fl;
+  fl.attrs.set("axis", std::int64_t{1});
+  TensorId f = n.layer("flatten", "Flatten", {x}, fl);
+  const std::int64_t flat = 512 * (options.height / 32) * (options.width / 32);
+  LayerOptions gemm;
+  gemm.attrs.set("transB", std::int64_t{1});
+  f = n.layer("classifier.0", "Gemm", {f, n.weights("classifier.0.w", {4096, flat}, 0.01f), n.weights("classifier.0.b", {4096}, 0.1f)}, gemm);
+  f = n.relu("classifier.1", f);
+  f = n.layer("classifier.3", "Gemm", {f, n.weights("classifier.3.w", {4096, 4096}, 0.02f), n.weights("classifier.3.b", {4096}, 0.1f)}, gemm);
+  f = n.relu("classifier.4", f);
+  return n.fc_head(f, 4096);
+}
+
+Result<compiler::BuiltModel> build_squeezenet1_1(const NetOptions& options) {
+  if (Status s = float_only(options, "squeezenet1_1"); !s.ok()) return s;
+  Net n(options, "squeezenet1_1");
+  TensorId x = n.input(3);
+  x = n.conv("features.0", x, 3, 64, 3, 2, 1, "relu", 0);
+  x = n.max_pool("features.2", x, 3, 2, 0);
+  struct Fire {
+    std::int64_t cin, squeeze, expand;
+    bool pool_after;
+  };
+  const Fire fires[] = {{64, 16, 64, false},   {128, 16, 64, true},   {128, 32, 128, false}, {256, 32, 128, true},
+                        {256, 48, 192, false}, {384, 48, 192, false}, {384, 64, 256, false}, {512, 64, 256, false}};
+  int i = 3;
+  for (const Fire& f : fires) {
+    const std::string p = "features." + std::to_string(i++);
+    TensorId s = n.conv(p + ".squeeze", x, f.cin, f.squeeze, 1, 1, 1, "relu");
+    TensorId e1 = n.conv(p + ".expand1x1", s, f.squeeze, f.expand, 1, 1, 1, "relu");
+    TensorId e3 = n.conv(p + ".expand3x3", s, f.squeeze, f.expand, 3, 1, 1, "relu");
+    LayerOptions cat;
+    cat.attrs.set("axis", std::int64_t{1});
+    x = n.layer(p + ".cat", "Concat", {e1, e3}, cat);
+    if (f.pool_after) x = n.max_pool("features." + std::to_string(i++), x, 3, 2, 0);
+  }
+  x = n.conv("classifier.1", x, 512, options.classes, 1, 1, 1, "relu");
+  TensorId g = n.layer("classifier.3", "GlobalAveragePool", {x});
+  LayerOptions fl;
+  fl.attrs.set("axis", std::int64_t{1});
+  fl.output_names = {"logits"};
+  return n.finish(n.layer("flatten", "Flatten", {g}, fl));
+}
+
+Result<compiler::BuiltModel> build_vit_b16(const NetOptions& options) {
+  if (Status s = float_only(options, "vit_b16"); !s.ok()) return s;
+  constexpr std::int64_t d = 768, heads = 12, hd = 64, mlp = 3072, layers = 12, patch = 16;
+  const std::int64_t tokens = (options.height / patch) * (options.width / patch) + 1;
+  Net n(options, "vit_b16");
+  n.reserve(std::size_t{360} << 20);
+  TensorId x = n.input(3);
+  x = n.conv("conv_proj", x, 3, d, patch, patch, 1, "", 0);
+  x = n.layer("patches", "Reshape", {x, n.ints("patches.shape", {options.batch, d, tokens - 1})});
+  LayerOptions tr;
+  tr.attrs.set("perm", I{0, 2, 1});
+  x = n.layer("tokens", "Transpose", {x}, tr);
+  LayerOptions cat;
+  cat.attrs.set("axis", std::int64_t{1});
+  x = n.layer("class_token", "Concat", {n.weights("cls", {options.batch, 1, d}, 0.02f), x}, cat);
+  x = n.layer("pos_embedding", "Add", {x, n.weights("pos", {1, tokens, d}, 0.02f)});
+  auto layer_norm = [&](const std::string& name, TensorId v) {
+    LayerOptions ln;
+    ln.attrs.set("axis", std::int64_t{-1});
+    ln.attrs.set("epsilon", 1e-6);
+    return n.layer(name, "LayerNormalization", {v, n.weights(name + ".g", {d}, 1.f), n.weights(name + ".b", {d}, 0.1f)}, ln);
+  };
+  for (std::int64_t l = 0; l < layers; ++l) {
+    const std::string p = "encoder.layer" + std::to_string(l);
+    TensorId y = layer_norm(p + ".ln_1", x);
+    y = n.linear(p + ".in_proj", y, d, 3 * d);
+    y = n.layer(p + ".qkv", "Reshape", {y, n.ints(p + ".qkv.shape", {tokens, 3, heads, hd})});
+    LayerOptions split;
+    split.attrs.set("perm", I{1, 2, 0, 3});
+    y = n.layer(p + ".qkv_t", "Transpose", {y}, split);
+    LayerOptions g0;
+    g0.attrs.set("axis", std::int64_t{0});
+    TensorId q = n.layer(p + ".q", "Gather", {y, n.ints(p + ".i0", {0}, true)}, g0);
+    TensorId k = n.layer(p + ".k", "Gather", {y, n.ints(p + ".i1", {1}, true)}, g0);
+    TensorId v = n.layer(p + ".v", "Gather", {y, n.ints(p + ".i2", {2}, true)}, g0);
+    q = n.layer(p + ".q_scale", "Mul", {q, n.weights(p + ".scale", {1}, 0.125f)});
+    LayerOptions kt;
+    kt.attrs.set("perm", I{0, 2, 1});
+    k = n.layer(p + ".k_t", "Transpose", {k}, kt);
+    TensorId a = n.layer(p + ".scores", "MatMul", {q, k});
+    LayerOptions sm;
+    sm.attrs.set("axis", std::int64_t{-1});
+    a = n.layer(p + ".softmax", "Softmax", {a}, sm);
+    a = n.layer(p + ".attn", "MatMul", {a, v});
+    LayerOptions back;
+    back.attrs.set("perm", I{1, 0, 2});
+    a = n.layer(p + ".attn_t", "Transpose", {a}, back);
+    a = n.layer(p + ".attn_r", "Reshape", {a, n.ints(p + ".attn.shape", {options.batch, tokens, d})});
+    a = n.linear(p + ".out_proj", a, d, d);
+    x = n.add(p + ".add_1", a, x);
+    y = layer_norm(p + ".ln_2", x);
+    y = n.linear(p + ".mlp.0", y, d, mlp);
+    // GELU as the ONNX export writes it: x · 0.5 · (1 + erf(x / √2)).
+    TensorId e = n.layer(p + ".gelu.div", "Div", {y, n.weights(p + ".sqrt2", {1}, 1.4142135f)});
+    e = n.layer(p + ".gelu.erf", "Erf", {e});
+    e = n.layer(p + ".gelu.add", "Add", {e, n.weights(p + ".one", {1}, 1.f)});
+    e = n.layer(p + ".gelu.mul", "Mul", {y, e});
+    e = n.layer(p + ".gelu.half", "Mul", {e, n.weights(p + ".half", {1}, 0.5f)});
+    y = n.linear(p + ".mlp.3", e, mlp, d);
+    x = n.add(p + ".add_2", y, x);
+  }
+  x = layer_norm("encoder.ln", x);
+  LayerOptions g1;
+  g1.attrs.set("axis", std::int64_t{1});
+  x = n.layer("class_out", "Gather", {x, n.ints("class_out.i", {0}, true)}, g1);
+  return n.fc_head(x, d);
 }
 
 }  // namespace svp::netzoo

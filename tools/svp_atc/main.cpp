@@ -13,6 +13,7 @@
 
 #include "common/read_file.h"
 #include "compiler/atc_options.h"
+#include "compiler/board_time.h"
 #include "compiler/compile.h"
 #include "compiler/om_json.h"
 #include "compiler/perf_csv.h"
@@ -65,7 +66,7 @@ int mode_json(const svp::compiler::CompileOptions& o) {
   // The fusions the runtime applies when it loads this model.
   auto fusions = svp::compiler::runtime_fusions(program, weight_bytes.data(), weight_bytes.size());
   if (!fusions.ok()) return fail(fusions.status(), exit_code_of(fusions.status()));
-  const std::string text = svp::compiler::om_json(program, weights, &*fusions).dump(1);
+  const std::string text = svp::compiler::om_json(program, weights, &*fusions, o.soc_version).dump(1);
   if (!write_file(o.json, text.data(), text.size())) {
     return fail(svp::Error(err::kInvalidParam, "cannot write {}", o.json), kIo);
   }
@@ -135,6 +136,16 @@ int main(int argc, char** argv) {
                  perf.c_str(), device.name, device.npu_int8_tops, device.ddr_gbps, device.source);
   }
   if (!write_file(perf, csv.data(), csv.size())) return fail(svp::Error(err::kInvalidParam, "cannot write {}", perf), kIo);
+  {
+    const svp::target::ProgramTime t = svp::compiler::predict_board_time(r->model.program, device);
+    double by[3] = {0, 0, 0};
+    for (const svp::target::LayerTime& l : t.layers) by[static_cast<int>(l.bound)] += l.us;
+    std::fprintf(stderr,
+                 "svp_atc: predicted board time on %s: %.3f ms per execution (compute-bound layers %.3f ms, "
+                 "DDR-bound %.3f ms, overheads %.3f ms; predicted from published figures, not measured: "
+                 "docs/board_time.md)\n",
+                 device.name, t.total_us / 1e3, by[0] / 1e3, by[1] / 1e3, (t.total_us - by[0] - by[1]) / 1e3);
+  }
   if (!r->layer_accuracy_csv.empty()) {
     const std::string stem = out.substr(0, out.size() - 3) + "_layer_accuracy";
     for (const auto& [file, text] : {std::pair{stem + ".csv", &r->layer_accuracy_csv},
