@@ -143,15 +143,15 @@ int rknn_set_io_mem(rknn_context ctx, rknn_tensor_mem* mem, rknn_tensor_attr* at
 int rknn_set_input_shape(rknn_context ctx, rknn_tensor_attr* attr) {
   return guard(__func__, [&](const char* fn) {
     RKNN_RETURN_IF_FAILED(require(fn, attr, "attr"));
-    return core::unsupported(fn, ctx, "rknn_set_input_shape (dynamic shapes)");
+    return core::set_input_shapes(ctx, 1, attr, true);
   });
 }
 
 int rknn_set_input_shapes(rknn_context ctx, uint32_t n_inputs, rknn_tensor_attr attr[]) {
   return guard(__func__, [&](const char* fn) {
     RKNN_RETURN_IF_FAILED(require(fn, attr, "attr"));
-    if (n_inputs == 0) return core::fail(fn, RKNN_ERR_PARAM_INVALID, "n_inputs is 0");
-    return core::unsupported(fn, ctx, "rknn_set_input_shapes (dynamic shapes)");
+    if (n_inputs == 0) return core::fail(fn, RKNN_ERR_PARAM_INVALID, "n_inputs is 0: give every input's shape");
+    return core::set_input_shapes(ctx, n_inputs, attr, false);
   });
 }
 

@@ -706,9 +706,9 @@ TEST_F(Rknn, EveryFunctionAnswersNullAndGarbageArgumentsWithAnErrorCode) {
   EXPECT_EQ(rknn_set_io_mem(ctx, &mem, &a), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_set_io_mem(ctx, nullptr, &a), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_set_io_mem(ctx, &mem, nullptr), RKNN_ERR_PARAM_INVALID);
-  EXPECT_EQ(rknn_set_input_shape(ctx, &a), RKNN_ERR_FAIL);
+  EXPECT_EQ(rknn_set_input_shape(ctx, &a), RKNN_ERR_MODEL_INVALID);  // LeNet has static shapes
   EXPECT_EQ(rknn_set_input_shape(ctx, nullptr), RKNN_ERR_PARAM_INVALID);
-  EXPECT_EQ(rknn_set_input_shapes(ctx, 1, &a), RKNN_ERR_FAIL);
+  EXPECT_EQ(rknn_set_input_shapes(ctx, 1, &a), RKNN_ERR_MODEL_INVALID);
   EXPECT_EQ(rknn_set_input_shapes(ctx, 1, nullptr), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_set_input_shapes(ctx, 0, &a), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_mem_sync(ctx, &mem, RKNN_MEMORY_SYNC_TO_DEVICE), RKNN_ERR_PARAM_INVALID);
