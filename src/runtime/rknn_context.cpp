@@ -26,6 +26,7 @@
 #include "runtime/rknn_layout.h"
 #include "runtime/rknn_mem.h"
 #include "runtime/rknn_ctx.h"
+#include "runtime/rknn_matmul.h"
 #include "runtime/runtime.h"
 #include "target/device_profile.h"
 
@@ -385,7 +386,9 @@ void warn(const char* fn, const std::string& message) {
 
 const std::string& last_warning() { return t_last_warning; }
 
-int check_context(const char* fn, Handle ctx) { return find(fn, ctx).code; }
+// Matmul contexts (rknn_matmul.h) are contexts too for the memory functions: the vendor's
+// matmul demos allocate A, B and C with rknn_create_mem on the matmul context.
+int check_context(const char* fn, Handle ctx) { return is_matmul_context(ctx) ? RKNN_SUCC : find(fn, ctx).code; }
 
 namespace {
 std::atomic<std::size_t> g_shared_reports{0};
