@@ -89,6 +89,10 @@ int set_internal_mem(Handle ctx, rknn_tensor_mem* mem);
 // the model's list is RKNN_ERR_INPUT_INVALID naming the allowed ones, a static model
 // RKNN_ERR_MODEL_INVALID.
 int set_input_shapes(Handle ctx, std::uint32_t n, const rknn_tensor_attr* attr, bool single);
+// rknn_set_core_mask / rknn_set_batch_core_num: checked against the model's platform
+// (multi-core RK3588 / RK3576; one-core platforms: RKNN_ERR_FAIL) and recorded.
+int set_core_mask(Handle ctx, int core_mask);
+int set_batch_core_num(Handle ctx, int core_num);
 // Functions not implemented yet: the context is still checked first (a bad handle is
 // RKNN_ERR_CTX_INVALID), then not_implemented(fn, what).
 int unsupported(const char* fn, Handle ctx, const std::string& what);

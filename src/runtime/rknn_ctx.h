@@ -84,6 +84,8 @@ struct Ctx {
   std::atomic<const char*> busy_fn{nullptr};
   std::atomic<bool> shared_reported{false};
   std::uint32_t flags = 0;                            // rknn_init's
+  int core_mask = RKNN_NPU_CORE_AUTO;                 // rknn_set_core_mask (recorded: rknn_cores.cpp)
+  int batch_core_num = 1;                             // rknn_set_batch_core_num
   const target::DeviceProfile* platform = nullptr;    // whose native layouts are reported
   std::vector<Binding> in_bind, out_bind;
   // rknn_set_internal_mem: task_buf at offset 0, work_buf right after it (instead of the
@@ -175,6 +177,9 @@ int init_shapes(const char* fn, Ctx& c, const model::Model& m);
 void apply_shape(Ctx& c, const model::Model& m, std::size_t s);
 // The shape sets as text, "[1,224,224,3]; [1,192,192,3]" (inputs of one set joined by " + ").
 std::string shape_sets_text(const Ctx& c, const model::Model& m);
+
+// "RKNN_NPU_CORE_0_1" for a core mask value, else its hex (rknn_cores.cpp).
+std::string core_mask_name(int mask);
 
 // RKNN_QUERY_INPUT_DYNAMIC_RANGE (rknn_shapes.cpp).
 int query_dynamic_range(const char* fn, const Ctx& c, void* info, std::uint32_t size);

@@ -57,11 +57,15 @@ std::string shape_text(const std::vector<std::int64_t>& dims) {
 // The board prints a per-layer table for RKNN_QUERY_PERF_DETAIL; this is the same table with
 // the columns the software NPU can fill: host time per layer of the last run (no DDR/NPU
 // cycles, MAC usage or bandwidth: docs/rknn.md).
-std::string perf_table(const model::Program& p, const std::vector<std::uint64_t>& layer_ns) {
+std::string perf_table(const model::Program& p, const std::vector<std::uint64_t>& layer_ns, const Ctx& c) {
   std::string t;
   const std::string rule(140, '-');
   t += rule + "\n";
   t += fmt::format("{:^140}\n", "Network Layer Information Table (svp-acl software NPU, host time)");
+  // The cores the application chose (rknn_set_core_mask / rknn_set_batch_core_num): recorded,
+  // while the host time is one software core's.
+  t += fmt::format("{:^140}\n", fmt::format("{} ({} NPU cores), batch core num {}", core_mask_name(c.core_mask),
+                                             c.platform->npu_cores, c.batch_core_num));
   t += rule + "\n";
   t += fmt::format("{:<5}{:<22}{:<9}{:<7}{:<36}{:<22}{:>10}  {}\n", "ID", "OpType", "DataType", "Target", "InputShape",
                    "OutputShape", "Time(us)", "FullName");
@@ -105,7 +109,7 @@ int query_perf(const char* fn, Ctx& c, int cmd, void* info, std::uint32_t size) 
   if (size < sizeof(rknn_perf_detail)) return copy_struct(fn, info, size, rknn_perf_detail{}, "rknn_perf_detail");
   auto loaded = c.rt->models().lookup(c.model->model_id);
   if (!loaded.ok()) return fail(fn, RKNN_ERR_CTX_INVALID, loaded.status().message());
-  c.perf_text = perf_table(loaded->model->program_at(c.shape_sets[c.shape].gear), *c.last_layer_ns);
+  c.perf_text = perf_table(loaded->model->program_at(c.shape_sets[c.shape].gear), *c.last_layer_ns, c);
   rknn_perf_detail d{};
   d.perf_data = c.perf_text.data();
   d.data_len = c.perf_text.size();
