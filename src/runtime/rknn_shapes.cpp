@@ -210,6 +210,10 @@ int select(const char* fn, Ctx& c, const model::Model& m, const std::vector<std:
       c.input_set.assign(c.inputs.size(), false);
       for (Binding& b : c.in_bind) b = Binding{};
       for (Binding& b : c.out_bind) b = Binding{};
+      // The outputs held (and RKNN_FLAG_ASYNC_MASK's snapshot) are the old set's: none of
+      // the new set's exist until its first run.
+      c.done_frame = 0;
+      c.async_outputs.clear();
     }
     return RKNN_SUCC;
   }

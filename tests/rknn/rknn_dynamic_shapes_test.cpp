@@ -323,6 +323,24 @@ TEST_F(RknnDynamicShapes, ZeroCopyMemorySizedForTheLargestSetServesASmallerOne) 
   EXPECT_EQ(rknn_destroy_mem(ctx, out_mem), RKNN_SUCC);
 }
 
+// The outputs of the previous set are not handed out as the new set's (their sizes differ),
+// in the pipelined mode too.
+TEST_F(RknnDynamicShapes, OutputsOfThePreviousShapeAreNotReturnedAfterASwitch) {
+  std::vector<std::uint8_t> image = hw_model();
+  rknn_context ctx = 0;
+  ASSERT_EQ(rknn_init(&ctx, image.data(), static_cast<uint32_t>(image.size()), RKNN_FLAG_ASYNC_MASK, nullptr), RKNN_SUCC)
+      << last_error();
+  opened_.push_back(ctx);
+  EXPECT_EQ(run(ctx, uniform(3 * 8 * 10, 6)).size(), 4u * 8 * 10);
+  ASSERT_EQ(set_shape(ctx, {1, 4, 4, 3}), RKNN_SUCC) << last_error();
+  rknn_output out;
+  std::memset(&out, 0, sizeof out);
+  out.want_float = 1;
+  EXPECT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_ERR_OUTPUT_INVALID);
+  EXPECT_TRUE(contains(last_error(), "no run has finished")) << last_error();
+  EXPECT_EQ(run(ctx, uniform(3 * 4 * 4, 7)).size(), 4u * 4 * 4);
+}
+
 TEST_F(RknnDynamicShapes, BatchGearsRunTheListedBatchesAsOnnxruntimeAndRefuseOthers) {
   rknn_context ctx = init(batch_model());
   ASSERT_NE(ctx, 0u);
