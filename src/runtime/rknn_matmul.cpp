@@ -25,6 +25,9 @@ namespace {
 // segments (not implemented here).
 constexpr std::int32_t kMaxK = 10240;
 constexpr std::int32_t kNativeMaxK = 8192;
+// Shapes of one dynamic-shape context: a bound on what a garbage shape_num makes us read
+// (the vendor documents none).
+constexpr int kMaxShapes = 1024;
 
 struct TypeInfo {
   int value = 0;
@@ -158,6 +161,13 @@ int shape_attrs(const char* fn, const rknn_matmul_info& info, const TypeInfo& ti
     return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("M {}, K {}, N {}: each must be positive", s.M, s.K, s.N));
   }
   if (s.K > kMaxK) return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("K {} exceeds the limit {}", s.K, kMaxK));
+  // rknn_matmul_tensor_attr.size is 32-bit: no operand may need more bytes.
+  const std::uint64_t biggest = std::max({std::uint64_t(s.M) * s.K, std::uint64_t(s.K) * s.N, std::uint64_t(s.M) * s.N}) * 4;
+  if (biggest > UINT32_MAX) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("M {}, K {}, N {}: an operand would exceed 4 GiB (rknn_matmul_tensor_attr.size is 32-bit)",
+                            s.M, s.K, s.N));
+  }
   const auto M = static_cast<std::uint32_t>(s.M), K = static_cast<std::uint32_t>(s.K), N = static_cast<std::uint32_t>(s.N);
   fill_tensor(&io->A, "A", {M, K}, ti.a);
   fill_tensor(&io->C, "C", {M, N}, ti.c);
@@ -305,9 +315,9 @@ int matmul_create(Handle* out, const rknn_matmul_info& info, rknn_matmul_io_attr
 int matmul_create_dynamic_shape(Handle* out, const rknn_matmul_info& info, int shape_num,
                                 const rknn_matmul_shape* shapes, rknn_matmul_io_attr* io_attrs) {
   static constexpr char fn[] = "rknn_matmul_create_dynamic_shape";
-  if (shape_num <= 0) {
+  if (shape_num <= 0 || shape_num > kMaxShapes) {
     *out = 0;
-    return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("shape_num {} must be at least 1", shape_num));
+    return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("shape_num {} is not in 1..{}", shape_num, kMaxShapes));
   }
   return create(fn, out, info, std::vector<rknn_matmul_shape>(shapes, shapes + shape_num), io_attrs);
 }

@@ -269,6 +269,7 @@ TEST(RknnMatmul, BadArgumentsGiveTheVendorCodeAndAMessage) {
       {info_of(4, -32, 32, RKNN_INT8_MM_INT8_TO_INT32), RKNN_ERR_PARAM_INVALID, "must be positive"},
       {info_of(4, 20480, 32, RKNN_INT8_MM_INT8_TO_INT32), RKNN_ERR_PARAM_INVALID, "exceeds the limit 10240"},
       {info_of(4, 32, 32, static_cast<rknn_matmul_type>(13)), RKNN_ERR_PARAM_INVALID, "not an rknn_matmul_type"},
+      {info_of(1 << 30, 32, 1 << 30, RKNN_INT8_MM_INT8_TO_INT32), RKNN_ERR_PARAM_INVALID, "exceed 4 GiB"},
       {info_of(4, 32, 32, RKNN_INT8_MM_INT8_TO_INT32, 3), RKNN_ERR_PARAM_INVALID, "not an rknn_matmul_layout"},
       {info_of(4, 33, 32, RKNN_INT8_MM_INT8_TO_INT32, RKNN_MM_LAYOUT_NATIVE), RKNN_ERR_PARAM_INVALID, "multiple of 32"},
       {info_of(4, 32, 32, RKNN_INT4_MM_INT4_TO_INT16), RKNN_ERR_FAIL, "RKNN_INT4_MM_INT4_TO_INT16 (10) is not implemented yet"},
@@ -318,6 +319,8 @@ TEST(RknnMatmul, BadArgumentsGiveTheVendorCodeAndAMessage) {
   rknn_matmul_ctx other = 0;
   EXPECT_EQ(rknn_matmul_create_dynamic_shape(&other, &info, 0, shapes, &io), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_matmul_create_dynamic_shape(&other, &info, 1, nullptr, &io), RKNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(rknn_matmul_create_dynamic_shape(&other, &info, 1 << 30, shapes, &io), RKNN_ERR_PARAM_INVALID)
+      << "a garbage shape_num is refused before the array is read";
   std::vector<std::uint8_t> buf(32 * 32);
   EXPECT_EQ(rknn_B_normal_layout_to_native_layout(nullptr, buf.data(), 32, 32, &info), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_B_normal_layout_to_native_layout(buf.data(), buf.data(), 32, 31, &info), RKNN_ERR_PARAM_INVALID);
