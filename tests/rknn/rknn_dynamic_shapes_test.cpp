@@ -323,6 +323,29 @@ TEST_F(RknnDynamicShapes, ZeroCopyMemorySizedForTheLargestSetServesASmallerOne) 
   EXPECT_EQ(rknn_destroy_mem(ctx, out_mem), RKNN_SUCC);
 }
 
+// Each context selects its own set: a rknn_dup_context copy (the same loaded model) runs
+// another gear without changing the original's.
+TEST_F(RknnDynamicShapes, ADuplicateContextKeepsItsOwnShapeSet) {
+  rknn_context ctx = init(hw_model());
+  ASSERT_NE(ctx, 0u);
+  rknn_context dup = 0;
+  ASSERT_EQ(rknn_dup_context(&ctx, &dup), RKNN_SUCC) << last_error();
+  opened_.push_back(dup);
+  ASSERT_EQ(set_shape(ctx, {1, 6, 8, 3}), RKNN_SUCC) << last_error();
+  ASSERT_EQ(set_shape(dup, {1, 4, 4, 3}), RKNN_SUCC) << last_error();
+  EXPECT_EQ(dims(query(ctx, RKNN_QUERY_CURRENT_INPUT_ATTR)), (std::vector<uint32_t>{1, 6, 8, 3}));
+  const std::vector<float> x6 = uniform(3 * 6 * 8, 12), x4 = uniform(3 * 4 * 4, 13);
+  const std::vector<float> y4 = run(dup, x4);
+  const std::vector<float> y6 = run(ctx, x6);
+  ASSERT_EQ(y6.size(), 4u * 6 * 8);
+  ASSERT_EQ(y4.size(), 4u * 4 * 4);
+  // The same answers as a context that ran only that set.
+  rknn_context fresh = init(hw_model());
+  ASSERT_EQ(set_shape(fresh, {1, 4, 4, 3}), RKNN_SUCC) << last_error();
+  EXPECT_EQ(run(fresh, x4), y4);
+  EXPECT_EQ(run(ctx, x6), y6);
+}
+
 // The outputs of the previous set are not handed out as the new set's (their sizes differ),
 // in the pipelined mode too.
 TEST_F(RknnDynamicShapes, OutputsOfThePreviousShapeAreNotReturnedAfterASwitch) {
