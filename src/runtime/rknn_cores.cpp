@@ -22,14 +22,22 @@ int single_core(const char* fn, const Ctx& c) {
 
 std::string core_mask_name(int mask) {
   switch (mask) {
-    case RKNN_NPU_CORE_AUTO: return "RKNN_NPU_CORE_AUTO";
-    case RKNN_NPU_CORE_0: return "RKNN_NPU_CORE_0";
-    case RKNN_NPU_CORE_1: return "RKNN_NPU_CORE_1";
-    case RKNN_NPU_CORE_2: return "RKNN_NPU_CORE_2";
-    case RKNN_NPU_CORE_0_1: return "RKNN_NPU_CORE_0_1";
-    case RKNN_NPU_CORE_0_1_2: return "RKNN_NPU_CORE_0_1_2";
-    case RKNN_NPU_CORE_ALL: return "RKNN_NPU_CORE_ALL";
-    default: return fmt::format("0x{:x}", mask);
+    case RKNN_NPU_CORE_AUTO:
+      return "RKNN_NPU_CORE_AUTO";
+    case RKNN_NPU_CORE_0:
+      return "RKNN_NPU_CORE_0";
+    case RKNN_NPU_CORE_1:
+      return "RKNN_NPU_CORE_1";
+    case RKNN_NPU_CORE_2:
+      return "RKNN_NPU_CORE_2";
+    case RKNN_NPU_CORE_0_1:
+      return "RKNN_NPU_CORE_0_1";
+    case RKNN_NPU_CORE_0_1_2:
+      return "RKNN_NPU_CORE_0_1_2";
+    case RKNN_NPU_CORE_ALL:
+      return "RKNN_NPU_CORE_ALL";
+    default:
+      return fmt::format("0x{:x}", mask);
   }
 }
 

@@ -2,6 +2,8 @@
 // header of SDK 2.3.2; what is implemented and every deviation is listed in docs/rknn.md.
 #include "runtime/rknn_matmul.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -11,8 +13,6 @@
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "common/half.h"
 #include "kernels/onednn/sgemm_matmul.h"
@@ -62,11 +62,14 @@ const TypeInfo* type_info(int t) {
 std::size_t elem_size(rknn_tensor_type t) {
   switch (t) {
     case RKNN_TENSOR_FLOAT32:
-    case RKNN_TENSOR_INT32: return 4;
+    case RKNN_TENSOR_INT32:
+      return 4;
     case RKNN_TENSOR_FLOAT16:
     case RKNN_TENSOR_BFLOAT16:
-    case RKNN_TENSOR_INT16: return 2;
-    default: return 1;
+    case RKNN_TENSOR_INT16:
+      return 2;
+    default:
+      return 1;
   }
 }
 
@@ -110,7 +113,8 @@ std::shared_ptr<MatmulCtx> find_ctx(const char* fn, Handle h, int* code) {
   }
   *code = fail(fn, RKNN_ERR_CTX_INVALID,
                fmt::format("context 0x{:x} is not a live matmul context (never created by rknn_matmul_create, or "
-                           "already destroyed)", h));
+                           "already destroyed)",
+                           h));
   return nullptr;
 }
 
@@ -135,20 +139,24 @@ int check_info(const char* fn, const rknn_matmul_info& info, const TypeInfo** ou
     return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("info->type {} is not an rknn_matmul_type (1..12, 15)", t));
   }
   if (info.B_layout < RKNN_MM_LAYOUT_NORM || info.B_layout > RKNN_MM_LAYOUT_TP_NORM) {
-    return fail(fn, RKNN_ERR_PARAM_INVALID,
-                fmt::format("info->B_layout {} is not an rknn_matmul_layout (0 NORM, 1 NATIVE, 2 TP_NORM)", info.B_layout));
+    return fail(
+        fn, RKNN_ERR_PARAM_INVALID,
+        fmt::format("info->B_layout {} is not an rknn_matmul_layout (0 NORM, 1 NATIVE, 2 TP_NORM)", info.B_layout));
   }
   if (info.AC_layout != RKNN_MM_LAYOUT_NORM && info.AC_layout != RKNN_MM_LAYOUT_NATIVE) {
-    return fail(fn, RKNN_ERR_PARAM_INVALID,
-                fmt::format("info->AC_layout {} is not RKNN_MM_LAYOUT_NORM (0) or RKNN_MM_LAYOUT_NATIVE (1)", info.AC_layout));
+    return fail(
+        fn, RKNN_ERR_PARAM_INVALID,
+        fmt::format("info->AC_layout {} is not RKNN_MM_LAYOUT_NORM (0) or RKNN_MM_LAYOUT_NATIVE (1)", info.AC_layout));
   }
   if (!ti->implemented) {
-    return not_implemented(fn, fmt::format("matmul type {} ({})", get_matmul_type_string(static_cast<rknn_matmul_type>(t)), t));
+    return not_implemented(
+        fn, fmt::format("matmul type {} ({})", get_matmul_type_string(static_cast<rknn_matmul_type>(t)), t));
   }
   if (info.AC_layout == RKNN_MM_LAYOUT_NATIVE) return not_implemented(fn, "the native layout of A and C (AC_layout 1)");
   if (info.B_quant_type != 0 || info.AC_quant_type != 0) {
-    return not_implemented(fn, fmt::format("B_quant_type {} / AC_quant_type {} (per-channel and per-group quantization)",
-                                           info.B_quant_type, info.AC_quant_type));
+    return not_implemented(fn,
+                           fmt::format("B_quant_type {} / AC_quant_type {} (per-channel and per-group quantization)",
+                                       info.B_quant_type, info.AC_quant_type));
   }
   *out = ti;
   return RKNN_SUCC;
@@ -162,13 +170,15 @@ int shape_attrs(const char* fn, const rknn_matmul_info& info, const TypeInfo& ti
   }
   if (s.K > kMaxK) return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("K {} exceeds the limit {}", s.K, kMaxK));
   // rknn_matmul_tensor_attr.size is 32-bit: no operand may need more bytes.
-  const std::uint64_t biggest = std::max({std::uint64_t(s.M) * s.K, std::uint64_t(s.K) * s.N, std::uint64_t(s.M) * s.N}) * 4;
+  const std::uint64_t biggest =
+      std::max({std::uint64_t(s.M) * s.K, std::uint64_t(s.K) * s.N, std::uint64_t(s.M) * s.N}) * 4;
   if (biggest > UINT32_MAX) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,
                 fmt::format("M {}, K {}, N {}: an operand would exceed 4 GiB (rknn_matmul_tensor_attr.size is 32-bit)",
                             s.M, s.K, s.N));
   }
-  const auto M = static_cast<std::uint32_t>(s.M), K = static_cast<std::uint32_t>(s.K), N = static_cast<std::uint32_t>(s.N);
+  const auto M = static_cast<std::uint32_t>(s.M), K = static_cast<std::uint32_t>(s.K),
+             N = static_cast<std::uint32_t>(s.N);
   fill_tensor(&io->A, "A", {M, K}, ti.a);
   fill_tensor(&io->C, "C", {M, N}, ti.c);
   if (info.B_layout == RKNN_MM_LAYOUT_NATIVE) {
@@ -179,8 +189,8 @@ int shape_attrs(const char* fn, const rknn_matmul_info& info, const TypeInfo& ti
                               get_matmul_type_string(info.type), sub_n, s.K, s.N));
     }
     if (s.K > kNativeMaxK) {
-      return not_implemented(fn, fmt::format("the native B layout with K {} > {} (split into segments on RK3588)", s.K,
-                                             kNativeMaxK));
+      return not_implemented(
+          fn, fmt::format("the native B layout with K {} > {} (split into segments on RK3588)", s.K, kNativeMaxK));
     }
     fill_tensor(&io->B, "B", {N / sub_n, K / 32, static_cast<std::uint32_t>(sub_n), 32}, ti.b);
   } else if (info.B_layout == RKNN_MM_LAYOUT_TP_NORM) {
@@ -223,11 +233,13 @@ int read_operand(const char* fn, const MemRef& m, const rknn_matmul_tensor_attr&
   if (!m) {
     return fail(fn, RKNN_ERR_INPUT_INVALID,
                 fmt::format("{} has no memory: bind it with rknn_matmul_set_io_mem (memory from rknn_create_mem on the "
-                            "matmul context)", attr.name));
+                            "matmul context)",
+                            attr.name));
   }
   if (m->size < attr.size) {
-    return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("{} memory {} holds {} bytes, the current shape needs {}",
-                                                        attr.name, m->describe(), m->size, attr.size));
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{} memory {} holds {} bytes, the current shape needs {}", attr.name, m->describe(),
+                            m->size, attr.size));
   }
   std::string why;
   bool stale = false;
@@ -242,8 +254,8 @@ std::vector<std::uint8_t> b_row_major(const std::vector<std::uint8_t>& b, int la
   std::vector<std::uint8_t> out(static_cast<std::size_t>(K * N) * es);
   for (std::int64_t k = 0; k < K; ++k) {
     for (std::int64_t n = 0; n < N; ++n) {
-      const std::size_t src = layout == RKNN_MM_LAYOUT_TP_NORM ? static_cast<std::size_t>(n * K + k)
-                                                               : native_b_index(k, n, K, sub_n);
+      const std::size_t src =
+          layout == RKNN_MM_LAYOUT_TP_NORM ? static_cast<std::size_t>(n * K + k) : native_b_index(k, n, K, sub_n);
       std::memcpy(&out[static_cast<std::size_t>(k * N + n) * es], &b[src * es], es);
     }
   }
@@ -331,25 +343,29 @@ int matmul_set_io_mem(Handle h, rknn_tensor_mem* mem, const rknn_matmul_tensor_a
   std::lock_guard<std::mutex> lock(c->mu);
   MemRef m = find_mem(mem);
   if (!m) {
-    return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("mem {} is not a live rknn_tensor_mem (never created by "
-                                                        "rknn_create_mem*, or already destroyed)", static_cast<void*>(mem)));
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("mem {} is not a live rknn_tensor_mem (never created by "
+                            "rknn_create_mem*, or already destroyed)",
+                            static_cast<void*>(mem)));
   }
   if (m->owner != 0 && m->owner != h) {
-    return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("{} belongs to context 0x{:x}, not to this matmul context",
-                                                        m->describe(), m->owner));
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{} belongs to context 0x{:x}, not to this matmul context", m->describe(), m->owner));
   }
   const rknn_matmul_io_attr& io = c->attrs[c->shape];
   const std::string name(attr.name, strnlen(attr.name, sizeof attr.name));
   const rknn_matmul_tensor_attr* want = name == "A" ? &io.A : name == "B" ? &io.B : name == "C" ? &io.C : nullptr;
   if (want == nullptr) {
-    return fail(fn, RKNN_ERR_PARAM_INVALID,
-                fmt::format("attr->name \"{}\" is not A, B or C (pass io_attr.A, .B or .C from rknn_matmul_create)", name));
+    return fail(
+        fn, RKNN_ERR_PARAM_INVALID,
+        fmt::format("attr->name \"{}\" is not A, B or C (pass io_attr.A, .B or .C from rknn_matmul_create)", name));
   }
   if (attr.n_dims != want->n_dims || std::memcmp(attr.dims, want->dims, sizeof attr.dims) != 0 ||
       raw_enum(attr.type) != raw_enum(want->type) || attr.size != want->size) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,
                 fmt::format("attr does not describe the context's {} (its dims, type and size as rknn_matmul_create "
-                            "reported them for the current shape: {} bytes)", name, want->size));
+                            "reported them for the current shape: {} bytes)",
+                            name, want->size));
   }
   if (m->size < want->size) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,
@@ -373,11 +389,14 @@ int matmul_set_core_mask(Handle h, int core_mask) {
     case RKNN_NPU_CORE_2:
     case RKNN_NPU_CORE_0_1:
     case RKNN_NPU_CORE_0_1_2:
-    case RKNN_NPU_CORE_ALL: break;
+    case RKNN_NPU_CORE_ALL:
+      break;
     default:
-      return fail(fn, RKNN_ERR_PARAM_INVALID,
-                  fmt::format("core_mask 0x{:x} is not one of RK3588's masks (AUTO 0, 0 1, 1 2, 2 4, 0_1 3, 0_1_2 7, ALL "
-                              "0xffff)", core_mask));
+      return fail(
+          fn, RKNN_ERR_PARAM_INVALID,
+          fmt::format("core_mask 0x{:x} is not one of RK3588's masks (AUTO 0, 0 1, 1 2, 2 4, 0_1 3, 0_1_2 7, ALL "
+                      "0xffff)",
+                      core_mask));
   }
   std::lock_guard<std::mutex> lock(c->mu);
   c->core_mask = core_mask;
@@ -401,8 +420,8 @@ int matmul_set_dynamic_shape(Handle h, const rknn_matmul_shape& shape) {
     listed += fmt::format("{}{}x{}x{}", listed.empty() ? "" : ", ", s.M, s.K, s.N);
   }
   return fail(fn, RKNN_ERR_PARAM_INVALID,
-              fmt::format("M {} K {} N {} is not one of the context's shapes (M x K x N: {})", shape.M, shape.K, shape.N,
-                          listed));
+              fmt::format("M {} K {} N {} is not one of the context's shapes (M x K x N: {})", shape.M, shape.K,
+                          shape.N, listed));
 }
 
 int matmul_run(Handle h) {
@@ -417,12 +436,14 @@ int matmul_run(Handle h) {
   if (const int r = read_operand(fn, c->a, io.A, &a); r != RKNN_SUCC) return r;
   if (const int r = read_operand(fn, c->b, io.B, &b); r != RKNN_SUCC) return r;
   if (!c->c) {
-    return fail(fn, RKNN_ERR_OUTPUT_INVALID, "C has no memory: bind it with rknn_matmul_set_io_mem (memory from "
-                                             "rknn_create_mem on the matmul context)");
+    return fail(fn, RKNN_ERR_OUTPUT_INVALID,
+                "C has no memory: bind it with rknn_matmul_set_io_mem (memory from "
+                "rknn_create_mem on the matmul context)");
   }
   if (c->c->size < io.C.size) {
-    return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("C memory {} holds {} bytes, the current shape needs {}",
-                                                        c->c->describe(), c->c->size, io.C.size));
+    return fail(
+        fn, RKNN_ERR_PARAM_INVALID,
+        fmt::format("C memory {} holds {} bytes, the current shape needs {}", c->c->describe(), c->c->size, io.C.size));
   }
   const rknn_matmul_shape& s = c->shapes[c->shape];
   b = b_row_major(b, c->info.B_layout, s.K, s.N, elem_size(c->type->b), native_sub_n(c->type->b));

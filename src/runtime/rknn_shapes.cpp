@@ -7,15 +7,15 @@
 // resolution gears (`--dynamic_image_size`: one derived program per gear). Each context
 // selects its own set (the model's gear settings are shared by every context running it),
 // and its buffers are sized for the largest set, so switching never reallocates.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "runtime/rknn_ctx.h"
 
@@ -30,8 +30,10 @@ std::vector<std::uint64_t> recorded_batches(const std::string& command_line) {
   std::string tok, prev, list;
   static constexpr char kFlag[] = "--dynamic_batch_size";
   while (in >> tok) {
-    if (tok.rfind(std::string(kFlag) + "=", 0) == 0) list = tok.substr(sizeof kFlag);
-    else if (prev == kFlag) list = tok;
+    if (tok.rfind(std::string(kFlag) + "=", 0) == 0)
+      list = tok.substr(sizeof kFlag);
+    else if (prev == kFlag)
+      list = tok;
     prev = tok;
   }
   list.erase(std::remove(list.begin(), list.end(), '"'), list.end());
@@ -189,9 +191,10 @@ std::vector<std::int64_t> dims_from_attr(const rknn_tensor_attr& a, const Io& io
   if (rank == 4 && fmt == RKNN_TENSOR_NHWC) return {d[0], d[3], d[1], d[2]};
   if (rank == 4 && fmt == RKNN_TENSOR_NCHW) return d;
   if (rank != 4 && (fmt == RKNN_TENSOR_UNDEFINED || fmt == RKNN_TENSOR_NCHW || fmt == RKNN_TENSOR_NHWC)) return d;
-  *why = fmt::format("fmt {} does not describe input {} (\"{}\"): use RKNN_TENSOR_NHWC for a 4-D input, "
-                     "RKNN_TENSOR_UNDEFINED otherwise",
-                     fmt, a.index, io.desc.name);
+  *why = fmt::format(
+      "fmt {} does not describe input {} (\"{}\"): use RKNN_TENSOR_NHWC for a 4-D input, "
+      "RKNN_TENSOR_UNDEFINED otherwise",
+      fmt, a.index, io.desc.name);
   return {};
 }
 
@@ -219,8 +222,9 @@ int select(const char* fn, Ctx& c, const model::Model& m, const std::vector<std:
   }
   std::string asked;
   for (std::size_t i = 0; i < want.size(); ++i) {
-    asked += fmt::format("{}[{}]", i == 0 ? "" : " + ",
-                         want[i].empty() ? std::string("any") : fmt::format("{}", fmt::join(reported(want[i], true), ",")));
+    asked +=
+        fmt::format("{}[{}]", i == 0 ? "" : " + ",
+                    want[i].empty() ? std::string("any") : fmt::format("{}", fmt::join(reported(want[i], true), ",")));
   }
   return fail(fn, RKNN_ERR_INPUT_INVALID,
               fmt::format("{} is not one of the model's shape sets; allowed ({} sets, 4-D inputs as NHWC): {}", asked,
@@ -241,9 +245,10 @@ int set_input_shapes(Handle h, std::uint32_t n, const rknn_tensor_attr* attr, bo
   const model::Model* m = model_of(fn, c, &code);
   if (m == nullptr) return code;
   if (m->program.flags.dynamic_batch.empty() && m->program.flags.dynamic_hw.empty()) {
-    return fail(fn, RKNN_ERR_MODEL_INVALID,
-                "the model has static shapes (build it with dynamic shapes: rknn_convert's models.configs.dynamic_input, "
-                "or svp_atc's --dynamic_batch_size / --dynamic_image_size)");
+    return fail(
+        fn, RKNN_ERR_MODEL_INVALID,
+        "the model has static shapes (build it with dynamic shapes: rknn_convert's models.configs.dynamic_input, "
+        "or svp_atc's --dynamic_batch_size / --dynamic_image_size)");
   }
   if (!single && n != c.inputs.size()) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,
@@ -254,10 +259,11 @@ int set_input_shapes(Handle h, std::uint32_t n, const rknn_tensor_attr* attr, bo
   for (std::uint32_t k = 0; k < n; ++k) {
     const rknn_tensor_attr& a = attr[k];
     if (a.index >= c.inputs.size() || seen[a.index]) {
-      return fail(fn, RKNN_ERR_PARAM_INVALID,
-                  a.index >= c.inputs.size()
-                      ? fmt::format("attr[{}].index {} is out of range (the model has {} inputs)", k, a.index, c.inputs.size())
-                      : fmt::format("attr[{}].index {} names an input twice", k, a.index));
+      return fail(
+          fn, RKNN_ERR_PARAM_INVALID,
+          a.index >= c.inputs.size()
+              ? fmt::format("attr[{}].index {} is out of range (the model has {} inputs)", k, a.index, c.inputs.size())
+              : fmt::format("attr[{}].index {} names an input twice", k, a.index));
     }
     seen[a.index] = true;
     std::string why;

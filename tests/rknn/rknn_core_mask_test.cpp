@@ -11,9 +11,9 @@
 
 #include "compiler/compile.h"
 #include "rknn/rknn_api.h"
+#include "rknn_test_support.h"
 #include "runtime/rknn_context.h"
 #include "target/device_profile.h"
-#include "rknn_test_support.h"
 
 namespace svp {
 namespace {
@@ -55,7 +55,8 @@ std::vector<float> run(rknn_context ctx) {
   std::memset(&out, 0, sizeof out);
   out.want_float = 1;
   EXPECT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC) << last_error();
-  std::vector<float> y(static_cast<const float*>(out.buf), static_cast<const float*>(out.buf) + out.size / sizeof(float));
+  std::vector<float> y(static_cast<const float*>(out.buf),
+                       static_cast<const float*>(out.buf) + out.size / sizeof(float));
   EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
   return y;
 }
@@ -89,7 +90,8 @@ TEST(RknnCoreMask, Rk3588TakesItsSevenMasksAndRefusesOthers) {
 TEST(RknnCoreMask, Rk3576HasTwoCores) {
   rknn_context ctx = init_for("RK3576");
   ASSERT_NE(ctx, 0u);
-  for (rknn_core_mask m : {RKNN_NPU_CORE_0, RKNN_NPU_CORE_1, RKNN_NPU_CORE_0_1, RKNN_NPU_CORE_AUTO, RKNN_NPU_CORE_ALL}) {
+  for (rknn_core_mask m :
+       {RKNN_NPU_CORE_0, RKNN_NPU_CORE_1, RKNN_NPU_CORE_0_1, RKNN_NPU_CORE_AUTO, RKNN_NPU_CORE_ALL}) {
     EXPECT_EQ(rknn_set_core_mask(ctx, m), RKNN_SUCC) << m << ": " << last_error();
   }
   EXPECT_EQ(rknn_set_core_mask(ctx, RKNN_NPU_CORE_2), RKNN_ERR_PARAM_INVALID);

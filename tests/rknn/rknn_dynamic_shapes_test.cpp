@@ -20,9 +20,9 @@
 #include "onnx_builder.h"
 #include "onnxruntime_oracle.h"
 #include "rknn/rknn_api.h"
+#include "rknn_test_support.h"
 #include "runtime/rknn_context.h"
 #include "target/device_profile.h"
-#include "rknn_test_support.h"
 
 namespace svp {
 namespace {
@@ -97,7 +97,8 @@ class RknnDynamicShapes : public ::testing::Test {
     o.compile_mode = "float";
     o.input_shape = {{"x", {1, 3, -1, -1}}};
     o.dynamic_image_size = {{8, 10}, {6, 8}, {4, 4}};
-    o.command_line = "svp_atc --framework=5 --model=" + o.model + " --soc_version=RK3588 --dynamic_image_size=8,10;6,8;4,4";
+    o.command_line =
+        "svp_atc --framework=5 --model=" + o.model + " --soc_version=RK3588 --dynamic_image_size=8,10;6,8;4,4";
     return compile(o);
   }
 
@@ -115,7 +116,8 @@ class RknnDynamicShapes : public ::testing::Test {
 
   rknn_context init(std::vector<std::uint8_t> image) {
     rknn_context ctx = 0;
-    EXPECT_EQ(rknn_init(&ctx, image.data(), static_cast<uint32_t>(image.size()), 0, nullptr), RKNN_SUCC) << last_error();
+    EXPECT_EQ(rknn_init(&ctx, image.data(), static_cast<uint32_t>(image.size()), 0, nullptr), RKNN_SUCC)
+        << last_error();
     if (ctx != 0) opened_.push_back(ctx);
     return ctx;
   }
@@ -165,8 +167,8 @@ class RknnDynamicShapes : public ::testing::Test {
   std::vector<float> onnxruntime(const std::vector<std::int64_t>& shape, const std::vector<float>& x) {
     const std::string in_path = (dir_ / "ort_input.npy").string();
     test::write_npy_f32(in_path, shape, x);
-    const std::string cmd = test::onnxruntime_command((dir_ / "model.onnx").string(), (dir_ / "ort").string(),
-                                                      {{"x", in_path}});
+    const std::string cmd =
+        test::onnxruntime_command((dir_ / "model.onnx").string(), (dir_ / "ort").string(), {{"x", in_path}});
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     return test::read_npy_f32((dir_ / "ort" / "y.npy").string()).data;
   }
@@ -206,9 +208,7 @@ TEST_F(RknnDynamicShapes, EachResolutionGearRunsAsOnnxruntimeAndTheCurrentQuerie
   if (!have_onnxruntime()) GTEST_SKIP() << "needs the npm package onnxruntime-node (scripts/npm_deps.sh)";
   rknn_context ctx = init(hw_model());
   ASSERT_NE(ctx, 0u);
-  const struct {
-    uint32_t h, w;
-  } gears[] = {{6, 8}, {4, 4}, {8, 10}};
+  const struct { uint32_t h, w; } gears[] = {{6, 8}, {4, 4}, {8, 10}};
   for (const auto& g : gears) {
     SCOPED_TRACE(std::to_string(g.h) + "x" + std::to_string(g.w));
     ASSERT_EQ(set_shape(ctx, {1, g.h, g.w, 3}), RKNN_SUCC) << last_error();
@@ -351,7 +351,8 @@ TEST_F(RknnDynamicShapes, ADuplicateContextKeepsItsOwnShapeSet) {
 TEST_F(RknnDynamicShapes, OutputsOfThePreviousShapeAreNotReturnedAfterASwitch) {
   std::vector<std::uint8_t> image = hw_model();
   rknn_context ctx = 0;
-  ASSERT_EQ(rknn_init(&ctx, image.data(), static_cast<uint32_t>(image.size()), RKNN_FLAG_ASYNC_MASK, nullptr), RKNN_SUCC)
+  ASSERT_EQ(rknn_init(&ctx, image.data(), static_cast<uint32_t>(image.size()), RKNN_FLAG_ASYNC_MASK, nullptr),
+            RKNN_SUCC)
       << last_error();
   opened_.push_back(ctx);
   EXPECT_EQ(run(ctx, uniform(3 * 8 * 10, 6)).size(), 4u * 8 * 10);

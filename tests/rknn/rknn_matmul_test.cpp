@@ -13,8 +13,8 @@
 
 #include "common/half.h"
 #include "rknn/rknn_matmul_api.h"
-#include "runtime/rknn_context.h"
 #include "rknn_test_support.h"
+#include "runtime/rknn_context.h"
 
 namespace svp {
 namespace {
@@ -48,7 +48,8 @@ std::vector<double> reference(const Operands& o, int M, int K, int N) {
   for (int m = 0; m < M; ++m) {
     for (int n = 0; n < N; ++n) {
       double s = 0;
-      for (int k = 0; k < K; ++k) s += o.a[static_cast<std::size_t>(m) * K + k] * o.b[static_cast<std::size_t>(k) * N + n];
+      for (int k = 0; k < K; ++k)
+        s += o.a[static_cast<std::size_t>(m) * K + k] * o.b[static_cast<std::size_t>(k) * N + n];
       c[static_cast<std::size_t>(m) * N + n] = s;
     }
   }
@@ -69,9 +70,12 @@ void store(const std::vector<double>& v, rknn_tensor_type type, void* dst) {
 std::vector<double> load(const void* src, rknn_tensor_type type, std::size_t n) {
   std::vector<double> out(n);
   for (std::size_t i = 0; i < n; ++i) {
-    if (type == RKNN_TENSOR_INT32) out[i] = static_cast<const std::int32_t*>(src)[i];
-    else if (type == RKNN_TENSOR_FLOAT32) out[i] = static_cast<const float*>(src)[i];
-    else out[i] = half_to_float(static_cast<const std::uint16_t*>(src)[i]);
+    if (type == RKNN_TENSOR_INT32)
+      out[i] = static_cast<const std::int32_t*>(src)[i];
+    else if (type == RKNN_TENSOR_FLOAT32)
+      out[i] = static_cast<const float*>(src)[i];
+    else
+      out[i] = half_to_float(static_cast<const std::uint16_t*>(src)[i]);
   }
   return out;
 }
@@ -175,13 +179,15 @@ TEST(RknnMatmul, TransposedAndNativeBLayoutsGiveTheSameProduct) {
     const std::size_t es = int8 ? 1 : 2;
     std::vector<std::uint8_t> normal(static_cast<std::size_t>(K) * N * es), native(normal.size(), 0xEE);
     store(o.b, int8 ? RKNN_TENSOR_INT8 : RKNN_TENSOR_FLOAT16, normal.data());
-    ASSERT_EQ(rknn_B_normal_layout_to_native_layout(normal.data(), native.data(), K, N, &info), RKNN_SUCC) << last_error();
+    ASSERT_EQ(rknn_B_normal_layout_to_native_layout(normal.data(), native.data(), K, N, &info), RKNN_SUCC)
+        << last_error();
     EXPECT_NE(native, normal) << "the native layout is blocked, not row-major";
     expect_close(run_matmul(info, o, native.data()), want, tol);
     // RK3588's native block: element (k, n) at ((n/subN)*(K/32) + k/32)*subN*32 + (n%subN)*32 + k%32.
     const int sub_n = int8 ? 32 : 16;
     const int k = 40, n = 17;
-    const std::size_t at = static_cast<std::size_t>(((n / sub_n) * (K / 32) + k / 32) * sub_n * 32 + (n % sub_n) * 32 + k % 32);
+    const std::size_t at =
+        static_cast<std::size_t>(((n / sub_n) * (K / 32) + k / 32) * sub_n * 32 + (n % sub_n) * 32 + k % 32);
     EXPECT_EQ(std::memcmp(&native[at * es], &normal[(static_cast<std::size_t>(k) * N + n) * es], es), 0);
   }
 }
@@ -272,7 +278,8 @@ TEST(RknnMatmul, BadArgumentsGiveTheVendorCodeAndAMessage) {
       {info_of(1 << 30, 32, 1 << 30, RKNN_INT8_MM_INT8_TO_INT32), RKNN_ERR_PARAM_INVALID, "exceed 4 GiB"},
       {info_of(4, 32, 32, RKNN_INT8_MM_INT8_TO_INT32, 3), RKNN_ERR_PARAM_INVALID, "not an rknn_matmul_layout"},
       {info_of(4, 33, 32, RKNN_INT8_MM_INT8_TO_INT32, RKNN_MM_LAYOUT_NATIVE), RKNN_ERR_PARAM_INVALID, "multiple of 32"},
-      {info_of(4, 32, 32, RKNN_INT4_MM_INT4_TO_INT16), RKNN_ERR_FAIL, "RKNN_INT4_MM_INT4_TO_INT16 (10) is not implemented yet"},
+      {info_of(4, 32, 32, RKNN_INT4_MM_INT4_TO_INT16), RKNN_ERR_FAIL,
+       "RKNN_INT4_MM_INT4_TO_INT16 (10) is not implemented yet"},
   };
   for (const auto& b : bad) {
     rknn_matmul_info i = b.info;
