@@ -1115,6 +1115,17 @@ Result<Graph> OnnxFile::import(const CompileOptions& options) const {
   return g;
 }
 
+std::vector<std::string> OnnxFile::input_names() const {
+  std::vector<std::string> names;
+  if (!model_) return names;
+  std::set<std::string> constants;
+  for (const auto& t : model_->graph().initializer()) constants.insert(t.name());
+  for (const auto& vi : model_->graph().input()) {
+    if (constants.count(vi.name()) == 0) names.push_back(vi.name());
+  }
+  return names;
+}
+
 Result<Graph> OnnxFile::take(const CompileOptions& options) && {
   if (!model_) return Error(err::kInternalError, "{}: the parsed model was already taken", path_);
   auto model = std::move(model_);

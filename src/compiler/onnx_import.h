@@ -18,6 +18,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "compiler/graph.h"
@@ -44,6 +45,9 @@ class OnnxFile {
   ~OnnxFile();
   Result<Graph> import(const CompileOptions& options) const;
   Result<Graph> take(const CompileOptions& options) &&;
+  // The graph's input names in order, initializers excluded (what --input_shape names;
+  // rknn_convert maps dynamic_input shapes onto them without importing).
+  std::vector<std::string> input_names() const;
 
  private:
   OnnxFile(std::string path, std::unique_ptr<onnx::ModelProto> model);

@@ -57,16 +57,13 @@ int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[]
 
 int rknn_set_batch_core_num(rknn_context context, int core_num) {
   return guard(__func__, [&](const char* fn) {
-    if (core_num < 1) return core::fail(fn, RKNN_ERR_PARAM_INVALID, "core_num must be at least 1");
-    return core::unsupported(fn, context, "rknn_set_batch_core_num");
+    (void)fn;
+    return core::set_batch_core_num(context, core_num);
   });
 }
 
 int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask) {
-  return guard(__func__, [&](const char* fn) {
-    (void)core_mask;
-    return core::unsupported(fn, context, "rknn_set_core_mask");
-  });
+  return guard(__func__, [&](const char*) { return core::set_core_mask(context, raw_enum(core_mask)); });
 }
 
 int rknn_run(rknn_context context, rknn_run_extend* extend) {
@@ -143,15 +140,15 @@ int rknn_set_io_mem(rknn_context ctx, rknn_tensor_mem* mem, rknn_tensor_attr* at
 int rknn_set_input_shape(rknn_context ctx, rknn_tensor_attr* attr) {
   return guard(__func__, [&](const char* fn) {
     RKNN_RETURN_IF_FAILED(require(fn, attr, "attr"));
-    return core::unsupported(fn, ctx, "rknn_set_input_shape (dynamic shapes)");
+    return core::set_input_shapes(ctx, 1, attr, true);
   });
 }
 
 int rknn_set_input_shapes(rknn_context ctx, uint32_t n_inputs, rknn_tensor_attr attr[]) {
   return guard(__func__, [&](const char* fn) {
     RKNN_RETURN_IF_FAILED(require(fn, attr, "attr"));
-    if (n_inputs == 0) return core::fail(fn, RKNN_ERR_PARAM_INVALID, "n_inputs is 0");
-    return core::unsupported(fn, ctx, "rknn_set_input_shapes (dynamic shapes)");
+    if (n_inputs == 0) return core::fail(fn, RKNN_ERR_PARAM_INVALID, "n_inputs is 0: give every input's shape");
+    return core::set_input_shapes(ctx, n_inputs, attr, false);
   });
 }
 

@@ -63,7 +63,7 @@ Status Runtime::execute(const LoadedModel& loaded, std::uint32_t model_id, Execu
   r.outputs = std::move(args.outputs);
   r.batch = args.batch;
   r.total_t = args.total_t;
-  r.gear = loaded.settings->gear();
+  r.gear = args.gear.has_value() ? *args.gear : loaded.settings->gear();
   r.trace = profiling::Profiler::begin_execution(model_id);
   if (args.layer_ns) {
     args.layer_ns->assign(loaded.model->program_at(r.gear).layers.size(), 0);

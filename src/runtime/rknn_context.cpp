@@ -26,6 +26,7 @@
 #include "runtime/rknn_layout.h"
 #include "runtime/rknn_mem.h"
 #include "runtime/rknn_ctx.h"
+#include "runtime/rknn_matmul.h"
 #include "runtime/runtime.h"
 #include "target/device_profile.h"
 
@@ -194,6 +195,8 @@ void find_int8_view(const model::Program& p, Io& io, bool input) {
   }
 }
 
+}  // namespace
+
 void fill_attr(Io& io, std::uint32_t index, bool input) {
   rknn_tensor_attr& a = io.attr;
   a = rknn_tensor_attr{};
@@ -235,8 +238,6 @@ void fill_attr(Io& io, std::uint32_t index, bool input) {
     a.scale = 1.0f;
   }
 }
-
-}  // namespace
 
 int alloc_device(const char* fn, Ctx& c, std::uint64_t size, void** out) {
   auto p = c.rt->malloc(static_cast<std::size_t>(std::max<std::uint64_t>(size, 16)), MemoryApi::kMalloc, 0);
@@ -299,9 +300,6 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
   c.platform = profile != nullptr ? profile : target::find_profile("RK3588");
   c.flags = flag;
   const model::ModelFlags& flags = m.program.flags;
-  if (!flags.dynamic_batch.empty() || !flags.dynamic_hw.empty()) {
-    return not_implemented(fn, "models with dynamic batch or resolution gears (rknn_set_input_shapes)");
-  }
   if (model::reuses_io(flags.buffer_reuse)) {
     return not_implemented(fn, "models compiled with an I/O buffer reuse type (--buffer_reuse)");
   }
@@ -311,7 +309,16 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
     }
   }
   auto alloc = [&](std::uint64_t size, void** out) { return alloc_device(fn, c, size, out); };
-  auto add_io = [&](const model::IoDesc& d, std::vector<Io>* list, bool input) -> int {
+  // Buffers hold the largest shape set: the most batch items, the largest resolution gear.
+  const std::uint64_t max_batch = flags.dynamic_batch.empty() ? 1 : flags.dynamic_batch.back();
+  auto capacity = [&](std::size_t j, bool input) {
+    std::uint64_t bytes = (input ? m.inputs : m.outputs)[j].size * max_batch;
+    for (std::size_t g = 0; g < m.gears.size(); ++g) {
+      bytes = std::max(bytes, (input ? m.inputs_at(static_cast<std::int32_t>(g)) : m.outputs_at(static_cast<std::int32_t>(g)))[j].size);
+    }
+    return bytes;
+  };
+  auto add_io = [&](const model::IoDesc& d, std::uint64_t bytes, std::vector<Io>* list, bool input) -> int {
     Io io;
     io.desc = d;
     if (d.tensor >= 0 && static_cast<std::size_t>(d.tensor) < m.program.tensors.size()) {
@@ -323,15 +330,17 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
       return not_implemented(fn, fmt::format("{} \"{}\" of {} dimensions and type {}", input ? "input" : "output", d.name,
                                              d.dims.size(), model::dtype_name(d.dtype)));
     }
-    if (int r = alloc(d.size, &io.buf); r != RKNN_SUCC) return r;
+    io.capacity = bytes;
+    if (int r = alloc(bytes, &io.buf); r != RKNN_SUCC) return r;
     find_int8_view(m.program, io, input);
     fill_attr(io, static_cast<std::uint32_t>(list->size()), input);
     list->push_back(std::move(io));
     return RKNN_SUCC;
   };
-  for (const model::IoDesc& d : m.inputs) {
+  for (std::size_t j = 0; j < m.inputs.size(); ++j) {
+    const model::IoDesc& d = m.inputs[j];
     if (d.kind == model::IoKind::kData) {
-      if (int r = add_io(d, &c.inputs, true); r != RKNN_SUCC) return r;
+      if (int r = add_io(d, capacity(j, true), &c.inputs, true); r != RKNN_SUCC) return r;
     } else if (d.kind == model::IoKind::kTaskBuf) {
       c.task_desc = d;
       if ((flag & RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE) != 0) continue;
@@ -348,8 +357,9 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
   for (std::size_t k = 0; k < m.outputs.size(); ++k) {
     model::IoDesc d = m.outputs[k];
     if (d.tensor < 0 && k < output_tensors.size()) d.tensor = output_tensors[k];
-    if (int r = add_io(d, &c.outputs, false); r != RKNN_SUCC) return r;
+    if (int r = add_io(d, capacity(k, false), &c.outputs, false); r != RKNN_SUCC) return r;
   }
+  if (int r = init_shapes(fn, c, m); r != RKNN_SUCC) return r;
   c.weights_bytes = m.weights_size;
   return finish_context(fn, c);
 }
@@ -376,7 +386,9 @@ void warn(const char* fn, const std::string& message) {
 
 const std::string& last_warning() { return t_last_warning; }
 
-int check_context(const char* fn, Handle ctx) { return find(fn, ctx).code; }
+// Matmul contexts (rknn_matmul.h) are contexts too for the memory functions: the vendor's
+// matmul demos allocate A, B and C with rknn_create_mem on the matmul context.
+int check_context(const char* fn, Handle ctx) { return is_matmul_context(ctx) ? RKNN_SUCC : find(fn, ctx).code; }
 
 namespace {
 std::atomic<std::size_t> g_shared_reports{0};
@@ -477,6 +489,8 @@ int dup_context(Handle in, Handle* out) {
     c->task_desc = src.task_desc;
     c->work_desc = src.work_desc;
     c->weights_bytes = src.weights_bytes;
+    c->shape_sets = src.shape_sets;
+    c->shape = src.shape;  // the buffers are sized for every shape set; the bindings are not copied
   }
   // Its own buffers: inputs, outputs, task_buf and work_buf.
   int r = RKNN_SUCC;
@@ -485,7 +499,7 @@ int dup_context(Handle in, Handle* out) {
   }
   for (auto* list : {&c->inputs, &c->outputs}) {
     for (Io& io : *list) {
-      if (r == RKNN_SUCC) r = alloc_device(fn, *c, io.desc.size, &io.buf);
+      if (r == RKNN_SUCC) r = alloc_device(fn, *c, io.capacity, &io.buf);
     }
   }
   if ((c->flags & RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE) == 0) {

@@ -84,6 +84,15 @@ int set_io_mem(Handle ctx, rknn_tensor_mem* mem, const rknn_tensor_attr* attr);
 // rknn_set_internal_mem: `mem` (device memory of at least task_buf + work_buf bytes) holds
 // the context's intermediates from the next run on; several contexts may share one.
 int set_internal_mem(Handle ctx, rknn_tensor_mem* mem);
+// rknn_set_input_shapes (single: rknn_set_input_shape, one input's attr): selects the shape
+// set of a dynamic-shape model whose shapes `attr` gives (4-D inputs NHWC); a shape not in
+// the model's list is RKNN_ERR_INPUT_INVALID naming the allowed ones, a static model
+// RKNN_ERR_MODEL_INVALID.
+int set_input_shapes(Handle ctx, std::uint32_t n, const rknn_tensor_attr* attr, bool single);
+// rknn_set_core_mask / rknn_set_batch_core_num: checked against the model's platform
+// (multi-core RK3588 / RK3576; one-core platforms: RKNN_ERR_FAIL) and recorded.
+int set_core_mask(Handle ctx, int core_mask);
+int set_batch_core_num(Handle ctx, int core_num);
 // Functions not implemented yet: the context is still checked first (a bad handle is
 // RKNN_ERR_CTX_INVALID), then not_implemented(fn, what).
 int unsupported(const char* fn, Handle ctx, const std::string& what);

@@ -26,7 +26,12 @@ struct Io {
   model::IoDesc desc;            // the model's (dims in model order, row stride, dtype)
   model::Quant quant;            // the program tensor's quantization (empty: none)
   void* buf = nullptr;           // device buffer (desc.size bytes, rows at desc.stride)
-  rknn_tensor_attr attr{};       // what RKNN_QUERY_INPUT_ATTR / OUTPUT_ATTR report
+  rknn_tensor_attr attr{};       // at the shapes selected now (RKNN_QUERY_CURRENT_*_ATTR)
+  // What RKNN_QUERY_INPUT_ATTR / OUTPUT_ATTR report: the largest shape set of a dynamic-shape
+  // model (the one to size buffers by, as on a board), and its dims in model order.
+  rknn_tensor_attr max_attr{};
+  std::vector<std::int64_t> max_dims;
+  std::uint64_t capacity = 0;    // bytes of `buf`: the largest shape set's
   std::uint64_t elems = 0;
   bool image = false;            // 4-D: reported NHWC (inputs), NCHW (outputs)
   // A quantized model's float input/output, reported as Rockchip's runtime reports it: INT8
@@ -64,6 +69,13 @@ struct LoadedImage {
   }
 };
 
+// One shape set of a dynamic-shape model (rknn_set_input_shapes): the resolution gear it runs
+// (-1: the stored program) and its batch. Every input's and output's shape follows from them.
+struct ShapeSet {
+  std::int32_t gear = -1;
+  std::uint64_t batch = 1;
+};
+
 struct Ctx {
   std::mutex mu;  // held by every call on the context (CallScope)
   Handle handle = 0;
@@ -72,6 +84,8 @@ struct Ctx {
   std::atomic<const char*> busy_fn{nullptr};
   std::atomic<bool> shared_reported{false};
   std::uint32_t flags = 0;                            // rknn_init's
+  int core_mask = RKNN_NPU_CORE_AUTO;                 // rknn_set_core_mask (recorded: rknn_cores.cpp)
+  int batch_core_num = 1;                             // rknn_set_batch_core_num
   const target::DeviceProfile* platform = nullptr;    // whose native layouts are reported
   std::vector<Binding> in_bind, out_bind;
   // rknn_set_internal_mem: task_buf at offset 0, work_buf right after it (instead of the
@@ -81,6 +95,9 @@ struct Ctx {
   std::shared_ptr<LoadedImage> model = std::make_shared<LoadedImage>();  // null once destroyed
   void* rt_context = nullptr;
   std::vector<Io> inputs, outputs;
+  // Dynamic shapes: the model's shape sets (one entry for a static model) and the selected one.
+  std::vector<ShapeSet> shape_sets{ShapeSet{}};
+  std::size_t shape = 0;
   void* task_buf = nullptr;
   void* work_buf = nullptr;
   model::IoDesc task_desc, work_desc;
@@ -149,6 +166,23 @@ class CurrentContextScope {
   Runtime& rt_;
   void* previous_ = nullptr;
 };
+
+// Fills io.attr from io.desc, io.elems and the int8 view (rknn_context.cpp).
+void fill_attr(Io& io, std::uint32_t index, bool input);
+// Dynamic shapes (rknn_shapes.cpp). Reads the model's shape sets (resolution gears, batch
+// gears) into c.shape_sets and selects the largest; a static model gets one set.
+int init_shapes(const char* fn, Ctx& c, const model::Model& m);
+// Gives every input and output the dims of shape set `s` (buffers are kept: they hold the
+// largest set).
+void apply_shape(Ctx& c, const model::Model& m, std::size_t s);
+// The shape sets as text, "[1,224,224,3]; [1,192,192,3]" (inputs of one set joined by " + ").
+std::string shape_sets_text(const Ctx& c, const model::Model& m);
+
+// "RKNN_NPU_CORE_0_1" for a core mask value, else its hex (rknn_cores.cpp).
+std::string core_mask_name(int mask);
+
+// RKNN_QUERY_INPUT_DYNAMIC_RANGE (rknn_shapes.cpp).
+int query_dynamic_range(const char* fn, const Ctx& c, void* info, std::uint32_t size);
 
 // Converts one rknn_input into the model input's device buffer (rknn_convert.cpp).
 int set_one(const char* fn, Io& io, const rknn_input& in);

@@ -23,7 +23,9 @@ int copy_struct(const char* fn, void* info, std::uint32_t size, const T& value, 
   return RKNN_SUCC;
 }
 
-int query_attr(const char* fn, const std::vector<Io>& list, void* info, std::uint32_t size, const char* which) {
+// `current`: at the shapes selected now (RKNN_QUERY_CURRENT_*); otherwise the largest set's.
+int query_attr(const char* fn, const std::vector<Io>& list, void* info, std::uint32_t size, const char* which,
+               bool current = false) {
   if (size < sizeof(rknn_tensor_attr)) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,
                 fmt::format("size {} is smaller than sizeof(rknn_tensor_attr) = {}", size, sizeof(rknn_tensor_attr)));
@@ -33,16 +35,18 @@ int query_attr(const char* fn, const std::vector<Io>& list, void* info, std::uin
     return fail(fn, RKNN_ERR_PARAM_INVALID,
                 fmt::format("{} index {} is out of range (the model has {} {}s)", which, attr->index, list.size(), which));
   }
-  *attr = list[attr->index].attr;
+  *attr = current ? list[attr->index].attr : list[attr->index].max_attr;
   return RKNN_SUCC;
 }
 
-int query_native(const char* fn, const Ctx& c, bool input, bool nhwc, void* info, std::uint32_t size) {
+int query_native(const char* fn, const Ctx& c, bool input, bool nhwc, void* info, std::uint32_t size,
+                 bool current = false) {
   const std::vector<Io>& list = input ? c.inputs : c.outputs;
-  const int r = query_attr(fn, list, info, size, input ? "input" : "output");
+  const int r = query_attr(fn, list, info, size, input ? "input" : "output", current);
   if (r != RKNN_SUCC) return r;
   auto* attr = static_cast<rknn_tensor_attr*>(info);
-  *attr = native_attr(*attr, list[attr->index].desc.dims, input, nhwc, *c.platform);
+  const Io& io = list[attr->index];
+  *attr = native_attr(*attr, current ? io.desc.dims : io.max_dims, input, nhwc, *c.platform);
   return RKNN_SUCC;
 }
 
@@ -53,11 +57,15 @@ std::string shape_text(const std::vector<std::int64_t>& dims) {
 // The board prints a per-layer table for RKNN_QUERY_PERF_DETAIL; this is the same table with
 // the columns the software NPU can fill: host time per layer of the last run (no DDR/NPU
 // cycles, MAC usage or bandwidth: docs/rknn.md).
-std::string perf_table(const model::Program& p, const std::vector<std::uint64_t>& layer_ns) {
+std::string perf_table(const model::Program& p, const std::vector<std::uint64_t>& layer_ns, const Ctx& c) {
   std::string t;
   const std::string rule(140, '-');
   t += rule + "\n";
   t += fmt::format("{:^140}\n", "Network Layer Information Table (svp-acl software NPU, host time)");
+  // The cores the application chose (rknn_set_core_mask / rknn_set_batch_core_num): recorded,
+  // while the host time is one software core's.
+  t += fmt::format("{:^140}\n", fmt::format("{} ({} NPU cores), batch core num {}", core_mask_name(c.core_mask),
+                                             c.platform->npu_cores, c.batch_core_num));
   t += rule + "\n";
   t += fmt::format("{:<5}{:<22}{:<9}{:<7}{:<36}{:<22}{:>10}  {}\n", "ID", "OpType", "DataType", "Target", "InputShape",
                    "OutputShape", "Time(us)", "FullName");
@@ -101,29 +109,11 @@ int query_perf(const char* fn, Ctx& c, int cmd, void* info, std::uint32_t size) 
   if (size < sizeof(rknn_perf_detail)) return copy_struct(fn, info, size, rknn_perf_detail{}, "rknn_perf_detail");
   auto loaded = c.rt->models().lookup(c.model->model_id);
   if (!loaded.ok()) return fail(fn, RKNN_ERR_CTX_INVALID, loaded.status().message());
-  c.perf_text = perf_table(loaded->model->program_at(loaded->settings->gear()), *c.last_layer_ns);
+  c.perf_text = perf_table(loaded->model->program_at(c.shape_sets[c.shape].gear), *c.last_layer_ns, c);
   rknn_perf_detail d{};
   d.perf_data = c.perf_text.data();
   d.data_len = c.perf_text.size();
   return copy_struct(fn, info, size, d, "rknn_perf_detail");
-}
-
-// Rockchip's runtime answers a static-shape model with RKNN_ERR_MODEL_INVALID and "rknn model
-// is static shape type, please export rknn with dynamic_shapes"; every svp-acl RKNN model is
-// static (gear models are refused at rknn_init), so this is the answer after the checks.
-int query_dynamic_range(const char* fn, const Ctx& c, void* info, std::uint32_t size) {
-  if (size < sizeof(rknn_input_range)) {
-    return fail(fn, RKNN_ERR_PARAM_INVALID,
-                fmt::format("size {} is smaller than sizeof(rknn_input_range) = {}", size, sizeof(rknn_input_range)));
-  }
-  const auto* r = static_cast<const rknn_input_range*>(info);
-  if (r->index >= c.inputs.size()) {
-    return fail(fn, RKNN_ERR_PARAM_INVALID,
-                fmt::format("input index {} is out of range (the model has {} inputs)", r->index, c.inputs.size()));
-  }
-  return fail(fn, RKNN_ERR_MODEL_INVALID,
-              "RKNN_QUERY_INPUT_DYNAMIC_RANGE: the model has static shapes (svp-acl RKNN models have no dynamic "
-              "shapes); use RKNN_QUERY_INPUT_ATTR for its one input shape");
 }
 
 // The model buffer the runtime holds, as Rockchip's runtime describes it on the platforms
@@ -189,12 +179,12 @@ int query(Handle h, int cmd, void* info, std::uint32_t size) {
     case RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR: return query_native(fn, c, false, true, info, size);
     case RKNN_QUERY_PERF_DETAIL:
     case RKNN_QUERY_PERF_RUN: return query_perf(fn, c, cmd, info, size);
-    // The current shapes of a model without dynamic shapes are its static ones (svp-acl
-    // refuses gear models at rknn_init, so every context's shapes are static).
-    case RKNN_QUERY_CURRENT_INPUT_ATTR: return query_attr(fn, c.inputs, info, size, "input");
-    case RKNN_QUERY_CURRENT_OUTPUT_ATTR: return query_attr(fn, c.outputs, info, size, "output");
-    case RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR: return query_native(fn, c, true, false, info, size);
-    case RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR: return query_native(fn, c, false, false, info, size);
+    // The shapes rknn_set_input_shapes selected (before it: the largest set; a static
+    // model's are its static ones).
+    case RKNN_QUERY_CURRENT_INPUT_ATTR: return query_attr(fn, c.inputs, info, size, "input", true);
+    case RKNN_QUERY_CURRENT_OUTPUT_ATTR: return query_attr(fn, c.outputs, info, size, "output", true);
+    case RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR: return query_native(fn, c, true, false, info, size, true);
+    case RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR: return query_native(fn, c, false, false, info, size, true);
     case RKNN_QUERY_INPUT_DYNAMIC_RANGE: return query_dynamic_range(fn, c, info, size);
     case RKNN_QUERY_DEVICE_MEM_INFO: return query_device_mem(fn, c, info, size);
     default:

@@ -27,6 +27,8 @@ ExecuteArgs execute_args(const Ctx& c, void* task, void* work) {
   args.inputs.push_back({work, c.work_desc.size, c.work_desc.stride});
   for (const Io& io : c.outputs) args.outputs.push_back({io.buf, io.desc.size, io.desc.stride});
   args.aicpu_inline = true;
+  args.gear = c.shape_sets[c.shape].gear;  // the context's own shape set (rknn_set_input_shapes)
+  args.batch = c.shape_sets[c.shape].batch;
   return args;
 }
 

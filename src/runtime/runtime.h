@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -103,6 +104,10 @@ struct ExecuteArgs {
   std::vector<IoBuffer> outputs;  // get_num_outputs entries
   std::uint64_t batch = 1;
   std::uint64_t total_t = 0;
+  // A front-end's own resolution gear for this execution (librknnrt: each context selects
+  // its shape with rknn_set_input_shapes, while the model's settings are shared by every
+  // context running the model); unset: the gear the model's settings select.
+  std::optional<std::int32_t> gear;
   // Set: every layer's run time is added to it (exec::Request::layer_ns; sized here).
   std::shared_ptr<std::vector<std::uint64_t>> layer_ns;
   // AI-CPU layers run on the submitting side's AI-CPU worker as in a synchronous execution,

@@ -7,8 +7,45 @@
 #include <string.h>
 
 #include "rknn/rknn_api.h"
+#include "rknn/rknn_matmul_api.h"
 
 static int failures = 0;
+
+static void expect(int got, int want, const char* what);
+
+/* The matmul library through the shared library: 1 x 32 x 32 int8, every A 1 and B 2, so
+ * every C is 64; then its bad calls. */
+static void matmul_smoke(void) {
+    rknn_matmul_info info;
+    rknn_matmul_io_attr io;
+    rknn_matmul_ctx mm = 0;
+    rknn_tensor_mem *a, *b, *c;
+    memset(&info, 0, sizeof info);
+    info.M = 1;
+    info.K = 32;
+    info.N = 32;
+    info.type = RKNN_INT8_MM_INT8_TO_INT32;
+    expect(rknn_matmul_create(&mm, &info, &io), RKNN_SUCC, "matmul create");
+    a = rknn_create_mem(mm, io.A.size);
+    b = rknn_create_mem(mm, io.B.size);
+    c = rknn_create_mem(mm, io.C.size);
+    if (a == NULL || b == NULL || c == NULL) {
+        expect(0, 1, "matmul create_mem");
+        return;
+    }
+    memset(a->virt_addr, 1, io.A.size);
+    memset(b->virt_addr, 2, io.B.size);
+    expect(rknn_matmul_set_io_mem(mm, a, &io.A), RKNN_SUCC, "matmul A");
+    expect(rknn_matmul_set_io_mem(mm, b, &io.B), RKNN_SUCC, "matmul B");
+    expect(rknn_matmul_set_io_mem(mm, c, &io.C), RKNN_SUCC, "matmul C");
+    expect(rknn_matmul_run(mm), RKNN_SUCC, "matmul run");
+    expect(((const int32_t*)c->virt_addr)[31], 64, "matmul C[0][31]");
+    expect(rknn_destroy_mem(mm, a) | rknn_destroy_mem(mm, b) | rknn_destroy_mem(mm, c), RKNN_SUCC, "matmul mems");
+    expect(rknn_matmul_destroy(mm), RKNN_SUCC, "matmul destroy");
+    expect(rknn_matmul_run(mm), RKNN_ERR_CTX_INVALID, "matmul run destroyed");
+    expect(rknn_matmul_create(NULL, &info, &io), RKNN_ERR_PARAM_INVALID, "matmul create NULL");
+    expect(rknn_B_normal_layout_to_native_layout(NULL, NULL, 32, 32, &info), RKNN_ERR_PARAM_INVALID, "B native NULL");
+}
 
 static void expect(int got, int want, const char* what) {
     if (got != want) {
@@ -61,6 +98,7 @@ int main(void) {
     expect(rknn_create_mem_from_fd(bogus, 3, NULL, 64, 0) == NULL, 1, "create_mem_from_fd bogus");
     expect(rknn_create_mem_from_phys(bogus, 0x1000, NULL, 64) == NULL, 1, "create_mem_from_phys bogus");
     expect(rknn_create_mem_from_mb_blk(bogus, NULL, 0) == NULL, 1, "create_mem_from_mb_blk bogus");
+    matmul_smoke();
     if (failures == 0) printf("rknn_shared_library_smoke: OK\n");
     return failures == 0 ? 0 : 1;
 }

@@ -14,6 +14,7 @@
 #include <cstddef>
 
 #include "rknn/rknn_api.h"
+#include "rknn/rknn_matmul_api.h"
 
 namespace {
 
@@ -106,6 +107,38 @@ TEST(RknnApiLayout, EveryStructHasTheVendorsSizeAndMemberOffsetsOnX86_64) {
   EXPECT_EQ(sizeof(rknn_tensor_format), 4u);
   EXPECT_EQ(sizeof(rknn_tensor_qnt_type), 4u);
   EXPECT_EQ(sizeof(rknn_core_mask), 4u);
+}
+
+// rknn_matmul_api.h, from the same commit's rknn_matmul_api.h by the same method (x86-64, GCC 12).
+TEST(RknnApiLayout, EveryMatmulStructHasTheVendorsSizeAndMemberOffsetsOnX86_64) {
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "the recorded vendor numbers are x86-64's";
+#endif
+  EXPECT_EQ(sizeof(rknn_quant_params), 288u);
+  EXPECT_EQ(offsetof(rknn_quant_params, scale), 256u);
+  EXPECT_EQ(offsetof(rknn_quant_params, scale_len), 264u);
+  EXPECT_EQ(offsetof(rknn_quant_params, zp), 272u);
+  EXPECT_EQ(offsetof(rknn_quant_params, zp_len), 280u);
+  EXPECT_EQ(sizeof(rknn_matmul_tensor_attr), 332u);
+  EXPECT_EQ(offsetof(rknn_matmul_tensor_attr, n_dims), 256u);
+  EXPECT_EQ(offsetof(rknn_matmul_tensor_attr, dims), 260u);
+  EXPECT_EQ(offsetof(rknn_matmul_tensor_attr, size), 324u);
+  EXPECT_EQ(offsetof(rknn_matmul_tensor_attr, type), 328u);
+  EXPECT_EQ(sizeof(rknn_matmul_io_attr), 996u);
+  EXPECT_EQ(offsetof(rknn_matmul_io_attr, B), 332u);
+  EXPECT_EQ(offsetof(rknn_matmul_io_attr, C), 664u);
+  EXPECT_EQ(sizeof(rknn_matmul_shape), 12u);
+  EXPECT_EQ(offsetof(rknn_matmul_shape, N), 8u);
+  EXPECT_EQ(sizeof(rknn_matmul_info), 64u);
+  EXPECT_EQ(offsetof(rknn_matmul_info, type), 12u);
+  EXPECT_EQ(offsetof(rknn_matmul_info, B_layout), 16u);
+  EXPECT_EQ(offsetof(rknn_matmul_info, B_quant_type), 18u);
+  EXPECT_EQ(offsetof(rknn_matmul_info, AC_layout), 20u);
+  EXPECT_EQ(offsetof(rknn_matmul_info, AC_quant_type), 22u);
+  EXPECT_EQ(offsetof(rknn_matmul_info, iommu_domain_id), 24u);
+  EXPECT_EQ(offsetof(rknn_matmul_info, group_size), 28u);
+  EXPECT_EQ(offsetof(rknn_matmul_info, reserved), 30u);
+  EXPECT_EQ(sizeof(rknn_matmul_type), 4u);
 }
 
 TEST(RknnApiLayout, ContextIsSixtyFourBitsExceptOn32BitArm) {

@@ -681,9 +681,9 @@ TEST_F(Rknn, EveryFunctionAnswersNullAndGarbageArgumentsWithAnErrorCode) {
   EXPECT_EQ(rknn_destroy(dup), RKNN_SUCC);
   EXPECT_EQ(rknn_dup_context(nullptr, &dup), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_dup_context(&ctx, nullptr), RKNN_ERR_PARAM_INVALID);
-  EXPECT_EQ(rknn_set_core_mask(ctx, RKNN_NPU_CORE_0_1), RKNN_ERR_FAIL);
+  EXPECT_EQ(rknn_set_core_mask(ctx, static_cast<rknn_core_mask>(0x10)), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(last_error().rfind("rknn_set_core_mask: ", 0), 0u) << "the message names the function: " << last_error();
-  EXPECT_EQ(rknn_set_batch_core_num(ctx, 2), RKNN_ERR_FAIL);
+  EXPECT_EQ(rknn_set_batch_core_num(ctx, 4), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_set_batch_core_num(ctx, 0), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_wait(ctx, nullptr), RKNN_SUCC) << "nothing in flight: nothing to wait for";
   ext = rknn_run_extend{};
@@ -706,9 +706,9 @@ TEST_F(Rknn, EveryFunctionAnswersNullAndGarbageArgumentsWithAnErrorCode) {
   EXPECT_EQ(rknn_set_io_mem(ctx, &mem, &a), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_set_io_mem(ctx, nullptr, &a), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_set_io_mem(ctx, &mem, nullptr), RKNN_ERR_PARAM_INVALID);
-  EXPECT_EQ(rknn_set_input_shape(ctx, &a), RKNN_ERR_FAIL);
+  EXPECT_EQ(rknn_set_input_shape(ctx, &a), RKNN_ERR_MODEL_INVALID);  // LeNet has static shapes
   EXPECT_EQ(rknn_set_input_shape(ctx, nullptr), RKNN_ERR_PARAM_INVALID);
-  EXPECT_EQ(rknn_set_input_shapes(ctx, 1, &a), RKNN_ERR_FAIL);
+  EXPECT_EQ(rknn_set_input_shapes(ctx, 1, &a), RKNN_ERR_MODEL_INVALID);
   EXPECT_EQ(rknn_set_input_shapes(ctx, 1, nullptr), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_set_input_shapes(ctx, 0, &a), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_mem_sync(ctx, &mem, RKNN_MEMORY_SYNC_TO_DEVICE), RKNN_ERR_PARAM_INVALID);

@@ -23,6 +23,7 @@
 #include "rknn/rknn_api.h"
 #include "runtime/rknn_context.h"
 #include "rknn_test_support.h"
+#include "convert_config.h"
 
 #define SKIP_WITHOUT_ONNXRUNTIME()                                                         \
   if (!fs::exists(test::npm_modules() + "/onnxruntime-node")) {                          \
@@ -382,7 +383,7 @@ TEST_F(RknnConvert, UnimplementedOptionsAreRefusedByName) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"    configs:\n      quantized_dtype: w16a16i\n", "models.configs.quantized_dtype"},
       {"    configs:\n      model_pruning: true\n", "models.configs.model_pruning"},
-      {"    configs:\n      dynamic_input: [[[1, 1, 28, 28]]]\n", "models.configs.dynamic_input"},
+      {"    configs:\n      dynamic_input: [[[1, 1, 28, 28]], [[1, 2, 28, 28]]]\n", "models.configs.dynamic_input"},
       {"    subgraphs:\n      outputs: [y]\n", "models.subgraphs.outputs"},
   };
   for (const auto& [body, message] : cases) {
@@ -395,6 +396,87 @@ TEST_F(RknnConvert, UnimplementedOptionsAreRefusedByName) {
   const Outcome board = convert(write("board.yml", lenet_yml("")), "rk3588", "-e");
   EXPECT_EQ(board.exit_code, 4) << board.output;
   EXPECT_TRUE(contains(board.output, "not implemented yet")) << board.output;
+}
+
+// configs.dynamic_input with sets that differ in the batch: batch gears; librknnrt offers
+// exactly the listed batches and runs each (every item as onnxruntime runs it alone).
+TEST_F(RknnConvert, DynamicInputBatchSetsGiveAModelRunningEachListedBatch) {
+  SKIP_WITHOUT_ONNXRUNTIME();
+  const Outcome o = convert(write("model_config.yml", lenet_yml("    configs:\n      dynamic_input: [[[1, 1, 28, 28]], "
+                                                                "[[2, 1, 28, 28]], [[4, 1, 28, 28]]]\n")));
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  const std::string path = (dir_ / "out" / "lenet.rknn").string();
+  rknn_context ctx = 0;
+  ASSERT_EQ(rknn_init(&ctx, const_cast<char*>(path.c_str()), 0, 0, nullptr), RKNN_SUCC) << last_error();
+  static rknn_input_range range;
+  std::memset(&range, 0, sizeof range);
+  ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_INPUT_DYNAMIC_RANGE, &range, sizeof range), RKNN_SUCC) << last_error();
+  ASSERT_EQ(range.shape_number, 3u);
+  EXPECT_EQ(range.dyn_range[1][0], 2u);
+  rknn_tensor_attr in_attr, out_attr;
+  std::memset(&in_attr, 0, sizeof in_attr);
+  std::memset(&out_attr, 0, sizeof out_attr);
+  ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &in_attr, sizeof in_attr), RKNN_SUCC);
+  ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &out_attr, sizeof out_attr), RKNN_SUCC);
+  EXPECT_EQ(in_attr.dims[0], 4u) << "INPUT_ATTR reports the largest set";
+  rknn_tensor_attr shape = in_attr;
+  shape.dims[0] = 3;
+  EXPECT_EQ(rknn_set_input_shapes(ctx, 1, &shape), RKNN_ERR_INPUT_INVALID);
+  EXPECT_TRUE(contains(last_error(), "[1,28,28,1]; [2,28,28,1]; [4,28,28,1]")) << last_error();
+  shape.dims[0] = 2;
+  ASSERT_EQ(rknn_set_input_shapes(ctx, 1, &shape), RKNN_SUCC) << last_error();
+  const std::vector<float> x = uniform(2 * 28 * 28, 31);
+  rknn_input in;
+  std::memset(&in, 0, sizeof in);
+  in.buf = const_cast<float*>(x.data());
+  in.size = static_cast<uint32_t>(x.size() * sizeof(float));
+  in.type = RKNN_TENSOR_FLOAT32;
+  in.fmt = RKNN_TENSOR_NCHW;
+  ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC) << last_error();
+  ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC) << last_error();
+  rknn_output out;
+  std::memset(&out, 0, sizeof out);
+  out.want_float = 1;
+  ASSERT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC) << last_error();
+  ASSERT_EQ(out.size, 2 * 10 * sizeof(float));
+  const float* y = static_cast<const float*>(out.buf);
+  for (int item = 0; item < 2; ++item) {
+    const std::vector<float> xi(x.begin() + item * 784, x.begin() + (item + 1) * 784);
+    const std::vector<float> yi(y + item * 10, y + (item + 1) * 10);
+    EXPECT_GE(cosine(yi, onnxruntime(in_attr.name, xi, out_attr.name)), 0.9999) << "item " << item;
+  }
+  EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
+  EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
+// Sets that differ in the height and width of an image input: resolution gears, the largest
+// first (the model is stored at its first gear), the gear dimensions -1 in the input shape.
+TEST_F(RknnConvert, DynamicInputResolutionSetsBecomeResolutionGearsLargestFirst) {
+  const std::string yml = write("model_config.yml", lenet_yml("    subgraphs:\n      inputs: [x]\n    configs:\n"
+                                                              "      dynamic_input: [[[1,3,6,8]], [[1,3,8,10]], [[1,3,4,4]]]\n"));
+  auto plan = rknn_convert::read_convert_config(yml, "rk3588");
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->options.dynamic_image_size,
+            (std::vector<std::pair<std::int64_t, std::int64_t>>{{8, 10}, {6, 8}, {4, 4}}));
+  EXPECT_TRUE(plan->options.dynamic_batch_size.empty());
+  ASSERT_EQ(plan->options.input_shape.size(), 1u);
+  EXPECT_EQ(plan->options.input_shape[0].first, "x");
+  EXPECT_EQ(plan->options.input_shape[0].second, (std::vector<std::int64_t>{1, 3, -1, -1}));
+  // Without subgraphs.inputs the names come from the ONNX model; one shape per input.
+  auto wrong = rknn_convert::read_convert_config(
+      write("two.yml", lenet_yml("    configs:\n      dynamic_input: [[[1,1,28,28], [1,1,28,28]], [[2,1,28,28], "
+                                 "[2,1,28,28]]]\n")),
+      "rk3588");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_TRUE(contains(wrong.status().message(), "the model has 1 input(s)")) << wrong.status().message();
+  auto twice = rknn_convert::read_convert_config(
+      write("twice.yml", lenet_yml("    configs:\n      dynamic_input: [[[1,1,28,28]], [[2,1,28,28]], [[2,1,28,28]]]\n")),
+      "rk3588");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_TRUE(contains(twice.status().message(), "listed twice")) << twice.status().message();
+  // LeNet's Gemm has a fixed size: its resolution gears do not compile (exit 1, the reason named).
+  const Outcome o = convert(write("hw.yml", lenet_yml("    configs:\n      dynamic_input: [[[1,1,28,28]], [[1,1,24,24]]]\n")));
+  EXPECT_EQ(o.exit_code, 1) << o.output;
 }
 
 // Malformed documents: each refused with a message naming the key or file, exit 2 (or 3 for

@@ -3,6 +3,8 @@
 // its README example; svp-acl's deviations are listed in docs/rknn.md.
 #include "convert_config.h"
 
+#include <fmt/ranges.h>
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -12,6 +14,8 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+
+#include "compiler/onnx_import.h"
 
 namespace svp::rknn_convert {
 namespace {
@@ -172,6 +176,33 @@ Status read_normalization(const YAML::Node& c, ConvertPlan* plan) {
   return Status::Ok();
 }
 
+// dynamic_input: [[[1,3,224,224]], [[1,3,192,192]]] (sets of one shape per input).
+Status read_dynamic_input(const YAML::Node& n, ConvertPlan* plan) {
+  static constexpr char kKey[] = "models.configs.dynamic_input";
+  if (!n.IsSequence() || n.size() == 0) {
+    return Error(err::kInvalidParam, "{}{}: expected a list of shape sets such as [[[1,3,224,224]], [[1,3,192,192]]]",
+                 kKey, line_of(n));
+  }
+  for (const auto& set : n) {
+    if (!set.IsSequence() || set.size() == 0) {
+      return Error(err::kInvalidParam, "{}{}: each shape set is a list of shapes, one per input, e.g. [[1,3,224,224]]",
+                   kKey, line_of(set));
+    }
+    std::vector<std::vector<std::int64_t>> shapes;
+    for (const auto& shape : set) {
+      auto dims = dims_of(shape, kKey);
+      if (!dims.ok()) return dims.status();
+      shapes.push_back(*dims);
+    }
+    if (!plan->dynamic_input.empty() && shapes.size() != plan->dynamic_input.front().size()) {
+      return Error(err::kInvalidParam, "{}{}: a set of {} shapes, the first set has {} (one shape per input in each)",
+                   kKey, line_of(set), shapes.size(), plan->dynamic_input.front().size());
+    }
+    plan->dynamic_input.push_back(std::move(shapes));
+  }
+  return Status::Ok();
+}
+
 Status read_subgraphs(const YAML::Node& sub, ConvertPlan* plan) {
   if (auto s = expect_map(sub, "models.subgraphs"); !s.ok()) return s;
   if (auto s = check_keys(sub, "models.subgraphs", {"input_size_list", "inputs", "outputs"}); !s.ok()) return s;
@@ -179,6 +210,13 @@ Status read_subgraphs(const YAML::Node& sub, ConvertPlan* plan) {
     return Error(err::kFeatureUnsupported, "models.subgraphs.outputs{}: choosing output tensors is not implemented yet "
                  "in svp-acl's rknn_convert (docs/rknn.md); remove the key to keep the ONNX model's outputs",
                  line_of(sub["outputs"]));
+  }
+  if (const YAML::Node names = sub["inputs"]; names && names.IsSequence()) {
+    for (const auto& name : names) {
+      auto v = text(name, "models.subgraphs.inputs");
+      if (!v.ok()) return v.status();
+      plan->input_names.push_back(*v);
+    }
   }
   const YAML::Node sizes = sub["input_size_list"];
   if (!sizes) {
@@ -250,8 +288,7 @@ Status read_configs(const YAML::Node& c, ConvertPlan* plan) {
     }
   }
   if (const YAML::Node n = c["dynamic_input"]) {
-    return Error(err::kFeatureUnsupported, "models.configs.dynamic_input{}: dynamic input shapes are not implemented yet "
-                 "in svp-acl's rknn_convert (docs/rknn.md)", line_of(n));
+    if (auto s = read_dynamic_input(n, plan); !s.ok()) return s;
   }
   if (const YAML::Node n = c["quant_img_RGB2BGR"]) {
     auto on = boolean(n, "models.configs.quant_img_RGB2BGR");
@@ -278,6 +315,92 @@ Status read_configs(const YAML::Node& c, ConvertPlan* plan) {
       return Error(err::kInvalidParam, "models.configs.target_platform{}: {} differs from -t {}", line_of(n), *v,
                    plan->options.soc_version->name);
     }
+  }
+  return Status::Ok();
+}
+
+// The shape sets onto the compiler's gears: sets that differ only in the batch (dimension 0,
+// the same in every input of a set) become --dynamic_batch_size; sets that differ only in the
+// height and width of 4-D inputs (the same in every such input of a set) become
+// --dynamic_image_size, largest first (the model is stored at its first gear).
+Status apply_dynamic_input(ConvertPlan* plan) {
+  static constexpr char kKey[] = "models.configs.dynamic_input";
+  compiler::CompileOptions& o = plan->options;
+  const auto& sets = plan->dynamic_input;
+  std::vector<std::string> names = plan->input_names;
+  if (names.empty()) {
+    auto file = compiler::OnnxFile::read(o.model);
+    if (!file.ok()) return file.status();
+    names = file->input_names();
+  }
+  const std::size_t n = sets.front().size();
+  if (names.size() != n) {
+    return Error(err::kInvalidParam, "{}: each set gives {} shape(s), the model has {} input(s) ({})", kKey, n,
+                 names.size(), fmt::join(names, ", "));
+  }
+  bool batch_varies = false, hw_varies = false, other_varies = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::vector<std::int64_t>& first = sets.front()[i];
+    for (const auto& set : sets) {
+      const std::vector<std::int64_t>& d = set[i];
+      if (d.size() != first.size()) {
+        return Error(err::kInvalidParam, "{}: input {} (\"{}\") has {} dimensions in one set and {} in another", kKey, i,
+                     names[i], first.size(), d.size());
+      }
+      for (std::size_t k = 0; k < d.size(); ++k) {
+        if (d[k] == first[k]) continue;
+        if (k == 0 && d[0] == set[0][0] && first[0] == sets.front()[0][0]) batch_varies = true;
+        else if (d.size() == 4 && (k == 2 || k == 3)) hw_varies = true;
+        else other_varies = true;
+      }
+    }
+  }
+  if (other_varies || (batch_varies && hw_varies)) {
+    return Error(err::kFeatureUnsupported,
+                 "{}: shape sets that differ in more than the batch (dimension 0 of every input alike) or more than the "
+                 "height and width of 4-D inputs are not implemented yet in svp-acl (docs/rknn.md)", kKey);
+  }
+  o.input_shape.clear();
+  std::vector<std::size_t> order(sets.size());
+  for (std::size_t s = 0; s < order.size(); ++s) order[s] = s;
+  if (hw_varies) {
+    // One (h, w) per set for every 4-D input whose size changes.
+    std::vector<bool> varies(n, false);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (const auto& set : sets) {
+        varies[i] = varies[i] || set[i][2] != sets.front()[i][2] || set[i][3] != sets.front()[i][3];
+      }
+    }
+    std::vector<std::pair<std::int64_t, std::int64_t>> hw(sets.size(), {0, 0});
+    for (std::size_t s = 0; s < sets.size(); ++s) {
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!varies[i]) continue;
+        const auto& d = sets[s][i];
+        if (hw[s].first == 0) hw[s] = {d[2], d[3]};
+        if (hw[s] != std::make_pair(d[2], d[3])) {
+          return Error(err::kFeatureUnsupported, "{}: set {} gives its 4-D inputs different heights and widths; one "
+                       "size per set is implemented (docs/rknn.md)", kKey, s);
+        }
+      }
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return hw[a].first * hw[a].second > hw[b].first * hw[b].second; });
+    for (std::size_t s : order) o.dynamic_image_size.push_back(hw[s]);
+  } else if (batch_varies) {
+    for (const auto& set : sets) o.dynamic_batch_size.push_back(set[0][0]);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<std::int64_t> d = sets[order.front()][i];
+    for (const auto& set : sets) {
+      for (std::size_t k = 0; k < d.size(); ++k) {
+        if (set[i][k] != sets.front()[i][k]) d[k] = -1;
+      }
+    }
+    o.input_shape.emplace_back(names[i], d);
+  }
+  if (batch_varies || hw_varies) {
+    std::set<std::vector<std::vector<std::int64_t>>> distinct(sets.begin(), sets.end());
+    if (distinct.size() != sets.size()) return Error(err::kInvalidParam, "{}: a shape set is listed twice", kKey);
   }
   return Status::Ok();
 }
@@ -322,6 +445,9 @@ Status read_model(const YAML::Node& m, const fs::path& base, ConvertPlan* plan) 
   }
   if (const YAML::Node c = m["configs"]) {
     if (auto s = read_configs(c, plan); !s.ok()) return s;
+  }
+  if (!plan->dynamic_input.empty()) {
+    if (auto s = apply_dynamic_input(plan); !s.ok()) return s;
   }
   plan->options.compile_mode = quantize ? "0" : "float";  // 0: A8W8, RKNN's asymmetric int8
   if (quantize) {

@@ -6,6 +6,7 @@
 // different model).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ struct ConvertPlan {
   compiler::CompileOptions options;   // model, soc_version, quantization, input shapes
   std::string name;                   // models.name: the output is <out_dir>/<name>.rknn
   bool rgb2bgr = false;               // configs.quant_img_RGB2BGR: dataset images read as BGR
+  // configs.dynamic_input: shape sets, each one shape per input (mapped onto the compiler's
+  // batch or resolution gears by read_convert_config).
+  std::vector<std::vector<std::vector<std::int64_t>>> dynamic_input;
+  std::vector<std::string> input_names;  // subgraphs.inputs, when given
   std::vector<std::string> warnings;  // keys accepted without effect, each naming the key
 };
 

@@ -32,6 +32,13 @@ Result<std::vector<std::int64_t>> image_input_shape(const compiler::CompileOptio
   std::vector<std::int64_t> shape;
   if (o.input_shape.size() == 1) {
     shape = o.input_shape[0].second;
+    // Gear dimensions (configs.dynamic_input): calibration runs one item at the largest
+    // resolution, the model as stored.
+    if (!shape.empty() && shape[0] == -1) shape[0] = 1;
+    if (shape.size() == 4 && shape[2] == -1 && !o.dynamic_image_size.empty()) {
+      shape[2] = o.dynamic_image_size.front().first;
+      shape[3] = o.dynamic_image_size.front().second;
+    }
   } else {
     auto g = compiler::import_onnx(o.model, o);
     if (!g.ok()) return g.status();

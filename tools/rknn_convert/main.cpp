@@ -13,6 +13,10 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "compiler/compile.h"
 #include "convert_config.h"
@@ -44,6 +48,14 @@ std::string recorded_command(const std::string& t, const std::string& in, const 
                      o.model + " --soc_version=" + o.soc_version->name + " --compile_mode=" + o.compile_mode;
   if (!o.image_list.empty()) line += " --image_list=" + o.image_list;
   if (!o.calibration.empty()) line += " --calibration=" + o.calibration;
+  // The gears of configs.dynamic_input: librknnrt offers exactly these batches (the image
+  // keeps only the largest), and a reader sees the svp_atc equivalent.
+  if (!o.dynamic_batch_size.empty()) line += fmt::format(" --dynamic_batch_size={}", fmt::join(o.dynamic_batch_size, ","));
+  if (!o.dynamic_image_size.empty()) {
+    std::vector<std::string> gears;
+    for (const auto& [h, w] : o.dynamic_image_size) gears.push_back(fmt::format("{},{}", h, w));
+    line += fmt::format(" --dynamic_image_size={}", fmt::join(gears, ";"));
+  }
   return line;
 }
 

@@ -1,0 +1,508 @@
+// The matmul library's core (rknn_matmul.h). Shapes, types and layouts follow the vendor's
+// header of SDK 2.3.2; what is implemented and every deviation is listed in docs/rknn.md.
+#include "runtime/rknn_matmul.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/half.h"
+#include "kernels/onednn/sgemm_matmul.h"
+#include "runtime/rknn_mem.h"
+
+namespace svp::runtime::rknn {
+namespace {
+
+// The vendor's K limit, and the B segment size above which RK3588's native B is split into
+// segments (not implemented here).
+constexpr std::int32_t kMaxK = 10240;
+constexpr std::int32_t kNativeMaxK = 8192;
+// Shapes of one dynamic-shape context: a bound on what a garbage shape_num makes us read
+// (the vendor documents none).
+constexpr int kMaxShapes = 1024;
+
+struct TypeInfo {
+  int value = 0;
+  rknn_tensor_type a, b, c;
+  bool implemented = false;
+};
+
+// Every rknn_matmul_type with its A, B, C element types (int4 as RKNN_TENSOR_INT4).
+const TypeInfo kTypes[] = {
+    {RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_FLOAT32, true},
+    {RKNN_INT8_MM_INT8_TO_INT32, RKNN_TENSOR_INT8, RKNN_TENSOR_INT8, RKNN_TENSOR_INT32, true},
+    {RKNN_INT8_MM_INT8_TO_INT8, RKNN_TENSOR_INT8, RKNN_TENSOR_INT8, RKNN_TENSOR_INT8, false},
+    {RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_FLOAT16, true},
+    {RKNN_FLOAT16_MM_INT8_TO_FLOAT32, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_INT8, RKNN_TENSOR_FLOAT32, false},
+    {RKNN_FLOAT16_MM_INT8_TO_FLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_INT8, RKNN_TENSOR_FLOAT16, false},
+    {RKNN_FLOAT16_MM_INT4_TO_FLOAT32, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_INT4, RKNN_TENSOR_FLOAT32, false},
+    {RKNN_FLOAT16_MM_INT4_TO_FLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_INT4, RKNN_TENSOR_FLOAT16, false},
+    {RKNN_INT8_MM_INT8_TO_FLOAT32, RKNN_TENSOR_INT8, RKNN_TENSOR_INT8, RKNN_TENSOR_FLOAT32, false},
+    {RKNN_INT4_MM_INT4_TO_INT16, RKNN_TENSOR_INT4, RKNN_TENSOR_INT4, RKNN_TENSOR_INT16, false},
+    {RKNN_INT8_MM_INT4_TO_INT32, RKNN_TENSOR_INT8, RKNN_TENSOR_INT4, RKNN_TENSOR_INT32, false},
+    {RKNN_FLOAT16_MM_INT4_TO_BFLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_INT4, RKNN_TENSOR_BFLOAT16, false},
+    {RKNN_INT8_MM_INT4_TO_FLOAT16, RKNN_TENSOR_INT8, RKNN_TENSOR_INT4, RKNN_TENSOR_FLOAT16, false},
+};
+
+const TypeInfo* type_info(int t) {
+  for (const TypeInfo& x : kTypes) {
+    if (x.value == t) return &x;
+  }
+  return nullptr;
+}
+
+std::size_t elem_size(rknn_tensor_type t) {
+  switch (t) {
+    case RKNN_TENSOR_FLOAT32:
+    case RKNN_TENSOR_INT32:
+      return 4;
+    case RKNN_TENSOR_FLOAT16:
+    case RKNN_TENSOR_BFLOAT16:
+    case RKNN_TENSOR_INT16:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+// RK3588's native B blocks (the vendor's header): (N/subN, K/32, subN, 32).
+std::int32_t native_sub_n(rknn_tensor_type b) { return b == RKNN_TENSOR_FLOAT16 ? 16 : 32; }
+
+std::size_t native_b_index(std::int64_t k, std::int64_t n, std::int64_t K, std::int32_t sub_n) {
+  return static_cast<std::size_t>(((n / sub_n) * (K / 32) + k / 32) * sub_n * 32 + (n % sub_n) * 32 + k % 32);
+}
+
+struct MatmulCtx {
+  std::mutex mu;
+  Handle handle = 0;
+  rknn_matmul_info info{};
+  const TypeInfo* type = nullptr;
+  std::vector<rknn_matmul_shape> shapes;
+  std::vector<rknn_matmul_io_attr> attrs;  // per shape
+  std::size_t shape = 0;
+  MemRef a, b, c;
+  int core_mask = RKNN_NPU_CORE_AUTO;
+};
+
+std::mutex g_mu;
+std::map<Handle, std::shared_ptr<MatmulCtx>> g_ctxs;
+std::atomic<std::uint64_t> g_next{1};
+
+Handle make_handle() {
+  const std::uint64_t n = g_next.fetch_add(1);
+#ifdef __arm__
+  return static_cast<Handle>(0x4D000000u | (n & 0x00FFFFFFu));
+#else
+  return (std::uint64_t{0x4D41544D} << 32) | n;  // "MATM" in the high half
+#endif
+}
+
+std::shared_ptr<MatmulCtx> find_ctx(const char* fn, Handle h, int* code) {
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    auto it = g_ctxs.find(h);
+    if (it != g_ctxs.end()) return it->second;
+  }
+  *code = fail(fn, RKNN_ERR_CTX_INVALID,
+               fmt::format("context 0x{:x} is not a live matmul context (never created by rknn_matmul_create, or "
+                           "already destroyed)",
+                           h));
+  return nullptr;
+}
+
+void fill_tensor(rknn_matmul_tensor_attr* t, const char* name, std::vector<std::uint32_t> dims, rknn_tensor_type type) {
+  std::memset(t, 0, sizeof *t);
+  std::snprintf(t->name, sizeof t->name, "%s", name);
+  t->n_dims = static_cast<std::uint32_t>(dims.size());
+  std::uint64_t n = 1;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    t->dims[i] = dims[i];
+    n *= dims[i];
+  }
+  t->size = static_cast<std::uint32_t>(n * elem_size(type));
+  t->type = type;
+}
+
+// The info fields every shape shares: type, layouts, quantization.
+int check_info(const char* fn, const rknn_matmul_info& info, const TypeInfo** out) {
+  const int t = raw_enum(info.type);
+  const TypeInfo* ti = type_info(t);
+  if (ti == nullptr) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("info->type {} is not an rknn_matmul_type (1..12, 15)", t));
+  }
+  if (info.B_layout < RKNN_MM_LAYOUT_NORM || info.B_layout > RKNN_MM_LAYOUT_TP_NORM) {
+    return fail(
+        fn, RKNN_ERR_PARAM_INVALID,
+        fmt::format("info->B_layout {} is not an rknn_matmul_layout (0 NORM, 1 NATIVE, 2 TP_NORM)", info.B_layout));
+  }
+  if (info.AC_layout != RKNN_MM_LAYOUT_NORM && info.AC_layout != RKNN_MM_LAYOUT_NATIVE) {
+    return fail(
+        fn, RKNN_ERR_PARAM_INVALID,
+        fmt::format("info->AC_layout {} is not RKNN_MM_LAYOUT_NORM (0) or RKNN_MM_LAYOUT_NATIVE (1)", info.AC_layout));
+  }
+  if (!ti->implemented) {
+    return not_implemented(
+        fn, fmt::format("matmul type {} ({})", get_matmul_type_string(static_cast<rknn_matmul_type>(t)), t));
+  }
+  if (info.AC_layout == RKNN_MM_LAYOUT_NATIVE) return not_implemented(fn, "the native layout of A and C (AC_layout 1)");
+  if (info.B_quant_type != 0 || info.AC_quant_type != 0) {
+    return not_implemented(fn,
+                           fmt::format("B_quant_type {} / AC_quant_type {} (per-channel and per-group quantization)",
+                                       info.B_quant_type, info.AC_quant_type));
+  }
+  *out = ti;
+  return RKNN_SUCC;
+}
+
+// One shape's checks and its A, B, C attributes.
+int shape_attrs(const char* fn, const rknn_matmul_info& info, const TypeInfo& ti, const rknn_matmul_shape& s,
+                rknn_matmul_io_attr* io) {
+  if (s.M <= 0 || s.K <= 0 || s.N <= 0) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("M {}, K {}, N {}: each must be positive", s.M, s.K, s.N));
+  }
+  if (s.K > kMaxK) return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("K {} exceeds the limit {}", s.K, kMaxK));
+  // rknn_matmul_tensor_attr.size is 32-bit: no operand may need more bytes.
+  const std::uint64_t biggest =
+      std::max({std::uint64_t(s.M) * s.K, std::uint64_t(s.K) * s.N, std::uint64_t(s.M) * s.N}) * 4;
+  if (biggest > UINT32_MAX) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("M {}, K {}, N {}: an operand would exceed 4 GiB (rknn_matmul_tensor_attr.size is 32-bit)",
+                            s.M, s.K, s.N));
+  }
+  const auto M = static_cast<std::uint32_t>(s.M), K = static_cast<std::uint32_t>(s.K),
+             N = static_cast<std::uint32_t>(s.N);
+  fill_tensor(&io->A, "A", {M, K}, ti.a);
+  fill_tensor(&io->C, "C", {M, N}, ti.c);
+  if (info.B_layout == RKNN_MM_LAYOUT_NATIVE) {
+    const std::int32_t sub_n = native_sub_n(ti.b);
+    if (s.K % 32 != 0 || s.N % sub_n != 0) {
+      return fail(fn, RKNN_ERR_PARAM_INVALID,
+                  fmt::format("the native B layout of {} needs K a multiple of 32 and N of {} (RK3588); K is {}, N {}",
+                              get_matmul_type_string(info.type), sub_n, s.K, s.N));
+    }
+    if (s.K > kNativeMaxK) {
+      return not_implemented(
+          fn, fmt::format("the native B layout with K {} > {} (split into segments on RK3588)", s.K, kNativeMaxK));
+    }
+    fill_tensor(&io->B, "B", {N / sub_n, K / 32, static_cast<std::uint32_t>(sub_n), 32}, ti.b);
+  } else if (info.B_layout == RKNN_MM_LAYOUT_TP_NORM) {
+    fill_tensor(&io->B, "B", {N, K}, ti.b);
+  } else {
+    fill_tensor(&io->B, "B", {K, N}, ti.b);
+  }
+  return RKNN_SUCC;
+}
+
+int create(const char* fn, Handle* out, const rknn_matmul_info& info, const std::vector<rknn_matmul_shape>& shapes,
+           rknn_matmul_io_attr* io_attrs) {
+  clear_last_error();
+  *out = 0;
+  auto c = std::make_shared<MatmulCtx>();
+  if (const int r = check_info(fn, info, &c->type); r != RKNN_SUCC) return r;
+  for (const rknn_matmul_shape& s : shapes) {
+    if (s.K != shapes.front().K || s.N != shapes.front().N) {
+      return not_implemented(fn, fmt::format("dynamic shapes that differ in K or N ({}x{} and {}x{}; M may vary)",
+                                             shapes.front().K, shapes.front().N, s.K, s.N));
+    }
+    rknn_matmul_io_attr io{};
+    if (const int r = shape_attrs(fn, info, *c->type, s, &io); r != RKNN_SUCC) return r;
+    c->attrs.push_back(io);
+  }
+  std::string why;
+  if (!core_runtime(&why)) return fail(fn, RKNN_ERR_DEVICE_UNAVAILABLE, "the software NPU did not start: " + why);
+  c->info = info;
+  c->shapes = shapes;
+  for (std::size_t i = 0; i < c->attrs.size(); ++i) io_attrs[i] = c->attrs[i];
+  c->handle = make_handle();
+  *out = c->handle;
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_ctxs[c->handle] = std::move(c);
+  return RKNN_SUCC;
+}
+
+// Memory bound as `which` for the current shape, read as the device sees it.
+int read_operand(const char* fn, const MemRef& m, const rknn_matmul_tensor_attr& attr, std::vector<std::uint8_t>* out) {
+  if (!m) {
+    return fail(fn, RKNN_ERR_INPUT_INVALID,
+                fmt::format("{} has no memory: bind it with rknn_matmul_set_io_mem (memory from rknn_create_mem on the "
+                            "matmul context)",
+                            attr.name));
+  }
+  if (m->size < attr.size) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{} memory {} holds {} bytes, the current shape needs {}", attr.name, m->describe(),
+                            m->size, attr.size));
+  }
+  std::string why;
+  bool stale = false;
+  if (!device_read(*m, attr.size, true, out, &stale, &why)) return fail(fn, RKNN_ERR_FAIL, why);
+  return RKNN_SUCC;
+}
+
+// B as row-major K x N elements (bytes of element size `es`) from its layout.
+std::vector<std::uint8_t> b_row_major(const std::vector<std::uint8_t>& b, int layout, std::int64_t K, std::int64_t N,
+                                      std::size_t es, std::int32_t sub_n) {
+  if (layout == RKNN_MM_LAYOUT_NORM) return b;
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(K * N) * es);
+  for (std::int64_t k = 0; k < K; ++k) {
+    for (std::int64_t n = 0; n < N; ++n) {
+      const std::size_t src =
+          layout == RKNN_MM_LAYOUT_TP_NORM ? static_cast<std::size_t>(n * K + k) : native_b_index(k, n, K, sub_n);
+      std::memcpy(&out[static_cast<std::size_t>(k * N + n) * es], &b[src * es], es);
+    }
+  }
+  return out;
+}
+
+// C = A x B on the project's kernels: float16 widened exactly and multiplied by oneDNN's
+// sgemm (float32 accumulation, as the NPU's float16 path accumulates), int8 accumulated
+// exactly in int32.
+int compute(const char* fn, const MatmulCtx& c, const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b,
+            std::vector<std::uint8_t>* out) {
+  const rknn_matmul_shape& s = c.shapes[c.shape];
+  const std::int64_t M = s.M, K = s.K, N = s.N;
+  const std::size_t mk = static_cast<std::size_t>(M * K), kn = static_cast<std::size_t>(K * N),
+                    mn = static_cast<std::size_t>(M * N);
+  out->assign(mn * elem_size(c.type->c), 0);
+  if (c.type->a == RKNN_TENSOR_INT8) {
+    const auto* pa = reinterpret_cast<const std::int8_t*>(a.data());
+    const auto* pb = reinterpret_cast<const std::int8_t*>(b.data());
+    auto* pc = reinterpret_cast<std::int32_t*>(out->data());
+    for (std::int64_t m = 0; m < M; ++m) {
+      for (std::int64_t k = 0; k < K; ++k) {
+        const std::int32_t x = pa[m * K + k];
+        for (std::int64_t n = 0; n < N; ++n) pc[m * N + n] += x * pb[k * N + n];
+      }
+    }
+    return RKNN_SUCC;
+  }
+  std::vector<float> fa(mk), fb(kn), fc(mn);
+  for (std::size_t i = 0; i < mk; ++i) {
+    std::uint16_t h;
+    std::memcpy(&h, &a[i * 2], 2);
+    fa[i] = half_to_float(h);
+  }
+  for (std::size_t i = 0; i < kn; ++i) {
+    std::uint16_t h;
+    std::memcpy(&h, &b[i * 2], 2);
+    fb[i] = half_to_float(h);
+  }
+  kernels::onednn::SgemmMatMul plan;
+  plan.M = M;
+  plan.K = K;
+  plan.N = N;
+  if (Status st = kernels::onednn::run_sgemm_matmul(plan, fa.data(), fb.data(), fc.data(), 1); !st.ok()) {
+    return fail(fn, RKNN_ERR_FAIL, "the matmul kernel failed: " + st.message());
+  }
+  if (c.type->c == RKNN_TENSOR_FLOAT32) {
+    std::memcpy(out->data(), fc.data(), mn * sizeof(float));
+  } else {
+    for (std::size_t i = 0; i < mn; ++i) {
+      const std::uint16_t h = float_to_half(fc[i]);
+      std::memcpy(&(*out)[i * 2], &h, 2);
+    }
+  }
+  return RKNN_SUCC;
+}
+
+}  // namespace
+
+bool is_matmul_context(Handle h) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_ctxs.count(h) != 0;
+}
+
+int matmul_create(Handle* out, const rknn_matmul_info& info, rknn_matmul_io_attr* io_attr) {
+  return create("rknn_matmul_create", out, info, {{info.M, info.K, info.N}}, io_attr);
+}
+
+int matmul_create_dynamic_shape(Handle* out, const rknn_matmul_info& info, int shape_num,
+                                const rknn_matmul_shape* shapes, rknn_matmul_io_attr* io_attrs) {
+  static constexpr char fn[] = "rknn_matmul_create_dynamic_shape";
+  if (shape_num <= 0 || shape_num > kMaxShapes) {
+    *out = 0;
+    return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("shape_num {} is not in 1..{}", shape_num, kMaxShapes));
+  }
+  return create(fn, out, info, std::vector<rknn_matmul_shape>(shapes, shapes + shape_num), io_attrs);
+}
+
+int matmul_set_io_mem(Handle h, rknn_tensor_mem* mem, const rknn_matmul_tensor_attr& attr) {
+  static constexpr char fn[] = "rknn_matmul_set_io_mem";
+  clear_last_error();
+  int code = RKNN_SUCC;
+  auto c = find_ctx(fn, h, &code);
+  if (!c) return code;
+  std::lock_guard<std::mutex> lock(c->mu);
+  MemRef m = find_mem(mem);
+  if (!m) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("mem {} is not a live rknn_tensor_mem (never created by "
+                            "rknn_create_mem*, or already destroyed)",
+                            static_cast<void*>(mem)));
+  }
+  if (m->owner != 0 && m->owner != h) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{} belongs to context 0x{:x}, not to this matmul context", m->describe(), m->owner));
+  }
+  const rknn_matmul_io_attr& io = c->attrs[c->shape];
+  const std::string name(attr.name, strnlen(attr.name, sizeof attr.name));
+  const rknn_matmul_tensor_attr* want = name == "A" ? &io.A : name == "B" ? &io.B : name == "C" ? &io.C : nullptr;
+  if (want == nullptr) {
+    return fail(
+        fn, RKNN_ERR_PARAM_INVALID,
+        fmt::format("attr->name \"{}\" is not A, B or C (pass io_attr.A, .B or .C from rknn_matmul_create)", name));
+  }
+  if (attr.n_dims != want->n_dims || std::memcmp(attr.dims, want->dims, sizeof attr.dims) != 0 ||
+      raw_enum(attr.type) != raw_enum(want->type) || attr.size != want->size) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("attr does not describe the context's {} (its dims, type and size as rknn_matmul_create "
+                            "reported them for the current shape: {} bytes)",
+                            name, want->size));
+  }
+  if (m->size < want->size) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{} holds {} bytes; {} needs {} (attr->size)", m->describe(), m->size, name, want->size));
+  }
+  (name == "A" ? c->a : name == "B" ? c->b : c->c) = std::move(m);
+  return RKNN_SUCC;
+}
+
+int matmul_set_core_mask(Handle h, int core_mask) {
+  static constexpr char fn[] = "rknn_matmul_set_core_mask";
+  clear_last_error();
+  int code = RKNN_SUCC;
+  auto c = find_ctx(fn, h, &code);
+  if (!c) return code;
+  // The platform of the matmul library on the software NPU is RK3588 (three cores).
+  switch (core_mask) {
+    case RKNN_NPU_CORE_AUTO:
+    case RKNN_NPU_CORE_0:
+    case RKNN_NPU_CORE_1:
+    case RKNN_NPU_CORE_2:
+    case RKNN_NPU_CORE_0_1:
+    case RKNN_NPU_CORE_0_1_2:
+    case RKNN_NPU_CORE_ALL:
+      break;
+    default:
+      return fail(
+          fn, RKNN_ERR_PARAM_INVALID,
+          fmt::format("core_mask 0x{:x} is not one of RK3588's masks (AUTO 0, 0 1, 1 2, 2 4, 0_1 3, 0_1_2 7, ALL "
+                      "0xffff)",
+                      core_mask));
+  }
+  std::lock_guard<std::mutex> lock(c->mu);
+  c->core_mask = core_mask;
+  return RKNN_SUCC;
+}
+
+int matmul_set_dynamic_shape(Handle h, const rknn_matmul_shape& shape) {
+  static constexpr char fn[] = "rknn_matmul_set_dynamic_shape";
+  clear_last_error();
+  int code = RKNN_SUCC;
+  auto c = find_ctx(fn, h, &code);
+  if (!c) return code;
+  std::lock_guard<std::mutex> lock(c->mu);
+  std::string listed;
+  for (std::size_t i = 0; i < c->shapes.size(); ++i) {
+    const rknn_matmul_shape& s = c->shapes[i];
+    if (s.M == shape.M && s.K == shape.K && s.N == shape.N) {
+      c->shape = i;
+      return RKNN_SUCC;
+    }
+    listed += fmt::format("{}{}x{}x{}", listed.empty() ? "" : ", ", s.M, s.K, s.N);
+  }
+  return fail(fn, RKNN_ERR_PARAM_INVALID,
+              fmt::format("M {} K {} N {} is not one of the context's shapes (M x K x N: {})", shape.M, shape.K,
+                          shape.N, listed));
+}
+
+int matmul_run(Handle h) {
+  static constexpr char fn[] = "rknn_matmul_run";
+  clear_last_error();
+  int code = RKNN_SUCC;
+  auto c = find_ctx(fn, h, &code);
+  if (!c) return code;
+  std::lock_guard<std::mutex> lock(c->mu);
+  const rknn_matmul_io_attr& io = c->attrs[c->shape];
+  std::vector<std::uint8_t> a, b, out;
+  if (const int r = read_operand(fn, c->a, io.A, &a); r != RKNN_SUCC) return r;
+  if (const int r = read_operand(fn, c->b, io.B, &b); r != RKNN_SUCC) return r;
+  if (!c->c) {
+    return fail(fn, RKNN_ERR_OUTPUT_INVALID,
+                "C has no memory: bind it with rknn_matmul_set_io_mem (memory from "
+                "rknn_create_mem on the matmul context)");
+  }
+  if (c->c->size < io.C.size) {
+    return fail(
+        fn, RKNN_ERR_PARAM_INVALID,
+        fmt::format("C memory {} holds {} bytes, the current shape needs {}", c->c->describe(), c->c->size, io.C.size));
+  }
+  const rknn_matmul_shape& s = c->shapes[c->shape];
+  b = b_row_major(b, c->info.B_layout, s.K, s.N, elem_size(c->type->b), native_sub_n(c->type->b));
+  if (const int r = compute(fn, *c, a, b, &out); r != RKNN_SUCC) return r;
+  std::string why;
+  if (!device_write(*c->c, out, true, &why)) return fail(fn, RKNN_ERR_FAIL, why);
+  return RKNN_SUCC;
+}
+
+int matmul_destroy(Handle h) {
+  static constexpr char fn[] = "rknn_matmul_destroy";
+  std::shared_ptr<MatmulCtx> c;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    auto it = g_ctxs.find(h);
+    if (it != g_ctxs.end()) {
+      c = it->second;
+      g_ctxs.erase(it);
+    }
+  }
+  if (!c) {
+    int code = RKNN_SUCC;
+    (void)find_ctx(fn, h, &code);
+    return code;
+  }
+  std::lock_guard<std::mutex> lock(c->mu);  // a run in flight ends first
+  c->a.reset();
+  c->b.reset();
+  c->c.reset();
+  return RKNN_SUCC;
+}
+
+int matmul_quant_params(const char* fn, Handle h) {
+  clear_last_error();
+  int code = RKNN_SUCC;
+  if (!find_ctx(fn, h, &code)) return code;
+  return not_implemented(fn, "matmul quantization parameters (the types that use them are not implemented yet)");
+}
+
+int matmul_b_to_native(const void* in, void* out, int K, int N, const rknn_matmul_info& info) {
+  static constexpr char fn[] = "rknn_B_normal_layout_to_native_layout";
+  clear_last_error();
+  const TypeInfo* ti = nullptr;
+  rknn_matmul_info normal = info;
+  normal.B_layout = RKNN_MM_LAYOUT_NATIVE;
+  normal.AC_layout = RKNN_MM_LAYOUT_NORM;
+  if (const int r = check_info(fn, normal, &ti); r != RKNN_SUCC) return r;
+  rknn_matmul_io_attr io{};
+  if (const int r = shape_attrs(fn, normal, *ti, {1, K, N}, &io); r != RKNN_SUCC) return r;
+  const std::size_t es = elem_size(ti->b);
+  const std::int32_t sub_n = native_sub_n(ti->b);
+  const auto* src = static_cast<const std::uint8_t*>(in);
+  auto* dst = static_cast<std::uint8_t*>(out);
+  for (std::int64_t k = 0; k < K; ++k) {
+    for (std::int64_t n = 0; n < N; ++n) {
+      std::memcpy(dst + native_b_index(k, n, K, sub_n) * es, src + static_cast<std::size_t>(k * N + n) * es, es);
+    }
+  }
+  return RKNN_SUCC;
+}
+
+}  // namespace svp::runtime::rknn

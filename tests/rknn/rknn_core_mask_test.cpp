@@ -1,0 +1,115 @@
+// rknn_set_core_mask / rknn_set_batch_core_num (docs/rknn.md "Multi-core"): each platform's
+// valid masks are accepted and recorded (RKNN_QUERY_PERF_DETAIL names the mask), invalid ones
+// refused with RKNN_ERR_PARAM_INVALID, one-core platforms answer RKNN_ERR_FAIL; a context
+// runs the same answers on any mask.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "compiler/compile.h"
+#include "rknn/rknn_api.h"
+#include "rknn_test_support.h"
+#include "runtime/rknn_context.h"
+#include "target/device_profile.h"
+
+namespace svp {
+namespace {
+
+using runtime::rknn::last_error;
+using test::contains;
+
+const std::string kLeNet = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
+
+rknn_context init_for(const char* soc, std::uint32_t flags = 0) {
+  compiler::CompileOptions o;
+  o.model = kLeNet;
+  o.soc_version = target::find_profile(soc);
+  o.compile_mode = "float";
+  o.command_line = std::string("svp_atc --framework=5 --model=") + kLeNet + " --soc_version=" + soc;
+  auto r = compiler::compile(o);
+  if (!r.ok()) {
+    ADD_FAILURE() << r.status().message();
+    return 0;
+  }
+  rknn_context ctx = 0;
+  EXPECT_EQ(rknn_init(&ctx, r->model.image.data(), static_cast<uint32_t>(r->model.image.size()), flags, nullptr),
+            RKNN_SUCC)
+      << last_error();
+  return ctx;
+}
+
+std::vector<float> run(rknn_context ctx) {
+  std::vector<float> x = test::uniform(28 * 28, 3);
+  rknn_input in;
+  std::memset(&in, 0, sizeof in);
+  in.buf = x.data();
+  in.size = static_cast<uint32_t>(x.size() * sizeof(float));
+  in.type = RKNN_TENSOR_FLOAT32;
+  in.fmt = RKNN_TENSOR_NCHW;
+  EXPECT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC) << last_error();
+  EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC) << last_error();
+  rknn_output out;
+  std::memset(&out, 0, sizeof out);
+  out.want_float = 1;
+  EXPECT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC) << last_error();
+  std::vector<float> y(static_cast<const float*>(out.buf),
+                       static_cast<const float*>(out.buf) + out.size / sizeof(float));
+  EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
+  return y;
+}
+
+TEST(RknnCoreMask, Rk3588TakesItsSevenMasksAndRefusesOthers) {
+  rknn_context ctx = init_for("RK3588", RKNN_FLAG_COLLECT_PERF_MASK);
+  ASSERT_NE(ctx, 0u);
+  const std::vector<float> want = run(ctx);
+  for (rknn_core_mask m : {RKNN_NPU_CORE_0, RKNN_NPU_CORE_1, RKNN_NPU_CORE_2, RKNN_NPU_CORE_0_1, RKNN_NPU_CORE_ALL,
+                           RKNN_NPU_CORE_AUTO, RKNN_NPU_CORE_0_1_2}) {
+    EXPECT_EQ(rknn_set_core_mask(ctx, m), RKNN_SUCC) << m << ": " << last_error();
+  }
+  for (int bad : {5, 6, 8, 0x10, -1, static_cast<int>(RKNN_NPU_CORE_UNDEFINED)}) {
+    EXPECT_EQ(rknn_set_core_mask(ctx, static_cast<rknn_core_mask>(bad)), RKNN_ERR_PARAM_INVALID) << bad;
+    EXPECT_TRUE(contains(last_error(), "is not a core mask of RK3588 (3 cores")) << last_error();
+  }
+  EXPECT_EQ(run(ctx), want) << "the same kernels on any mask";
+  rknn_perf_detail d{};
+  ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &d, sizeof d), RKNN_SUCC) << last_error();
+  EXPECT_TRUE(contains(d.perf_data, "RKNN_NPU_CORE_0_1_2 (3 NPU cores), batch core num 1")) << d.perf_data;
+  EXPECT_EQ(rknn_set_batch_core_num(ctx, 3), RKNN_SUCC) << last_error();
+  EXPECT_EQ(rknn_set_batch_core_num(ctx, 4), RKNN_ERR_PARAM_INVALID);
+  EXPECT_TRUE(contains(last_error(), "not in 1..3")) << last_error();
+  (void)run(ctx);
+  ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &d, sizeof d), RKNN_SUCC) << last_error();
+  EXPECT_TRUE(contains(d.perf_data, "batch core num 3")) << d.perf_data;
+  EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+  EXPECT_EQ(rknn_set_core_mask(ctx, RKNN_NPU_CORE_0), RKNN_ERR_CTX_INVALID);
+}
+
+TEST(RknnCoreMask, Rk3576HasTwoCores) {
+  rknn_context ctx = init_for("RK3576");
+  ASSERT_NE(ctx, 0u);
+  for (rknn_core_mask m :
+       {RKNN_NPU_CORE_0, RKNN_NPU_CORE_1, RKNN_NPU_CORE_0_1, RKNN_NPU_CORE_AUTO, RKNN_NPU_CORE_ALL}) {
+    EXPECT_EQ(rknn_set_core_mask(ctx, m), RKNN_SUCC) << m << ": " << last_error();
+  }
+  EXPECT_EQ(rknn_set_core_mask(ctx, RKNN_NPU_CORE_2), RKNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(rknn_set_core_mask(ctx, RKNN_NPU_CORE_0_1_2), RKNN_ERR_PARAM_INVALID);
+  EXPECT_TRUE(contains(last_error(), "RK3576 (2 cores")) << last_error();
+  EXPECT_EQ(rknn_set_batch_core_num(ctx, 2), RKNN_SUCC) << last_error();
+  EXPECT_EQ(rknn_set_batch_core_num(ctx, 3), RKNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
+TEST(RknnCoreMask, OneCorePlatformsRefuseCoreSelection) {
+  rknn_context ctx = init_for("RK3566");
+  ASSERT_NE(ctx, 0u);
+  EXPECT_EQ(rknn_set_core_mask(ctx, RKNN_NPU_CORE_0), RKNN_ERR_FAIL);
+  EXPECT_TRUE(contains(last_error(), "RK3566 has one NPU core")) << last_error();
+  EXPECT_EQ(rknn_set_batch_core_num(ctx, 1), RKNN_ERR_FAIL);
+  EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
+}  // namespace
+}  // namespace svp
