@@ -23,6 +23,8 @@ def npm_modules():
 
 def onnxruntime(onnx, inputs, out_dir):
     """onnxruntime's outputs of `onnx` on `inputs` ({name: array}), in the model's order."""
+    if not os.path.isdir(os.path.join(npm_modules(), "onnxruntime-node")):
+        pytest.skip("needs the npm package onnxruntime-node (scripts/npm_deps.sh; SVP_NPM_MODULES)")
     os.makedirs(out_dir, exist_ok=True)
     args = ["node", os.path.join(SOURCE_DIR, "tests", "oracle", "ort_run.mjs"), onnx, out_dir]
     for name, array in inputs.items():
