@@ -161,3 +161,26 @@ def test_unsupported_build_and_load_arguments_are_refused_naming_them(messages):
     assert rknn.load_onnx(model=LENET) == 0
     assert rknn.build(do_quantization=False, rknn_batch_size=4) == -1
     assert "rknn_batch_size" in messages.text()
+
+
+def test_a_core_mask_is_passed_to_librknnrt_which_refuses_it_as_not_implemented(messages):
+    rknn = RKNN()
+    assert rknn.config(target_platform="rk3588") == 0
+    assert rknn.load_onnx(model=LENET) == 0
+    assert rknn.build(do_quantization=False) == 0
+    assert rknn.init_runtime(core_mask=RKNN.NPU_CORE_0_1) == -1
+    assert "rknn_set_core_mask failed: RKNN_ERR_FAIL" in messages.text()
+    assert rknn.init_runtime(core_mask=5) == -1
+    assert "core_mask=5" in messages.text()
+    assert rknn.init_runtime(core_mask=RKNN.NPU_CORE_AUTO) == 0
+    rknn.release()
+
+
+def test_verbose_file_receives_the_log(tmp_path):
+    log = tmp_path / "build.log"
+    rknn = RKNN(verbose=True, verbose_file=str(log))
+    assert rknn.config(target_platform="rk3588") == 0
+    assert rknn.load_onnx(model=LENET) == 0
+    assert rknn.build(do_quantization=False) == 0
+    rknn.release()
+    assert "build:" in log.read_text()

@@ -93,7 +93,7 @@ class RKNN:
 
     def __init__(self, verbose=False, verbose_file=None):
         self.verbose = bool(verbose)
-        _setup_logging(self.verbose, verbose_file)
+        self._file_log = _setup_logging(self.verbose, verbose_file)
         self._config = {}
         self._platform = None  # the configured platform's device profile name
         self._onnx = None
@@ -277,6 +277,10 @@ class RKNN:
         self._close_runtime()
         self._model = None
         self._released = True
+        if self._file_log is not None:
+            _log.removeHandler(self._file_log)
+            self._file_log.close()
+            self._file_log = None
 
     # ----------------------------------------------------------------- helpers
     def _live(self):
@@ -296,11 +300,13 @@ def _setup_logging(verbose, verbose_file):
         handler._svp_rknn = True
         _log.addHandler(handler)
         _log.propagate = False
-    if verbose_file is not None:
-        handler = logging.FileHandler(verbose_file)
-        handler.setFormatter(logging.Formatter("%(levelname).1s %(message)s"))
-        _log.addHandler(handler)
     _log.setLevel(logging.DEBUG if verbose else logging.WARNING)
+    if verbose_file is None:
+        return None
+    handler = logging.FileHandler(verbose_file)  # closed by release()
+    handler.setFormatter(logging.Formatter("%(levelname).1s %(message)s"))
+    _log.addHandler(handler)
+    return handler
 
 
 def _per_input(value, n, name):
