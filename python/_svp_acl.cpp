@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "common/log.h"
+#include "compiler/atc_options.h"
+#include "compiler/compile.h"
 #include "convert.h"
 #include "convert_config.h"
 #include "rknn/rknn_api.h"
@@ -281,6 +283,23 @@ py::tuple build_rknn(const std::string& yml, const std::string& target, const st
   return py::make_tuple(image, c.warnings, c.log);
 }
 
+// svp_atc's command line (`--key=value` arguments, parsed by svp_atc's own parser) → the
+// model image bytes and the compiler's log; no file is written.
+py::tuple compile_atc(const std::vector<std::string>& args) {
+  auto parsed = svp::compiler::parse_atc_command_line(args);
+  if (!parsed.ok()) throw_status(parsed.status());
+  if (parsed->options.mode != 0) throw std::invalid_argument("mode: only --mode=0 (compile) is available from Python");
+  std::optional<svp::Result<svp::compiler::CompileResult>> r;
+  {
+    py::gil_scoped_release nogil;
+    r.emplace(svp::compiler::compile(parsed->options, parsed->unsupported));
+  }
+  if (!r->ok()) throw_status(r->status());
+  const auto& image = (*r)->model.image;
+  return py::make_tuple(py::bytes(reinterpret_cast<const char*>(image.data()), image.size()), (*r)->log,
+                        parsed->ignored);
+}
+
 std::string rknn_platform(const std::string& name) {
   auto p = svp::rknn_convert::rknn_platform(name);
   if (!p.ok()) throw std::invalid_argument(p.status().message());
@@ -294,6 +313,8 @@ PYBIND11_MODULE(_svp_acl, m) {
   svp::log::get().sinks().push_back(std::make_shared<CaptureSink>());
   m.def("build_rknn", &build_rknn, py::arg("yml"), py::arg("target"), py::arg("caller"),
         "Compiles the model an rknn_convert YAML file describes; returns (image bytes, warnings, log).");
+  m.def("compile_atc", &compile_atc, py::arg("args"),
+        "Compiles as svp_atc does with these --key=value arguments; returns (image bytes, log, ignored flags).");
   m.def("rknn_platform", &rknn_platform, py::arg("name"),
         "The RKNN device profile's name for a platform name (any case); ValueError naming the accepted ones.");
   py::class_<Runtime>(m, "Runtime")
