@@ -97,3 +97,21 @@ def test_eval_perf_reports_each_layer_in_host_time(tmp_path, capsys):
     for layer in ("/conv1/Conv", "/conv2/Conv", "/fc3/Gemm"):
         assert layer in report
     assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("dtype", ["fp", "i8"])
+def test_the_model_zoo_style_convert_script_runs_unchanged(tmp_path, dtype):
+    import subprocess
+    import sys
+    for k in range(4):
+        np.save(tmp_path / "c{}.npy".format(k), fashion_like(40 + k))
+    (tmp_path / "dataset.txt").write_text("".join("c{}.npy\n".format(k) for k in range(4)))
+    script = os.path.join(os.path.dirname(LENET), "..", "samples", "python", "convert.py")
+    out = str(tmp_path / "lenet.rknn")
+    done = subprocess.run([sys.executable, script, LENET, "rk3588", dtype, out, str(tmp_path / "dataset.txt")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    x = fashion_like(50)
+    (got,) = run_saved(out, x)
+    (want,) = onnxruntime(LENET, {"image": x}, str(tmp_path / "ort"))
+    assert cosine(got, want) > (0.99 if dtype == "i8" else 0.99999)
