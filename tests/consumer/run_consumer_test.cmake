@@ -1,10 +1,20 @@
 # Installs the build into a scratch prefix, then builds and runs a tiny consumer project
-# against it twice: with find_package(SvpAcl CONFIG) and with pkg-config.
+# against it twice: with find_package(SvpAcl CONFIG) and with pkg-config; with PYTHON
+# given (the Python package is built), imports rknn.api from the installed PYTHON_DIR.
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "install failed: ${rc}")
+endif()
+if(PYTHON)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${prefix}/${PYTHON_DIR} ${PYTHON} -c
+                          "import rknn.api, svp_acl; print(rknn.api.RKNN.__name__, svp_acl._svp_acl.__file__)"
+                  WORKING_DIRECTORY ${WORK_DIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc OR NOT out MATCHES "^RKNN ${prefix}/")
+    message(FATAL_ERROR "importing the installed Python package from ${prefix}/${PYTHON_DIR} failed: ${rc} ${out} ${err}")
+  endif()
+  message(STATUS "Python package: ${out}")
 endif()
 foreach(mode cmake pkgconfig)
   set(bdir ${WORK_DIR}/build_${mode})

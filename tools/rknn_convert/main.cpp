@@ -7,20 +7,13 @@
 // 2 a configuration or usage error, 3 a file that cannot be read or written, 4 an option
 // svp-acl does not implement yet.
 #include <CLI/CLI.hpp>
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <vector>
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include "compiler/compile.h"
+#include "convert.h"
 #include "convert_config.h"
-#include "image_dataset.h"
 
 namespace {
 
@@ -38,25 +31,6 @@ int fail(const svp::Status& s) {
   if (s.code() == err::kInvalidParam || s.code() == err::kParseFile) return kUsage;
   if (s.code() == err::kInvalidFile || s.code() == err::kInvalidFileSize) return kIo;
   return kModelError;
-}
-
-// What the image records as its compiler command line: rknn_init reads the target from
-// the --soc_version token, and a user reading the model sees the svp_atc equivalent.
-std::string recorded_command(const std::string& t, const std::string& in, const std::string& out,
-                             const svp::compiler::CompileOptions& o) {
-  std::string line = "rknn_convert -t " + t + " -i " + in + " -o " + out + " ; as svp_atc: --framework=5 --model=" +
-                     o.model + " --soc_version=" + o.soc_version->name + " --compile_mode=" + o.compile_mode;
-  if (!o.image_list.empty()) line += " --image_list=" + o.image_list;
-  if (!o.calibration.empty()) line += " --calibration=" + o.calibration;
-  // The gears of configs.dynamic_input: librknnrt offers exactly these batches (the image
-  // keeps only the largest), and a reader sees the svp_atc equivalent.
-  if (!o.dynamic_batch_size.empty()) line += fmt::format(" --dynamic_batch_size={}", fmt::join(o.dynamic_batch_size, ","));
-  if (!o.dynamic_image_size.empty()) {
-    std::vector<std::string> gears;
-    for (const auto& [h, w] : o.dynamic_image_size) gears.push_back(fmt::format("{},{}", h, w));
-    line += fmt::format(" --dynamic_image_size={}", fmt::join(gears, ";"));
-  }
-  return line;
 }
 
 }  // namespace
@@ -84,35 +58,24 @@ int main(int argc, char** argv) {
   auto plan = svp::rknn_convert::read_convert_config(config, target);
   if (!plan.ok()) return fail(plan.status());
   for (const std::string& w : plan->warnings) std::fprintf(stderr, "rknn_convert: warning: %s\n", w.c_str());
-  svp::compiler::CompileOptions& o = plan->options;
-  o.command_line = recorded_command(target, config, out_dir, o);
-  std::error_code ec;
-  // Dataset images become tensor files in a directory of this run's, removed afterwards.
-  const fs::path work = fs::temp_directory_path() / ("rknn_convert_" + std::to_string(::getpid()));
-  if (!o.image_list.empty()) {
-    auto list = svp::rknn_convert::images_to_tensors(o, plan->rgb2bgr, work.string());
-    if (!list.ok()) {
-      fs::remove_all(work, ec);
-      return fail(list.status());
-    }
-    if (plan->rgb2bgr && *list == o.image_list) {
-      std::fprintf(stderr, "rknn_convert: warning: models.configs.quant_img_RGB2BGR has no effect: the dataset names "
-                           "no image\n");
-    }
-    o.image_list = *list;
-  }
-  auto r = svp::compiler::compile(o);
-  fs::remove_all(work, ec);
+  const std::size_t plan_warnings = plan->warnings.size();
+  const std::string soc = plan->options.soc_version->name, name = plan->name;
+  const bool is_float = plan->options.compile_mode == "float";
+  auto r = svp::rknn_convert::convert(std::move(*plan), "rknn_convert -t " + target + " -i " + config + " -o " + out_dir);
   if (!r.ok()) return fail(r.status());
+  for (std::size_t i = plan_warnings; i < r->warnings.size(); ++i) {
+    std::fprintf(stderr, "rknn_convert: warning: %s\n", r->warnings[i].c_str());
+  }
   if (verbose) {
     for (const std::string& line : r->log) std::fprintf(stderr, "rknn_convert: %s\n", line.c_str());
   }
+  std::error_code ec;
   fs::create_directories(out_dir, ec);
-  const std::string out = (fs::path(out_dir) / (plan->name + ".rknn")).string();
+  const std::string out = (fs::path(out_dir) / (name + ".rknn")).string();
   std::ofstream file(out, std::ios::binary | std::ios::trunc);
-  file.write(reinterpret_cast<const char*>(r->model.image.data()), static_cast<std::streamsize>(r->model.image.size()));
+  file.write(reinterpret_cast<const char*>(r->image.data()), static_cast<std::streamsize>(r->image.size()));
   if (!file) return fail(svp::Error(err::kInvalidFile, "cannot write {}", out));
-  std::fprintf(stderr, "rknn_convert: wrote %s (%zu bytes, %s, %s)\n", out.c_str(), r->model.image.size(),
-               o.soc_version->name, o.compile_mode == "float" ? "float" : "int8 asymmetric");
+  std::fprintf(stderr, "rknn_convert: wrote %s (%zu bytes, %s, %s)\n", out.c_str(), r->image.size(), soc.c_str(),
+               is_float ? "float" : "int8 asymmetric");
   return kOk;
 }

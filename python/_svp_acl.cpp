@@ -1,0 +1,333 @@
+// _svp_acl: the native half of the Python package (python/svp_acl, python/rknn/api;
+// docs/python.md). It sits on top of the project: models are built by rknn_convert's
+// conversion (tools/rknn_convert: the same YAML mapping onto the compiler, so a toolkit
+// script and a YAML file give the same model), and run through librknnrt's public C API
+// (include/rknn/rknn_api.h), linked statically. The pure-Python layer holds the toolkit's
+// argument policy; this file only converts between numpy and the C structures and turns
+// failures into exceptions that carry the runtime's own log lines.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <spdlog/sinks/base_sink.h>
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/log.h"
+#include "compiler/atc_options.h"
+#include "compiler/compile.h"
+#include "convert.h"
+#include "convert_config.h"
+#include "rknn/rknn_api.h"
+
+namespace py = pybind11;
+
+namespace {
+
+// The runtime reports why a call failed in its log, not in the return code. The lines
+// logged by this thread during one call are kept so the exception can carry them.
+thread_local std::vector<std::string>* g_capture = nullptr;
+
+class CaptureSink final : public spdlog::sinks::base_sink<std::mutex> {
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    if (g_capture != nullptr && msg.level >= spdlog::level::warn) g_capture->emplace_back(msg.payload.data(), msg.payload.size());
+  }
+  void flush_() override {}
+};
+
+struct Capture {
+  std::vector<std::string> lines;
+  Capture() { g_capture = &lines; }
+  ~Capture() { g_capture = nullptr; }
+  Capture(const Capture&) = delete;
+  Capture& operator=(const Capture&) = delete;
+  std::string text() const {
+    std::string all;
+    for (const std::string& l : lines) all += (all.empty() ? "" : "; ") + l;
+    return all;
+  }
+};
+
+const char* rknn_error_name(int code) {
+  switch (code) {
+    case RKNN_ERR_FAIL: return "RKNN_ERR_FAIL";
+    case RKNN_ERR_TIMEOUT: return "RKNN_ERR_TIMEOUT";
+    case RKNN_ERR_DEVICE_UNAVAILABLE: return "RKNN_ERR_DEVICE_UNAVAILABLE";
+    case RKNN_ERR_MALLOC_FAIL: return "RKNN_ERR_MALLOC_FAIL";
+    case RKNN_ERR_PARAM_INVALID: return "RKNN_ERR_PARAM_INVALID";
+    case RKNN_ERR_MODEL_INVALID: return "RKNN_ERR_MODEL_INVALID";
+    case RKNN_ERR_CTX_INVALID: return "RKNN_ERR_CTX_INVALID";
+    case RKNN_ERR_INPUT_INVALID: return "RKNN_ERR_INPUT_INVALID";
+    case RKNN_ERR_OUTPUT_INVALID: return "RKNN_ERR_OUTPUT_INVALID";
+    case RKNN_ERR_TARGET_PLATFORM_UNMATCH: return "RKNN_ERR_TARGET_PLATFORM_UNMATCH";
+    default: return "RKNN error";
+  }
+}
+
+[[noreturn]] void throw_rknn(const char* call, int code, const Capture& c) {
+  const std::string why = c.text();
+  throw std::runtime_error(std::string(call) + " failed: " + rknn_error_name(code) + " (" + std::to_string(code) + ")" +
+                           (why.empty() ? std::string() : ": " + why));
+}
+
+// numpy dtype <-> rknn_tensor_type (the types rknn_inputs_set converts).
+std::optional<rknn_tensor_type> tensor_type_of(const py::dtype& d) {
+  const char kind = d.kind();
+  const auto size = d.itemsize();
+  if (kind == 'f' && size == 4) return RKNN_TENSOR_FLOAT32;
+  if (kind == 'f' && size == 2) return RKNN_TENSOR_FLOAT16;
+  if (kind == 'i' && size == 1) return RKNN_TENSOR_INT8;
+  if (kind == 'u' && size == 1) return RKNN_TENSOR_UINT8;
+  if (kind == 'i' && size == 2) return RKNN_TENSOR_INT16;
+  if (kind == 'u' && size == 2) return RKNN_TENSOR_UINT16;
+  if (kind == 'i' && size == 4) return RKNN_TENSOR_INT32;
+  if (kind == 'u' && size == 4) return RKNN_TENSOR_UINT32;
+  if (kind == 'i' && size == 8) return RKNN_TENSOR_INT64;
+  if (kind == 'b') return RKNN_TENSOR_BOOL;
+  return std::nullopt;
+}
+
+py::dict attr_dict(const rknn_tensor_attr& a) {
+  py::dict d;
+  d["index"] = a.index;
+  d["name"] = std::string(a.name);
+  d["dims"] = std::vector<std::uint32_t>(a.dims, a.dims + a.n_dims);
+  d["n_elems"] = a.n_elems;
+  d["size"] = a.size;
+  d["fmt"] = std::string(get_format_string(a.fmt));
+  d["type"] = std::string(get_type_string(a.type));
+  d["qnt_type"] = std::string(get_qnt_type_string(a.qnt_type));
+  d["zp"] = a.zp;
+  d["scale"] = a.scale;
+  return d;
+}
+
+// One librknnrt context: a loaded model and its inputs/outputs.
+class Runtime {
+ public:
+  Runtime(const py::bytes& model, std::uint32_t flags) {
+    std::string bytes = model;
+    Capture c;
+    int r = 0;
+    {
+      py::gil_scoped_release nogil;
+      r = rknn_init(&ctx_, bytes.data(), static_cast<std::uint32_t>(bytes.size()), flags, nullptr);
+    }
+    if (r != RKNN_SUCC) {
+      ctx_ = 0;
+      throw_rknn("rknn_init", r, c);
+    }
+    rknn_input_output_num num{};
+    r = rknn_query(ctx_, RKNN_QUERY_IN_OUT_NUM, &num, sizeof num);
+    if (r != RKNN_SUCC) throw_rknn("rknn_query(RKNN_QUERY_IN_OUT_NUM)", r, c);
+    inputs_ = query_attrs(RKNN_QUERY_INPUT_ATTR, num.n_input, c);
+    outputs_ = query_attrs(RKNN_QUERY_OUTPUT_ATTR, num.n_output, c);
+  }
+  ~Runtime() { close(); }
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  void close() {
+    if (ctx_ != 0) {
+      py::gil_scoped_release nogil;
+      rknn_destroy(ctx_);
+    }
+    ctx_ = 0;
+  }
+
+  py::list inputs() const { return attrs(inputs_); }
+  py::list outputs() const { return attrs(outputs_); }
+
+  void set_core_mask(int mask) {
+    live();
+    Capture c;
+    const int r = rknn_set_core_mask(ctx_, static_cast<rknn_core_mask>(mask));
+    if (r != RKNN_SUCC) throw_rknn("rknn_set_core_mask", r, c);
+  }
+
+  // Inputs: C-contiguous arrays in the layout `fmts` says (RKNN_TENSOR_NCHW / NHWC), already
+  // checked for shape by the caller; outputs: float32 arrays shaped as OUTPUT_ATTR says.
+  py::list run(const std::vector<py::array>& arrays, const std::vector<int>& fmts, const std::vector<bool>& pass_through) {
+    live();
+    if (arrays.size() != inputs_.size() || fmts.size() != arrays.size() || pass_through.size() != arrays.size()) {
+      throw std::invalid_argument("the model has " + std::to_string(inputs_.size()) + " input(s), " +
+                                  std::to_string(arrays.size()) + " given");
+    }
+    std::vector<py::array> held;
+    std::vector<rknn_input> in(arrays.size());
+    for (std::size_t i = 0; i < arrays.size(); ++i) {
+      const auto type = tensor_type_of(arrays[i].dtype());
+      if (!type) throw py::type_error("input " + std::to_string(i) + ": dtype " + py::str(arrays[i].dtype()).cast<std::string>() + " is not one librknnrt takes");
+      held.push_back(py::array::ensure(arrays[i], py::array::c_style));
+      in[i].index = static_cast<std::uint32_t>(i);
+      in[i].buf = const_cast<void*>(held.back().data());
+      in[i].size = static_cast<std::uint32_t>(held.back().nbytes());
+      in[i].pass_through = pass_through[i] ? 1 : 0;
+      in[i].type = *type;
+      in[i].fmt = static_cast<rknn_tensor_format>(fmts[i]);
+    }
+    std::vector<py::array_t<float>> results;
+    std::vector<rknn_output> out(outputs_.size());
+    for (std::size_t i = 0; i < outputs_.size(); ++i) {
+      const rknn_tensor_attr& a = outputs_[i];
+      results.emplace_back(std::vector<py::ssize_t>(a.dims, a.dims + a.n_dims));
+      out[i].want_float = 1;
+      out[i].is_prealloc = 1;
+      out[i].index = static_cast<std::uint32_t>(i);
+      out[i].buf = results.back().mutable_data();
+      out[i].size = static_cast<std::uint32_t>(results.back().nbytes());
+    }
+    Capture c;
+    const char* failed = nullptr;
+    int r = 0;
+    {
+      py::gil_scoped_release nogil;
+      if ((r = rknn_inputs_set(ctx_, static_cast<std::uint32_t>(in.size()), in.data())) != RKNN_SUCC) {
+        failed = "rknn_inputs_set";
+      } else if ((r = rknn_run(ctx_, nullptr)) != RKNN_SUCC) {
+        failed = "rknn_run";
+      } else if ((r = rknn_outputs_get(ctx_, static_cast<std::uint32_t>(out.size()), out.data(), nullptr)) != RKNN_SUCC) {
+        failed = "rknn_outputs_get";
+      }
+    }
+    if (failed != nullptr) throw_rknn(failed, r, c);
+    py::list list;
+    for (auto& a : results) list.append(a);
+    return list;
+  }
+
+  std::int64_t perf_run() {
+    live();
+    Capture c;
+    rknn_perf_run perf{};
+    const int r = rknn_query(ctx_, RKNN_QUERY_PERF_RUN, &perf, sizeof perf);
+    if (r != RKNN_SUCC) throw_rknn("rknn_query(RKNN_QUERY_PERF_RUN)", r, c);
+    return perf.run_duration;
+  }
+
+  std::string perf_detail() {
+    live();
+    Capture c;
+    rknn_perf_detail perf{};
+    const int r = rknn_query(ctx_, RKNN_QUERY_PERF_DETAIL, &perf, sizeof perf);
+    if (r != RKNN_SUCC) throw_rknn("rknn_query(RKNN_QUERY_PERF_DETAIL)", r, c);
+    return perf.perf_data != nullptr ? std::string(perf.perf_data, perf.data_len) : std::string();
+  }
+
+  std::string sdk_version() {
+    live();
+    Capture c;
+    rknn_sdk_version v{};
+    const int r = rknn_query(ctx_, RKNN_QUERY_SDK_VERSION, &v, sizeof v);
+    if (r != RKNN_SUCC) throw_rknn("rknn_query(RKNN_QUERY_SDK_VERSION)", r, c);
+    return std::string(v.api_version) + " / " + v.drv_version;
+  }
+
+ private:
+  void live() const {
+    if (ctx_ == 0) throw std::runtime_error("the runtime was released");
+  }
+  std::vector<rknn_tensor_attr> query_attrs(rknn_query_cmd cmd, std::uint32_t n, const Capture& c) {
+    std::vector<rknn_tensor_attr> v(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      std::memset(&v[i], 0, sizeof v[i]);
+      v[i].index = i;
+      const int r = rknn_query(ctx_, cmd, &v[i], sizeof v[i]);
+      if (r != RKNN_SUCC) throw_rknn("rknn_query(attributes)", r, c);
+    }
+    return v;
+  }
+  static py::list attrs(const std::vector<rknn_tensor_attr>& v) {
+    py::list l;
+    for (const auto& a : v) l.append(attr_dict(a));
+    return l;
+  }
+
+  rknn_context ctx_ = 0;
+  std::vector<rknn_tensor_attr> inputs_, outputs_;
+};
+
+// The compiler's Status as the Python exception of its kind.
+[[noreturn]] void throw_status(const svp::Status& s) {
+  const std::string& m = s.message();
+  if (s.code() == svp::err::kFeatureUnsupported) {
+    PyErr_SetString(PyExc_NotImplementedError, m.c_str());
+    throw py::error_already_set();
+  }
+  if (s.code() == svp::err::kInvalidFile) {
+    PyErr_SetString(PyExc_FileNotFoundError, m.c_str());
+    throw py::error_already_set();
+  }
+  if (s.code() == svp::err::kInvalidParam || s.code() == svp::err::kParseFile) throw std::invalid_argument(m);
+  throw std::runtime_error(m);
+}
+
+// rknn_convert's YAML (written by rknn.api.RKNN.build from its arguments) → model bytes,
+// the warnings (settings without effect) and the compiler's log.
+py::tuple build_rknn(const std::string& yml, const std::string& target, const std::string& caller) {
+  auto plan = svp::rknn_convert::read_convert_config(yml, target);
+  if (!plan.ok()) throw_status(plan.status());
+  std::optional<svp::Result<svp::rknn_convert::Converted>> r;
+  {
+    py::gil_scoped_release nogil;
+    r.emplace(svp::rknn_convert::convert(std::move(*plan), caller));
+  }
+  if (!r->ok()) throw_status(r->status());
+  svp::rknn_convert::Converted& c = **r;
+  py::bytes image(reinterpret_cast<const char*>(c.image.data()), c.image.size());
+  return py::make_tuple(image, c.warnings, c.log);
+}
+
+// svp_atc's command line (`--key=value` arguments, parsed by svp_atc's own parser) → the
+// model image bytes and the compiler's log; no file is written.
+py::tuple compile_atc(const std::vector<std::string>& args) {
+  auto parsed = svp::compiler::parse_atc_command_line(args);
+  if (!parsed.ok()) throw_status(parsed.status());
+  if (parsed->options.mode != 0) throw std::invalid_argument("mode: only --mode=0 (compile) is available from Python");
+  std::optional<svp::Result<svp::compiler::CompileResult>> r;
+  {
+    py::gil_scoped_release nogil;
+    r.emplace(svp::compiler::compile(parsed->options, parsed->unsupported));
+  }
+  if (!r->ok()) throw_status(r->status());
+  const auto& image = (*r)->model.image;
+  return py::make_tuple(py::bytes(reinterpret_cast<const char*>(image.data()), image.size()), (*r)->log,
+                        parsed->ignored);
+}
+
+std::string rknn_platform(const std::string& name) {
+  auto p = svp::rknn_convert::rknn_platform(name);
+  if (!p.ok()) throw std::invalid_argument(p.status().message());
+  return (*p)->name;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_svp_acl, m) {
+  m.doc() = "svp-acl's native module: the compiler (rknn_convert's conversion) and librknnrt (docs/python.md)";
+  svp::log::get().sinks().push_back(std::make_shared<CaptureSink>());
+  m.def("build_rknn", &build_rknn, py::arg("yml"), py::arg("target"), py::arg("caller"),
+        "Compiles the model an rknn_convert YAML file describes; returns (image bytes, warnings, log).");
+  m.def("compile_atc", &compile_atc, py::arg("args"),
+        "Compiles as svp_atc does with these --key=value arguments; returns (image bytes, log, ignored flags).");
+  m.def("rknn_platform", &rknn_platform, py::arg("name"),
+        "The RKNN device profile's name for a platform name (any case); ValueError naming the accepted ones.");
+  py::class_<Runtime>(m, "Runtime")
+      .def(py::init<const py::bytes&, std::uint32_t>(), py::arg("model"), py::arg("flags") = 0)
+      .def("inputs", &Runtime::inputs)
+      .def("outputs", &Runtime::outputs)
+      .def("set_core_mask", &Runtime::set_core_mask)
+      .def("run", &Runtime::run, py::arg("inputs"), py::arg("fmts"), py::arg("pass_through"))
+      .def("perf_run", &Runtime::perf_run)
+      .def("perf_detail", &Runtime::perf_detail)
+      .def("sdk_version", &Runtime::sdk_version)
+      .def("close", &Runtime::close);
+  m.attr("RKNN_FLAG_COLLECT_PERF_MASK") = RKNN_FLAG_COLLECT_PERF_MASK;
+  m.attr("RKNN_TENSOR_NCHW") = static_cast<int>(RKNN_TENSOR_NCHW);
+  m.attr("RKNN_TENSOR_NHWC") = static_cast<int>(RKNN_TENSOR_NHWC);
+}

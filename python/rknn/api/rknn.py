@@ -1,0 +1,349 @@
+"""rknn-toolkit2's RKNN class on svp-acl (docs/python.md).
+
+Argument names and defaults follow rknn-toolkit2 2.x (its user guide's API chapter and the
+model zoo's convert.py scripts). Models are built by svp-acl's compiler through
+rknn_convert's own YAML mapping (tools/rknn_convert: this class writes the YAML its
+arguments amount to, so the two front-ends cannot drift apart) and run on the software NPU
+through librknnrt's C API. Calls return 0 / -1 as the toolkit's do, logging why on -1;
+inference raises, as the toolkit's error handler ends a failed inference with an exception.
+Arguments this implementation does not support are refused naming them, never ignored.
+"""
+import json
+import logging
+import os
+import re
+import sys
+import tempfile
+
+import numpy as np
+
+from svp_acl import _svp_acl
+
+_log = logging.getLogger("rknn")
+
+# config(): the toolkit's arguments and defaults. _CONFIG_MAPPED go to rknn_convert's YAML
+# `configs` (which checks their values); _CONFIG_UNSUPPORTED are accepted at their default
+# only.
+_CONFIG_MAPPED = {
+    "mean_values": None, "std_values": None, "quantized_dtype": "w8a8", "quantized_algorithm": "normal",
+    "quantized_method": "channel", "target_platform": None, "quant_img_RGB2BGR": False,
+    "optimization_level": 3, "single_core_mode": False, "model_pruning": False,
+    "quantize_weight": False, "compress_weight": False, "dynamic_input": None,
+}
+_CONFIG_UNSUPPORTED = {
+    "quantized_hybrid_level": 0, "float_dtype": "float16", "custom_string": None, "remove_weight": False,
+    "inputs_yuv_fmt": None, "op_target": None, "remove_reshape": False, "sparse_infer": False,
+    "enable_flash_attention": False, "auto_hybrid_cos_thresh": 0.98, "auto_hybrid_euc_thresh": None,
+}
+# The toolkit's platform when config() names none.
+_DEFAULT_PLATFORM = "rk3566"
+
+# What the YAML mapping's messages call an argument, and what this API calls it.
+_KEY_NAMES = [
+    (r"models\.configs\.(\w+)", r"config(\1)"),
+    (r"models\.subgraphs\.(\w+)", r"load_onnx(\1)"),
+    (r"models\.model_file_path", "load_onnx(model)"),
+    (r"models\.dataset", "build(dataset)"),
+    (r"models\.quantize", "build(do_quantization)"),
+    (r" \(line \d+\)", ""),
+]
+
+
+def _api_names(message):
+    for pattern, name in _KEY_NAMES:
+        message = re.sub(pattern, name, message)
+    if "--input_shape" in message:
+        message += " (in load_onnx: inputs and input_size_list)"
+    return message
+
+
+class _Refused(Exception):
+    """A call's arguments or state refused: the call logs the message and returns -1."""
+
+
+def _returns_code(method):
+    """Toolkit calls that return 0 / -1: a refusal or failure is logged, not raised."""
+    def call(self, *args, **kwargs):
+        try:
+            method(self, *args, **kwargs)
+        except (_Refused, ValueError, TypeError, NotImplementedError, OSError, RuntimeError) as e:
+            _log.error("%s: %s", method.__name__, _api_names(str(e)))
+            return -1
+        return 0
+    call.__name__ = method.__name__
+    call.__doc__ = method.__doc__
+    return call
+
+
+def _non_default(kwargs, defaults):
+    return sorted(k for k, v in kwargs.items() if k in defaults and v != defaults[k])
+
+
+class RKNN:
+    """rknn-toolkit2's RKNN object: build a model from ONNX, export / load it, run it."""
+
+    # init_runtime(core_mask=...): the toolkit's constants (rknn_core_mask's values).
+    NPU_CORE_AUTO = 0
+    NPU_CORE_0 = 1
+    NPU_CORE_1 = 2
+    NPU_CORE_2 = 4
+    NPU_CORE_0_1 = 3
+    NPU_CORE_0_1_2 = 7
+    NPU_CORE_ALL = 0xFFFF
+
+    def __init__(self, verbose=False, verbose_file=None):
+        self.verbose = bool(verbose)
+        self._file_log = _setup_logging(self.verbose, verbose_file)
+        self._config = {}
+        self._platform = None  # the configured platform's device profile name
+        self._onnx = None
+        self._model = None      # the built or loaded model image
+        self._runtime = None
+        self._perf_debug = False
+        self._released = False
+
+    # ----------------------------------------------------------------- conversion
+    @_returns_code
+    def config(self, **kwargs):
+        """Model settings: mean/std, target platform and quantization (toolkit defaults)."""
+        self._live()
+        unknown = sorted(set(kwargs) - set(_CONFIG_MAPPED) - set(_CONFIG_UNSUPPORTED))
+        if unknown:
+            raise _Refused("unknown argument(s) {} (rknn-toolkit2's config() has no such argument)".format(", ".join(unknown)))
+        unsupported = _non_default({k: v for k, v in kwargs.items() if not isinstance(v, np.ndarray)}, _CONFIG_UNSUPPORTED)
+        if unsupported:
+            raise _Refused("{} not implemented yet in svp-acl (leave at the default; docs/python.md)".format(
+                ", ".join("{}={!r}".format(k, kwargs[k]) for k in unsupported)))
+        platform = kwargs.get("target_platform")
+        if platform is None:
+            _log.warning("config: target_platform is not set, using %s as rknn-toolkit2 does", _DEFAULT_PLATFORM)
+            platform = _DEFAULT_PLATFORM
+        if not isinstance(platform, str):
+            raise _Refused("target_platform must be a platform name such as 'rk3588', not {!r}".format(platform))
+        self._platform = _svp_acl.rknn_platform(platform)
+        plain = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
+        self._config = {k: v for k, v in plain.items() if k in _CONFIG_MAPPED and v != _CONFIG_MAPPED[k]}
+        self._config.pop("target_platform", None)
+
+    @_returns_code
+    def load_onnx(self, model, inputs=None, input_size_list=None, input_initial_val=None, outputs=None):
+        """The ONNX model to build; inputs + input_size_list fix input shapes."""
+        self._live()
+        if input_initial_val is not None:
+            raise _Refused("input_initial_val is not implemented yet in svp-acl")
+        if not isinstance(model, (str, os.PathLike)) or not os.path.isfile(model):
+            raise _Refused("model {!r} is not an ONNX file".format(model))
+        self._onnx = {"model": os.path.abspath(model), "inputs": inputs, "input_size_list": input_size_list,
+                      "outputs": outputs}
+        self._model = None
+
+    @_returns_code
+    def build(self, do_quantization=True, dataset=None, rknn_batch_size=None, auto_hybrid=False):
+        """Compiles the loaded ONNX model (int8 with a dataset list file, or float)."""
+        self._live()
+        if self._onnx is None:
+            raise _Refused("no model: call load_onnx() first")
+        if rknn_batch_size not in (None, 1):
+            raise _Refused("rknn_batch_size={!r} is not implemented yet in svp-acl".format(rknn_batch_size))
+        if auto_hybrid:
+            raise _Refused("auto_hybrid=True is not implemented yet in svp-acl")
+        if self._platform is None:
+            self._platform = _svp_acl.rknn_platform(_DEFAULT_PLATFORM)
+        image, warnings, log = self._convert(bool(do_quantization), dataset)
+        for w in warnings:
+            _log.warning("build: %s", _api_names(w))
+        for line in log:
+            _log.debug("build: %s", line)
+        self._model = image
+
+    def _convert(self, quantize, dataset):
+        models = {"name": "model", "platform": "onnx", "model_file_path": self._onnx["model"], "quantize": quantize}
+        subgraphs = {k: self._onnx[k] for k in ("inputs", "input_size_list", "outputs") if self._onnx[k] is not None}
+        if subgraphs:
+            models["subgraphs"] = subgraphs
+        if dataset is not None:
+            models["dataset"] = os.path.abspath(dataset)
+        if self._config:
+            models["configs"] = self._config
+        caller = "rknn.api.RKNN.build(do_quantization={})".format(quantize)
+        # JSON is YAML: rknn_convert's reader takes the file as its own .yml.
+        with tempfile.TemporaryDirectory(prefix="svp_rknn_") as tmp:
+            yml = os.path.join(tmp, "model_config.yml")
+            with open(yml, "w") as f:
+                json.dump({"models": models}, f, indent=1)
+            return _svp_acl.build_rknn(yml, self._platform, caller)
+
+    @_returns_code
+    def export_rknn(self, export_path, cpp_gen_cfg=None):
+        """Writes the built model (an svp-acl image that librknnrt loads) to export_path."""
+        self._live()
+        if cpp_gen_cfg:
+            raise _Refused("cpp_gen_cfg (code generation) is not implemented yet in svp-acl")
+        if self._model is None:
+            raise _Refused("no model: call build() or load_rknn() first")
+        with open(export_path, "wb") as f:
+            f.write(self._model)
+
+    @_returns_code
+    def load_rknn(self, path):
+        """A model file exported by svp-acl (rknn.api or rknn_convert)."""
+        self._live()
+        with open(path, "rb") as f:
+            data = f.read()
+        if data[:4] == b"RKNN":
+            raise _Refused("{} is a Rockchip .rknn file (a closed format svp-acl cannot read): rebuild it from the "
+                           "ONNX model with load_onnx() + build(), or with rknn_convert".format(path))
+        self._model = data
+        self._close_runtime()
+
+    # ----------------------------------------------------------------- runtime
+    @_returns_code
+    def init_runtime(self, target=None, target_sub_class=None, device_id=None, perf_debug=False, eval_mem=False,
+                     async_mode=False, core_mask=NPU_CORE_AUTO, fallback_prior_device="cpu"):
+        """Loads the model on the software NPU (target None: the model's platform, simulated)."""
+        self._live()
+        if target is not None:
+            raise _Refused("target={!r} asks for a board over adb; svp-acl runs the model on this host's software "
+                           "NPU: pass target=None".format(target))
+        refused = [name for name, on in (("target_sub_class", target_sub_class is not None),
+                                         ("device_id", device_id is not None), ("eval_mem", bool(eval_mem)),
+                                         ("async_mode", bool(async_mode)),
+                                         ("fallback_prior_device", fallback_prior_device != "cpu")) if on]
+        if refused:
+            raise _Refused("{} not implemented yet in svp-acl (docs/python.md)".format(", ".join(refused)))
+        if core_mask not in (self.NPU_CORE_AUTO, self.NPU_CORE_0, self.NPU_CORE_1, self.NPU_CORE_2,
+                             self.NPU_CORE_0_1, self.NPU_CORE_0_1_2, self.NPU_CORE_ALL):
+            raise _Refused("core_mask={!r} is not one of RKNN.NPU_CORE_*".format(core_mask))
+        if self._model is None:
+            raise _Refused("no model: call build() or load_rknn() first")
+        self._close_runtime()
+        flags = _svp_acl.RKNN_FLAG_COLLECT_PERF_MASK if perf_debug else 0
+        runtime = _svp_acl.Runtime(self._model, flags)
+        if core_mask != self.NPU_CORE_AUTO:
+            try:
+                runtime.set_core_mask(core_mask)
+            except RuntimeError:
+                runtime.close()
+                raise
+        self._runtime = runtime
+        self._perf_debug = bool(perf_debug)
+
+    def inference(self, inputs, data_format=None, inputs_pass_through=None, get_frame_id=False):
+        """Runs the model: a list of numpy arrays in, a list of float32 arrays out."""
+        self._live()
+        if self._runtime is None:
+            raise RuntimeError("inference: call init_runtime() first")
+        if get_frame_id:
+            raise NotImplementedError("inference: get_frame_id=True is not implemented yet in svp-acl")
+        if isinstance(inputs, np.ndarray):
+            inputs = [inputs]
+        if not isinstance(inputs, (list, tuple)):
+            raise TypeError("inference: inputs must be a list of numpy arrays, not {}".format(type(inputs).__name__))
+        attrs = self._runtime.inputs()
+        if len(inputs) != len(attrs):
+            raise ValueError("inference: the model has {} input(s), {} given".format(len(attrs), len(inputs)))
+        formats = _per_input(data_format, len(attrs), "data_format")
+        passes = _per_input(inputs_pass_through, len(attrs), "inputs_pass_through")
+        arrays, fmts = [], []
+        for i, (a, attr) in enumerate(zip(inputs, attrs)):
+            array, fmt = _prepare_input(i, a, attr, formats[i], bool(passes[i]))
+            arrays.append(array)
+            fmts.append(fmt)
+        return self._runtime.run(arrays, fmts, [bool(p) for p in passes])
+
+    def eval_perf(self, is_print=True, fix_freq=True):
+        """Runs the model once on zeros; returns the per-layer table (host time, not the board's)."""
+        self._live()
+        if self._runtime is None:
+            raise RuntimeError("eval_perf: call init_runtime() first")
+        if not fix_freq:
+            _log.warning("eval_perf: fix_freq=False has no effect: the software NPU has no frequency to fix")
+        zeros = [np.zeros(a["dims"], dtype=np.float32) for a in self._runtime.inputs()]
+        self._runtime.run(zeros, [_fmt_of(a) for a in self._runtime.inputs()], [False] * len(zeros))
+        total = self._runtime.perf_run()
+        head = ("Performance on svp-acl's software NPU: HOST time of this machine in microseconds, "
+                "not the board's time\n")
+        if self._perf_debug:
+            report = head + self._runtime.perf_detail()  # librknnrt's table ends with the total
+        else:
+            report = "{}(per-layer times need init_runtime(perf_debug=True))\nTotal Operator Elapsed Time(us): {}\n".format(
+                head, total)
+        if is_print:
+            print(report, file=sys.stdout)
+        return report
+
+    def release(self):
+        """Frees the runtime and the model; the object cannot be used afterwards."""
+        self._close_runtime()
+        self._model = None
+        self._released = True
+        if self._file_log is not None:
+            _log.removeHandler(self._file_log)
+            self._file_log.close()
+            self._file_log = None
+
+    # ----------------------------------------------------------------- helpers
+    def _live(self):
+        if self._released:
+            raise RuntimeError("this RKNN object was released: create a new RKNN()")
+
+    def _close_runtime(self):
+        if self._runtime is not None:
+            self._runtime.close()
+            self._runtime = None
+
+
+def _setup_logging(verbose, verbose_file):
+    if not any(getattr(h, "_svp_rknn", False) for h in _log.handlers):
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname).1s %(message)s"))
+        handler._svp_rknn = True
+        _log.addHandler(handler)
+        _log.propagate = False
+    _log.setLevel(logging.DEBUG if verbose else logging.WARNING)
+    if verbose_file is None:
+        return None
+    handler = logging.FileHandler(verbose_file)  # closed by release()
+    handler.setFormatter(logging.Formatter("%(levelname).1s %(message)s"))
+    _log.addHandler(handler)
+    return handler
+
+
+def _per_input(value, n, name):
+    if value is None or isinstance(value, (str, int, bool)):
+        return [value] * n
+    if isinstance(value, (list, tuple)) and len(value) == n:
+        return list(value)
+    raise ValueError("inference: {} must be one value or a list of {} (one per input), not {!r}".format(name, n, value))
+
+
+def _fmt_of(attr):
+    return _svp_acl.RKNN_TENSOR_NHWC if attr["fmt"] == "NHWC" else _svp_acl.RKNN_TENSOR_NCHW
+
+
+def _prepare_input(i, array, attr, data_format, pass_through):
+    """The array as librknnrt's rknn_inputs_set takes it, checked against the input's shape."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError("inference: input {} ({}) is a {}, not a numpy array".format(i, attr["name"], type(array).__name__))
+    dims = list(attr["dims"])  # INPUT_ATTR: NHWC for 4-D inputs
+    fmt = _svp_acl.RKNN_TENSOR_NCHW
+    if len(dims) == 4:
+        data_format = "nhwc" if data_format is None else data_format
+        if data_format not in ("nhwc", "nchw"):
+            raise ValueError("inference: data_format {!r} of input {} is not 'nhwc' or 'nchw'".format(data_format, i))
+        if data_format == "nchw" or pass_through:  # pass-through buffers are in the model's order (NCHW)
+            dims = [dims[0], dims[3], dims[1], dims[2]]
+        else:
+            fmt = _svp_acl.RKNN_TENSOR_NHWC
+    shape = list(array.shape)
+    if shape != dims and [1] + shape == dims:
+        array = array.reshape(dims)  # an image without its batch dimension of 1, as the toolkit takes it
+    elif shape != dims:
+        raise ValueError("inference: input {} ({}) has shape {}, the model wants {} ({})".format(
+            i, attr["name"], tuple(shape), tuple(dims), "pass-through, NCHW" if pass_through and len(dims) == 4
+            else ("NCHW" if fmt == _svp_acl.RKNN_TENSOR_NCHW and len(dims) == 4 else
+                  "NHWC" if len(dims) == 4 else "model order")))
+    if array.dtype.kind == "f" and array.dtype.itemsize == 8:
+        raise TypeError("inference: input {} ({}) is float64, which librknnrt does not take: pass "
+                        "array.astype(np.float32)".format(i, attr["name"]))
+    return array, fmt

@@ -1,0 +1,29 @@
+// One conversion as rknn-toolkit2 does it (a ConvertPlan from the YAML mapping of
+// convert_config.h → an svp-acl model image for librknnrt): dataset images turned into
+// tensors, the compile, the command line recorded in the image. Shared by the rknn_convert
+// executable and the Python package's rknn.api.RKNN.build (python/), so both build the same
+// model from the same configuration.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "convert_config.h"
+
+namespace svp::rknn_convert {
+
+struct Converted {
+  std::vector<std::uint8_t> image;  // the model image (what <name>.rknn holds)
+  std::vector<std::string> log;     // the compiler's log, stage by stage
+  std::vector<std::string> warnings;  // settings accepted without effect, each naming its key
+};
+
+// Compiles `plan`. `caller` is what the image records before its svp_atc equivalent (the
+// tool's own command line, or the Python call); rknn_init reads the target from the
+// recorded --soc_version. Dataset images are converted in a temporary directory removed
+// before returning.
+Result<Converted> convert(ConvertPlan plan, const std::string& caller);
+
+}  // namespace svp::rknn_convert
