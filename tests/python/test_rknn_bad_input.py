@@ -163,17 +163,23 @@ def test_unsupported_build_and_load_arguments_are_refused_naming_them(messages):
     assert "rknn_batch_size" in messages.text()
 
 
-def test_a_core_mask_is_passed_to_librknnrt_which_refuses_it_as_not_implemented(messages):
+def test_a_core_mask_reaches_librknnrt_which_checks_it_against_the_platforms_cores(messages):
     rknn = RKNN()
     assert rknn.config(target_platform="rk3588") == 0
     assert rknn.load_onnx(model=LENET) == 0
     assert rknn.build(do_quantization=False) == 0
-    assert rknn.init_runtime(core_mask=RKNN.NPU_CORE_0_1) == -1
-    assert "rknn_set_core_mask failed: RKNN_ERR_FAIL" in messages.text()
-    assert rknn.init_runtime(core_mask=5) == -1
-    assert "core_mask=5" in messages.text()
-    assert rknn.init_runtime(core_mask=RKNN.NPU_CORE_AUTO) == 0
+    assert rknn.init_runtime(core_mask=RKNN.NPU_CORE_0_1) == 0  # RK3588 has three cores
     rknn.release()
+    one_core = RKNN()
+    assert one_core.config(target_platform="rk3566") == 0
+    assert one_core.load_onnx(model=LENET) == 0
+    assert one_core.build(do_quantization=False) == 0
+    assert one_core.init_runtime(core_mask=RKNN.NPU_CORE_0_1) == -1
+    assert "rknn_set_core_mask failed: RKNN_ERR_FAIL" in messages.text()
+    assert one_core.init_runtime(core_mask=5) == -1
+    assert "core_mask=5" in messages.text()
+    assert one_core.init_runtime(core_mask=RKNN.NPU_CORE_AUTO) == 0
+    one_core.release()
 
 
 def test_verbose_file_receives_the_log(tmp_path):
