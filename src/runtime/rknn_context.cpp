@@ -54,15 +54,6 @@ std::mutex g_table_mu;
 std::map<Handle, std::shared_ptr<Ctx>> g_contexts;
 std::atomic<std::uint64_t> g_next{1};
 
-Handle make_handle() {
-  const std::uint64_t n = g_next.fetch_add(1);
-#ifdef __arm__
-  return static_cast<Handle>(0x52000000u | (n & 0x00FFFFFFu));
-#else
-  return (std::uint64_t{0x524B4E4E} << 32) | n;  // "RKNN" in the high half
-#endif
-}
-
 }  // namespace
 
 Lookup find(const char* fn, Handle h) {
@@ -372,6 +363,15 @@ int fail(const char* fn, int code, const std::string& message) {
   return code;
 }
 
+Handle tagged_handle(const char (&tag)[5], std::uint64_t n) {
+  const auto letter = [&](int i) { return static_cast<std::uint64_t>(static_cast<unsigned char>(tag[i])); };
+#ifdef __arm__
+  return static_cast<Handle>((letter(0) << 24) | (n & 0x00FFFFFFu));
+#else
+  return (((letter(0) << 24) | (letter(1) << 16) | (letter(2) << 8) | letter(3)) << 32) | n;
+#endif
+}
+
 int not_implemented(const char* fn, const std::string& what) {
   return fail(fn, RKNN_ERR_FAIL, what + " is not implemented yet in svp-acl (docs/rknn.md)");
 }
@@ -424,7 +424,7 @@ namespace {
 
 // A new handle for a fully built context, visible to every call from now on.
 Handle publish(std::shared_ptr<Ctx> c) {
-  const Handle h = make_handle();
+  const Handle h = tagged_handle("RKNN", g_next.fetch_add(1));
   c->handle = h;
   std::lock_guard<std::mutex> lock(g_table_mu);
   g_contexts[h] = std::move(c);

@@ -35,7 +35,6 @@ namespace svp::runtime::rknn {
 
 using Handle = std::uint64_t;
 
-// Logs "<fn>: <message>" as an error, remembers it as the thread's last error, returns code.
 // The integer a C caller passed for an enum parameter or field. C lets any int through,
 // while reading an out-of-range value as the C++ enum type is undefined (UBSan's enum
 // check): the bytes are copied instead of loaded as the enum.
@@ -47,9 +46,18 @@ int raw_enum(const E& e) {
   return static_cast<int>(v);
 }
 
+// Logs "<fn>: <message>" as an error, remembers it as the thread's last error, returns code.
 int fail(const char* fn, int code, const std::string& message);
 // A function or mode svp-acl does not implement yet: RKNN_ERR_FAIL and a message saying so.
 int not_implemented(const char* fn, const std::string& what);
+
+// The handle of the n-th object of a kind named by four letters ("RKNN", "MATM"): the letters
+// in the high half (on 32-bit Arm, where the handle types are 32 bits, the first letter in
+// the top byte), so handles of different kinds never collide (rknn_context.cpp).
+Handle tagged_handle(const char (&tag)[5], std::uint64_t n);
+// Whether a platform with `cores` NPU cores accepts rknn_core_mask `mask`: AUTO, ALL, or one
+// of the header's combinations of cores it has (rknn_cores.cpp).
+bool is_core_mask_of(int mask, std::uint32_t cores);
 // The thread's last failure message ("" after a success of init/query/run/...).
 const std::string& last_error();
 void clear_last_error();

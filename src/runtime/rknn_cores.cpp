@@ -41,6 +41,13 @@ std::string core_mask_name(int mask) {
   }
 }
 
+bool is_core_mask_of(int mask, std::uint32_t cores) {
+  const bool named = mask == RKNN_NPU_CORE_0 || mask == RKNN_NPU_CORE_1 || mask == RKNN_NPU_CORE_2 ||
+                     mask == RKNN_NPU_CORE_0_1 || mask == RKNN_NPU_CORE_0_1_2;
+  return mask == RKNN_NPU_CORE_AUTO || mask == RKNN_NPU_CORE_ALL ||
+         (named && (static_cast<std::uint32_t>(mask) >> cores) == 0);
+}
+
 int set_core_mask(Handle h, int mask) {
   static constexpr char fn[] = "rknn_set_core_mask";
   clear_last_error();
@@ -50,12 +57,7 @@ int set_core_mask(Handle h, int mask) {
   CallScope call(fn, c);
   const std::uint32_t cores = c.platform->npu_cores;
   if (cores <= 1) return single_core(fn, c);
-  // AUTO and ALL, or one of the header's combinations of cores the platform has.
-  const bool named = mask == RKNN_NPU_CORE_0 || mask == RKNN_NPU_CORE_1 || mask == RKNN_NPU_CORE_2 ||
-                     mask == RKNN_NPU_CORE_0_1 || mask == RKNN_NPU_CORE_0_1_2;
-  const bool valid = mask == RKNN_NPU_CORE_AUTO || mask == RKNN_NPU_CORE_ALL ||
-                     (named && (static_cast<std::uint32_t>(mask) >> cores) == 0);
-  if (!valid) {
+  if (!is_core_mask_of(mask, cores)) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,
                 fmt::format("core_mask {} is not a core mask of {} ({} cores: RKNN_NPU_CORE_AUTO, _ALL, {})",
                             core_mask_name(mask), c.platform->name, cores,

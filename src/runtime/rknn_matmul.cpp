@@ -96,15 +96,6 @@ std::mutex g_mu;
 std::map<Handle, std::shared_ptr<MatmulCtx>> g_ctxs;
 std::atomic<std::uint64_t> g_next{1};
 
-Handle make_handle() {
-  const std::uint64_t n = g_next.fetch_add(1);
-#ifdef __arm__
-  return static_cast<Handle>(0x4D000000u | (n & 0x00FFFFFFu));
-#else
-  return (std::uint64_t{0x4D41544D} << 32) | n;  // "MATM" in the high half
-#endif
-}
-
 std::shared_ptr<MatmulCtx> find_ctx(const char* fn, Handle h, int* code) {
   {
     std::lock_guard<std::mutex> lock(g_mu);
@@ -221,7 +212,7 @@ int create(const char* fn, Handle* out, const rknn_matmul_info& info, const std:
   c->info = info;
   c->shapes = shapes;
   for (std::size_t i = 0; i < c->attrs.size(); ++i) io_attrs[i] = c->attrs[i];
-  c->handle = make_handle();
+  c->handle = tagged_handle("MATM", g_next.fetch_add(1));
   *out = c->handle;
   std::lock_guard<std::mutex> lock(g_mu);
   g_ctxs[c->handle] = std::move(c);
@@ -382,21 +373,11 @@ int matmul_set_core_mask(Handle h, int core_mask) {
   auto c = find_ctx(fn, h, &code);
   if (!c) return code;
   // The platform of the matmul library on the software NPU is RK3588 (three cores).
-  switch (core_mask) {
-    case RKNN_NPU_CORE_AUTO:
-    case RKNN_NPU_CORE_0:
-    case RKNN_NPU_CORE_1:
-    case RKNN_NPU_CORE_2:
-    case RKNN_NPU_CORE_0_1:
-    case RKNN_NPU_CORE_0_1_2:
-    case RKNN_NPU_CORE_ALL:
-      break;
-    default:
-      return fail(
-          fn, RKNN_ERR_PARAM_INVALID,
-          fmt::format("core_mask 0x{:x} is not one of RK3588's masks (AUTO 0, 0 1, 1 2, 2 4, 0_1 3, 0_1_2 7, ALL "
-                      "0xffff)",
-                      core_mask));
+  if (!is_core_mask_of(core_mask, 3)) {
+    return fail(
+        fn, RKNN_ERR_PARAM_INVALID,
+        fmt::format("core_mask 0x{:x} is not one of RK3588's masks (AUTO 0, 0 1, 1 2, 2 4, 0_1 3, 0_1_2 7, ALL 0xffff)",
+                    core_mask));
   }
   std::lock_guard<std::mutex> lock(c->mu);
   c->core_mask = core_mask;
