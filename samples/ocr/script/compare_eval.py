@@ -4,6 +4,9 @@ models on the evaluation pages, against the pages' truth and against each other.
 
     compare_eval.py PAGES_DIR FLOAT.tsv INT8.tsv [CLS.tsv REC.tsv] [--require=rec,det,cls]
 
+INT8.tsv, CLS.tsv or REC.tsv may be "-" (the run was not made); its figures are left out, and
+requiring a target judged on it is an error.
+
 FLOAT.tsv: all three models float; INT8.tsv: all three int8 (end to end). The optional
 CLS.tsv and REC.tsv isolate one stage: float detector with the int8 classifier (float
 recogniser), and float detector and classifier with the int8 recogniser; those runs cut
@@ -124,21 +127,71 @@ def main(argv):
         return 2
     try:
         truth = read_truth(args[0])
-        fl, q = read_run(args[1], truth), read_run(args[2], truth)
-        isolated = [read_run(a, truth) for a in args[3:5]]
+        fl = read_run(args[1], truth)
+        # "-": that run was not made (int8_eval.sh's ONLY=cls runs what its target needs).
+        q, cls_run, rec_run = [read_run(a, truth) if a != "-" else None for a in (args[2:5] + ["-", "-"])[:3]]
     except (OSError, ValueError) as e:
         print(f"compare_eval.py: {e}", file=sys.stderr)
         return 2
     total = sum(len(t) for t in truth.values())
     results = {}
+    ef = exact_lines(fl, truth)
 
-    ef, eq = exact_lines(fl, truth), exact_lines(q, truth)
-    print(f"pages {len(truth)}, truth lines {total}; boxes found: float {sum(map(len, fl.values()))}, "
-          f"int8 {sum(map(len, q.values()))}")
-    print(f"exact lines: float {ef}/{total} = {pct(ef, total):.2f} %, int8 {eq}/{total} = {pct(eq, total):.2f} % "
-          f"({pct(eq, total) - pct(ef, total):+.2f} points)")
-    results["rec"] = pct(eq, total) >= pct(ef, total) - 1.0
+    if q is not None:
+        eq = exact_lines(q, truth)
+        print(f"pages {len(truth)}, truth lines {total}; boxes found: float {sum(map(len, fl.values()))}, "
+              f"int8 {sum(map(len, q.values()))}")
+        print(f"exact lines: float {ef}/{total} = {pct(ef, total):.2f} %, int8 {eq}/{total} = {pct(eq, total):.2f} % "
+              f"({pct(eq, total) - pct(ef, total):+.2f} points)")
+        results["rec"] = pct(eq, total) >= pct(ef, total) - 1.0
+        end_to_end(truth, fl, q, results)
+    else:
+        print(f"pages {len(truth)}, truth lines {total}; exact lines: float {ef}/{total} = {pct(ef, total):.2f} % "
+              f"(no end-to-end int8 run)")
 
+    if cls_run is not None:
+        agree = lines = 0
+        for page in truth:
+            if len(cls_run[page]) != len(fl[page]):
+                print(f"compare_eval.py: {page}: the CLS run has {len(cls_run[page])} lines, float "
+                      f"{len(fl[page])}: it must use the float detector", file=sys.stderr)
+                return 2
+            for (_, f1, _), (_, f2, _) in zip(fl[page], cls_run[page]):
+                lines += 1
+                agree += f1 == f2
+        print(f"direction, int8 classifier on the float crops: {agree}/{lines} = {pct(agree, lines):.2f} % turned as "
+              f"float")
+        # The classifier's own agreement: the same crops as float (end to end, the int8
+        # detector's different boxes change the crops too).
+        results["cls"] = pct(agree, lines) >= 99.0
+    if rec_run is not None:
+        er = exact_lines(rec_run, truth)
+        print(f"exact lines, int8 recogniser on the float crops: {er}/{total} = {pct(er, total):.2f} % "
+              f"({pct(er, total) - pct(ef, total):+.2f} points)")
+
+    missed = []
+    for name, what in (("rec", "int8 exact lines within 1 point of float"),
+                       ("det", "int8 boxes IoU >= 0.9 for >= 95 % of float boxes"),
+                       ("cls", "direction agreement >= 99 %")):
+        if name not in results:
+            if name in require:
+                print(f"compare_eval.py: target {name} is required but the run it is judged on was not given",
+                      file=sys.stderr)
+                return 2
+            continue
+        state = "met" if results[name] else "MISSED"
+        print(f"target {name} ({what}): {state}{' (required)' if name in require else ''}")
+        if name in require and not results[name]:
+            missed.append(name)
+    if missed:
+        print(f"FAILED: required targets missed: {', '.join(missed)}")
+        return 1
+    print("compare_eval OK")
+    return 0
+
+
+def end_to_end(truth, fl, q, results):
+    """Detection and direction figures of the all-int8 run against float."""
     boxes = good = same_dir = compared_dir = 0
     ious = []
     for page in truth:
@@ -162,40 +215,6 @@ def main(argv):
           f"matched at IoU >= 0.5 turned as float")
     results["det"] = pct(good, boxes) >= 95.0
     results["cls"] = pct(same_dir, compared_dir) >= 99.0
-
-    if isolated:
-        cls_run, rec_run = isolated
-        agree = lines = 0
-        for page in truth:
-            if len(cls_run[page]) != len(fl[page]):
-                print(f"compare_eval.py: {page}: the CLS run has {len(cls_run[page])} lines, float "
-                      f"{len(fl[page])}: it must use the float detector", file=sys.stderr)
-                return 2
-            for (_, f1, _), (_, f2, _) in zip(fl[page], cls_run[page]):
-                lines += 1
-                agree += f1 == f2
-        er = exact_lines(rec_run, truth)
-        print(f"direction, int8 classifier on the float crops: {agree}/{lines} = {pct(agree, lines):.2f} % turned as "
-              f"float")
-        print(f"exact lines, int8 recogniser on the float crops: {er}/{total} = {pct(er, total):.2f} % "
-              f"({pct(er, total) - pct(ef, total):+.2f} points)")
-        # The classifier's own agreement: the same crops as float (end to end, the int8
-        # detector's different boxes change the crops too).
-        results["cls"] = pct(agree, lines) >= 99.0
-
-    missed = []
-    for name, what in (("rec", "int8 exact lines within 1 point of float"),
-                       ("det", "int8 boxes IoU >= 0.9 for >= 95 % of float boxes"),
-                       ("cls", "direction agreement >= 99 %")):
-        state = "met" if results[name] else "MISSED"
-        print(f"target {name} ({what}): {state}{' (required)' if name in require else ''}")
-        if name in require and not results[name]:
-            missed.append(name)
-    if missed:
-        print(f"FAILED: required targets missed: {', '.join(missed)}")
-        return 1
-    print("compare_eval OK")
-    return 0
 
 
 if __name__ == "__main__":
