@@ -42,12 +42,17 @@ constexpr char kRebuildHint[] =
     "RV1106/RV1103) and pass <model>.om to rknn_init";
 
 // Flags implemented besides the priority (the two DISABLE_FLUSH flags concern
-// rknn_set_io_mem memory only; INTERNAL_ALLOC_OUTSIDE waits for rknn_set_internal_mem;
+// rknn_set_io_mem memory only; INTERNAL_ALLOC_OUTSIDE waits for rknn_set_internal_mem,
+// MEM_ALLOC_OUTSIDE for it and rknn_set_weight_mem; SHARE_WEIGHT_MEM: rknn_weights.cpp;
 // ASYNC_MASK and COLLECT_PERF_MASK are read by rknn_run and rknn_query); see docs/rknn.md.
 constexpr std::uint32_t kPriorityMask = 0x3;
 constexpr std::uint32_t kNoOpFlags = RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY | RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE |
                                      RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE | RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE |
-                                     RKNN_FLAG_ASYNC_MASK | RKNN_FLAG_COLLECT_PERF_MASK;
+                                     RKNN_FLAG_ASYNC_MASK | RKNN_FLAG_COLLECT_PERF_MASK | RKNN_FLAG_MEM_ALLOC_OUTSIDE |
+                                     RKNN_FLAG_SHARE_WEIGHT_MEM;
+// Flags that leave task_buf/work_buf to rknn_set_internal_mem (MEM_ALLOC_OUTSIDE: all of
+// the context's memory is the application's, weights included).
+constexpr std::uint32_t kInternalOutside = RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE | RKNN_FLAG_MEM_ALLOC_OUTSIDE;
 constexpr std::uint32_t kKnownFlags = 0x0003FFFF;
 
 std::mutex g_table_mu;
@@ -268,15 +273,18 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
   if (!rt.ok()) return fail(fn, RKNN_ERR_DEVICE_UNAVAILABLE, "the software NPU did not start: " + rt.status().message());
   c.rt = *rt;
   c.model->rt = c.rt;
-  model::Scheduling sched;
-  sched.priority = 3 + static_cast<std::int32_t>(flag & kPriorityMask);  // HIGH 3 (the default), MEDIUM 4, LOW 5
-  auto id = c.rt->load_model(image.data(), image.size(), sched);
-  if (!id.ok()) {
-    return fail(fn, RKNN_ERR_MODEL_INVALID, fmt::format("the model image does not load: {}; {}", id.status().message(), kRebuildHint));
+  if (!c.model->loaded) {  // else shared with another context (RKNN_FLAG_SHARE_WEIGHT_MEM)
+    model::Scheduling sched;
+    sched.priority = 3 + static_cast<std::int32_t>(flag & kPriorityMask);  // HIGH 3 (the default), MEDIUM 4, LOW 5
+    auto id = c.rt->load_model(image.data(), image.size(), sched);
+    if (!id.ok()) {
+      return fail(fn, RKNN_ERR_MODEL_INVALID,
+                  fmt::format("the model image does not load: {}; {}", id.status().message(), kRebuildHint));
+    }
+    c.model->model_id = *id;
+    c.model->loaded = true;
   }
-  c.model->model_id = *id;
-  c.model->loaded = true;
-  auto loaded = c.rt->models().lookup(*id);
+  auto loaded = c.rt->models().lookup(c.model->model_id);
   if (!loaded.ok()) return fail(fn, RKNN_ERR_MODEL_INVALID, loaded.status().message());
   const model::Model& m = *loaded->model;
   const std::string soc = compiled_soc(m.program.compiler.command_line);
@@ -334,11 +342,11 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
       if (int r = add_io(d, capacity(j, true), &c.inputs, true); r != RKNN_SUCC) return r;
     } else if (d.kind == model::IoKind::kTaskBuf) {
       c.task_desc = d;
-      if ((flag & RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE) != 0) continue;
+      if ((flag & kInternalOutside) != 0) continue;
       if (int r = alloc(d.size, &c.task_buf); r != RKNN_SUCC) return r;
     } else if (d.kind == model::IoKind::kWorkBuf) {
       c.work_desc = d;
-      if ((flag & RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE) != 0) continue;
+      if ((flag & kInternalOutside) != 0) continue;
       if (int r = alloc(d.size, &c.work_buf); r != RKNN_SUCC) return r;
     }
   }
@@ -352,6 +360,10 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
   }
   if (int r = init_shapes(fn, c, m); r != RKNN_SUCC) return r;
   c.weights_bytes = m.weights_size;
+  c.weights->image = c.model;
+  c.weights->bytes = m.weights;
+  c.weights->size = m.weights_size;
+  c.weights->outside = (flag & RKNN_FLAG_MEM_ALLOC_OUTSIDE) != 0;
   return finish_context(fn, c);
 }
 
@@ -448,7 +460,8 @@ int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag,
   if (unimplemented != 0) {
     return not_implemented(fn, fmt::format("rknn_init flag(s) 0x{:x}", unimplemented));
   }
-  (void)extend;  // read by nothing yet: its fields concern zero-copy model buffers (docs/rknn.md)
+  // extend: only ctx is read (RKNN_FLAG_SHARE_WEIGHT_MEM); its other fields concern
+  // zero-copy model buffers (docs/rknn.md).
   auto c = std::make_shared<Ctx>();
   if (size == 0) {
     const char* path = static_cast<const char*>(model);
@@ -460,12 +473,19 @@ int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag,
     const auto* p = static_cast<const std::uint8_t*>(model);
     c->model->image.assign(p, p + size);
   }
-  const int r = load(fn, *c, flag);
+  std::shared_ptr<Ctx> source;
+  if ((flag & RKNN_FLAG_SHARE_WEIGHT_MEM) != 0) {
+    if (const int r = share_weights(fn, *c, extend, &source); r != RKNN_SUCC) return r;
+  }
+  int r = load(fn, *c, flag);
+  if (r == RKNN_SUCC && source) r = adopt_weights(fn, *c, *source);
   if (r != RKNN_SUCC) {
     release_buffers(*c);
     return r;
   }
-  *out = publish(std::move(c));
+  const Handle h = publish(c);
+  if (!c->shares_weights) c->weights->owner = h;
+  *out = h;
   return RKNN_SUCC;
 }
 
@@ -489,6 +509,8 @@ int dup_context(Handle in, Handle* out) {
     c->task_desc = src.task_desc;
     c->work_desc = src.work_desc;
     c->weights_bytes = src.weights_bytes;
+    c->weights = src.weights;  // rknn_dup_context reuses the weights (seed 000, multi-batch)
+    c->shares_weights = true;
     c->shape_sets = src.shape_sets;
     c->shape = src.shape;  // the buffers are sized for every shape set; the bindings are not copied
   }
@@ -502,7 +524,7 @@ int dup_context(Handle in, Handle* out) {
       if (r == RKNN_SUCC) r = alloc_device(fn, *c, io.capacity, &io.buf);
     }
   }
-  if ((c->flags & RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE) == 0) {
+  if ((c->flags & kInternalOutside) == 0) {
     if (r == RKNN_SUCC) r = alloc_device(fn, *c, c->task_desc.size, &c->task_buf);
     if (r == RKNN_SUCC) r = alloc_device(fn, *c, c->work_desc.size, &c->work_buf);
   }

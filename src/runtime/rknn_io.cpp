@@ -249,8 +249,6 @@ int outputs_release(Handle h, std::uint32_t n, rknn_output* outputs) {
   return RKNN_SUCC;
 }
 
-namespace {
-
 // The live memory object `mem` names, usable by context `h` (created on it, or with no
 // context): what every call that binds memory to a context checks first.
 int memory_of(const char* fn, Handle h, const rknn_tensor_mem* mem, MemRef* out) {
@@ -270,8 +268,6 @@ int memory_of(const char* fn, Handle h, const rknn_tensor_mem* mem, MemRef* out)
   *out = std::move(m);
   return RKNN_SUCC;
 }
-
-}  // namespace
 
 int set_io_mem(Handle h, rknn_tensor_mem* mem, const rknn_tensor_attr* attr) {
   static constexpr char fn[] = "rknn_set_io_mem";

@@ -222,7 +222,7 @@ TEST_F(Rknn, InitFlagsNotImplementedAreRefusedNotIgnored) {
   auto m = compile(kLeNet, "RK3588");
   ASSERT_TRUE(m);
   rknn_context ctx = 0;
-  for (uint32_t flag : {RKNN_FLAG_MEM_ALLOC_OUTSIDE, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY, RKNN_FLAG_ENABLE_SRAM}) {
+  for (uint32_t flag : {RKNN_FLAG_FENCE_IN_OUTSIDE, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY, RKNN_FLAG_ENABLE_SRAM}) {
     EXPECT_EQ(rknn_init(&ctx, m->image.data(), static_cast<uint32_t>(m->image.size()), flag, nullptr), RKNN_ERR_FAIL)
         << flag;
     EXPECT_TRUE(contains(last_error(), "not implemented yet in svp-acl")) << last_error();
@@ -699,7 +699,7 @@ TEST_F(Rknn, EveryFunctionAnswersNullAndGarbageArgumentsWithAnErrorCode) {
   EXPECT_EQ(rknn_create_mem_from_mb_blk(ctx, nullptr, 0), nullptr);
   EXPECT_EQ(rknn_destroy_mem(ctx, &mem), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_destroy_mem(ctx, nullptr), RKNN_ERR_PARAM_INVALID);
-  EXPECT_EQ(rknn_set_weight_mem(ctx, &mem), RKNN_ERR_FAIL);
+  EXPECT_EQ(rknn_set_weight_mem(ctx, &mem), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_set_weight_mem(ctx, nullptr), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_set_internal_mem(ctx, &mem), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_set_internal_mem(ctx, nullptr), RKNN_ERR_PARAM_INVALID);
