@@ -313,7 +313,8 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
   auto capacity = [&](std::size_t j, bool input) {
     std::uint64_t bytes = (input ? m.inputs : m.outputs)[j].size * max_batch;
     for (std::size_t g = 0; g < m.gears.size(); ++g) {
-      bytes = std::max(bytes, (input ? m.inputs_at(static_cast<std::int32_t>(g)) : m.outputs_at(static_cast<std::int32_t>(g)))[j].size);
+      const auto& at = input ? m.inputs_at(static_cast<std::int32_t>(g)) : m.outputs_at(static_cast<std::int32_t>(g));
+      bytes = std::max(bytes, at[j].size * max_batch);
     }
     return bytes;
   };
