@@ -44,12 +44,16 @@ constexpr char kRebuildHint[] =
 // Flags implemented besides the priority (the two DISABLE_FLUSH flags concern
 // rknn_set_io_mem memory only; INTERNAL_ALLOC_OUTSIDE waits for rknn_set_internal_mem,
 // MEM_ALLOC_OUTSIDE for it and rknn_set_weight_mem; SHARE_WEIGHT_MEM: rknn_weights.cpp;
-// ASYNC_MASK and COLLECT_PERF_MASK are read by rknn_run and rknn_query); see docs/rknn.md.
+// ASYNC_MASK and COLLECT_PERF_MASK are read by rknn_run and rknn_query; COLLECT_MODEL_INFO_ONLY
+// makes a query-only context; the SRAM and GPU-fallback flags are accepted with a warning:
+// the host has neither, and the vendor's runtime too runs without them); see docs/rknn.md.
 constexpr std::uint32_t kPriorityMask = 0x3;
 constexpr std::uint32_t kNoOpFlags = RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY | RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE |
                                      RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE | RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE |
                                      RKNN_FLAG_ASYNC_MASK | RKNN_FLAG_COLLECT_PERF_MASK | RKNN_FLAG_MEM_ALLOC_OUTSIDE |
-                                     RKNN_FLAG_SHARE_WEIGHT_MEM;
+                                     RKNN_FLAG_SHARE_WEIGHT_MEM | RKNN_FLAG_COLLECT_MODEL_INFO_ONLY |
+                                     RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU | RKNN_FLAG_ENABLE_SRAM |
+                                     RKNN_FLAG_SHARE_SRAM;
 // Flags that leave task_buf/work_buf to rknn_set_internal_mem (MEM_ALLOC_OUTSIDE: all of
 // the context's memory is the application's, weights included).
 constexpr std::uint32_t kInternalOutside = RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE | RKNN_FLAG_MEM_ALLOC_OUTSIDE;
@@ -307,7 +311,15 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
       return not_implemented(fn, fmt::format("models with AIPP (input \"{}\")", d.name));
     }
   }
-  auto alloc = [&](std::uint64_t size, void** out) { return alloc_device(fn, c, size, out); };
+  // COLLECT_MODEL_INFO_ONLY: nothing allocated, but counted, so that RKNN_QUERY_MEM_SIZE
+  // reports what a context that runs the model allocates.
+  const bool info_only = (flag & RKNN_FLAG_COLLECT_MODEL_INFO_ONLY) != 0;
+  auto alloc = [&](std::uint64_t size, void** out) {
+    if (!info_only) return alloc_device(fn, c, size, out);
+    c.device_bytes += size;
+    *out = nullptr;
+    return static_cast<int>(RKNN_SUCC);
+  };
   // Buffers hold the largest shape set: the most batch items, the largest resolution gear.
   const std::uint64_t max_batch = flags.dynamic_batch.empty() ? 1 : flags.dynamic_batch.back();
   auto capacity = [&](std::size_t j, bool input) {
@@ -461,6 +473,14 @@ int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag,
   if (unimplemented != 0) {
     return not_implemented(fn, fmt::format("rknn_init flag(s) 0x{:x}", unimplemented));
   }
+  if ((flag & (RKNN_FLAG_ENABLE_SRAM | RKNN_FLAG_SHARE_SRAM)) != 0) {
+    warn(fn, "RKNN_FLAG_ENABLE_SRAM / RKNN_FLAG_SHARE_SRAM: the software NPU has no SRAM (RKNN_QUERY_MEM_SIZE's "
+             "total_sram_size is 0); the model's memory is all in DRAM");
+  }
+  if ((flag & RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU) != 0) {
+    warn(fn, "RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU: the host has no GPU for the runtime; layers the NPU does "
+             "not run execute on the CPU");
+  }
   // extend: only ctx is read (RKNN_FLAG_SHARE_WEIGHT_MEM); its other fields concern
   // zero-copy model buffers (docs/rknn.md).
   auto c = std::make_shared<Ctx>();
@@ -500,6 +520,7 @@ int dup_context(Handle in, Handle* out) {
   {
     const Ctx& src = *l.ctx;
     CallScope call(fn, *l.ctx);
+    if (const int r = refuse_info_only(fn, src); r != RKNN_SUCC) return r;
     if (!src.model) return find(fn, in).code;  // destroyed meanwhile
     c->rt = src.rt;
     c->model = src.model;  // the loaded model and its weights, shared
@@ -564,6 +585,14 @@ int destroy(Handle h) {
                                      "rknn_destroy_mem (they stay valid until then)", n, h));
   }
   return RKNN_SUCC;
+}
+
+int refuse_info_only(const char* fn, const Ctx& c) {
+  if ((c.flags & RKNN_FLAG_COLLECT_MODEL_INFO_ONLY) == 0) return RKNN_SUCC;
+  return fail(fn, RKNN_ERR_FAIL,
+              fmt::format("context 0x{:x} was created with RKNN_FLAG_COLLECT_MODEL_INFO_ONLY: it answers rknn_query only "
+                          "(it has no buffers); create a context without the flag to run the model",
+                          c.handle));
 }
 
 int unsupported(const char* fn, Handle h, const std::string& what) {

@@ -217,6 +217,9 @@ std::vector<std::uint8_t> output_bytes_as(const Io& io, int type);
 // written, layer times kept, the async snapshot taken). Called with c.mu held (rknn_run.cpp).
 int settle(const char* fn, Ctx& c, std::int32_t timeout_ms = 0);
 
+// RKNN_SUCC, or RKNN_ERR_FAIL (logged) when `c` was created with
+// RKNN_FLAG_COLLECT_MODEL_INFO_ONLY: such a context answers rknn_query only (rknn_context.cpp).
+int refuse_info_only(const char* fn, const Ctx& c);
 // The model's weights as a run needs them (rknn_weights.cpp): RKNN_SUCC, or RKNN_ERR_FAIL when
 // RKNN_FLAG_MEM_ALLOC_OUTSIDE left them without memory, or the rknn_set_weight_mem memory
 // was destroyed or no longer holds them. Called with c.mu held.

@@ -105,6 +105,7 @@ int run(Handle h, rknn_run_extend* extend) {
   if (!l.ctx) return l.code;
   Ctx& c = *l.ctx;
   CallScope call(fn, c);
+  if (const int r = refuse_info_only(fn, c); r != RKNN_SUCC) return r;
   const bool blocking = (extend == nullptr || extend->non_block == 0) && (c.flags & RKNN_FLAG_ASYNC_MASK) == 0;
   if (const int r = settle(fn, c); r != RKNN_SUCC) return r;  // the previous frame, if still in flight
   if (const int r = take_inputs(fn, c); r != RKNN_SUCC) return r;

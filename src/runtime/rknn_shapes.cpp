@@ -244,6 +244,7 @@ int set_input_shapes(Handle h, std::uint32_t n, const rknn_tensor_attr* attr, bo
   if (!l.ctx) return l.code;
   Ctx& c = *l.ctx;
   CallScope call(fn, c);
+  if (const int r = refuse_info_only(fn, c); r != RKNN_SUCC) return r;
   if (const int r = settle(fn, c); r != RKNN_SUCC) return r;  // the run in flight reads the buffers
   int code = RKNN_SUCC;
   const model::Model* m = model_of(fn, c, &code);

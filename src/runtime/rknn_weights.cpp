@@ -64,6 +64,7 @@ int set_weight_mem(Handle h, rknn_tensor_mem* mem) {
   if (const int r = memory_of(fn, h, mem, &m); r != RKNN_SUCC) return r;
   Ctx& c = *l.ctx;
   CallScope call(fn, c);
+  if (const int r = refuse_info_only(fn, c); r != RKNN_SUCC) return r;
   if (const int r = settle(fn, c); r != RKNN_SUCC) return r;  // a run in flight reads the weights
   Weights& w = *c.weights;
   if (m->size < w.size) {
