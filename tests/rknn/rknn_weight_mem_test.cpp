@@ -51,12 +51,14 @@ class RknnWeightMem : public ::testing::Test {
     fs::remove_all(dir_, ec);
   }
 
-  static std::vector<std::uint8_t> compile(const std::string& onnx) {
+  // `onnx` compiled for RK3588 in float; `extra` is appended to the recorded command line
+  // (another image, the same weights).
+  static std::vector<std::uint8_t> compile(const std::string& onnx, const std::string& extra = "") {
     compiler::CompileOptions o;
     o.model = onnx;
     o.soc_version = target::find_profile("RK3588");
     o.compile_mode = "float";
-    o.command_line = "svp_atc --framework=5 --model=" + onnx + " --soc_version=RK3588";
+    o.command_line = "svp_atc --framework=5 --model=" + onnx + " --soc_version=RK3588" + extra;
     auto r = compiler::compile(o);
     if (!r.ok()) {
       ADD_FAILURE() << r.status().message();
@@ -278,7 +280,13 @@ TEST_F(RknnWeightMem, ShareWeightMemNeedsALiveContextWhoseWeightsAreTheSame) {
   EXPECT_EQ(run(sharer, x), run(ctx, x));
   EXPECT_EQ(mem_size(sharer).total_dma_allocated_size + mem_size(sharer).total_weight_size,
             mem_size(ctx).total_dma_allocated_size);
-  for (rknn_context c : {sharer, ctx}) EXPECT_EQ(rknn_destroy(c), RKNN_SUCC);
+  // Another image holding the same weights shares them too (the host loads it on its own).
+  auto other_image = compile(conv_model(1), " --log_level=3");
+  ASSERT_NE(other_image, first);
+  rknn_context other = init(other_image, RKNN_FLAG_SHARE_WEIGHT_MEM, &ext);
+  EXPECT_EQ(run(other, x), run(ctx, x));
+  EXPECT_EQ(mem_size(other).total_dma_allocated_size, mem_size(sharer).total_dma_allocated_size);
+  for (rknn_context c : {other, sharer, ctx}) EXPECT_EQ(rknn_destroy(c), RKNN_SUCC);
 }
 
 TEST_F(RknnWeightMem, DupContextSharesTheWeightsAndTheirMemory) {
