@@ -96,7 +96,9 @@ int share_weights(const char* fn, Ctx& c, const rknn_init_extend* extend, std::s
   Lookup l = find(fn, extend->ctx);
   if (!l.ctx) return l.code;
   *source = l.ctx;
-  CallScope call(fn, *l.ctx);
+  // Waits for a call in flight on the source without reporting it as shared use: this is
+  // another context's rknn_init reading the source's model, not a second thread on it.
+  std::lock_guard<std::mutex> lock(l.ctx->mu);
   if (!l.ctx->model) return find(fn, extend->ctx).code;  // destroyed meanwhile
   // The same model image: the loaded model itself is shared (one copy of everything).
   if (l.ctx->model->image == c.model->image) c.model = l.ctx->model;
@@ -104,7 +106,7 @@ int share_weights(const char* fn, Ctx& c, const rknn_init_extend* extend, std::s
 }
 
 int adopt_weights(const char* fn, Ctx& c, Ctx& source) {
-  CallScope call(fn, source);
+  // source.weights is set once, before the source was published, and never replaced.
   const Weights& mine = *c.weights;
   const Weights& theirs = *source.weights;
   if (mine.size != theirs.size || (mine.size != 0 && std::memcmp(mine.bytes, theirs.bytes, mine.size) != 0)) {
