@@ -107,7 +107,6 @@ static void read_native_output(const rknn_app_context_t* app, float* out) {
 
 int inference(rknn_app_context_t* app, const unsigned char* rgb, float* out) {
     int ret;
-    uint32_t i;
 #ifdef ZERO_COPY
     size_t row = (size_t)app->model_width * 3;
     int y;
@@ -121,10 +120,10 @@ int inference(rknn_app_context_t* app, const unsigned char* rgb, float* out) {
         return -1;
     }
     read_native_output(app, out);
-    (void)i;
 #else
     rknn_input input;
     rknn_output output;
+    uint32_t i;
     memset(&input, 0, sizeof input);
     input.index = 0;
     input.type = RKNN_TENSOR_UINT8;
