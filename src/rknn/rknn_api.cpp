@@ -118,7 +118,7 @@ int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem* mem) {
 int rknn_set_weight_mem(rknn_context ctx, rknn_tensor_mem* mem) {
   return guard(__func__, [&](const char* fn) {
     RKNN_RETURN_IF_FAILED(require(fn, mem, "mem"));
-    return core::unsupported(fn, ctx, "rknn_set_weight_mem");
+    return core::set_weight_mem(ctx, mem);
   });
 }
 

@@ -42,12 +42,21 @@ constexpr char kRebuildHint[] =
     "RV1106/RV1103) and pass <model>.om to rknn_init";
 
 // Flags implemented besides the priority (the two DISABLE_FLUSH flags concern
-// rknn_set_io_mem memory only; INTERNAL_ALLOC_OUTSIDE waits for rknn_set_internal_mem;
-// ASYNC_MASK and COLLECT_PERF_MASK are read by rknn_run and rknn_query); see docs/rknn.md.
+// rknn_set_io_mem memory only; INTERNAL_ALLOC_OUTSIDE waits for rknn_set_internal_mem,
+// MEM_ALLOC_OUTSIDE for it and rknn_set_weight_mem; SHARE_WEIGHT_MEM: rknn_weights.cpp;
+// ASYNC_MASK and COLLECT_PERF_MASK are read by rknn_run and rknn_query; COLLECT_MODEL_INFO_ONLY
+// makes a query-only context; the SRAM and GPU-fallback flags are accepted with a warning:
+// the host has neither, and the vendor's runtime too runs without them); see docs/rknn.md.
 constexpr std::uint32_t kPriorityMask = 0x3;
 constexpr std::uint32_t kNoOpFlags = RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY | RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE |
                                      RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE | RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE |
-                                     RKNN_FLAG_ASYNC_MASK | RKNN_FLAG_COLLECT_PERF_MASK;
+                                     RKNN_FLAG_ASYNC_MASK | RKNN_FLAG_COLLECT_PERF_MASK | RKNN_FLAG_MEM_ALLOC_OUTSIDE |
+                                     RKNN_FLAG_SHARE_WEIGHT_MEM | RKNN_FLAG_COLLECT_MODEL_INFO_ONLY |
+                                     RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU | RKNN_FLAG_ENABLE_SRAM |
+                                     RKNN_FLAG_SHARE_SRAM;
+// Flags that leave task_buf/work_buf to rknn_set_internal_mem (MEM_ALLOC_OUTSIDE: all of
+// the context's memory is the application's, weights included).
+constexpr std::uint32_t kInternalOutside = RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE | RKNN_FLAG_MEM_ALLOC_OUTSIDE;
 constexpr std::uint32_t kKnownFlags = 0x0003FFFF;
 
 std::mutex g_table_mu;
@@ -268,15 +277,18 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
   if (!rt.ok()) return fail(fn, RKNN_ERR_DEVICE_UNAVAILABLE, "the software NPU did not start: " + rt.status().message());
   c.rt = *rt;
   c.model->rt = c.rt;
-  model::Scheduling sched;
-  sched.priority = 3 + static_cast<std::int32_t>(flag & kPriorityMask);  // HIGH 3 (the default), MEDIUM 4, LOW 5
-  auto id = c.rt->load_model(image.data(), image.size(), sched);
-  if (!id.ok()) {
-    return fail(fn, RKNN_ERR_MODEL_INVALID, fmt::format("the model image does not load: {}; {}", id.status().message(), kRebuildHint));
+  if (!c.model->loaded) {  // else shared with another context (RKNN_FLAG_SHARE_WEIGHT_MEM)
+    model::Scheduling sched;
+    sched.priority = 3 + static_cast<std::int32_t>(flag & kPriorityMask);  // HIGH 3 (the default), MEDIUM 4, LOW 5
+    auto id = c.rt->load_model(image.data(), image.size(), sched);
+    if (!id.ok()) {
+      return fail(fn, RKNN_ERR_MODEL_INVALID,
+                  fmt::format("the model image does not load: {}; {}", id.status().message(), kRebuildHint));
+    }
+    c.model->model_id = *id;
+    c.model->loaded = true;
   }
-  c.model->model_id = *id;
-  c.model->loaded = true;
-  auto loaded = c.rt->models().lookup(*id);
+  auto loaded = c.rt->models().lookup(c.model->model_id);
   if (!loaded.ok()) return fail(fn, RKNN_ERR_MODEL_INVALID, loaded.status().message());
   const model::Model& m = *loaded->model;
   const std::string soc = compiled_soc(m.program.compiler.command_line);
@@ -299,13 +311,22 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
       return not_implemented(fn, fmt::format("models with AIPP (input \"{}\")", d.name));
     }
   }
-  auto alloc = [&](std::uint64_t size, void** out) { return alloc_device(fn, c, size, out); };
+  // COLLECT_MODEL_INFO_ONLY: nothing allocated, but counted, so that RKNN_QUERY_MEM_SIZE
+  // reports what a context that runs the model allocates.
+  const bool info_only = (flag & RKNN_FLAG_COLLECT_MODEL_INFO_ONLY) != 0;
+  auto alloc = [&](std::uint64_t size, void** out) {
+    if (!info_only) return alloc_device(fn, c, size, out);
+    c.device_bytes += size;
+    *out = nullptr;
+    return static_cast<int>(RKNN_SUCC);
+  };
   // Buffers hold the largest shape set: the most batch items, the largest resolution gear.
   const std::uint64_t max_batch = flags.dynamic_batch.empty() ? 1 : flags.dynamic_batch.back();
   auto capacity = [&](std::size_t j, bool input) {
     std::uint64_t bytes = (input ? m.inputs : m.outputs)[j].size * max_batch;
     for (std::size_t g = 0; g < m.gears.size(); ++g) {
-      bytes = std::max(bytes, (input ? m.inputs_at(static_cast<std::int32_t>(g)) : m.outputs_at(static_cast<std::int32_t>(g)))[j].size);
+      const auto& at = input ? m.inputs_at(static_cast<std::int32_t>(g)) : m.outputs_at(static_cast<std::int32_t>(g));
+      bytes = std::max(bytes, at[j].size * max_batch);
     }
     return bytes;
   };
@@ -334,11 +355,11 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
       if (int r = add_io(d, capacity(j, true), &c.inputs, true); r != RKNN_SUCC) return r;
     } else if (d.kind == model::IoKind::kTaskBuf) {
       c.task_desc = d;
-      if ((flag & RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE) != 0) continue;
+      if ((flag & kInternalOutside) != 0) continue;
       if (int r = alloc(d.size, &c.task_buf); r != RKNN_SUCC) return r;
     } else if (d.kind == model::IoKind::kWorkBuf) {
       c.work_desc = d;
-      if ((flag & RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE) != 0) continue;
+      if ((flag & kInternalOutside) != 0) continue;
       if (int r = alloc(d.size, &c.work_buf); r != RKNN_SUCC) return r;
     }
   }
@@ -352,6 +373,10 @@ int load(const char* fn, Ctx& c, std::uint32_t flag) {
   }
   if (int r = init_shapes(fn, c, m); r != RKNN_SUCC) return r;
   c.weights_bytes = m.weights_size;
+  c.weights->image = c.model;
+  c.weights->bytes = m.weights;
+  c.weights->size = m.weights_size;
+  c.weights->outside = (flag & RKNN_FLAG_MEM_ALLOC_OUTSIDE) != 0;
   return finish_context(fn, c);
 }
 
@@ -448,7 +473,16 @@ int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag,
   if (unimplemented != 0) {
     return not_implemented(fn, fmt::format("rknn_init flag(s) 0x{:x}", unimplemented));
   }
-  (void)extend;  // read by nothing yet: its fields concern zero-copy model buffers (docs/rknn.md)
+  if ((flag & (RKNN_FLAG_ENABLE_SRAM | RKNN_FLAG_SHARE_SRAM)) != 0) {
+    warn(fn, "RKNN_FLAG_ENABLE_SRAM / RKNN_FLAG_SHARE_SRAM: the software NPU has no SRAM (RKNN_QUERY_MEM_SIZE's "
+             "total_sram_size is 0); the model's memory is all in DRAM");
+  }
+  if ((flag & RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU) != 0) {
+    warn(fn, "RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU: the host has no GPU for the runtime; layers the NPU does "
+             "not run execute on the CPU");
+  }
+  // extend: only ctx is read (RKNN_FLAG_SHARE_WEIGHT_MEM); its other fields concern
+  // zero-copy model buffers (docs/rknn.md).
   auto c = std::make_shared<Ctx>();
   if (size == 0) {
     const char* path = static_cast<const char*>(model);
@@ -460,12 +494,19 @@ int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag,
     const auto* p = static_cast<const std::uint8_t*>(model);
     c->model->image.assign(p, p + size);
   }
-  const int r = load(fn, *c, flag);
+  std::shared_ptr<Ctx> source;
+  if ((flag & RKNN_FLAG_SHARE_WEIGHT_MEM) != 0) {
+    if (const int r = share_weights(fn, *c, extend, &source); r != RKNN_SUCC) return r;
+  }
+  int r = load(fn, *c, flag);
+  if (r == RKNN_SUCC && source) r = adopt_weights(fn, *c, *source);
   if (r != RKNN_SUCC) {
     release_buffers(*c);
     return r;
   }
-  *out = publish(std::move(c));
+  const Handle h = publish(c);
+  if (!c->shares_weights) c->weights->owner = h;
+  *out = h;
   return RKNN_SUCC;
 }
 
@@ -479,6 +520,7 @@ int dup_context(Handle in, Handle* out) {
   {
     const Ctx& src = *l.ctx;
     CallScope call(fn, *l.ctx);
+    if (const int r = refuse_info_only(fn, src); r != RKNN_SUCC) return r;
     if (!src.model) return find(fn, in).code;  // destroyed meanwhile
     c->rt = src.rt;
     c->model = src.model;  // the loaded model and its weights, shared
@@ -489,6 +531,8 @@ int dup_context(Handle in, Handle* out) {
     c->task_desc = src.task_desc;
     c->work_desc = src.work_desc;
     c->weights_bytes = src.weights_bytes;
+    c->weights = src.weights;  // rknn_dup_context reuses the weights (seed 000, multi-batch)
+    c->shares_weights = true;
     c->shape_sets = src.shape_sets;
     c->shape = src.shape;  // the buffers are sized for every shape set; the bindings are not copied
   }
@@ -502,7 +546,7 @@ int dup_context(Handle in, Handle* out) {
       if (r == RKNN_SUCC) r = alloc_device(fn, *c, io.capacity, &io.buf);
     }
   }
-  if ((c->flags & RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE) == 0) {
+  if ((c->flags & kInternalOutside) == 0) {
     if (r == RKNN_SUCC) r = alloc_device(fn, *c, c->task_desc.size, &c->task_buf);
     if (r == RKNN_SUCC) r = alloc_device(fn, *c, c->work_desc.size, &c->work_buf);
   }
@@ -541,6 +585,14 @@ int destroy(Handle h) {
                                      "rknn_destroy_mem (they stay valid until then)", n, h));
   }
   return RKNN_SUCC;
+}
+
+int refuse_info_only(const char* fn, const Ctx& c) {
+  if ((c.flags & RKNN_FLAG_COLLECT_MODEL_INFO_ONLY) == 0) return RKNN_SUCC;
+  return fail(fn, RKNN_ERR_FAIL,
+              fmt::format("context 0x{:x} was created with RKNN_FLAG_COLLECT_MODEL_INFO_ONLY: it answers rknn_query only "
+                          "(it has no buffers); create a context without the flag to run the model",
+                          c.handle));
 }
 
 int unsupported(const char* fn, Handle h, const std::string& what) {

@@ -92,6 +92,10 @@ int set_io_mem(Handle ctx, rknn_tensor_mem* mem, const rknn_tensor_attr* attr);
 // rknn_set_internal_mem: `mem` (device memory of at least task_buf + work_buf bytes) holds
 // the context's intermediates from the next run on; several contexts may share one.
 int set_internal_mem(Handle ctx, rknn_tensor_mem* mem);
+// rknn_set_weight_mem: `mem` (at least RKNN_QUERY_MEM_SIZE's total_weight_size) receives
+// the model's weights and serves every context sharing them from the next run on; runs
+// check it (rknn_weights.cpp).
+int set_weight_mem(Handle ctx, rknn_tensor_mem* mem);
 // rknn_set_input_shapes (single: rknn_set_input_shape, one input's attr): selects the shape
 // set of a dynamic-shape model whose shapes `attr` gives (4-D inputs NHWC); a shape not in
 // the model's list is RKNN_ERR_INPUT_INVALID naming the allowed ones, a static model

@@ -76,6 +76,21 @@ struct ShapeSet {
   std::uint64_t batch = 1;
 };
 
+// Where a model's weights live for the NPU (rknn_weights.cpp), shared by every context
+// that shares them: rknn_dup_context copies and contexts created with
+// RKNN_FLAG_SHARE_WEIGHT_MEM. The software NPU computes with the weights the registry
+// prepared from the image; memory given by rknn_set_weight_mem receives those bytes and is
+// checked before each run (still live, still holding them), as the board's NPU would read it.
+struct Weights {
+  std::mutex mu;
+  std::shared_ptr<LoadedImage> image;  // keeps `bytes` alive
+  const std::uint8_t* bytes = nullptr; // the model's weights section (nullptr: none)
+  std::uint64_t size = 0;
+  Handle owner = 0;                    // the context that loaded them (weight sharing names it)
+  bool outside = false;                // RKNN_FLAG_MEM_ALLOC_OUTSIDE: runs need `mem`
+  MemRef mem;                          // rknn_set_weight_mem's (under mu)
+};
+
 struct Ctx {
   std::mutex mu;  // held by every call on the context (CallScope)
   Handle handle = 0;
@@ -116,6 +131,10 @@ struct Ctx {
   std::set<void*> handed_out;  // output buffers rknn_outputs_get allocated, until released
   std::uint64_t device_bytes = 0;
   std::uint64_t weights_bytes = 0;
+  std::shared_ptr<Weights> weights = std::make_shared<Weights>();
+  // The weights are another context's (rknn_dup_context, RKNN_FLAG_SHARE_WEIGHT_MEM): not
+  // counted in this context's RKNN_QUERY_MEM_SIZE total_dma_allocated_size.
+  bool shares_weights = false;
 };
 
 struct Lookup {
@@ -197,6 +216,25 @@ std::vector<std::uint8_t> output_bytes_as(const Io& io, int type);
 // after), then does what a blocking run does once its execution ends (bound outputs
 // written, layer times kept, the async snapshot taken). Called with c.mu held (rknn_run.cpp).
 int settle(const char* fn, Ctx& c, std::int32_t timeout_ms = 0);
+
+// RKNN_SUCC, or RKNN_ERR_FAIL (logged) when `c` was created with
+// RKNN_FLAG_COLLECT_MODEL_INFO_ONLY: such a context answers rknn_query only (rknn_context.cpp).
+int refuse_info_only(const char* fn, const Ctx& c);
+// The model's weights as a run needs them (rknn_weights.cpp): RKNN_SUCC, or RKNN_ERR_FAIL when
+// RKNN_FLAG_MEM_ALLOC_OUTSIDE left them without memory, or the rknn_set_weight_mem memory
+// was destroyed or no longer holds them. Called with c.mu held.
+int check_weights(const char* fn, Ctx& c);
+// Whether the context allocates weights of its own (RKNN_QUERY_MEM_SIZE).
+bool owns_weight_allocation(const Ctx& c);
+// RKNN_FLAG_SHARE_WEIGHT_MEM at rknn_init (rknn_weights.cpp): share_weights, before the
+// model loads, finds extend->ctx (*source) and takes its loaded model when the images are
+// the same; adopt_weights, after, makes c use the source's weights, which must be the same
+// bytes (RKNN_ERR_MODEL_INVALID otherwise).
+int share_weights(const char* fn, Ctx& c, const rknn_init_extend* extend, std::shared_ptr<Ctx>* source);
+int adopt_weights(const char* fn, Ctx& c, Ctx& source);
+// The live memory `mem` as context `h` may use it (created on it, or on no context);
+// RKNN_ERR_PARAM_INVALID (logged) otherwise (rknn_io.cpp).
+int memory_of(const char* fn, Handle h, const rknn_tensor_mem* mem, MemRef* out);
 
 // rknn_run's reads of a bound input and writes of a bound output (rknn_io.cpp).
 int read_bound_input(const char* fn, Ctx& c, std::size_t i);

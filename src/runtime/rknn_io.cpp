@@ -141,6 +141,7 @@ int inputs_set(Handle h, std::uint32_t n, const rknn_input* inputs) {
   if (!l.ctx) return l.code;
   Ctx& c = *l.ctx;
   CallScope call(fn, c);
+  if (const int r = refuse_info_only(fn, c); r != RKNN_SUCC) return r;
   if (n == 0 || n > c.inputs.size()) {
     return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("n_inputs {} is not in 1..{} (the model's inputs)", n, c.inputs.size()));
   }
@@ -174,6 +175,7 @@ int outputs_get(Handle h, std::uint32_t n, rknn_output* outputs, rknn_output_ext
   if (!l.ctx) return l.code;
   Ctx& c = *l.ctx;
   CallScope call(fn, c);
+  if (const int r = refuse_info_only(fn, c); r != RKNN_SUCC) return r;
   if (n == 0 || n > c.outputs.size()) {
     return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("n_outputs {} is not in 1..{} (the model's outputs)", n, c.outputs.size()));
   }
@@ -249,8 +251,6 @@ int outputs_release(Handle h, std::uint32_t n, rknn_output* outputs) {
   return RKNN_SUCC;
 }
 
-namespace {
-
 // The live memory object `mem` names, usable by context `h` (created on it, or with no
 // context): what every call that binds memory to a context checks first.
 int memory_of(const char* fn, Handle h, const rknn_tensor_mem* mem, MemRef* out) {
@@ -271,8 +271,6 @@ int memory_of(const char* fn, Handle h, const rknn_tensor_mem* mem, MemRef* out)
   return RKNN_SUCC;
 }
 
-}  // namespace
-
 int set_io_mem(Handle h, rknn_tensor_mem* mem, const rknn_tensor_attr* attr) {
   static constexpr char fn[] = "rknn_set_io_mem";
   clear_last_error();
@@ -282,6 +280,7 @@ int set_io_mem(Handle h, rknn_tensor_mem* mem, const rknn_tensor_attr* attr) {
   if (const int r = memory_of(fn, h, mem, &m); r != RKNN_SUCC) return r;
   Ctx& c = *l.ctx;
   CallScope call(fn, c);
+  if (const int r = refuse_info_only(fn, c); r != RKNN_SUCC) return r;
   if (const int r = settle(fn, c); r != RKNN_SUCC) return r;  // a run in flight uses the bindings
   // attr->index alone does not tell an input from an output: the name does, as rknn_query
   // reported it.
@@ -343,6 +342,7 @@ int set_internal_mem(Handle h, rknn_tensor_mem* mem) {
   }
   Ctx& c = *l.ctx;
   CallScope call(fn, c);
+  if (const int r = refuse_info_only(fn, c); r != RKNN_SUCC) return r;
   if (const int r = settle(fn, c); r != RKNN_SUCC) return r;  // a run in flight uses the bindings
   const std::uint64_t need = c.task_desc.size + c.work_desc.size;
   if (m->size < need) {

@@ -166,7 +166,9 @@ int query(Handle h, int cmd, void* info, std::uint32_t size) {
       rknn_mem_size m{};
       m.total_weight_size = static_cast<std::uint32_t>(c.weights_bytes);
       m.total_internal_size = static_cast<std::uint32_t>(c.task_desc.size + c.work_desc.size);
-      m.total_dma_allocated_size = c.device_bytes + c.weights_bytes;
+      // Weights count where they are allocated: not in a context sharing another's, nor with
+      // RKNN_FLAG_MEM_ALLOC_OUTSIDE (the application's rknn_set_weight_mem memory).
+      m.total_dma_allocated_size = c.device_bytes + (owns_weight_allocation(c) ? c.weights_bytes : 0);
       return copy_struct(fn, info, size, m, "rknn_mem_size");
     }
     case RKNN_QUERY_CUSTOM_STRING: {

@@ -105,12 +105,15 @@ int run(Handle h, rknn_run_extend* extend) {
   if (!l.ctx) return l.code;
   Ctx& c = *l.ctx;
   CallScope call(fn, c);
+  if (const int r = refuse_info_only(fn, c); r != RKNN_SUCC) return r;
   const bool blocking = (extend == nullptr || extend->non_block == 0) && (c.flags & RKNN_FLAG_ASYNC_MASK) == 0;
   if (const int r = settle(fn, c); r != RKNN_SUCC) return r;  // the previous frame, if still in flight
   if (const int r = take_inputs(fn, c); r != RKNN_SUCC) return r;
+  if (const int r = check_weights(fn, c); r != RKNN_SUCC) return r;
   if (c.internal == nullptr && c.task_buf == nullptr) {
     return fail(fn, RKNN_ERR_FAIL,
-                fmt::format("the context was created with RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE and has no internal memory: "
+                fmt::format("the context was created with RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE or RKNN_FLAG_MEM_ALLOC_OUTSIDE "
+                            "and has no internal memory: "
                             "give it RKNN_QUERY_MEM_SIZE's total_internal_size ({} bytes) with rknn_set_internal_mem",
                             c.task_desc.size + c.work_desc.size));
   }

@@ -4,7 +4,8 @@
 // set); svp-acl builds such a model with gears: sets that differ in the batch only become
 // batch gears (`--dynamic_batch_size`: the program holds one item and runs the set's batch
 // as that many items), sets that differ in the height and width of image inputs become
-// resolution gears (`--dynamic_image_size`: one derived program per gear). Each context
+// resolution gears (`--dynamic_image_size`: one derived program per gear); a model with both
+// offers every batch at every resolution. Each context
 // selects its own set (the model's gear settings are shared by every context running it),
 // and its buffers are sized for the largest set, so switching never reallocates.
 #include <fmt/format.h>
@@ -105,15 +106,11 @@ void apply_shape(Ctx& c, const model::Model& m, std::size_t s) {
 
 int init_shapes(const char* fn, Ctx& c, const model::Model& m) {
   const model::ModelFlags& flags = m.program.flags;
-  if (!flags.dynamic_batch.empty() && !flags.dynamic_hw.empty()) {
-    return not_implemented(fn, "models with both batch and resolution gears");
-  }
   c.shape_sets.clear();
-  if (!flags.dynamic_hw.empty()) {
-    for (std::size_t g = 0; g < m.gears.size(); ++g) c.shape_sets.push_back({static_cast<std::int32_t>(g), 1});
-  } else if (!flags.dynamic_batch.empty()) {
+  std::vector<std::uint64_t> batches{1};
+  if (!flags.dynamic_batch.empty()) {
     const std::uint64_t max = flags.dynamic_batch.back();
-    std::vector<std::uint64_t> batches = recorded_batches(m.program.compiler.command_line);
+    batches = recorded_batches(m.program.compiler.command_line);
     if (batches.empty()) {  // compiled through the library: every batch up to the maximum
       for (std::uint64_t b = 1; b <= max; ++b) batches.push_back(b);
     }
@@ -123,10 +120,17 @@ int init_shapes(const char* fn, Ctx& c, const model::Model& m) {
                     fmt::format("the recorded batch gear {} exceeds the model's compiled maximum {}; rebuild the model",
                                 b, max));
       }
-      c.shape_sets.push_back({-1, b});
     }
-  } else {
-    c.shape_sets.push_back({});
+  }
+  // Batch and resolution gears together: every batch at every resolution (any batch runs
+  // at any gear), resolution-major in the gears' order.
+  std::vector<std::int32_t> gears{-1};
+  if (!flags.dynamic_hw.empty()) {
+    gears.clear();
+    for (std::size_t g = 0; g < m.gears.size(); ++g) gears.push_back(static_cast<std::int32_t>(g));
+  }
+  for (std::int32_t g : gears) {
+    for (std::uint64_t b : batches) c.shape_sets.push_back({g, b});
   }
   if (c.shape_sets.size() > RKNN_MAX_DYNAMIC_SHAPE_NUM) {
     return not_implemented(fn, fmt::format("a model with {} shape sets (RKNN_QUERY_INPUT_DYNAMIC_RANGE holds {})",
@@ -240,6 +244,7 @@ int set_input_shapes(Handle h, std::uint32_t n, const rknn_tensor_attr* attr, bo
   if (!l.ctx) return l.code;
   Ctx& c = *l.ctx;
   CallScope call(fn, c);
+  if (const int r = refuse_info_only(fn, c); r != RKNN_SUCC) return r;
   if (const int r = settle(fn, c); r != RKNN_SUCC) return r;  // the run in flight reads the buffers
   int code = RKNN_SUCC;
   const model::Model* m = model_of(fn, c, &code);

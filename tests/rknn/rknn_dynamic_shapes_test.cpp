@@ -1,8 +1,9 @@
 // Dynamic input shapes through librknnrt (docs/rknn.md, "Dynamic shapes"): models compiled
 // with resolution gears and with batch gears offer their shape sets through
 // RKNN_QUERY_INPUT_DYNAMIC_RANGE, rknn_set_input_shapes selects one (the CURRENT_* queries
-// follow it), each selected set runs as onnxruntime runs the ONNX model at that shape, and a
-// shape outside the list is refused naming the allowed ones.
+// follow it), each selected set runs as onnxruntime runs the ONNX model at that shape (batch
+// gears, resolution gears, and both in one model), and a shape outside the list is refused
+// naming the allowed ones.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -111,6 +112,37 @@ class RknnDynamicShapes : public ::testing::Test {
     o.input_shape = {{"x", {-1, 3, 8, 8}}};
     o.dynamic_batch_size = {1, 2, 4};
     o.command_line = "svp_atc --framework=5 --model=" + o.model + " --soc_version=RK3588 --dynamic_batch_size=1,2,4";
+    return compile(o);
+  }
+
+  // Batch gears 1 and 2 with resolution gears 8x10 and 4x4 (both svp_atc flags): Conv +
+  // Relu over [N, 3, H, W] -> [N, 4, H, W].
+  std::vector<std::uint8_t> batch_hw_model() {
+    test::OnnxBuilder b;
+    b.input("x", {-1, 3, -1, -1});
+    std::vector<float> w(4 * 3 * 3 * 3);
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 5) * 0.1f - 0.2f;
+    b.initializer("w", {4, 3, 3, 3}, w);
+    auto& conv = b.node("Conv", {"x", "w"}, {"c"}, "conv");
+    test::OnnxBuilder::attr_ints(conv, "pads", {1, 1, 1, 1});
+    b.node("Relu", {"c"}, {"y"}, "relu");
+    b.output("y", {-1, 4, -1, -1});
+    for (auto* v : {b.model().mutable_graph()->mutable_input(0), b.model().mutable_graph()->mutable_output(0)}) {
+      auto* shape = v->mutable_type()->mutable_tensor_type()->mutable_shape();
+      shape->mutable_dim(0)->set_dim_param("N");
+      shape->mutable_dim(2)->set_dim_param("H");
+      shape->mutable_dim(3)->set_dim_param("W");
+    }
+    compiler::CompileOptions o;
+    o.model = (dir_ / "model.onnx").string();
+    b.write(o.model);
+    o.soc_version = target::find_profile("RK3588");
+    o.compile_mode = "float";
+    o.input_shape = {{"x", {-1, 3, -1, -1}}};
+    o.dynamic_batch_size = {1, 2};
+    o.dynamic_image_size = {{8, 10}, {4, 4}};
+    o.command_line = "svp_atc --framework=5 --model=" + o.model +
+                     " --soc_version=RK3588 --dynamic_batch_size=1,2 --dynamic_image_size=8,10;4,4";
     return compile(o);
   }
 
@@ -394,6 +426,43 @@ TEST_F(RknnDynamicShapes, BatchGearsRunTheListedBatchesAsOnnxruntimeAndRefuseOth
     // Each item is its own: the last item's answer matches onnxruntime's last row.
     const std::vector<float> last_y(y.end() - 4, y.end()), last_want(want.end() - 4, want.end());
     EXPECT_GE(cosine(last_y, last_want), 0.9999);
+  }
+}
+
+TEST_F(RknnDynamicShapes, BatchAndResolutionGearsTogetherOfferEveryCombinationAndRunItAsOnnxruntime) {
+  rknn_context ctx = init(batch_hw_model());
+  ASSERT_NE(ctx, 0u);
+  static rknn_input_range range;
+  std::memset(&range, 0, sizeof range);
+  ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_INPUT_DYNAMIC_RANGE, &range, sizeof range), RKNN_SUCC) << last_error();
+  const std::vector<std::vector<uint32_t>> sets = {{1, 8, 10, 3}, {2, 8, 10, 3}, {1, 4, 4, 3}, {2, 4, 4, 3}};
+  ASSERT_EQ(range.shape_number, sets.size());
+  for (std::size_t s = 0; s < sets.size(); ++s) {
+    EXPECT_EQ(std::vector<uint32_t>(range.dyn_range[s], range.dyn_range[s] + 4), sets[s]) << "set " << s;
+  }
+  // The largest set sizes the buffers and is what INPUT_ATTR / OUTPUT_ATTR report.
+  EXPECT_EQ(dims(query(ctx, RKNN_QUERY_INPUT_ATTR)), (std::vector<uint32_t>{2, 8, 10, 3}));
+  EXPECT_EQ(dims(query(ctx, RKNN_QUERY_OUTPUT_ATTR)), (std::vector<uint32_t>{2, 4, 8, 10}));
+  EXPECT_EQ(set_shape(ctx, {3, 8, 10, 3}), RKNN_ERR_INPUT_INVALID);
+  EXPECT_EQ(set_shape(ctx, {2, 6, 8, 3}), RKNN_ERR_INPUT_INVALID);
+  EXPECT_TRUE(contains(last_error(), "[1,8,10,3]; [2,8,10,3]; [1,4,4,3]; [2,4,4,3]")) << last_error();
+  if (!have_onnxruntime()) GTEST_SKIP() << "needs the npm package onnxruntime-node (scripts/npm_deps.sh)";
+  for (std::size_t s : {3u, 0u, 1u, 2u}) {
+    const std::vector<uint32_t>& nhwc = sets[s];
+    SCOPED_TRACE("set " + std::to_string(s));
+    ASSERT_EQ(set_shape(ctx, nhwc), RKNN_SUCC) << last_error();
+    EXPECT_EQ(dims(query(ctx, RKNN_QUERY_CURRENT_OUTPUT_ATTR)), (std::vector<uint32_t>{nhwc[0], 4, nhwc[1], nhwc[2]}));
+    const std::vector<float> x = uniform(nhwc[0] * 3 * nhwc[1] * nhwc[2], 40 + static_cast<unsigned>(s), -1.0f, 1.0f);
+    const std::vector<float> y = run(ctx, x);
+    const std::size_t item = 4u * nhwc[1] * nhwc[2];
+    ASSERT_EQ(y.size(), item * nhwc[0]);
+    const std::vector<float> want = onnxruntime({nhwc[0], 3, nhwc[1], nhwc[2]}, x);
+    ASSERT_EQ(want.size(), y.size());
+    EXPECT_GE(cosine(y, want), 0.9999);
+    // Each item is its own: the last item against onnxruntime's last.
+    EXPECT_GE(cosine(std::vector<float>(y.end() - static_cast<std::ptrdiff_t>(item), y.end()),
+                     std::vector<float>(want.end() - static_cast<std::ptrdiff_t>(item), want.end())),
+              0.9999);
   }
 }
 

@@ -35,6 +35,7 @@ using test::cosine;
 
 namespace fs = std::filesystem;
 using runtime::rknn::last_error;
+using runtime::rknn::last_warning;
 
 const std::string kLeNet = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
 
@@ -222,7 +223,7 @@ TEST_F(Rknn, InitFlagsNotImplementedAreRefusedNotIgnored) {
   auto m = compile(kLeNet, "RK3588");
   ASSERT_TRUE(m);
   rknn_context ctx = 0;
-  for (uint32_t flag : {RKNN_FLAG_MEM_ALLOC_OUTSIDE, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY, RKNN_FLAG_ENABLE_SRAM}) {
+  for (uint32_t flag : {RKNN_FLAG_FENCE_IN_OUTSIDE, RKNN_FLAG_FENCE_OUT_OUTSIDE, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY}) {
     EXPECT_EQ(rknn_init(&ctx, m->image.data(), static_cast<uint32_t>(m->image.size()), flag, nullptr), RKNN_ERR_FAIL)
         << flag;
     EXPECT_TRUE(contains(last_error(), "not implemented yet in svp-acl")) << last_error();
@@ -235,6 +236,79 @@ TEST_F(Rknn, InitFlagsNotImplementedAreRefusedNotIgnored) {
         << last_error();
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
   }
+}
+
+// RKNN_FLAG_COLLECT_MODEL_INFO_ONLY: a context for rknn_query (the memory sizes before
+// allocating anything); every call that would run the model says why it cannot.
+TEST_F(Rknn, CollectModelInfoOnlyContextsAnswerQueriesAndRefuseToRun) {
+  auto m = compile(kLeNet, "RK3588");
+  ASSERT_TRUE(m);
+  rknn_context normal = init(*m);
+  rknn_context ctx = 0;
+  ASSERT_EQ(rknn_init(&ctx, m->image.data(), static_cast<uint32_t>(m->image.size()), RKNN_FLAG_COLLECT_MODEL_INFO_ONLY,
+                      nullptr),
+            RKNN_SUCC)
+      << last_error();
+  opened_.push_back(ctx);
+  rknn_input_output_num io{};
+  ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_IN_OUT_NUM, &io, sizeof io), RKNN_SUCC);
+  EXPECT_EQ(io.n_input, 1u);
+  EXPECT_EQ(attr(ctx, RKNN_QUERY_INPUT_ATTR, 0).size, attr(normal, RKNN_QUERY_INPUT_ATTR, 0).size);
+  rknn_mem_size info{}, real{};
+  ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &info, sizeof info), RKNN_SUCC) << last_error();
+  ASSERT_EQ(rknn_query(normal, RKNN_QUERY_MEM_SIZE, &real, sizeof real), RKNN_SUCC) << last_error();
+  EXPECT_EQ(info.total_weight_size, real.total_weight_size);
+  EXPECT_EQ(info.total_internal_size, real.total_internal_size);
+  EXPECT_EQ(info.total_dma_allocated_size, real.total_dma_allocated_size)
+      << "the sizes a context that runs the model allocates";
+  const std::vector<float> x = uniform(784, 3);
+  rknn_input in{};
+  in.buf = const_cast<float*>(x.data());
+  in.size = 784 * 4;
+  in.type = RKNN_TENSOR_FLOAT32;
+  in.fmt = RKNN_TENSOR_NCHW;
+  EXPECT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_ERR_FAIL);
+  EXPECT_TRUE(contains(last_error(), "RKNN_FLAG_COLLECT_MODEL_INFO_ONLY")) << last_error();
+  EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_ERR_FAIL);
+  rknn_output out{};
+  EXPECT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_ERR_FAIL);
+  rknn_context dup = 0;
+  EXPECT_EQ(rknn_dup_context(&ctx, &dup), RKNN_ERR_FAIL);
+  rknn_tensor_mem* mem = rknn_create_mem(ctx, 784 * 4);
+  ASSERT_NE(mem, nullptr);
+  rknn_tensor_attr a = attr(ctx, RKNN_QUERY_INPUT_ATTR, 0);
+  EXPECT_EQ(rknn_set_io_mem(ctx, mem, &a), RKNN_ERR_FAIL);
+  EXPECT_EQ(rknn_set_internal_mem(ctx, mem), RKNN_ERR_FAIL);
+  EXPECT_EQ(rknn_destroy_mem(ctx, mem), RKNN_SUCC);
+  EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+  EXPECT_EQ(rknn_destroy(normal), RKNN_SUCC);
+}
+
+// The SRAM flags and the GPU fallback flag name hardware the host has not: accepted with a
+// warning saying so, the model runs as without them.
+TEST_F(Rknn, SramAndGpuFallbackFlagsRunAsWithoutThemAndSaySo) {
+  auto m = compile(kLeNet, "RK3588");
+  ASSERT_TRUE(m);
+  rknn_context normal = init(*m);
+  const std::vector<float> x = uniform(784, 4);
+  const std::vector<float> want = run(normal, x.data(), 784 * 4, RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NCHW);
+  const std::vector<std::pair<uint32_t, std::string>> cases = {
+      {RKNN_FLAG_ENABLE_SRAM, "no SRAM"},
+      {RKNN_FLAG_ENABLE_SRAM | RKNN_FLAG_SHARE_SRAM, "no SRAM"},
+      {RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU, "no GPU"}};
+  for (const auto& [flag, said] : cases) {
+    rknn_context ctx = 0;
+    ASSERT_EQ(rknn_init(&ctx, m->image.data(), static_cast<uint32_t>(m->image.size()), flag, nullptr), RKNN_SUCC)
+        << last_error();
+    opened_.push_back(ctx);
+    EXPECT_TRUE(contains(last_warning(), said)) << last_warning();
+    rknn_mem_size sizes{};
+    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &sizes, sizeof sizes), RKNN_SUCC);
+    EXPECT_EQ(sizes.total_sram_size, 0u);
+    EXPECT_EQ(run(ctx, x.data(), 784 * 4, RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NCHW), want);
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+  }
+  EXPECT_EQ(rknn_destroy(normal), RKNN_SUCC);
 }
 
 TEST_F(Rknn, QueryReportsTheImageInputNhwcAndTheOutputAsTheModelDeclaresIt) {
@@ -699,7 +773,7 @@ TEST_F(Rknn, EveryFunctionAnswersNullAndGarbageArgumentsWithAnErrorCode) {
   EXPECT_EQ(rknn_create_mem_from_mb_blk(ctx, nullptr, 0), nullptr);
   EXPECT_EQ(rknn_destroy_mem(ctx, &mem), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_destroy_mem(ctx, nullptr), RKNN_ERR_PARAM_INVALID);
-  EXPECT_EQ(rknn_set_weight_mem(ctx, &mem), RKNN_ERR_FAIL);
+  EXPECT_EQ(rknn_set_weight_mem(ctx, &mem), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_set_weight_mem(ctx, nullptr), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_set_internal_mem(ctx, &mem), RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_set_internal_mem(ctx, nullptr), RKNN_ERR_PARAM_INVALID);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "npy_io.h"
+#include "onnx_builder.h"
 #include "onnxruntime_oracle.h"
 #include "rknn/rknn_api.h"
 #include "runtime/rknn_context.h"
@@ -477,6 +478,82 @@ TEST_F(RknnConvert, DynamicInputResolutionSetsBecomeResolutionGearsLargestFirst)
   // LeNet's Gemm has a fixed size: its resolution gears do not compile (exit 1, the reason named).
   const Outcome o = convert(write("hw.yml", lenet_yml("    configs:\n      dynamic_input: [[[1,1,28,28]], [[1,1,24,24]]]\n")));
   EXPECT_EQ(o.exit_code, 1) << o.output;
+}
+
+// Sets that vary the batch and the size together, every batch at every size: both gears in
+// one model; librknnrt offers the four sets and runs each as onnxruntime does. A partial
+// combination is refused.
+TEST_F(RknnConvert, DynamicInputBatchAndResolutionSetsGiveBothGears) {
+  const std::string onnx = (dir_ / "conv.onnx").string();
+  {
+    test::OnnxBuilder b;
+    b.input("x", {-1, 3, -1, -1});
+    b.initializer("w", {2, 3, 3, 3}, uniform(54, 12, -0.5f, 0.5f));
+    auto& conv = b.node("Conv", {"x", "w"}, {"y"}, "conv");
+    test::OnnxBuilder::attr_ints(conv, "pads", {1, 1, 1, 1});
+    b.output("y", {-1, 2, -1, -1});
+    for (auto* v : {b.model().mutable_graph()->mutable_input(0), b.model().mutable_graph()->mutable_output(0)}) {
+      auto* shape = v->mutable_type()->mutable_tensor_type()->mutable_shape();
+      shape->mutable_dim(0)->set_dim_param("N");
+      shape->mutable_dim(2)->set_dim_param("H");
+      shape->mutable_dim(3)->set_dim_param("W");
+    }
+    b.write(onnx);
+  }
+  auto yml = [&](const std::string& name, const std::string& sets) {
+    return write(name, "models:\n    name: conv\n    platform: onnx\n    model_file_path: " + onnx +
+                           "\n    configs:\n      dynamic_input: " + sets + "\n");
+  };
+  auto partial = rknn_convert::read_convert_config(yml("partial.yml", "[[[1,3,8,8]], [[2,3,8,8]], [[1,3,4,4]]]"),
+                                                   "rk3588");
+  ASSERT_FALSE(partial.ok());
+  EXPECT_TRUE(contains(partial.status().message(), "every batch (1,2) at every size")) << partial.status().message();
+  const std::string full = yml("full.yml", "[[[1,3,4,4]], [[2,3,4,4]], [[1,3,8,8]], [[2,3,8,8]]]");
+  auto plan = rknn_convert::read_convert_config(full, "rk3588");
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->options.dynamic_batch_size, (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(plan->options.dynamic_image_size, (std::vector<std::pair<std::int64_t, std::int64_t>>{{8, 8}, {4, 4}}));
+  EXPECT_EQ(plan->options.input_shape[0].second, (std::vector<std::int64_t>{-1, 3, -1, -1}));
+  SKIP_WITHOUT_ONNXRUNTIME();
+  const Outcome o = convert(full);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  const std::string path = (dir_ / "out" / "conv.rknn").string();
+  rknn_context ctx = 0;
+  ASSERT_EQ(rknn_init(&ctx, const_cast<char*>(path.c_str()), 0, 0, nullptr), RKNN_SUCC) << last_error();
+  static rknn_input_range range;
+  std::memset(&range, 0, sizeof range);
+  ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_INPUT_DYNAMIC_RANGE, &range, sizeof range), RKNN_SUCC) << last_error();
+  EXPECT_EQ(range.shape_number, 4u);
+  rknn_tensor_attr shape;
+  std::memset(&shape, 0, sizeof shape);
+  ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &shape, sizeof shape), RKNN_SUCC);
+  EXPECT_EQ(std::vector<uint32_t>(shape.dims, shape.dims + 4), (std::vector<uint32_t>{2, 8, 8, 3}));
+  shape.dims[0] = 2;
+  shape.dims[1] = shape.dims[2] = 4;
+  ASSERT_EQ(rknn_set_input_shapes(ctx, 1, &shape), RKNN_SUCC) << last_error();
+  const std::vector<float> x = uniform(2 * 3 * 4 * 4, 33, -1.0f, 1.0f);
+  rknn_input in;
+  std::memset(&in, 0, sizeof in);
+  in.buf = const_cast<float*>(x.data());
+  in.size = static_cast<uint32_t>(x.size() * sizeof(float));
+  in.type = RKNN_TENSOR_FLOAT32;
+  in.fmt = RKNN_TENSOR_NCHW;
+  ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC) << last_error();
+  ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC) << last_error();
+  rknn_output out;
+  std::memset(&out, 0, sizeof out);
+  out.want_float = 1;
+  ASSERT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC) << last_error();
+  ASSERT_EQ(out.size, 2 * 2 * 4 * 4 * sizeof(float));
+  const std::string in_path = (dir_ / "x.npy").string();
+  test::write_npy_f32(in_path, {2, 3, 4, 4}, x);
+  const std::string cmd = test::onnxruntime_command(onnx, (dir_ / "ort").string(), {{"x", in_path}});
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const std::vector<float> want = test::read_npy_f32((dir_ / "ort" / "y.npy").string()).data;
+  const float* y = static_cast<const float*>(out.buf);
+  EXPECT_GE(cosine(std::vector<float>(y, y + want.size()), want), 0.9999);
+  EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
+  EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
 // Malformed documents: each refused with a message naming the key or file, exit 2 (or 3 for

@@ -319,10 +319,37 @@ Status read_configs(const YAML::Node& c, ConvertPlan* plan) {
   return Status::Ok();
 }
 
+// One (h, w) per set: the size of every 4-D input whose height or width changes between sets
+// (they must agree within a set).
+Result<std::vector<std::pair<std::int64_t, std::int64_t>>> set_sizes(
+    const std::vector<std::vector<std::vector<std::int64_t>>>& sets, const char* key) {
+  const std::size_t n = sets.front().size();
+  std::vector<bool> varies(n, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const auto& set : sets) {
+      varies[i] = varies[i] || (set[i].size() == 4 && (set[i][2] != sets.front()[i][2] || set[i][3] != sets.front()[i][3]));
+    }
+  }
+  std::vector<std::pair<std::int64_t, std::int64_t>> hw(sets.size(), {0, 0});
+  for (std::size_t s = 0; s < sets.size(); ++s) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!varies[i]) continue;
+      const auto& d = sets[s][i];
+      if (hw[s].first == 0) hw[s] = {d[2], d[3]};
+      if (hw[s] != std::make_pair(d[2], d[3])) {
+        return Error(err::kFeatureUnsupported, "{}: set {} gives its 4-D inputs different heights and widths; one "
+                     "size per set is implemented (docs/rknn.md)", key, s);
+      }
+    }
+  }
+  return hw;
+}
+
 // The shape sets onto the compiler's gears: sets that differ only in the batch (dimension 0,
 // the same in every input of a set) become --dynamic_batch_size; sets that differ only in the
 // height and width of 4-D inputs (the same in every such input of a set) become
-// --dynamic_image_size, largest first (the model is stored at its first gear).
+// --dynamic_image_size, largest first (the model is stored at its first gear); sets that vary
+// both must be every listed batch at every listed size (both flags).
 Status apply_dynamic_input(ConvertPlan* plan) {
   static constexpr char kKey[] = "models.configs.dynamic_input";
   compiler::CompileOptions& o = plan->options;
@@ -355,39 +382,46 @@ Status apply_dynamic_input(ConvertPlan* plan) {
       }
     }
   }
-  if (other_varies || (batch_varies && hw_varies)) {
+  if (other_varies) {
     return Error(err::kFeatureUnsupported,
-                 "{}: shape sets that differ in more than the batch (dimension 0 of every input alike) or more than the "
-                 "height and width of 4-D inputs are not implemented yet in svp-acl (docs/rknn.md)", kKey);
+                 "{}: shape sets that differ in more than the batch (dimension 0 of every input alike) and the height "
+                 "and width of 4-D inputs are not implemented yet in svp-acl (docs/rknn.md)", kKey);
+  }
+  if (batch_varies || hw_varies) {
+    std::set<std::vector<std::vector<std::int64_t>>> distinct(sets.begin(), sets.end());
+    if (distinct.size() != sets.size()) return Error(err::kInvalidParam, "{}: a shape set is listed twice", kKey);
   }
   o.input_shape.clear();
   std::vector<std::size_t> order(sets.size());
   for (std::size_t s = 0; s < order.size(); ++s) order[s] = s;
+  std::vector<std::pair<std::int64_t, std::int64_t>> hw;
   if (hw_varies) {
-    // One (h, w) per set for every 4-D input whose size changes.
-    std::vector<bool> varies(n, false);
-    for (std::size_t i = 0; i < n; ++i) {
-      for (const auto& set : sets) {
-        varies[i] = varies[i] || set[i][2] != sets.front()[i][2] || set[i][3] != sets.front()[i][3];
-      }
-    }
-    std::vector<std::pair<std::int64_t, std::int64_t>> hw(sets.size(), {0, 0});
-    for (std::size_t s = 0; s < sets.size(); ++s) {
-      for (std::size_t i = 0; i < n; ++i) {
-        if (!varies[i]) continue;
-        const auto& d = sets[s][i];
-        if (hw[s].first == 0) hw[s] = {d[2], d[3]};
-        if (hw[s] != std::make_pair(d[2], d[3])) {
-          return Error(err::kFeatureUnsupported, "{}: set {} gives its 4-D inputs different heights and widths; one "
-                       "size per set is implemented (docs/rknn.md)", kKey, s);
-        }
-      }
-    }
+    auto sizes = set_sizes(sets, kKey);
+    if (!sizes.ok()) return sizes.status();
+    hw = std::move(*sizes);
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return hw[a].first * hw[a].second > hw[b].first * hw[b].second; });
-    for (std::size_t s : order) o.dynamic_image_size.push_back(hw[s]);
-  } else if (batch_varies) {
-    for (const auto& set : sets) o.dynamic_batch_size.push_back(set[0][0]);
+    for (std::size_t s : order) {
+      if (std::find(o.dynamic_image_size.begin(), o.dynamic_image_size.end(), hw[s]) == o.dynamic_image_size.end()) {
+        o.dynamic_image_size.push_back(hw[s]);
+      }
+    }
+  }
+  if (batch_varies) {
+    for (const auto& set : sets) {
+      if (std::find(o.dynamic_batch_size.begin(), o.dynamic_batch_size.end(), set[0][0]) == o.dynamic_batch_size.end()) {
+        o.dynamic_batch_size.push_back(set[0][0]);
+      }
+    }
+  }
+  // Both: the model runs every batch at every size, so the sets must be exactly those.
+  if (batch_varies && hw_varies && sets.size() != o.dynamic_batch_size.size() * o.dynamic_image_size.size()) {
+    return Error(err::kFeatureUnsupported,
+                 "{}: sets that vary the batch and the size together must list every batch ({}) at every size ({} "
+                 "sizes): {} sets expected, {} given; other combinations are not implemented yet in svp-acl "
+                 "(docs/rknn.md)",
+                 kKey, fmt::join(o.dynamic_batch_size, ","), o.dynamic_image_size.size(),
+                 o.dynamic_batch_size.size() * o.dynamic_image_size.size(), sets.size());
   }
   for (std::size_t i = 0; i < n; ++i) {
     std::vector<std::int64_t> d = sets[order.front()][i];
@@ -397,10 +431,6 @@ Status apply_dynamic_input(ConvertPlan* plan) {
       }
     }
     o.input_shape.emplace_back(names[i], d);
-  }
-  if (batch_varies || hw_varies) {
-    std::set<std::vector<std::vector<std::int64_t>>> distinct(sets.begin(), sets.end());
-    if (distinct.size() != sets.size()) return Error(err::kInvalidParam, "{}: a shape set is listed twice", kKey);
   }
   return Status::Ok();
 }
