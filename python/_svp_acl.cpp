@@ -23,6 +23,7 @@
 #include "convert.h"
 #include "convert_config.h"
 #include "rknn/rknn_api.h"
+#include "svp_runtime.h"
 
 namespace py = pybind11;
 
@@ -327,6 +328,7 @@ PYBIND11_MODULE(_svp_acl, m) {
       .def("perf_detail", &Runtime::perf_detail)
       .def("sdk_version", &Runtime::sdk_version)
       .def("close", &Runtime::close);
+  bind_svp_runtime(m);
   m.attr("RKNN_FLAG_COLLECT_PERF_MASK") = RKNN_FLAG_COLLECT_PERF_MASK;
   m.attr("RKNN_TENSOR_NCHW") = static_cast<int>(RKNN_TENSOR_NCHW);
   m.attr("RKNN_TENSOR_NHWC") = static_cast<int>(RKNN_TENSOR_NHWC);
