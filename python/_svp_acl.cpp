@@ -284,6 +284,29 @@ py::tuple build_rknn(const std::string& yml, const std::string& target, const st
   return py::make_tuple(image, c.warnings, c.log);
 }
 
+// rknn.api.RKNN.accuracy_analysis: the model of the YAML compiled again with svp_atc's
+// per-layer accuracy report on `accuracy_inputs` (--accuracy_inputs' format); the report's
+// CSV (quant/layer_accuracy.h), its summary lines and the equivalent svp_atc command line.
+py::dict analyse_rknn(const std::string& yml, const std::string& target, const std::string& caller,
+                      const std::string& accuracy_inputs) {
+  auto plan = svp::rknn_convert::read_convert_config(yml, target);
+  if (!plan.ok()) throw_status(plan.status());
+  plan->options.accuracy_report = true;
+  plan->options.accuracy_inputs = accuracy_inputs;
+  std::optional<svp::Result<svp::rknn_convert::Converted>> r;
+  {
+    py::gil_scoped_release nogil;
+    r.emplace(svp::rknn_convert::convert(std::move(*plan), caller));
+  }
+  if (!r->ok()) throw_status(r->status());
+  py::dict d;
+  d["csv"] = (*r)->layer_accuracy_csv;
+  d["summary"] = (*r)->accuracy_summary;
+  d["log"] = (*r)->log;
+  d["command_line"] = (*r)->command_line;
+  return d;
+}
+
 // svp_atc's command line (`--key=value` arguments, parsed by svp_atc's own parser) → the
 // model image bytes and the compiler's log; no file is written.
 py::tuple compile_atc(const std::vector<std::string>& args) {
@@ -314,6 +337,8 @@ PYBIND11_MODULE(_svp_acl, m) {
   svp::log::get().sinks().push_back(std::make_shared<CaptureSink>());
   m.def("build_rknn", &build_rknn, py::arg("yml"), py::arg("target"), py::arg("caller"),
         "Compiles the model an rknn_convert YAML file describes; returns (image bytes, warnings, log).");
+  m.def("analyse_rknn", &analyse_rknn, py::arg("yml"), py::arg("target"), py::arg("caller"), py::arg("accuracy_inputs"),
+        "Compiles the YAML's model with the per-layer accuracy report on these inputs; returns a dict (csv, summary, log, command_line).");
   m.def("compile_atc", &compile_atc, py::arg("args"),
         "Compiles as svp_atc does with these --key=value arguments; returns (image bytes, log, ignored flags).");
   m.def("rknn_platform", &rknn_platform, py::arg("name"),

@@ -98,6 +98,8 @@ class RKNN:
         self._platform = None  # the configured platform's device profile name
         self._onnx = None
         self._model = None      # the built or loaded model image
+        self._built = None      # build()'s (do_quantization, dataset)
+        self.accuracy_report = None  # accuracy_analysis()'s rows (svp-acl's addition)
         self._runtime = None
         self._perf_debug = False
         self._released = False
@@ -150,13 +152,14 @@ class RKNN:
         if self._platform is None:
             self._platform = _svp_acl.rknn_platform(_DEFAULT_PLATFORM)
         image, warnings, log = self._convert(bool(do_quantization), dataset)
+        self._built = (bool(do_quantization), dataset)
         for w in warnings:
             _log.warning("build: %s", _api_names(w))
         for line in log:
             _log.debug("build: %s", line)
         self._model = image
 
-    def _convert(self, quantize, dataset):
+    def _convert(self, quantize, dataset, accuracy_inputs=None):
         models = {"name": "model", "platform": "onnx", "model_file_path": self._onnx["model"], "quantize": quantize}
         subgraphs = {k: self._onnx[k] for k in ("inputs", "input_size_list", "outputs") if self._onnx[k] is not None}
         if subgraphs:
@@ -171,6 +174,8 @@ class RKNN:
             yml = os.path.join(tmp, "model_config.yml")
             with open(yml, "w") as f:
                 json.dump({"models": models}, f, indent=1)
+            if accuracy_inputs is not None:
+                return _svp_acl.analyse_rknn(yml, self._platform, "rknn.api.RKNN.accuracy_analysis", accuracy_inputs)
             return _svp_acl.build_rknn(yml, self._platform, caller)
 
     @_returns_code
@@ -194,7 +199,60 @@ class RKNN:
             raise _Refused("{} is a Rockchip .rknn file (a closed format svp-acl cannot read): rebuild it from the "
                            "ONNX model with load_onnx() + build(), or with rknn_convert".format(path))
         self._model = data
+        self._built = None
         self._close_runtime()
+
+    @_returns_code
+    def accuracy_analysis(self, inputs, output_dir="./snapshot", target=None, device_id=None):
+        """Per-layer error of the quantized model against the float one on `inputs` (one
+        .npy file or numpy array per model input): svp_atc's --accuracy_report, written as
+        the toolkit's snapshot folder (error_analysis.txt, golden/, simulator/)."""
+        self._live()
+        if target is not None or device_id is not None:
+            raise _Refused("target/device_id: svp-acl analyses on this host's software NPU only: pass target=None")
+        if self._onnx is None or self._built is None:
+            raise _Refused("no built model: call load_onnx() and build() first (the analysis compiles the ONNX model "
+                           "again; a model from load_rknn() cannot be analysed)")
+        quantize, dataset = self._built
+        if not quantize:
+            raise _Refused("the model was built with do_quantization=False: the analysis compares the quantized "
+                           "model with the float one (build(do_quantization=True, dataset=...))")
+        probe = _svp_acl.Runtime(self._model)
+        try:
+            attrs = probe.inputs()
+        finally:
+            probe.close()
+        arrays = _accuracy_inputs(inputs, attrs)
+        os.makedirs(output_dir, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="svp_accuracy_") as tmp:
+            lists = []
+            for i, (attr, array) in enumerate(zip(attrs, arrays)):
+                item = os.path.join(tmp, "input{}.npy".format(i))
+                np.save(item, array)
+                listed = os.path.join(tmp, "input{}.txt".format(i))
+                with open(listed, "w") as f:
+                    f.write(item + "\n")
+                lists.append("{}:{}".format(attr["name"], listed))
+            report = self._convert(True, dataset, ";".join(lists))
+        rows = _report_rows(report["csv"])
+        self.accuracy_report = rows
+        for line in report["summary"]:
+            _log.info("accuracy_analysis: %s", line)
+        _write_snapshot(output_dir, rows, report["summary"], report["command_line"], self._snapshot_outputs(arrays))
+
+    def _snapshot_outputs(self, arrays):
+        """The model outputs of the float build (golden) and of the quantized one (simulator)."""
+        golden_image = self._convert(False, None)[0]
+        outputs = {}
+        for folder, image in (("golden", golden_image), ("simulator", self._model)):
+            runtime = _svp_acl.Runtime(image)
+            try:
+                fmts = [_svp_acl.RKNN_TENSOR_NCHW] * len(arrays)
+                outputs[folder] = list(zip([a["name"] for a in runtime.outputs()],
+                                           runtime.run(arrays, fmts, [False] * len(arrays))))
+            finally:
+                runtime.close()
+        return outputs
 
     # ----------------------------------------------------------------- runtime
     @_returns_code
@@ -347,3 +405,77 @@ def _prepare_input(i, array, attr, data_format, pass_through):
         raise TypeError("inference: input {} ({}) is float64, which librknnrt does not take: pass "
                         "array.astype(np.float32)".format(i, attr["name"]))
     return array, fmt
+
+
+def _accuracy_inputs(inputs, attrs):
+    """accuracy_analysis' inputs as float32 arrays in the model's (NCHW) order: .npy files or
+    arrays, 4-D ones in NHWC (the toolkit's layout) or NCHW."""
+    if isinstance(inputs, (str, os.PathLike, np.ndarray)):
+        inputs = [inputs]
+    if not isinstance(inputs, (list, tuple)) or len(inputs) != len(attrs):
+        raise _Refused("inputs must be a list of {} .npy file(s) or array(s), one per model input".format(len(attrs)))
+    arrays = []
+    for i, (item, attr) in enumerate(zip(inputs, attrs)):
+        if isinstance(item, (str, os.PathLike)):
+            if not str(item).endswith(".npy"):
+                raise _Refused("inputs[{}] = {!r}: image files are not implemented yet in svp-acl's accuracy_analysis "
+                               "(give the preprocessed input as .npy)".format(i, str(item)))
+            item = np.load(item)
+        if not isinstance(item, np.ndarray):
+            raise _Refused("inputs[{}] is a {}, not a .npy path or numpy array".format(i, type(item).__name__))
+        dims = list(attr["dims"])  # NHWC for 4-D inputs (INPUT_ATTR)
+        nchw = [dims[0], dims[3], dims[1], dims[2]] if len(dims) == 4 else dims
+        shape = list(item.shape)
+        if len(dims) == 4 and shape in (dims, dims[1:]):
+            item = item.reshape(dims).transpose(0, 3, 1, 2)
+        elif shape in (nchw, nchw[1:]):
+            item = item.reshape(nchw)
+        else:
+            raise _Refused("inputs[{}] ({}) has shape {}, the model wants {} (NHWC) or {} (NCHW)".format(
+                i, attr["name"], tuple(shape), tuple(dims), tuple(nchw)))
+        arrays.append(np.ascontiguousarray(item, dtype=np.float32))
+    return arrays
+
+
+def _report_rows(csv_text):
+    """The compiler's layer accuracy CSV (worst first) as dicts in execution order."""
+    import csv
+    import io
+    rows = []
+    for r in csv.DictReader(io.StringIO(csv_text)):
+        num = lambda k: float(r[k]) if r[k] != "" else None  # noqa: E731
+        rows.append({"order": int(r["order"]), "layer": r["layer"], "op": r["op"],
+                     "single_cos": num("single_cosine"), "single_euc": num("single_relative_distance"),
+                     "entire_cos": num("entire_cosine"), "entire_euc": num("entire_relative_distance")})
+    return sorted(rows, key=lambda r: r["order"])
+
+
+def _write_snapshot(output_dir, rows, summary, command_line, outputs):
+    def cell(cos, euc):
+        return "{:<21}".format("-" if cos is None else "{:.5f} | {:.5g}".format(cos, euc))
+
+    width = max([len(r["op"]) + len(r["layer"]) + 3 for r in rows] + [40])
+    lines = [
+        "# simulator_error: the output error of each layer of the quantized model on svp-acl's software NPU",
+        "#   against the float model ('golden').",
+        "#   entire: the quantized model run whole (errors accumulate layer by layer).",
+        "#   single: the layer alone, fed the float model's inputs (its own error).",
+        "#   cos: cosine; euc: RELATIVE Euclidean distance ||a - g|| / ||g|| (svp-acl; the toolkit's is absolute).",
+        "# " + command_line,
+    ] + ["# " + line for line in summary] + [
+        "",
+        "{:<{w}}{}".format("layer_name", "simulator_error", w=width),
+        "{:<{w}}{:<21}{}".format("", "entire", "single", w=width),
+        "{:<{w}}{:<21}{}".format("", "cos     | euc", "cos     | euc", w=width),
+        "-" * (width + 42),
+    ]
+    for r in rows:
+        lines.append("{:<{w}}{}{}".format("[{}] {}".format(r["op"], r["layer"]), cell(r["entire_cos"], r["entire_euc"]),
+                                          cell(r["single_cos"], r["single_euc"]), w=width).rstrip())
+    with open(os.path.join(output_dir, "error_analysis.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    for folder, named in outputs.items():
+        os.makedirs(os.path.join(output_dir, folder), exist_ok=True)
+        for name, array in named:
+            safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+            np.save(os.path.join(output_dir, folder, safe + ".npy"), array)
