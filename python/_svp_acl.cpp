@@ -19,9 +19,13 @@
 
 #include "common/log.h"
 #include "compiler/atc_options.h"
+#include "compiler/board_time.h"
 #include "compiler/compile.h"
 #include "convert.h"
 #include "convert_config.h"
+#include "model/format.h"
+#include "runtime/rknn_context.h"
+#include "target/device_profile.h"
 #include "rknn/rknn_api.h"
 #include "svp_runtime.h"
 
@@ -220,6 +224,16 @@ class Runtime {
     return perf.perf_data != nullptr ? std::string(perf.perf_data, perf.data_len) : std::string();
   }
 
+  // RKNN_QUERY_MEM_SIZE: (weights, internal tensors, everything the context allocated).
+  py::tuple mem_size() {
+    live();
+    Capture c;
+    rknn_mem_size mem{};
+    const int r = rknn_query(ctx_, RKNN_QUERY_MEM_SIZE, &mem, sizeof mem);
+    if (r != RKNN_SUCC) throw_rknn("rknn_query(RKNN_QUERY_MEM_SIZE)", r, c);
+    return py::make_tuple(mem.total_weight_size, mem.total_internal_size, mem.total_dma_allocated_size);
+  }
+
   std::string sdk_version() {
     live();
     Capture c;
@@ -324,6 +338,40 @@ py::tuple compile_atc(const std::vector<std::string>& args) {
                         parsed->ignored);
 }
 
+// The board timing model's prediction for a model image on the target it was compiled
+// for (docs/board_time.md): per program layer and in total, in microseconds.
+py::dict predict_board_time(const py::bytes& image) {
+  const std::string bytes = image;
+  auto m = svp::model::read_model(bytes.data(), bytes.size());
+  if (!m.ok()) throw std::invalid_argument("the model image does not parse: " + m.status().message());
+  const std::string soc = svp::runtime::rknn::compiled_soc(m->program.compiler.command_line);
+  const svp::target::DeviceProfile* device = svp::target::find_profile(soc);
+  if (device == nullptr) {
+    throw std::invalid_argument("the model records no known target (--soc_version '" + soc +
+                                "'): its board time cannot be predicted");
+  }
+  const svp::target::ProgramTime t = svp::compiler::predict_board_time(m->program, *device);
+  py::list layers;
+  for (std::size_t i = 0; i < t.layers.size() && i < m->program.layers.size(); ++i) {
+    const auto& l = m->program.layers[i];
+    py::dict d;
+    d["name"] = l.name;
+    d["op"] = l.op;
+    d["unit"] = l.target == svp::model::Target::kNpu ? "NPU" : "CPU";
+    d["us"] = t.layers[i].us;
+    // As svp_atc's atc_perf.csv says it: no time of its own = folded into its producer.
+    d["bound"] = std::string(t.layers[i].us > 0 ? svp::target::to_string(t.layers[i].bound) : "fused");
+    d["ddr_bytes"] = t.layers[i].ddr_bytes;
+    layers.append(d);
+  }
+  py::dict r;
+  r["soc"] = device->name;
+  r["layers"] = layers;
+  r["task_us"] = t.task_us;
+  r["total_us"] = t.total_us;
+  return r;
+}
+
 std::string rknn_platform(const std::string& name) {
   auto p = svp::rknn_convert::rknn_platform(name);
   if (!p.ok()) throw std::invalid_argument(p.status().message());
@@ -341,6 +389,8 @@ PYBIND11_MODULE(_svp_acl, m) {
         "Compiles the YAML's model with the per-layer accuracy report on these inputs; returns a dict (csv, summary, log, command_line).");
   m.def("compile_atc", &compile_atc, py::arg("args"),
         "Compiles as svp_atc does with these --key=value arguments; returns (image bytes, log, ignored flags).");
+  m.def("predict_board_time", &predict_board_time, py::arg("image"),
+        "The board timing model's predicted time of a model image on its target: dict (soc, layers, task_us, total_us).");
   m.def("rknn_platform", &rknn_platform, py::arg("name"),
         "The RKNN device profile's name for a platform name (any case); ValueError naming the accepted ones.");
   py::class_<Runtime>(m, "Runtime")
@@ -352,6 +402,7 @@ PYBIND11_MODULE(_svp_acl, m) {
       .def("perf_run", &Runtime::perf_run)
       .def("perf_detail", &Runtime::perf_detail)
       .def("sdk_version", &Runtime::sdk_version)
+      .def("mem_size", &Runtime::mem_size)
       .def("close", &Runtime::close);
   bind_svp_runtime(m);
   m.attr("RKNN_FLAG_COLLECT_PERF_MASK") = RKNN_FLAG_COLLECT_PERF_MASK;

@@ -264,7 +264,7 @@ class RKNN:
             raise _Refused("target={!r} asks for a board over adb; svp-acl runs the model on this host's software "
                            "NPU: pass target=None".format(target))
         refused = [name for name, on in (("target_sub_class", target_sub_class is not None),
-                                         ("device_id", device_id is not None), ("eval_mem", bool(eval_mem)),
+                                         ("device_id", device_id is not None),
                                          ("async_mode", bool(async_mode)),
                                          ("fallback_prior_device", fallback_prior_device != "cpu")) if on]
         if refused:
@@ -285,6 +285,7 @@ class RKNN:
                 raise
         self._runtime = runtime
         self._perf_debug = bool(perf_debug)
+        self._eval_mem = bool(eval_mem)
 
     def inference(self, inputs, data_format=None, inputs_pass_through=None, get_frame_id=False):
         """Runs the model: a list of numpy arrays in, a list of float32 arrays out."""
@@ -310,7 +311,9 @@ class RKNN:
         return self._runtime.run(arrays, fmts, [bool(p) for p in passes])
 
     def eval_perf(self, is_print=True, fix_freq=True):
-        """Runs the model once on zeros; returns the per-layer table (host time, not the board's)."""
+        """Runs the model once on zeros; returns the per-layer table: the board time the
+        timing model predicts for the model's target (docs/board_time.md) and the host time
+        measured here (per layer with init_runtime(perf_debug=True))."""
         self._live()
         if self._runtime is None:
             raise RuntimeError("eval_perf: call init_runtime() first")
@@ -319,16 +322,39 @@ class RKNN:
         zeros = [np.zeros(a["dims"], dtype=np.float32) for a in self._runtime.inputs()]
         self._runtime.run(zeros, [_fmt_of(a) for a in self._runtime.inputs()], [False] * len(zeros))
         total = self._runtime.perf_run()
-        head = ("Performance on svp-acl's software NPU: HOST time of this machine in microseconds, "
+        report = _predicted_table(_svp_acl.predict_board_time(self._model))
+        head = ("\nMeasured on svp-acl's software NPU: HOST time of this machine in microseconds, "
                 "not the board's time\n")
         if self._perf_debug:
-            report = head + self._runtime.perf_detail()  # librknnrt's table ends with the total
+            report += head + self._runtime.perf_detail()  # librknnrt's table ends with the total
         else:
-            report = "{}(per-layer times need init_runtime(perf_debug=True))\nTotal Operator Elapsed Time(us): {}\n".format(
+            report += "{}(per-layer host times need init_runtime(perf_debug=True))\nTotal Operator Elapsed Time(us): {}\n".format(
                 head, total)
         if is_print:
             print(report, file=sys.stdout)
         return report
+
+    def eval_memory(self, is_print=True):
+        """The memory the model takes on the software NPU (librknnrt's RKNN_QUERY_MEM_SIZE):
+        a dict of bytes (weight, internal, other, total); needs init_runtime(eval_mem=True)."""
+        self._live()
+        if self._runtime is None or not self._eval_mem:
+            raise RuntimeError("eval_memory: call init_runtime(eval_mem=True) first")
+        weight, internal, total = self._runtime.mem_size()
+        detail = {"total_weight_allocation": weight, "total_internal_allocation": internal,
+                  "total_other_allocation": max(0, total - weight - internal), "total_model_allocation": total}
+        if is_print:
+            mib = lambda n: "{:.2f} MiB".format(n / 1048576.0)  # noqa: E731
+            print("\n".join([
+                "=" * 54, "{:^54}".format("Memory Profile Info Dump"), "=" * 54,
+                "NPU model memory detail (bytes; svp-acl's software NPU, what librknnrt allocated):",
+                "    Weight Memory: " + mib(weight),
+                "    Internal Tensor Memory: " + mib(internal),
+                "    Other Memory: " + mib(detail["total_other_allocation"]),
+                "    Total Memory: " + mib(total),
+                "INFO: the model file is {}".format(mib(len(self._model))),
+                "=" * 54]), file=sys.stdout)
+        return detail
 
     def release(self):
         """Frees the runtime and the model; the object cannot be used afterwards."""
@@ -479,3 +505,19 @@ def _write_snapshot(output_dir, rows, summary, command_line, outputs):
         for name, array in named:
             safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
             np.save(os.path.join(output_dir, folder, safe + ".npy"), array)
+
+
+def _predicted_table(t):
+    """The board timing model's per-layer prediction as a table, labelled as a prediction."""
+    name_w = max([len(l["name"]) for l in t["layers"]] + [10])
+    op_w = max([len(l["op"]) for l in t["layers"]] + [6])
+    lines = ["Predicted board time on {} (board timing model: predicted from published figures, NOT measured; "
+             "docs/board_time.md)".format(t["soc"]),
+             "{:>4}  {:<{o}}  {:<{n}}  {:>4}  {:>16}  {}".format("ID", "OpType", "Name", "Unit", "Predicted(us)",
+                                                                 "Bound", o=op_w, n=name_w)]
+    for i, l in enumerate(t["layers"]):
+        lines.append("{:>4}  {:<{o}}  {:<{n}}  {:>4}  {:>16.3f}  {}".format(i, l["op"], l["name"], l["unit"], l["us"],
+                                                                            l["bound"], o=op_w, n=name_w))
+    lines.append("Total predicted board time (us): {:.3f} (of which the per-execution task cost {:.3f})".format(
+        t["total_us"], t["task_us"]))
+    return "\n".join(lines) + "\n"
