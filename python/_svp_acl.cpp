@@ -21,6 +21,7 @@
 #include "compiler/atc_options.h"
 #include "compiler/board_time.h"
 #include "compiler/compile.h"
+#include "compiler/onnx_import.h"
 #include "convert.h"
 #include "convert_config.h"
 #include "model/format.h"
@@ -372,6 +373,17 @@ py::dict predict_board_time(const py::bytes& image) {
   return r;
 }
 
+// An ONNX model's inputs (initializers excluded): [(name, dims)], -1 for a symbolic dimension.
+std::vector<std::pair<std::string, std::vector<std::int64_t>>> onnx_inputs(const std::string& path) {
+  auto file = svp::compiler::OnnxFile::read(path);
+  if (!file.ok()) throw_status(file.status());
+  const auto names = file->input_names();
+  const auto dims = file->input_dims();
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> out;
+  for (std::size_t i = 0; i < names.size() && i < dims.size(); ++i) out.emplace_back(names[i], dims[i]);
+  return out;
+}
+
 std::string rknn_platform(const std::string& name) {
   auto p = svp::rknn_convert::rknn_platform(name);
   if (!p.ok()) throw std::invalid_argument(p.status().message());
@@ -391,6 +403,8 @@ PYBIND11_MODULE(_svp_acl, m) {
         "Compiles as svp_atc does with these --key=value arguments; returns (image bytes, log, ignored flags).");
   m.def("predict_board_time", &predict_board_time, py::arg("image"),
         "The board timing model's predicted time of a model image on its target: dict (soc, layers, task_us, total_us).");
+  m.def("onnx_inputs", &onnx_inputs, py::arg("path"),
+        "An ONNX model's inputs as [(name, dims)], -1 for a symbolic dimension.");
   m.def("rknn_platform", &rknn_platform, py::arg("name"),
         "The RKNN device profile's name for a platform name (any case); ValueError naming the accepted ones.");
   py::class_<Runtime>(m, "Runtime")

@@ -159,8 +159,8 @@ def test_unsupported_build_and_load_arguments_are_refused_naming_them(messages):
     assert rknn.build(do_quantization=False) == -1
     assert "load_onnx(outputs)" in messages.text()
     assert rknn.load_onnx(model=LENET) == 0
-    assert rknn.build(do_quantization=False, rknn_batch_size=4) == -1
-    assert "rknn_batch_size" in messages.text()
+    assert rknn.build(do_quantization=False, auto_hybrid=True) == -1
+    assert "auto_hybrid" in messages.text()
 
 
 def test_a_core_mask_reaches_librknnrt_which_checks_it_against_the_platforms_cores(messages):

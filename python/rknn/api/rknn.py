@@ -99,6 +99,7 @@ class RKNN:
         self._onnx = None
         self._model = None      # the built or loaded model image
         self._built = None      # build()'s (do_quantization, dataset)
+        self._batch_shapes = None  # build(rknn_batch_size > 1): the inputs' batched shapes
         self.accuracy_report = None  # accuracy_analysis()'s rows (svp-acl's addition)
         self._runtime = None
         self._perf_debug = False
@@ -145,12 +146,14 @@ class RKNN:
         self._live()
         if self._onnx is None:
             raise _Refused("no model: call load_onnx() first")
-        if rknn_batch_size not in (None, 1):
-            raise _Refused("rknn_batch_size={!r} is not implemented yet in svp-acl".format(rknn_batch_size))
+        batch = 1 if rknn_batch_size is None else rknn_batch_size
+        if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+            raise _Refused("rknn_batch_size must be a positive integer, not {!r}".format(rknn_batch_size))
         if auto_hybrid:
             raise _Refused("auto_hybrid=True is not implemented yet in svp-acl")
         if self._platform is None:
             self._platform = _svp_acl.rknn_platform(_DEFAULT_PLATFORM)
+        self._batch_shapes = self._batched_shapes(batch) if batch > 1 else None
         image, warnings, log = self._convert(bool(do_quantization), dataset)
         self._built = (bool(do_quantization), dataset)
         for w in warnings:
@@ -159,16 +162,44 @@ class RKNN:
             _log.debug("build: %s", line)
         self._model = image
 
+    def _batched_shapes(self, batch):
+        """rknn_batch_size: every input's shape with `batch` items, as the one shape set of
+        configs.dynamic_input (a batch gear: the runtime runs `batch` items per inference)."""
+        if self._config.get("dynamic_input"):
+            raise _Refused("rknn_batch_size={} together with config(dynamic_input) is not implemented yet in svp-acl"
+                           .format(batch))
+        if self._onnx["input_size_list"] is not None:
+            shapes = [list(s) for s in self._onnx["input_size_list"]]
+            names = list(self._onnx["inputs"] or ["input {}".format(i) for i in range(len(shapes))])
+        else:
+            declared = _svp_acl.onnx_inputs(self._onnx["model"])
+            names, shapes = [n for n, _ in declared], [list(d) for _, d in declared]
+        out = []
+        for name, shape in zip(names, shapes):
+            if not shape or any(d < 1 for d in shape[1:]):
+                raise _Refused("rknn_batch_size: input {} has no fixed shape ({}): give it with load_onnx(inputs=..., "
+                               "input_size_list=...)".format(name, shape or "none declared"))
+            if shape[0] not in (1, -1):
+                raise _Refused("rknn_batch_size: input {} already has batch {} (shape {}); rknn_batch_size needs "
+                               "batch 1".format(name, shape[0], shape))
+            out.append([batch] + shape[1:])
+        return out
+
     def _convert(self, quantize, dataset, accuracy_inputs=None):
         models = {"name": "model", "platform": "onnx", "model_file_path": self._onnx["model"], "quantize": quantize}
         subgraphs = {k: self._onnx[k] for k in ("inputs", "input_size_list", "outputs") if self._onnx[k] is not None}
+        configs = dict(self._config)
+        if self._batch_shapes:
+            configs["dynamic_input"] = [self._batch_shapes]  # the shapes come from here, not input_size_list
+            subgraphs.pop("input_size_list", None)
         if subgraphs:
             models["subgraphs"] = subgraphs
         if dataset is not None:
             models["dataset"] = os.path.abspath(dataset)
-        if self._config:
-            models["configs"] = self._config
-        caller = "rknn.api.RKNN.build(do_quantization={})".format(quantize)
+        if configs:
+            models["configs"] = configs
+        caller = "rknn.api.RKNN.build(do_quantization={}{})".format(
+            quantize, ", rknn_batch_size={}".format(self._batch_shapes[0][0]) if self._batch_shapes else "")
         # JSON is YAML: rknn_convert's reader takes the file as its own .yml.
         with tempfile.TemporaryDirectory(prefix="svp_rknn_") as tmp:
             yml = os.path.join(tmp, "model_config.yml")
