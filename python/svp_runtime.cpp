@@ -182,6 +182,8 @@ py::list read_outputs(const acl::model_io& io) {
 
 class Stream;
 
+using Resolution = std::pair<std::uint64_t, std::uint64_t>;  // (height, width)
+
 class Model {
  public:
   Model(const py::bytes& image, std::optional<std::int32_t> priority) {
@@ -198,6 +200,8 @@ class Model {
       model_ = acl::model(e.rt, std::move(bytes));
     }
     desc_ = model_.describe();
+    svp_acl_mdl_hw hw{};
+    has_gears_ = svp_acl_mdl_get_dynamic_hw(desc_.native_handle(), 0, &hw) == SVP_ACL_SUCCESS && hw.hw_count > 0;
   }
   ~Model() {
     py::gil_scoped_release nogil;  // unloading may wait; executions in flight keep it loaded
@@ -241,17 +245,20 @@ class Model {
     model_.configure(c);
   }
 
-  py::list execute(const std::vector<py::array>& arrays, std::uint64_t batch) {
+  py::list execute(const std::vector<py::array>& arrays, std::uint64_t batch, const std::optional<Resolution>& hw) {
     live();
+    std::unique_lock<std::mutex> gear = select_gear(hw);
     acl::model_io io = make_io(model_, desc_, arrays, batch);
     {
       py::gil_scoped_release nogil;
       model_.execute(env().ctx, io.inputs(), io.outputs());
+      if (gear.owns_lock()) gear.unlock();
     }
     return read_outputs(io);
   }
 
-  void execute_async(const std::vector<py::array>& arrays, Stream& s, py::function callback, std::uint64_t batch);
+  void execute_async(const std::vector<py::array>& arrays, Stream& s, py::function callback, std::uint64_t batch,
+                     const std::optional<Resolution>& hw);
 
   void close() {
     py::gil_scoped_release nogil;
@@ -267,8 +274,37 @@ class Model {
   static void raise(svp_acl_error rc, const char* fn) {
     if (rc != SVP_ACL_SUCCESS) throw std::runtime_error(std::string(fn) + ": " + svp_acl_get_recent_err_msg());
   }
+  // A resolution gear is the model's, not an execution's (svp_acl_mdl_set_dynamic_hw_size;
+  // an execution runs at the gear selected when it is started): on a model with gears,
+  // selecting one, checking and building the datasets and starting the execution happen
+  // under one lock, taken without the GIL. `hw` None keeps the gear selected last.
+  std::unique_lock<std::mutex> select_gear(const std::optional<Resolution>& hw) {
+    std::unique_lock<std::mutex> lock(gear_mu_, std::defer_lock);
+    if (!has_gears_) {
+      if (hw) throw py::value_error("resolution: the model has no resolution gears (compiled without --dynamic_image_size)");
+      return lock;
+    }
+    {
+      py::gil_scoped_release nogil;
+      lock.lock();
+    }
+    if (hw) {
+      std::size_t index = 0;
+      raise(svp_acl_mdl_get_input_index_by_name(desc_.native_handle(), SVP_ACL_DYNAMIC_TENSOR_NAME, &index),
+            "svp_acl_mdl_get_input_index_by_name");
+      acl::dataset any = acl::dataset::create();
+      if (svp_acl_mdl_set_dynamic_hw_size(model_.id(), any.native_handle(), index, hw->first, hw->second) !=
+          SVP_ACL_SUCCESS) {
+        throw py::value_error("resolution (" + std::to_string(hw->first) + ", " + std::to_string(hw->second) +
+                              "): " + svp_acl_get_recent_err_msg());
+      }
+    }
+    return lock;
+  }
   acl::model model_;
   acl::model_desc desc_;
+  bool has_gears_ = false;
+  std::mutex gear_mu_;
 };
 
 // Every open stream, so that interpreter exit can drain them while Python still runs the
@@ -385,9 +421,10 @@ void complete_run(acl::detail::pending_op* self, svp_acl_error rc, bool aborted)
 }
 
 void Model::execute_async(const std::vector<py::array>& arrays, Stream& s, py::function callback,
-                          std::uint64_t batch) {
+                          std::uint64_t batch, const std::optional<Resolution>& hw) {
   live();
   std::shared_ptr<acl::stream> stream = s.handle();
+  std::unique_lock<std::mutex> gear = select_gear(hw);
   auto run = std::make_unique<AsyncRun>();
   run->io = make_io(model_, desc_, arrays, batch);
   run->model = model_.state();
@@ -402,6 +439,7 @@ void Model::execute_async(const std::vector<py::array>& arrays, Stream& s, py::f
   acl::detail::launch(op, st, [&] {
     return acl::detail::call(svp_acl_mdl_execute_async(id, in, out, st.handle), "svp_acl_mdl_execute_async");
   });
+  if (gear.owns_lock()) gear.unlock();
   stream.reset();  // without the GIL: the last handle of a closed stream waits for its callbacks
 }
 
@@ -446,9 +484,9 @@ void bind_svp_runtime(py::module_& m) {
       .def("batches", &Model::batches)
       .def("resolutions", &Model::resolutions)
       .def("set_priority", &Model::set_priority, py::arg("priority"))
-      .def("execute", &Model::execute, py::arg("inputs"), py::arg("batch") = 1)
+      .def("execute", &Model::execute, py::arg("inputs"), py::arg("batch") = 1, py::arg("resolution") = py::none())
       .def("execute_async", &Model::execute_async, py::arg("inputs"), py::arg("stream"), py::arg("callback"),
-           py::arg("batch") = 1)
+           py::arg("batch") = 1, py::arg("resolution") = py::none())
       .def("close", &Model::close)
       .def_property_readonly("closed", &Model::closed);
   m.def("_shutdown", &drain_at_exit);

@@ -41,7 +41,7 @@ class Model(_svp_acl.Model):
             raise TypeError("svp_acl.Model: model must be a file path or bytes, not {}".format(type(model).__name__))
         super().__init__(image, priority)
 
-    def async_execute(self, inputs, stream, batch=1):
+    def async_execute(self, inputs, stream, batch=1, resolution=None):
         """Starts the execution on ``stream``; returns an asyncio future of the outputs
         (its exception: RuntimeError with the runtime's message). Needs a running loop."""
         loop = asyncio.get_running_loop()
@@ -61,7 +61,7 @@ class Model(_svp_acl.Model):
             except RuntimeError:
                 pass  # the loop was closed meanwhile: nobody awaits the future any more
 
-        self.execute_async(inputs, stream, done, batch)
+        self.execute_async(inputs, stream, done, batch, resolution)
         return future
 
     def __enter__(self):
