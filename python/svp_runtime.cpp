@@ -41,12 +41,13 @@ Env& env() {
   if (g_env == nullptr) {
     std::error_code ec;
     acl::runtime rt = acl::runtime::init(nullptr, ec);
-    if (ec) {
+    if (ec.value() == SVP_ACL_ERROR_REPEAT_INITIALIZE) {
       throw std::runtime_error(
           "svp_acl: svp_acl_init failed (" + acl::last_failure().message +
-          "); the software NPU was already started in this process by librknnrt (rknn.api.RKNN.init_runtime): "
+          "): the software NPU was already started in this process by librknnrt (rknn.api.RKNN.init_runtime): "
           "use svp_acl's runtime before RKNN's runtime in one process, or separate processes");
     }
+    if (ec) throw std::runtime_error("svp_acl: svp_acl_init failed: " + acl::last_failure().message);
     auto* e = new Env{std::move(rt), {}, {}};
     e->dev = acl::device(e->rt, 0);
     e->ctx = acl::context(e->dev);

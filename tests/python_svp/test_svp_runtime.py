@@ -204,3 +204,27 @@ def test_priorities_are_set_at_load_and_later(lenet_om):
         assert m.execute([x])[0].tobytes() == a.tobytes()
         with pytest.raises(RuntimeError, match="priority|PRIORITY|svp_acl_mdl"):
             m.set_priority(-100)
+
+
+def test_a_non_contiguous_array_gives_what_its_contiguous_copy_gives(lenet_om):
+    x = fashion_like(5)
+    wide = np.zeros((1, 1, 28, 56), np.float32)
+    wide[..., ::2] = x
+    view = wide[..., ::2]  # every other column: strided memory
+    assert not view.flags["C_CONTIGUOUS"] and np.array_equal(view, x)
+    with svp_acl.Model(lenet_om) as m:
+        assert m.execute([view])[0].tobytes() == m.execute([x])[0].tobytes()
+
+
+def test_after_librknnrt_started_the_runtime_a_model_raises_saying_so(lenet_om):
+    """librknnrt and svp_acl share the process's software NPU (docs/python.md)."""
+    code = ("import svp_acl\n"
+            "from svp_acl import _svp_acl\n"
+            "rt = _svp_acl.Runtime(svp_acl.compile({lenet!r}, soc_version='RK3588', compile_mode='float'))\n"
+            "try:\n"
+            "    svp_acl.Model({om!r})\n"
+            "except RuntimeError as e:\n"
+            "    print('RAISED', e)\n").format(lenet=LENET, om=lenet_om)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "RAISED" in done.stdout and "already started" in done.stdout and "librknnrt" in done.stdout
