@@ -10,6 +10,7 @@
 #include <pybind11/stl.h>
 #include <spdlog/sinks/base_sink.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -133,6 +134,54 @@ class Runtime {
     if (r != RKNN_SUCC) throw_rknn("rknn_query(RKNN_QUERY_IN_OUT_NUM)", r, c);
     inputs_ = query_attrs(RKNN_QUERY_INPUT_ATTR, num.n_input, c);
     outputs_ = query_attrs(RKNN_QUERY_OUTPUT_ATTR, num.n_output, c);
+    // RKNN_QUERY_INPUT_DYNAMIC_RANGE logs an error for a static model: ask only dynamic ones.
+    auto m = svp::model::read_model(bytes.data(), bytes.size());
+    dynamic_ = m.ok() && (!m->program.flags.dynamic_batch.empty() || !m->program.flags.dynamic_hw.empty());
+  }
+
+  // The model's shape sets (configs.dynamic_input) as [set][input] dims in INPUT_ATTR's
+  // order (NHWC for 4-D inputs); empty for a static model.
+  std::vector<std::vector<std::vector<std::uint32_t>>> shape_sets() {
+    live();
+    std::vector<std::vector<std::vector<std::uint32_t>>> sets;
+    if (!dynamic_) return sets;
+    Capture c;
+    for (std::uint32_t i = 0; i < inputs_.size(); ++i) {
+      rknn_input_range range{};
+      range.index = i;
+      const int r = rknn_query(ctx_, RKNN_QUERY_INPUT_DYNAMIC_RANGE, &range, sizeof range);
+      if (r != RKNN_SUCC) throw_rknn("rknn_query(RKNN_QUERY_INPUT_DYNAMIC_RANGE)", r, c);
+      sets.resize(range.shape_number);
+      for (std::uint32_t k = 0; k < range.shape_number; ++k) {
+        sets[k].emplace_back(range.dyn_range[k], range.dyn_range[k] + range.n_dims);
+      }
+    }
+    return sets;
+  }
+
+  // rknn_set_input_shapes with one shape per input (INPUT_ATTR's order); the attributes
+  // inputs() / outputs() and run() use are the current ones afterwards.
+  void set_input_shapes(const std::vector<std::vector<std::uint32_t>>& shapes) {
+    live();
+    if (shapes.size() != inputs_.size()) {
+      throw std::invalid_argument("set_input_shapes: " + std::to_string(shapes.size()) + " shape(s) for " +
+                                  std::to_string(inputs_.size()) + " input(s)");
+    }
+    std::vector<rknn_tensor_attr> attrs = inputs_;
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      if (shapes[i].size() > RKNN_MAX_DIMS) throw std::invalid_argument("set_input_shapes: too many dimensions");
+      attrs[i].n_dims = static_cast<std::uint32_t>(shapes[i].size());
+      std::copy(shapes[i].begin(), shapes[i].end(), attrs[i].dims);
+    }
+    Capture c;
+    int r = 0;
+    {
+      py::gil_scoped_release nogil;
+      r = rknn_set_input_shapes(ctx_, static_cast<std::uint32_t>(attrs.size()), attrs.data());
+    }
+    if (r != RKNN_SUCC) throw_rknn("rknn_set_input_shapes", r, c);
+    inputs_ = query_attrs(RKNN_QUERY_CURRENT_INPUT_ATTR, static_cast<std::uint32_t>(inputs_.size()), c);
+    outputs_ = query_attrs(RKNN_QUERY_CURRENT_OUTPUT_ATTR, static_cast<std::uint32_t>(outputs_.size()), c);
   }
   ~Runtime() { close(); }
   Runtime(const Runtime&) = delete;
@@ -265,6 +314,7 @@ class Runtime {
   }
 
   rknn_context ctx_ = 0;
+  bool dynamic_ = false;
   std::vector<rknn_tensor_attr> inputs_, outputs_;
 };
 
@@ -417,6 +467,8 @@ PYBIND11_MODULE(_svp_acl, m) {
       .def("perf_detail", &Runtime::perf_detail)
       .def("sdk_version", &Runtime::sdk_version)
       .def("mem_size", &Runtime::mem_size)
+      .def("shape_sets", &Runtime::shape_sets)
+      .def("set_input_shapes", &Runtime::set_input_shapes, py::arg("shapes"))
       .def("close", &Runtime::close);
   bind_svp_runtime(m);
   m.attr("RKNN_FLAG_COLLECT_PERF_MASK") = RKNN_FLAG_COLLECT_PERF_MASK;

@@ -102,6 +102,7 @@ class RKNN:
         self._batch_shapes = None  # build(rknn_batch_size > 1): the inputs' batched shapes
         self.accuracy_report = None  # accuracy_analysis()'s rows (svp-acl's addition)
         self._runtime = None
+        self._shape_sets = []  # the loaded model's dynamic_input sets (NHWC for 4-D inputs)
         self._perf_debug = False
         self._released = False
 
@@ -315,6 +316,7 @@ class RKNN:
                 runtime.close()
                 raise
         self._runtime = runtime
+        self._shape_sets = runtime.shape_sets()
         self._perf_debug = bool(perf_debug)
         self._eval_mem = bool(eval_mem)
 
@@ -334,12 +336,39 @@ class RKNN:
             raise ValueError("inference: the model has {} input(s), {} given".format(len(attrs), len(inputs)))
         formats = _per_input(data_format, len(attrs), "data_format")
         passes = _per_input(inputs_pass_through, len(attrs), "inputs_pass_through")
+        if len(self._shape_sets) > 1:
+            self._follow_shape_set(inputs, formats, passes)
+            attrs = self._runtime.inputs()
         arrays, fmts = [], []
         for i, (a, attr) in enumerate(zip(inputs, attrs)):
             array, fmt = _prepare_input(i, a, attr, formats[i], bool(passes[i]))
             arrays.append(array)
             fmts.append(fmt)
         return self._runtime.run(arrays, fmts, [bool(p) for p in passes])
+
+    def _follow_shape_set(self, inputs, formats, passes):
+        """Dynamic-shape models (config(dynamic_input)): the shape set the arrays have is
+        selected with librknnrt's rknn_set_input_shapes when it is not the current one."""
+        def matches(shape_set):
+            for array, dims, fmt, passed in zip(inputs, shape_set, formats, passes):
+                if not isinstance(array, np.ndarray):
+                    return True  # _prepare_input names the problem
+                dims = list(dims)
+                if len(dims) == 4 and (fmt == "nchw" or passed):
+                    dims = [dims[0], dims[3], dims[1], dims[2]]
+                if list(array.shape) != dims and [1] + list(array.shape) != dims:
+                    return False
+            return True
+
+        if matches([a["dims"] for a in self._runtime.inputs()]):
+            return
+        for shape_set in self._shape_sets:
+            if matches(shape_set):
+                self._runtime.set_input_shapes(shape_set)
+                return
+        raise ValueError("inference: input shape(s) {} are not one of the model's shape sets {} (config(dynamic_input); "
+                         "4-D shapes as NHWC)".format([tuple(np.shape(a)) for a in inputs],
+                                                       [[tuple(d) for d in st] for st in self._shape_sets]))
 
     def eval_perf(self, is_print=True, fix_freq=True):
         """Runs the model once on zeros; returns the per-layer table: the board time the
