@@ -401,12 +401,22 @@ void complete_run(acl::detail::pending_op* self, svp_acl_error rc, bool aborted)
   const bool nested = t_in_callback;
   t_in_callback = true;
   try {
-    if (rc == SVP_ACL_SUCCESS && !aborted) {
-      py::list outs = read_outputs(run->io);
+    std::string why;
+    py::object outs = py::none();
+    if (aborted) {
+      why = "the execution was dropped unrun (its stream was torn down)";
+    } else if (rc != SVP_ACL_SUCCESS) {
+      why = "svp_acl_mdl_execute_async: " + acl::code_name(rc) + ": " + svp_acl_get_recent_err_msg();
+    } else {
+      try {
+        outs = read_outputs(run->io);
+      } catch (const std::exception& e) {  // the callback still hears of its execution
+        why = e.what();
+      }
+    }
+    if (why.empty()) {
       run->callback(outs, py::none());
     } else {
-      const std::string why = aborted ? "the execution was dropped unrun (its stream was torn down)"
-                                      : "svp_acl_mdl_execute_async: " + acl::code_name(rc) + ": " + svp_acl_get_recent_err_msg();
       run->callback(py::none(), py::str(why));
     }
   } catch (py::error_already_set& e) {
