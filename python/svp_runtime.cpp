@@ -454,6 +454,37 @@ void Model::execute_async(const std::vector<py::array>& arrays, Stream& s, py::f
   stream.reset();  // without the GIL: the last handle of a closed stream waits for its callbacks
 }
 
+// File-mode profiling (svp_acl_prof_init / create_config / start; stop / destroy_config /
+// finalize when stopped): a JOB directory below `result_dir` that tools/svp_prof reads
+// (docs/profiling.md). Process-wide, as the C API's file mode is.
+class Profiling {
+ public:
+  Profiling(const std::string& result_dir, std::uint64_t items) {
+    py::gil_scoped_release nogil;
+    Env& e = env();
+    e.ctx.make_current();
+    session_ = acl::prof_session(e.rt, result_dir);
+    config_ = acl::prof_config(e.rt, {0}, items);
+    run_ = acl::prof_collection(session_, config_);
+  }
+  ~Profiling() { stop(); }
+  Profiling(const Profiling&) = delete;
+  Profiling& operator=(const Profiling&) = delete;
+  // Stops the collection and ends the session (end_info.json is written then).
+  void stop() {
+    py::gil_scoped_release nogil;
+    run_ = acl::prof_collection();
+    config_ = acl::prof_config();
+    session_ = acl::prof_session();
+  }
+  bool stopped() const { return !session_; }
+
+ private:
+  acl::prof_session session_;
+  acl::prof_config config_;
+  acl::prof_collection run_;
+};
+
 // atexit: drains every open stream while the interpreter still runs callbacks, then stops
 // the context's report thread (it would otherwise outlive the interpreter).
 void drain_at_exit() {
@@ -500,5 +531,12 @@ void bind_svp_runtime(py::module_& m) {
            py::arg("batch") = 1, py::arg("resolution") = py::none())
       .def("close", &Model::close)
       .def_property_readonly("closed", &Model::closed);
+  py::class_<Profiling>(m, "Profiling", "File-mode profiling of the SVP runtime (svp_acl_prof_*).")
+      .def(py::init<const std::string&, std::uint64_t>(), py::arg("result_dir"), py::arg("items"))
+      .def("stop", &Profiling::stop)
+      .def_property_readonly("stopped", &Profiling::stopped);
+  m.attr("PROF_ACL_API") = SVP_ACL_PROF_ACL_API;
+  m.attr("PROF_TASK_TIME") = SVP_ACL_PROF_TASK_TIME;
+  m.attr("PROF_AICPU") = SVP_ACL_PROF_AICPU_TRACE;
   m.def("_shutdown", &drain_at_exit);
 }

@@ -12,12 +12,33 @@ import os
 
 from . import _svp_acl
 
-__all__ = ["compile", "Model", "Stream"]
+__all__ = ["compile", "Model", "Stream", "Profiling"]
 
 Stream = _svp_acl.Stream
 
 # Drains the open streams while the interpreter can still run their callbacks.
 atexit.register(_svp_acl._shutdown)
+
+
+class Profiling(_svp_acl.Profiling):
+    """Profiling on (file mode: svp_acl_prof_init/create_config/start) until ``stop()`` or
+    the end of a ``with`` block; the data is a JOB directory below ``result_dir`` (an
+    existing directory) that ``svp_prof`` turns into a report (docs/profiling.md)."""
+
+    def __init__(self, result_dir, acl_api=True, task_time=True, aicpu=False):
+        if not os.path.isdir(str(result_dir)):
+            raise FileNotFoundError("svp_acl.Profiling: result_dir {!r} is not a directory".format(str(result_dir)))
+        items = ((_svp_acl.PROF_ACL_API if acl_api else 0) | (_svp_acl.PROF_TASK_TIME if task_time else 0) |
+                 (_svp_acl.PROF_AICPU if aicpu else 0))
+        if items == 0:
+            raise ValueError("svp_acl.Profiling: nothing to collect (acl_api, task_time and aicpu all off)")
+        super().__init__(os.path.abspath(str(result_dir)), items)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
 
 
 class Model(_svp_acl.Model):
