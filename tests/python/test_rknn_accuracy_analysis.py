@@ -52,6 +52,11 @@ def test_it_names_the_same_worst_layer_as_svp_atc_accuracy_report(tmp_path):
         first = next(csv.DictReader(f))  # worst single cosine first
     assert first["layer"] == worst["layer"]
     assert float(first["single_cosine"]) == pytest.approx(worst["single_cos"], abs=1e-6)
+    assert float(first["single_euclidean"]) == pytest.approx(worst["single_euc"], rel=1e-5)
+    # euc is the distance itself: the relative one times the float output's norm, so it
+    # differs from it wherever that norm is not 1.
+    assert all(r["entire_euc"] >= 0 and r["entire_rel"] >= 0 for r in rows)
+    assert any(abs(r["entire_euc"] - r["entire_rel"]) > 1e-3 for r in rows)
 
     for folder in ("golden", "simulator"):
         files = os.listdir(os.path.join(snapshot, folder))

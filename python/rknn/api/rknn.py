@@ -531,8 +531,9 @@ def _report_rows(csv_text):
     for r in csv.DictReader(io.StringIO(csv_text)):
         num = lambda k: float(r[k]) if r[k] != "" else None  # noqa: E731
         rows.append({"order": int(r["order"]), "layer": r["layer"], "op": r["op"],
-                     "single_cos": num("single_cosine"), "single_euc": num("single_relative_distance"),
-                     "entire_cos": num("entire_cosine"), "entire_euc": num("entire_relative_distance")})
+                     "single_cos": num("single_cosine"), "single_euc": num("single_euclidean"),
+                     "entire_cos": num("entire_cosine"), "entire_euc": num("entire_euclidean"),
+                     "single_rel": num("single_relative_distance"), "entire_rel": num("entire_relative_distance")})
     return sorted(rows, key=lambda r: r["order"])
 
 
@@ -546,7 +547,7 @@ def _write_snapshot(output_dir, rows, summary, command_line, outputs):
         "#   against the float model ('golden').",
         "#   entire: the quantized model run whole (errors accumulate layer by layer).",
         "#   single: the layer alone, fed the float model's inputs (its own error).",
-        "#   cos: cosine; euc: RELATIVE Euclidean distance ||a - g|| / ||g|| (svp-acl; the toolkit's is absolute).",
+        "#   cos: cosine; euc: Euclidean distance ||a - g|| (rknn.accuracy_report also has ||a - g|| / ||g||).",
         "# " + command_line,
     ] + ["# " + line for line in summary] + [
         "",
