@@ -93,3 +93,8 @@ def test_refusals_name_the_problem(tmp_path, messages):
     assert fp.accuracy_analysis(inputs=[fashion_like(1)], output_dir=str(tmp_path / "s")) == -1
     assert "do_quantization=False" in messages.text()
     fp.release()
+    rebuilt = int8_lenet(tmp_path)
+    assert rebuilt.load_onnx(model=LENET) == 0  # a new model, not built yet
+    assert rebuilt.accuracy_analysis(inputs=[fashion_like(1)], output_dir=str(tmp_path / "s")) == -1
+    assert "call load_onnx() and build() first" in messages.text()
+    rebuilt.release()

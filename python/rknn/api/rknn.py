@@ -140,6 +140,7 @@ class RKNN:
         self._onnx = {"model": os.path.abspath(model), "inputs": inputs, "input_size_list": input_size_list,
                       "outputs": outputs}
         self._model = None
+        self._built = None  # accuracy_analysis needs a build of this model
 
     @_returns_code
     def build(self, do_quantization=True, dataset=None, rknn_batch_size=None, auto_hybrid=False):
