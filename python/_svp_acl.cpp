@@ -10,6 +10,7 @@
 #include <pybind11/stl.h>
 #include <spdlog/sinks/base_sink.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -19,10 +20,16 @@
 
 #include "common/log.h"
 #include "compiler/atc_options.h"
+#include "compiler/board_time.h"
 #include "compiler/compile.h"
+#include "compiler/onnx_import.h"
 #include "convert.h"
 #include "convert_config.h"
+#include "model/format.h"
+#include "runtime/rknn_context.h"
+#include "target/device_profile.h"
 #include "rknn/rknn_api.h"
+#include "svp_runtime.h"
 
 namespace py = pybind11;
 
@@ -127,6 +134,54 @@ class Runtime {
     if (r != RKNN_SUCC) throw_rknn("rknn_query(RKNN_QUERY_IN_OUT_NUM)", r, c);
     inputs_ = query_attrs(RKNN_QUERY_INPUT_ATTR, num.n_input, c);
     outputs_ = query_attrs(RKNN_QUERY_OUTPUT_ATTR, num.n_output, c);
+    // RKNN_QUERY_INPUT_DYNAMIC_RANGE logs an error for a static model: ask only dynamic ones.
+    auto m = svp::model::read_model(bytes.data(), bytes.size());
+    dynamic_ = m.ok() && (!m->program.flags.dynamic_batch.empty() || !m->program.flags.dynamic_hw.empty());
+  }
+
+  // The model's shape sets (configs.dynamic_input) as [set][input] dims in INPUT_ATTR's
+  // order (NHWC for 4-D inputs); empty for a static model.
+  std::vector<std::vector<std::vector<std::uint32_t>>> shape_sets() {
+    live();
+    std::vector<std::vector<std::vector<std::uint32_t>>> sets;
+    if (!dynamic_) return sets;
+    Capture c;
+    for (std::uint32_t i = 0; i < inputs_.size(); ++i) {
+      rknn_input_range range{};
+      range.index = i;
+      const int r = rknn_query(ctx_, RKNN_QUERY_INPUT_DYNAMIC_RANGE, &range, sizeof range);
+      if (r != RKNN_SUCC) throw_rknn("rknn_query(RKNN_QUERY_INPUT_DYNAMIC_RANGE)", r, c);
+      sets.resize(range.shape_number);
+      for (std::uint32_t k = 0; k < range.shape_number; ++k) {
+        sets[k].emplace_back(range.dyn_range[k], range.dyn_range[k] + range.n_dims);
+      }
+    }
+    return sets;
+  }
+
+  // rknn_set_input_shapes with one shape per input (INPUT_ATTR's order); the attributes
+  // inputs() / outputs() and run() use are the current ones afterwards.
+  void set_input_shapes(const std::vector<std::vector<std::uint32_t>>& shapes) {
+    live();
+    if (shapes.size() != inputs_.size()) {
+      throw std::invalid_argument("set_input_shapes: " + std::to_string(shapes.size()) + " shape(s) for " +
+                                  std::to_string(inputs_.size()) + " input(s)");
+    }
+    std::vector<rknn_tensor_attr> attrs = inputs_;
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      if (shapes[i].size() > RKNN_MAX_DIMS) throw std::invalid_argument("set_input_shapes: too many dimensions");
+      attrs[i].n_dims = static_cast<std::uint32_t>(shapes[i].size());
+      std::copy(shapes[i].begin(), shapes[i].end(), attrs[i].dims);
+    }
+    Capture c;
+    int r = 0;
+    {
+      py::gil_scoped_release nogil;
+      r = rknn_set_input_shapes(ctx_, static_cast<std::uint32_t>(attrs.size()), attrs.data());
+    }
+    if (r != RKNN_SUCC) throw_rknn("rknn_set_input_shapes", r, c);
+    inputs_ = query_attrs(RKNN_QUERY_CURRENT_INPUT_ATTR, static_cast<std::uint32_t>(inputs_.size()), c);
+    outputs_ = query_attrs(RKNN_QUERY_CURRENT_OUTPUT_ATTR, static_cast<std::uint32_t>(outputs_.size()), c);
   }
   ~Runtime() { close(); }
   Runtime(const Runtime&) = delete;
@@ -219,6 +274,16 @@ class Runtime {
     return perf.perf_data != nullptr ? std::string(perf.perf_data, perf.data_len) : std::string();
   }
 
+  // RKNN_QUERY_MEM_SIZE: (weights, internal tensors, everything the context allocated).
+  py::tuple mem_size() {
+    live();
+    Capture c;
+    rknn_mem_size mem{};
+    const int r = rknn_query(ctx_, RKNN_QUERY_MEM_SIZE, &mem, sizeof mem);
+    if (r != RKNN_SUCC) throw_rknn("rknn_query(RKNN_QUERY_MEM_SIZE)", r, c);
+    return py::make_tuple(mem.total_weight_size, mem.total_internal_size, mem.total_dma_allocated_size);
+  }
+
   std::string sdk_version() {
     live();
     Capture c;
@@ -249,6 +314,7 @@ class Runtime {
   }
 
   rknn_context ctx_ = 0;
+  bool dynamic_ = false;
   std::vector<rknn_tensor_attr> inputs_, outputs_;
 };
 
@@ -283,6 +349,29 @@ py::tuple build_rknn(const std::string& yml, const std::string& target, const st
   return py::make_tuple(image, c.warnings, c.log);
 }
 
+// rknn.api.RKNN.accuracy_analysis: the model of the YAML compiled again with svp_atc's
+// per-layer accuracy report on `accuracy_inputs` (--accuracy_inputs' format); the report's
+// CSV (quant/layer_accuracy.h), its summary lines and the equivalent svp_atc command line.
+py::dict analyse_rknn(const std::string& yml, const std::string& target, const std::string& caller,
+                      const std::string& accuracy_inputs) {
+  auto plan = svp::rknn_convert::read_convert_config(yml, target);
+  if (!plan.ok()) throw_status(plan.status());
+  plan->options.accuracy_report = true;
+  plan->options.accuracy_inputs = accuracy_inputs;
+  std::optional<svp::Result<svp::rknn_convert::Converted>> r;
+  {
+    py::gil_scoped_release nogil;
+    r.emplace(svp::rknn_convert::convert(std::move(*plan), caller));
+  }
+  if (!r->ok()) throw_status(r->status());
+  py::dict d;
+  d["csv"] = (*r)->layer_accuracy_csv;
+  d["summary"] = (*r)->accuracy_summary;
+  d["log"] = (*r)->log;
+  d["command_line"] = (*r)->command_line;
+  return d;
+}
+
 // svp_atc's command line (`--key=value` arguments, parsed by svp_atc's own parser) → the
 // model image bytes and the compiler's log; no file is written.
 py::tuple compile_atc(const std::vector<std::string>& args) {
@@ -300,6 +389,51 @@ py::tuple compile_atc(const std::vector<std::string>& args) {
                         parsed->ignored);
 }
 
+// The board timing model's prediction for a model image on the target it was compiled
+// for (docs/board_time.md): per program layer and in total, in microseconds.
+py::dict predict_board_time(const py::bytes& image) {
+  const std::string bytes = image;
+  auto m = svp::model::read_model(bytes.data(), bytes.size());
+  if (!m.ok()) throw std::invalid_argument("the model image does not parse: " + m.status().message());
+  const std::string soc = svp::runtime::rknn::compiled_soc(m->program.compiler.command_line);
+  const svp::target::DeviceProfile* device = svp::target::find_profile(soc);
+  if (device == nullptr) {
+    throw std::invalid_argument("the model records no known target (--soc_version '" + soc +
+                                "'): its board time cannot be predicted");
+  }
+  const svp::target::ProgramTime t = svp::compiler::predict_board_time(m->program, *device);
+  py::list layers;
+  for (std::size_t i = 0; i < t.layers.size() && i < m->program.layers.size(); ++i) {
+    const auto& l = m->program.layers[i];
+    py::dict d;
+    d["name"] = l.name;
+    d["op"] = l.op;
+    d["unit"] = l.target == svp::model::Target::kNpu ? "NPU" : "CPU";
+    d["us"] = t.layers[i].us;
+    // As svp_atc's atc_perf.csv says it: no time of its own = folded into its producer.
+    d["bound"] = std::string(t.layers[i].us > 0 ? svp::target::to_string(t.layers[i].bound) : "fused");
+    d["ddr_bytes"] = t.layers[i].ddr_bytes;
+    layers.append(d);
+  }
+  py::dict r;
+  r["soc"] = device->name;
+  r["layers"] = layers;
+  r["task_us"] = t.task_us;
+  r["total_us"] = t.total_us;
+  return r;
+}
+
+// An ONNX model's inputs (initializers excluded): [(name, dims)], -1 for a symbolic dimension.
+std::vector<std::pair<std::string, std::vector<std::int64_t>>> onnx_inputs(const std::string& path) {
+  auto file = svp::compiler::OnnxFile::read(path);
+  if (!file.ok()) throw_status(file.status());
+  const auto names = file->input_names();
+  const auto dims = file->input_dims();
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> out;
+  for (std::size_t i = 0; i < names.size() && i < dims.size(); ++i) out.emplace_back(names[i], dims[i]);
+  return out;
+}
+
 std::string rknn_platform(const std::string& name) {
   auto p = svp::rknn_convert::rknn_platform(name);
   if (!p.ok()) throw std::invalid_argument(p.status().message());
@@ -313,8 +447,14 @@ PYBIND11_MODULE(_svp_acl, m) {
   svp::log::get().sinks().push_back(std::make_shared<CaptureSink>());
   m.def("build_rknn", &build_rknn, py::arg("yml"), py::arg("target"), py::arg("caller"),
         "Compiles the model an rknn_convert YAML file describes; returns (image bytes, warnings, log).");
+  m.def("analyse_rknn", &analyse_rknn, py::arg("yml"), py::arg("target"), py::arg("caller"), py::arg("accuracy_inputs"),
+        "Compiles the YAML's model with the per-layer accuracy report on these inputs; returns a dict (csv, summary, log, command_line).");
   m.def("compile_atc", &compile_atc, py::arg("args"),
         "Compiles as svp_atc does with these --key=value arguments; returns (image bytes, log, ignored flags).");
+  m.def("predict_board_time", &predict_board_time, py::arg("image"),
+        "The board timing model's predicted time of a model image on its target: dict (soc, layers, task_us, total_us).");
+  m.def("onnx_inputs", &onnx_inputs, py::arg("path"),
+        "An ONNX model's inputs as [(name, dims)], -1 for a symbolic dimension.");
   m.def("rknn_platform", &rknn_platform, py::arg("name"),
         "The RKNN device profile's name for a platform name (any case); ValueError naming the accepted ones.");
   py::class_<Runtime>(m, "Runtime")
@@ -326,7 +466,11 @@ PYBIND11_MODULE(_svp_acl, m) {
       .def("perf_run", &Runtime::perf_run)
       .def("perf_detail", &Runtime::perf_detail)
       .def("sdk_version", &Runtime::sdk_version)
+      .def("mem_size", &Runtime::mem_size)
+      .def("shape_sets", &Runtime::shape_sets)
+      .def("set_input_shapes", &Runtime::set_input_shapes, py::arg("shapes"))
       .def("close", &Runtime::close);
+  bind_svp_runtime(m);
   m.attr("RKNN_FLAG_COLLECT_PERF_MASK") = RKNN_FLAG_COLLECT_PERF_MASK;
   m.attr("RKNN_TENSOR_NCHW") = static_cast<int>(RKNN_TENSOR_NCHW);
   m.attr("RKNN_TENSOR_NHWC") = static_cast<int>(RKNN_TENSOR_NHWC);

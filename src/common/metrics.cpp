@@ -177,7 +177,7 @@ Metrics MetricsAccumulator::Result() const {
   Metrics r = m_;
   if (r.finite_pairs == 0) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    r.cosine = r.relative_distance = r.max_abs_error = r.mean_abs_error = r.kl_divergence = nan;
+    r.cosine = r.relative_distance = r.euclidean_distance = r.max_abs_error = r.mean_abs_error = r.kl_divergence = nan;
     return r;
   }
   if (gg_ == 0.0 && aa_ == 0.0) r.cosine = 1.0;
@@ -185,6 +185,7 @@ Metrics MetricsAccumulator::Result() const {
   else r.cosine = std::clamp(dot_ / (std::sqrt(gg_) * std::sqrt(aa_)), -1.0, 1.0);
   if (gg_ == 0.0) r.relative_distance = dd_ == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
   else r.relative_distance = std::sqrt(dd_) / std::sqrt(gg_);
+  r.euclidean_distance = std::sqrt(dd_);
   r.max_abs_error = max_abs_;
   r.mean_abs_error = sum_abs_ / static_cast<double>(r.finite_pairs);
   // KL(P‖Q) = Σ p_i (log p_i − log q_i) = Σ p_i (g_i − a_i) − LSE(g) + LSE(a), Σ p_i = 1.

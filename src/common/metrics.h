@@ -20,6 +20,8 @@ struct Metrics {
   double cosine = 0.0;
   // ‖a − g‖ / ‖g‖; ‖g‖ = 0: 0 when a is also zero, +Inf otherwise.
   double relative_distance = 0.0;
+  // ‖a − g‖, the Euclidean distance itself (RKNN's accuracy analysis prints it as "euc").
+  double euclidean_distance = 0.0;
   double max_abs_error = 0.0;   // max |a − g|
   double mean_abs_error = 0.0;  // Σ |a − g| / n (n finite pairs)
   // KL(P‖Q) with P = softmax(g), Q = softmax(a) over the flattened finite pairs, in nats.

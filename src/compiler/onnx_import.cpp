@@ -1126,6 +1126,22 @@ std::vector<std::string> OnnxFile::input_names() const {
   return names;
 }
 
+std::vector<std::vector<std::int64_t>> OnnxFile::input_dims() const {
+  std::vector<std::vector<std::int64_t>> dims;
+  if (!model_) return dims;
+  std::set<std::string> constants;
+  for (const auto& t : model_->graph().initializer()) constants.insert(t.name());
+  for (const auto& vi : model_->graph().input()) {
+    if (constants.count(vi.name()) != 0) continue;
+    std::vector<std::int64_t> d;
+    if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape()) {
+      for (const auto& dim : vi.type().tensor_type().shape().dim()) d.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+    }
+    dims.push_back(std::move(d));
+  }
+  return dims;
+}
+
 Result<Graph> OnnxFile::take(const CompileOptions& options) && {
   if (!model_) return Error(err::kInternalError, "{}: the parsed model was already taken", path_);
   auto model = std::move(model_);

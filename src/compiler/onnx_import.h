@@ -48,6 +48,9 @@ class OnnxFile {
   // The graph's input names in order, initializers excluded (what --input_shape names;
   // rknn_convert maps dynamic_input shapes onto them without importing).
   std::vector<std::string> input_names() const;
+  // Their declared dimensions, in the same order; -1 for a symbolic or missing one, an empty
+  // list for an input without a declared shape (the Python package's build(rknn_batch_size)).
+  std::vector<std::vector<std::int64_t>> input_dims() const;
 
  private:
   OnnxFile(std::string path, std::unique_ptr<onnx::ModelProto> model);

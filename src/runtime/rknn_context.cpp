@@ -100,10 +100,6 @@ const char* type_name(int t) {
   return t >= 0 && t < RKNN_TENSOR_TYPE_MAX ? get_type_string(static_cast<rknn_tensor_type>(t)) : "invalid";
 }
 
-namespace {
-
-// The --soc_version the model was compiled with, from its recorded svp_atc command line
-// ("" when the model records none, e.g. compiled through the library).
 std::string compiled_soc(const std::string& command_line) {
   std::istringstream in(command_line);
   std::string tok, prev;
@@ -114,6 +110,8 @@ std::string compiled_soc(const std::string& command_line) {
   }
   return command_line.empty() ? "" : target::default_profile().name;
 }
+
+namespace {
 
 void release_buffers(Ctx& c) {
   if (!c.rt) return;

@@ -58,6 +58,10 @@ Handle tagged_handle(const char (&tag)[5], std::uint64_t n);
 // Whether a platform with `cores` NPU cores accepts rknn_core_mask `mask`: AUTO, ALL, or one
 // of the header's combinations of cores it has (rknn_cores.cpp).
 bool is_core_mask_of(int mask, std::uint32_t cores);
+// The --soc_version a model was compiled with, from its recorded svp_atc command line
+// (Program::compiler.command_line; "" when the model records none, e.g. compiled through
+// the library). rknn_init and the Python package's predicted board time read it.
+std::string compiled_soc(const std::string& command_line);
 // The thread's last failure message ("" after a success of init/query/run/...).
 const std::string& last_error();
 void clear_last_error();

@@ -125,8 +125,8 @@ def test_a_board_target_is_refused_by_init_runtime(messages):
     assert rknn.build(do_quantization=False) == 0
     assert rknn.init_runtime(target="rk3588") == -1
     assert "software NPU" in messages.text() and "target=None" in messages.text()
-    assert rknn.init_runtime(eval_mem=True) == -1
-    assert "eval_mem" in messages.text()
+    assert rknn.init_runtime(async_mode=True) == -1
+    assert "async_mode" in messages.text()
 
 
 def test_a_rockchip_rknn_file_is_refused_with_how_to_rebuild(tmp_path, messages):
@@ -159,8 +159,8 @@ def test_unsupported_build_and_load_arguments_are_refused_naming_them(messages):
     assert rknn.build(do_quantization=False) == -1
     assert "load_onnx(outputs)" in messages.text()
     assert rknn.load_onnx(model=LENET) == 0
-    assert rknn.build(do_quantization=False, rknn_batch_size=4) == -1
-    assert "rknn_batch_size" in messages.text()
+    assert rknn.build(do_quantization=False, auto_hybrid=True) == -1
+    assert "auto_hybrid" in messages.text()
 
 
 def test_a_core_mask_reaches_librknnrt_which_checks_it_against_the_platforms_cores(messages):

@@ -15,6 +15,7 @@ TEST(CompareMetrics, HandComputedPair) {
   const Metrics m = ComputeMetrics({3, 4}, {4, 3});
   EXPECT_DOUBLE_EQ(m.cosine, 24.0 / 25.0);
   EXPECT_DOUBLE_EQ(m.relative_distance, std::sqrt(2.0) / 5.0);
+  EXPECT_DOUBLE_EQ(m.euclidean_distance, std::sqrt(2.0));
   EXPECT_DOUBLE_EQ(m.max_abs_error, 1.0);
   EXPECT_DOUBLE_EQ(m.mean_abs_error, 1.0);
   // P = softmax(3,4) = (1/(1+e), e/(1+e)), Q = softmax(4,3) = reversed.
@@ -28,6 +29,7 @@ TEST(CompareMetrics, IdenticalTensorsArePerfect) {
   const Metrics m = ComputeMetrics({1, -2, 0.5}, {1, -2, 0.5});
   EXPECT_DOUBLE_EQ(m.cosine, 1.0);
   EXPECT_DOUBLE_EQ(m.relative_distance, 0.0);
+  EXPECT_DOUBLE_EQ(m.euclidean_distance, 0.0);
   EXPECT_DOUBLE_EQ(m.max_abs_error, 0.0);
   EXPECT_DOUBLE_EQ(m.kl_divergence, 0.0);
 }

@@ -64,6 +64,9 @@ Result<Converted> convert(ConvertPlan plan, const std::string& caller) {
   if (!r.ok()) return r.status();
   out.image = std::move(r->model.image);
   out.log = std::move(r->log);
+  out.layer_accuracy_csv = std::move(r->layer_accuracy_csv);
+  out.accuracy_summary = std::move(r->accuracy_summary);
+  out.command_line = o.command_line;
   return out;
 }
 

@@ -18,6 +18,11 @@ struct Converted {
   std::vector<std::uint8_t> image;  // the model image (what <name>.rknn holds)
   std::vector<std::string> log;     // the compiler's log, stage by stage
   std::vector<std::string> warnings;  // settings accepted without effect, each naming its key
+  // With plan.options.accuracy_report (rknn.api.RKNN.accuracy_analysis): the compiler's
+  // per-layer report (compile.h) and the svp_atc command line it equals.
+  std::string layer_accuracy_csv;
+  std::vector<std::string> accuracy_summary;
+  std::string command_line;
 };
 
 // Compiles `plan`. `caller` is what the image records before its svp_atc equivalent (the

@@ -98,7 +98,11 @@ class RKNN:
         self._platform = None  # the configured platform's device profile name
         self._onnx = None
         self._model = None      # the built or loaded model image
+        self._built = None      # build()'s (do_quantization, dataset)
+        self._batch_shapes = None  # build(rknn_batch_size > 1): the inputs' batched shapes
+        self.accuracy_report = None  # accuracy_analysis()'s rows (svp-acl's addition)
         self._runtime = None
+        self._shape_sets = []  # the loaded model's dynamic_input sets (NHWC for 4-D inputs)
         self._perf_debug = False
         self._released = False
 
@@ -136,6 +140,7 @@ class RKNN:
         self._onnx = {"model": os.path.abspath(model), "inputs": inputs, "input_size_list": input_size_list,
                       "outputs": outputs}
         self._model = None
+        self._built = None  # accuracy_analysis needs a build of this model
 
     @_returns_code
     def build(self, do_quantization=True, dataset=None, rknn_batch_size=None, auto_hybrid=False):
@@ -143,34 +148,67 @@ class RKNN:
         self._live()
         if self._onnx is None:
             raise _Refused("no model: call load_onnx() first")
-        if rknn_batch_size not in (None, 1):
-            raise _Refused("rknn_batch_size={!r} is not implemented yet in svp-acl".format(rknn_batch_size))
+        batch = 1 if rknn_batch_size is None else rknn_batch_size
+        if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+            raise _Refused("rknn_batch_size must be a positive integer, not {!r}".format(rknn_batch_size))
         if auto_hybrid:
             raise _Refused("auto_hybrid=True is not implemented yet in svp-acl")
         if self._platform is None:
             self._platform = _svp_acl.rknn_platform(_DEFAULT_PLATFORM)
+        self._batch_shapes = self._batched_shapes(batch) if batch > 1 else None
         image, warnings, log = self._convert(bool(do_quantization), dataset)
+        self._built = (bool(do_quantization), dataset)
         for w in warnings:
             _log.warning("build: %s", _api_names(w))
         for line in log:
             _log.debug("build: %s", line)
         self._model = image
 
-    def _convert(self, quantize, dataset):
+    def _batched_shapes(self, batch):
+        """rknn_batch_size: every input's shape with `batch` items, as the one shape set of
+        configs.dynamic_input (a batch gear: the runtime runs `batch` items per inference)."""
+        if self._config.get("dynamic_input"):
+            raise _Refused("rknn_batch_size={} together with config(dynamic_input) is not implemented yet in svp-acl"
+                           .format(batch))
+        if self._onnx["input_size_list"] is not None:
+            shapes = [list(s) for s in self._onnx["input_size_list"]]
+            names = list(self._onnx["inputs"] or ["input {}".format(i) for i in range(len(shapes))])
+        else:
+            declared = _svp_acl.onnx_inputs(self._onnx["model"])
+            names, shapes = [n for n, _ in declared], [list(d) for _, d in declared]
+        out = []
+        for name, shape in zip(names, shapes):
+            if not shape or any(d < 1 for d in shape[1:]):
+                raise _Refused("rknn_batch_size: input {} has no fixed shape ({}): give it with load_onnx(inputs=..., "
+                               "input_size_list=...)".format(name, shape or "none declared"))
+            if shape[0] not in (1, -1):
+                raise _Refused("rknn_batch_size: input {} already has batch {} (shape {}); rknn_batch_size needs "
+                               "batch 1".format(name, shape[0], shape))
+            out.append([batch] + shape[1:])
+        return out
+
+    def _convert(self, quantize, dataset, accuracy_inputs=None):
         models = {"name": "model", "platform": "onnx", "model_file_path": self._onnx["model"], "quantize": quantize}
         subgraphs = {k: self._onnx[k] for k in ("inputs", "input_size_list", "outputs") if self._onnx[k] is not None}
+        configs = dict(self._config)
+        if self._batch_shapes:
+            configs["dynamic_input"] = [self._batch_shapes]  # the shapes come from here, not input_size_list
+            subgraphs.pop("input_size_list", None)
         if subgraphs:
             models["subgraphs"] = subgraphs
         if dataset is not None:
             models["dataset"] = os.path.abspath(dataset)
-        if self._config:
-            models["configs"] = self._config
-        caller = "rknn.api.RKNN.build(do_quantization={})".format(quantize)
+        if configs:
+            models["configs"] = configs
+        caller = "rknn.api.RKNN.build(do_quantization={}{})".format(
+            quantize, ", rknn_batch_size={}".format(self._batch_shapes[0][0]) if self._batch_shapes else "")
         # JSON is YAML: rknn_convert's reader takes the file as its own .yml.
         with tempfile.TemporaryDirectory(prefix="svp_rknn_") as tmp:
             yml = os.path.join(tmp, "model_config.yml")
             with open(yml, "w") as f:
                 json.dump({"models": models}, f, indent=1)
+            if accuracy_inputs is not None:
+                return _svp_acl.analyse_rknn(yml, self._platform, "rknn.api.RKNN.accuracy_analysis", accuracy_inputs)
             return _svp_acl.build_rknn(yml, self._platform, caller)
 
     @_returns_code
@@ -194,7 +232,60 @@ class RKNN:
             raise _Refused("{} is a Rockchip .rknn file (a closed format svp-acl cannot read): rebuild it from the "
                            "ONNX model with load_onnx() + build(), or with rknn_convert".format(path))
         self._model = data
+        self._built = None
         self._close_runtime()
+
+    @_returns_code
+    def accuracy_analysis(self, inputs, output_dir="./snapshot", target=None, device_id=None):
+        """Per-layer error of the quantized model against the float one on `inputs` (one
+        .npy file or numpy array per model input): svp_atc's --accuracy_report, written as
+        the toolkit's snapshot folder (error_analysis.txt, golden/, simulator/)."""
+        self._live()
+        if target is not None or device_id is not None:
+            raise _Refused("target/device_id: svp-acl analyses on this host's software NPU only: pass target=None")
+        if self._onnx is None or self._built is None:
+            raise _Refused("no built model: call load_onnx() and build() first (the analysis compiles the ONNX model "
+                           "again; a model from load_rknn() cannot be analysed)")
+        quantize, dataset = self._built
+        if not quantize:
+            raise _Refused("the model was built with do_quantization=False: the analysis compares the quantized "
+                           "model with the float one (build(do_quantization=True, dataset=...))")
+        probe = _svp_acl.Runtime(self._model)
+        try:
+            attrs = probe.inputs()
+        finally:
+            probe.close()
+        arrays = _accuracy_inputs(inputs, attrs)
+        os.makedirs(output_dir, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="svp_accuracy_") as tmp:
+            lists = []
+            for i, (attr, array) in enumerate(zip(attrs, arrays)):
+                item = os.path.join(tmp, "input{}.npy".format(i))
+                np.save(item, array)
+                listed = os.path.join(tmp, "input{}.txt".format(i))
+                with open(listed, "w") as f:
+                    f.write(item + "\n")
+                lists.append("{}:{}".format(attr["name"], listed))
+            report = self._convert(True, dataset, ";".join(lists))
+        rows = _report_rows(report["csv"])
+        self.accuracy_report = rows
+        for line in report["summary"]:
+            _log.info("accuracy_analysis: %s", line)
+        _write_snapshot(output_dir, rows, report["summary"], report["command_line"], self._snapshot_outputs(arrays))
+
+    def _snapshot_outputs(self, arrays):
+        """The model outputs of the float build (golden) and of the quantized one (simulator)."""
+        golden_image = self._convert(False, None)[0]
+        outputs = {}
+        for folder, image in (("golden", golden_image), ("simulator", self._model)):
+            runtime = _svp_acl.Runtime(image)
+            try:
+                fmts = [_svp_acl.RKNN_TENSOR_NCHW] * len(arrays)
+                outputs[folder] = list(zip([a["name"] for a in runtime.outputs()],
+                                           runtime.run(arrays, fmts, [False] * len(arrays))))
+            finally:
+                runtime.close()
+        return outputs
 
     # ----------------------------------------------------------------- runtime
     @_returns_code
@@ -206,7 +297,7 @@ class RKNN:
             raise _Refused("target={!r} asks for a board over adb; svp-acl runs the model on this host's software "
                            "NPU: pass target=None".format(target))
         refused = [name for name, on in (("target_sub_class", target_sub_class is not None),
-                                         ("device_id", device_id is not None), ("eval_mem", bool(eval_mem)),
+                                         ("device_id", device_id is not None),
                                          ("async_mode", bool(async_mode)),
                                          ("fallback_prior_device", fallback_prior_device != "cpu")) if on]
         if refused:
@@ -226,7 +317,9 @@ class RKNN:
                 runtime.close()
                 raise
         self._runtime = runtime
+        self._shape_sets = runtime.shape_sets()
         self._perf_debug = bool(perf_debug)
+        self._eval_mem = bool(eval_mem)
 
     def inference(self, inputs, data_format=None, inputs_pass_through=None, get_frame_id=False):
         """Runs the model: a list of numpy arrays in, a list of float32 arrays out."""
@@ -244,6 +337,9 @@ class RKNN:
             raise ValueError("inference: the model has {} input(s), {} given".format(len(attrs), len(inputs)))
         formats = _per_input(data_format, len(attrs), "data_format")
         passes = _per_input(inputs_pass_through, len(attrs), "inputs_pass_through")
+        if len(self._shape_sets) > 1:
+            self._follow_shape_set(inputs, formats, passes)
+            attrs = self._runtime.inputs()
         arrays, fmts = [], []
         for i, (a, attr) in enumerate(zip(inputs, attrs)):
             array, fmt = _prepare_input(i, a, attr, formats[i], bool(passes[i]))
@@ -251,8 +347,34 @@ class RKNN:
             fmts.append(fmt)
         return self._runtime.run(arrays, fmts, [bool(p) for p in passes])
 
+    def _follow_shape_set(self, inputs, formats, passes):
+        """Dynamic-shape models (config(dynamic_input)): the shape set the arrays have is
+        selected with librknnrt's rknn_set_input_shapes when it is not the current one."""
+        def matches(shape_set):
+            for array, dims, fmt, passed in zip(inputs, shape_set, formats, passes):
+                if not isinstance(array, np.ndarray):
+                    return True  # _prepare_input names the problem
+                dims = list(dims)
+                if len(dims) == 4 and (fmt == "nchw" or passed):
+                    dims = [dims[0], dims[3], dims[1], dims[2]]
+                if list(array.shape) != dims and [1] + list(array.shape) != dims:
+                    return False
+            return True
+
+        if matches([a["dims"] for a in self._runtime.inputs()]):
+            return
+        for shape_set in self._shape_sets:
+            if matches(shape_set):
+                self._runtime.set_input_shapes(shape_set)
+                return
+        raise ValueError("inference: input shape(s) {} are not one of the model's shape sets {} (config(dynamic_input); "
+                         "4-D shapes as NHWC)".format([tuple(np.shape(a)) for a in inputs],
+                                                       [[tuple(d) for d in st] for st in self._shape_sets]))
+
     def eval_perf(self, is_print=True, fix_freq=True):
-        """Runs the model once on zeros; returns the per-layer table (host time, not the board's)."""
+        """Runs the model once on zeros; returns the per-layer table: the board time the
+        timing model predicts for the model's target (docs/board_time.md) and the host time
+        measured here (per layer with init_runtime(perf_debug=True))."""
         self._live()
         if self._runtime is None:
             raise RuntimeError("eval_perf: call init_runtime() first")
@@ -261,16 +383,39 @@ class RKNN:
         zeros = [np.zeros(a["dims"], dtype=np.float32) for a in self._runtime.inputs()]
         self._runtime.run(zeros, [_fmt_of(a) for a in self._runtime.inputs()], [False] * len(zeros))
         total = self._runtime.perf_run()
-        head = ("Performance on svp-acl's software NPU: HOST time of this machine in microseconds, "
+        report = _predicted_table(_svp_acl.predict_board_time(self._model))
+        head = ("\nMeasured on svp-acl's software NPU: HOST time of this machine in microseconds, "
                 "not the board's time\n")
         if self._perf_debug:
-            report = head + self._runtime.perf_detail()  # librknnrt's table ends with the total
+            report += head + self._runtime.perf_detail()  # librknnrt's table ends with the total
         else:
-            report = "{}(per-layer times need init_runtime(perf_debug=True))\nTotal Operator Elapsed Time(us): {}\n".format(
+            report += "{}(per-layer host times need init_runtime(perf_debug=True))\nTotal Operator Elapsed Time(us): {}\n".format(
                 head, total)
         if is_print:
             print(report, file=sys.stdout)
         return report
+
+    def eval_memory(self, is_print=True):
+        """The memory the model takes on the software NPU (librknnrt's RKNN_QUERY_MEM_SIZE):
+        a dict of bytes (weight, internal, other, total); needs init_runtime(eval_mem=True)."""
+        self._live()
+        if self._runtime is None or not self._eval_mem:
+            raise RuntimeError("eval_memory: call init_runtime(eval_mem=True) first")
+        weight, internal, total = self._runtime.mem_size()
+        detail = {"total_weight_allocation": weight, "total_internal_allocation": internal,
+                  "total_other_allocation": max(0, total - weight - internal), "total_model_allocation": total}
+        if is_print:
+            mib = lambda n: "{:.2f} MiB".format(n / 1048576.0)  # noqa: E731
+            print("\n".join([
+                "=" * 54, "{:^54}".format("Memory Profile Info Dump"), "=" * 54,
+                "NPU model memory detail (bytes; svp-acl's software NPU, what librknnrt allocated):",
+                "    Weight Memory: " + mib(weight),
+                "    Internal Tensor Memory: " + mib(internal),
+                "    Other Memory: " + mib(detail["total_other_allocation"]),
+                "    Total Memory: " + mib(total),
+                "INFO: the model file is {}".format(mib(len(self._model))),
+                "=" * 54]), file=sys.stdout)
+        return detail
 
     def release(self):
         """Frees the runtime and the model; the object cannot be used afterwards."""
@@ -347,3 +492,94 @@ def _prepare_input(i, array, attr, data_format, pass_through):
         raise TypeError("inference: input {} ({}) is float64, which librknnrt does not take: pass "
                         "array.astype(np.float32)".format(i, attr["name"]))
     return array, fmt
+
+
+def _accuracy_inputs(inputs, attrs):
+    """accuracy_analysis' inputs as float32 arrays in the model's (NCHW) order: .npy files or
+    arrays, 4-D ones in NHWC (the toolkit's layout) or NCHW."""
+    if isinstance(inputs, (str, os.PathLike, np.ndarray)):
+        inputs = [inputs]
+    if not isinstance(inputs, (list, tuple)) or len(inputs) != len(attrs):
+        raise _Refused("inputs must be a list of {} .npy file(s) or array(s), one per model input".format(len(attrs)))
+    arrays = []
+    for i, (item, attr) in enumerate(zip(inputs, attrs)):
+        if isinstance(item, (str, os.PathLike)):
+            if not str(item).endswith(".npy"):
+                raise _Refused("inputs[{}] = {!r}: image files are not implemented yet in svp-acl's accuracy_analysis "
+                               "(give the preprocessed input as .npy)".format(i, str(item)))
+            item = np.load(item)
+        if not isinstance(item, np.ndarray):
+            raise _Refused("inputs[{}] is a {}, not a .npy path or numpy array".format(i, type(item).__name__))
+        dims = list(attr["dims"])  # NHWC for 4-D inputs (INPUT_ATTR)
+        nchw = [dims[0], dims[3], dims[1], dims[2]] if len(dims) == 4 else dims
+        shape = list(item.shape)
+        if len(dims) == 4 and shape in (dims, dims[1:]):
+            item = item.reshape(dims).transpose(0, 3, 1, 2)
+        elif shape in (nchw, nchw[1:]):
+            item = item.reshape(nchw)
+        else:
+            raise _Refused("inputs[{}] ({}) has shape {}, the model wants {} (NHWC) or {} (NCHW)".format(
+                i, attr["name"], tuple(shape), tuple(dims), tuple(nchw)))
+        arrays.append(np.ascontiguousarray(item, dtype=np.float32))
+    return arrays
+
+
+def _report_rows(csv_text):
+    """The compiler's layer accuracy CSV (worst first) as dicts in execution order."""
+    import csv
+    import io
+    rows = []
+    for r in csv.DictReader(io.StringIO(csv_text)):
+        num = lambda k: float(r[k]) if r[k] != "" else None  # noqa: E731
+        rows.append({"order": int(r["order"]), "layer": r["layer"], "op": r["op"],
+                     "single_cos": num("single_cosine"), "single_euc": num("single_euclidean"),
+                     "entire_cos": num("entire_cosine"), "entire_euc": num("entire_euclidean"),
+                     "single_rel": num("single_relative_distance"), "entire_rel": num("entire_relative_distance")})
+    return sorted(rows, key=lambda r: r["order"])
+
+
+def _write_snapshot(output_dir, rows, summary, command_line, outputs):
+    def cell(cos, euc):
+        return "{:<21}".format("-" if cos is None else "{:.5f} | {:.5g}".format(cos, euc))
+
+    width = max([len(r["op"]) + len(r["layer"]) + 3 for r in rows] + [40])
+    lines = [
+        "# simulator_error: the output error of each layer of the quantized model on svp-acl's software NPU",
+        "#   against the float model ('golden').",
+        "#   entire: the quantized model run whole (errors accumulate layer by layer).",
+        "#   single: the layer alone, fed the float model's inputs (its own error).",
+        "#   cos: cosine; euc: Euclidean distance ||a - g|| (rknn.accuracy_report also has ||a - g|| / ||g||).",
+        "# " + command_line,
+    ] + ["# " + line for line in summary] + [
+        "",
+        "{:<{w}}{}".format("layer_name", "simulator_error", w=width),
+        "{:<{w}}{:<21}{}".format("", "entire", "single", w=width),
+        "{:<{w}}{:<21}{}".format("", "cos     | euc", "cos     | euc", w=width),
+        "-" * (width + 42),
+    ]
+    for r in rows:
+        lines.append("{:<{w}}{}{}".format("[{}] {}".format(r["op"], r["layer"]), cell(r["entire_cos"], r["entire_euc"]),
+                                          cell(r["single_cos"], r["single_euc"]), w=width).rstrip())
+    with open(os.path.join(output_dir, "error_analysis.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    for folder, named in outputs.items():
+        os.makedirs(os.path.join(output_dir, folder), exist_ok=True)
+        for name, array in named:
+            safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+            np.save(os.path.join(output_dir, folder, safe + ".npy"), array)
+
+
+def _predicted_table(t):
+    """The board timing model's per-layer prediction as a table, labelled as a prediction."""
+    name_w = max([len(l["name"]) for l in t["layers"]] + [10])
+    op_w = max([len(l["op"]) for l in t["layers"]] + [6])
+    lines = ["Predicted board time on {} (board timing model: predicted from published figures, NOT measured; "
+             "docs/board_time.md)".format(t["soc"]),
+             "{:>4}  {:<{o}}  {:<{n}}  {:>4}  {:>16}  {}".format("ID", "OpType", "Name", "Unit", "Predicted(us)",
+                                                                 "Bound", o=op_w, n=name_w)]
+    for i, l in enumerate(t["layers"]):
+        lines.append("{:>4}  {:<{o}}  {:<{n}}  {:>4}  {:>16.3f}  {}".format(i, l["op"], l["name"], l["unit"], l["us"],
+                                                                            l["bound"], o=op_w, n=name_w))
+    lines.append("Total predicted board time (us): {:.3f} (of which the per-execution task cost {:.3f})".format(
+        t["total_us"], t["task_us"]))
+    return "\n".join(lines) + "\n"

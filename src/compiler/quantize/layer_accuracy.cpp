@@ -309,7 +309,7 @@ std::string layer_accuracy_csv(const std::vector<LayerAccuracy>& layers) {
   for (std::size_t i : worst_first(layers)) rows.push_back(&layers[i]);
   std::string csv =
       "order,layer,op,single_cosine,single_relative_distance,single_max_abs_error,single_kl,entire_cosine,"
-      "entire_relative_distance,entire_max_abs_error,entire_kl\n";
+      "entire_relative_distance,entire_max_abs_error,entire_kl,single_euclidean,entire_euclidean\n";
   auto quote = [](const std::string& s) {
     std::string q = "\"";
     for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -320,8 +320,10 @@ std::string layer_accuracy_csv(const std::vector<LayerAccuracy>& layers) {
         l->quantized ? fmt::format("{:.6f},{:.6g},{:.6g},{:.6g}", l->single.cosine, l->single.relative_distance,
                                    l->single.max_abs_error, l->single.kl_divergence)
                      : std::string(",,,");
-    csv += fmt::format("{},{},{},{},{:.6f},{:.6g},{:.6g},{:.6g}\n", l->order, quote(l->name), l->op, single,
-                       l->entire.cosine, l->entire.relative_distance, l->entire.max_abs_error, l->entire.kl_divergence);
+    const std::string single_euc = l->quantized ? fmt::format("{:.6g}", l->single.euclidean_distance) : std::string();
+    csv += fmt::format("{},{},{},{},{:.6f},{:.6g},{:.6g},{:.6g},{},{:.6g}\n", l->order, quote(l->name), l->op, single,
+                       l->entire.cosine, l->entire.relative_distance, l->entire.max_abs_error, l->entire.kl_divergence,
+                       single_euc, l->entire.euclidean_distance);
   }
   return csv;
 }
