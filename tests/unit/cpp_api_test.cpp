@@ -239,6 +239,10 @@ TEST_F(CppApiTest, LoadingGarbageNamesTheLoader) {
   } catch (const acl::error& e) {
     EXPECT_EQ(e.function(), "svp_acl_mdl_load_from_mem");
     EXPECT_EQ(e.vendor_code(), SVP_ACL_ERROR_DESERIALIZE_MODEL) << e.what();
+    // The library's message starts with the function's name; what() says it once.
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("svp_acl_mdl_load_from_mem: ", 0), 0u) << what;
+    EXPECT_EQ(what.find("svp_acl_mdl_load_from_mem", 1), std::string::npos) << what;
   }
 }
 

@@ -100,7 +100,7 @@ inline const failure& last_failure() { return detail::thread_failure(); }
 class error : public std::system_error {
  public:
   error(svp_acl_error code, std::string function, std::string message)
-      : std::system_error(code, category(), function + ": " + (message.empty() ? "failed" : message)),
+      : std::system_error(code, category(), prefixed(function, message)),
         function_(std::move(function)),
         message_(std::move(message)) {}
   svp_acl_error vendor_code() const noexcept { return code().value(); }
@@ -108,6 +108,16 @@ class error : public std::system_error {
   const std::string& message() const noexcept { return message_; }
 
  private:
+  // The library's own messages already start with "<function>: "; said once.
+  static std::string prefixed(const std::string& function, const std::string& message) {
+    if (message.empty()) return function + ": failed";
+    if (message.size() > function.size() + 1 && message.compare(0, function.size(), function) == 0 &&
+        message.compare(function.size(), 2, ": ") == 0) {
+      return message;
+    }
+    return function + ": " + message;
+  }
+
   std::string function_;
   std::string message_;
 };
