@@ -238,19 +238,21 @@ Status float_only(const NetOptions& o, const char* net) {
 
 }  // namespace
 
-Result<compiler::BuiltModel> build_resnet50(const NetOptions& options) {
-  if (Status s = float_only(options, "resnet50"); !s.ok()) return s;
-  Net n(options, "resnet50");
+namespace {
+
+// torchvision's bottleneck ResNets (v1.5: the stride on the 3x3 convolution), `blocks` per
+// stage.
+Result<compiler::BuiltModel> bottleneck_resnet(const NetOptions& options, const char* name, const int (&blocks)[4]) {
+  if (Status s = float_only(options, name); !s.ok()) return s;
+  Net n(options, name);
   TensorId x = n.input(3);
   x = n.conv("conv1", x, 3, 64, 7, 2, 1, "relu");
   x = n.max_pool("pool1", x);
   std::int64_t cin = 64;
   const std::int64_t widths[4] = {64, 128, 256, 512};
-  const int blocks[4] = {3, 4, 6, 3};
   for (int stage = 0; stage < 4; ++stage) {
     for (int blk = 0; blk < blocks[stage]; ++blk) {
       const std::int64_t w = widths[stage], cout = w * 4;
-      // torchvision's v1.5: the stride on the 3x3 convolution.
       const std::int64_t stride = (stage > 0 && blk == 0) ? 2 : 1;
       const std::string p = "layer" + std::to_string(stage + 1) + "." + std::to_string(blk);
       TensorId shortcut = x;
@@ -263,6 +265,18 @@ Result<compiler::BuiltModel> build_resnet50(const NetOptions& options) {
     }
   }
   return n.head(x, 2048);
+}
+
+}  // namespace
+
+Result<compiler::BuiltModel> build_resnet50(const NetOptions& options) {
+  static constexpr int kBlocks[4] = {3, 4, 6, 3};
+  return bottleneck_resnet(options, "resnet50", kBlocks);
+}
+
+Result<compiler::BuiltModel> build_resnet101(const NetOptions& options) {
+  static constexpr int kBlocks[4] = {3, 4, 23, 3};
+  return bottleneck_resnet(options, "resnet101", kBlocks);
 }
 
 Result<compiler::BuiltModel> build_vgg16(const NetOptions& options) {
