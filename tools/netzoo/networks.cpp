@@ -279,6 +279,63 @@ Result<compiler::BuiltModel> build_resnet101(const NetOptions& options) {
   return bottleneck_resnet(options, "resnet101", kBlocks);
 }
 
+// torchvision's shufflenet_v2_x1_0 as its ONNX export writes it: the channel split as two
+// Slices, the channel shuffle as Reshape → Transpose → Reshape.
+Result<compiler::BuiltModel> build_shufflenet_v2(const NetOptions& options) {
+  if (Status s = float_only(options, "shufflenet_v2"); !s.ok()) return s;
+  Net n(options, "shufflenet_v2");
+  TensorId x = n.input(3);
+  x = n.conv("conv1", x, 3, 24, 3, 2, 1, "relu");
+  x = n.max_pool("maxpool", x);
+  std::int64_t h = (options.height + 3) / 4, w = (options.width + 3) / 4, cin = 24;
+  const std::int64_t outs[3] = {116, 232, 464};
+  const int repeats[3] = {4, 8, 4};
+  auto shuffle = [&](const std::string& p, TensorId v, std::int64_t c) {
+    v = n.layer(p + ".shuffle.r", "Reshape", {v, n.ints(p + ".shuffle.s1", {options.batch, 2, c / 2, h, w})});
+    LayerOptions tr;
+    tr.attrs.set("perm", I{0, 2, 1, 3, 4});
+    v = n.layer(p + ".shuffle.t", "Transpose", {v}, tr);
+    return n.layer(p + ".shuffle.b", "Reshape", {v, n.ints(p + ".shuffle.s2", {options.batch, c, h, w})});
+  };
+  for (int stage = 0; stage < 3; ++stage) {
+    const std::int64_t oup = outs[stage], bf = oup / 2;
+    for (int i = 0; i < repeats[stage]; ++i) {
+      const std::string p = "stage" + std::to_string(stage + 2) + "." + std::to_string(i);
+      TensorId left, right;
+      std::int64_t rin;
+      if (i == 0) {
+        left = n.conv(p + ".branch1.0", x, cin, cin, 3, 2, cin, "");
+        left = n.conv(p + ".branch1.2", left, cin, bf, 1, 1, 1, "relu");
+        right = x;
+        rin = cin;
+      } else {
+        auto slice = [&](const char* part, std::int64_t start) {
+          return n.layer(p + "." + part, "Slice",
+                         {x, n.ints(p + "." + part + ".starts", {start}), n.ints(p + "." + part + ".ends", {start + bf}),
+                          n.ints(p + "." + part + ".axes", {1})});
+        };
+        left = slice("x1", 0);
+        right = slice("x2", bf);
+        rin = bf;
+      }
+      const std::int64_t stride = i == 0 ? 2 : 1;
+      right = n.conv(p + ".branch2.0", right, rin, bf, 1, 1, 1, "relu");
+      right = n.conv(p + ".branch2.3", right, bf, bf, 3, stride, bf, "");
+      right = n.conv(p + ".branch2.5", right, bf, bf, 1, 1, 1, "relu");
+      if (i == 0) {
+        h = (h + 1) / 2;
+        w = (w + 1) / 2;
+      }
+      LayerOptions cat;
+      cat.attrs.set("axis", std::int64_t{1});
+      x = shuffle(p, n.layer(p + ".cat", "Concat", {left, right}, cat), oup);
+      cin = oup;
+    }
+  }
+  x = n.conv("conv5", x, cin, 1024, 1, 1, 1, "relu");
+  return n.head(x, 1024);
+}
+
 Result<compiler::BuiltModel> build_vgg16(const NetOptions& options) {
   if (Status s = float_only(options, "vgg16"); !s.ok()) return s;
   Net n(options, "vgg16");

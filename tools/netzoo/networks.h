@@ -42,7 +42,9 @@ Result<compiler::BuiltModel> build_mobilenet_v2(const NetOptions& options);
 // networks, shapes as torchvision's (ViT: the attention as the ONNX export writes it, GELU
 // through Erf). SqueezeNet's logits come from its final convolution and average pool.
 Result<compiler::BuiltModel> build_resnet50(const NetOptions& options);
-Result<compiler::BuiltModel> build_resnet101(const NetOptions& options);  // held-out check only
+// The held-out check's networks (docs/board_time.md), float32 only like the above.
+Result<compiler::BuiltModel> build_resnet101(const NetOptions& options);
+Result<compiler::BuiltModel> build_shufflenet_v2(const NetOptions& options);  // x1.0
 Result<compiler::BuiltModel> build_vgg16(const NetOptions& options);
 Result<compiler::BuiltModel> build_squeezenet1_1(const NetOptions& options);
 Result<compiler::BuiltModel> build_vit_b16(const NetOptions& options);
