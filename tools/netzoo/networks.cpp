@@ -76,6 +76,11 @@ class Net {
     }
     TensorId y = b_.add_layer(name, "Conv", {x, w, bias}, o);
     if (act.empty()) return y;
+    if (act == "silu" && !int8()) {
+      // SiLU as the ONNX export writes it: x · sigmoid(x).
+      TensorId sig = b_.add_layer(name + ".sigmoid", "Sigmoid", {y});
+      return b_.add_layer(name + ".silu", "Mul", {y, sig});
+    }
     if (act == "relu" || int8()) return b_.add_layer(name + ".relu", "Relu", {y});
     LayerOptions clip;
     clip.attrs.set("min", 0.0);
@@ -105,6 +110,10 @@ class Net {
     for (auto& x : v) x = scale * (static_cast<float>(next() % 2001) / 1000.f - 1.f);
     return b_.add_constant(name, std::move(dims), v);
   }
+  TensorId floats(const std::string& name, std::vector<float> values) {
+    const std::int64_t n = static_cast<std::int64_t>(values.size());
+    return b_.add_constant(name, {n}, std::move(values));
+  }
   TensorId ints(const std::string& name, I values, bool scalar = false) {
     I dims = scalar ? I{} : I{static_cast<std::int64_t>(values.size())};
     return b_.add_constant(name, std::move(dims), values);
@@ -117,6 +126,10 @@ class Net {
   void reserve(std::size_t bytes) { b_.reserve_weights(bytes); }
   Result<compiler::BuiltModel> finish(TensorId out) {
     b_.add_output(out);
+    return b_.build();
+  }
+  Result<compiler::BuiltModel> finish(const std::vector<TensorId>& outs) {
+    for (TensorId t : outs) b_.add_output(t);
     return b_.build();
   }
   // Flatten → Gemm (float32 logits), the classifier of a feature vector [N, c].
@@ -334,6 +347,69 @@ Result<compiler::BuiltModel> build_shufflenet_v2(const NetOptions& options) {
   }
   x = n.conv("conv5", x, cin, 1024, 1, 1, 1, "relu");
   return n.head(x, 1024);
+}
+
+// Ultralytics YOLOv5s v6+ (depth 0.33, width 0.5) as airockchip/yolov5 exports it for RKNN
+// and the HiSpark zoo compiles it: backbone, SPPF, PANet neck and the three 1x1 detection
+// convolutions with their sigmoid, box decoding left to the application. `act`: "silu" (the
+// released model) or "relu" (Rockchip's yolov5s_relu).
+Result<compiler::BuiltModel> build_yolov5s(const NetOptions& options, const std::string& act) {
+  if (Status s = float_only(options, "yolov5s"); !s.ok()) return s;
+  Net n(options, act == "relu" ? "yolov5s_relu" : "yolov5s");
+  auto conv = [&](const std::string& p, TensorId x, std::int64_t cin, std::int64_t cout, std::int64_t k,
+                  std::int64_t s) { return n.conv(p, x, cin, cout, k, s, 1, act); };
+  LayerOptions cat;
+  cat.attrs.set("axis", std::int64_t{1});
+  auto c3 = [&](const std::string& p, TensorId x, std::int64_t cin, std::int64_t cout, int blocks, bool shortcut) {
+    const std::int64_t h = cout / 2;
+    TensorId a = conv(p + ".cv1", x, cin, h, 1, 1);
+    TensorId b = conv(p + ".cv2", x, cin, h, 1, 1);
+    for (int i = 0; i < blocks; ++i) {
+      const std::string q = p + ".m." + std::to_string(i);
+      TensorId y = conv(q + ".cv2", conv(q + ".cv1", a, h, h, 1, 1), h, h, 3, 1);
+      a = shortcut ? n.add(q + ".add", a, y) : y;
+    }
+    return conv(p + ".cv3", n.layer(p + ".cat", "Concat", {a, b}, cat), 2 * h, cout, 1, 1);
+  };
+  LayerOptions up;
+  up.attrs.set("mode", std::string("nearest"));
+  auto upsample = [&](const std::string& p, TensorId x) {
+    return n.layer(p, "Resize", {x, -1, n.floats(p + ".scales", {1, 1, 2, 2})}, up);
+  };
+  TensorId x = n.input(3);
+  x = n.conv("model.0", x, 3, 32, 6, 2, 1, act, 2);  // k6 s2 p2: the former Focus
+  x = conv("model.1", x, 32, 64, 3, 2);
+  x = c3("model.2", x, 64, 64, 1, true);
+  x = conv("model.3", x, 64, 128, 3, 2);
+  const TensorId p3 = c3("model.4", x, 128, 128, 2, true);
+  x = conv("model.5", p3, 128, 256, 3, 2);
+  const TensorId p4 = c3("model.6", x, 256, 256, 3, true);
+  x = conv("model.7", p4, 256, 512, 3, 2);
+  x = c3("model.8", x, 512, 512, 1, true);
+  // SPPF: three chained 5x5 max pools.
+  x = conv("model.9.cv1", x, 512, 256, 1, 1);
+  TensorId y1 = n.max_pool("model.9.m1", x, 5, 1, 2);
+  TensorId y2 = n.max_pool("model.9.m2", y1, 5, 1, 2);
+  TensorId y3 = n.max_pool("model.9.m3", y2, 5, 1, 2);
+  x = conv("model.9.cv2", n.layer("model.9.cat", "Concat", {x, y1, y2, y3}, cat), 1024, 512, 1, 1);
+  const TensorId h10 = conv("model.10", x, 512, 256, 1, 1);
+  x = n.layer("model.12", "Concat", {upsample("model.11", h10), p4}, cat);
+  x = c3("model.13", x, 512, 256, 1, false);
+  const TensorId h14 = conv("model.14", x, 256, 128, 1, 1);
+  x = n.layer("model.16", "Concat", {upsample("model.15", h14), p3}, cat);
+  const TensorId o3 = c3("model.17", x, 256, 128, 1, false);
+  x = n.layer("model.19", "Concat", {conv("model.18", o3, 128, 128, 3, 2), h14}, cat);
+  const TensorId o4 = c3("model.20", x, 256, 256, 1, false);
+  x = n.layer("model.22", "Concat", {conv("model.21", o4, 256, 256, 3, 2), h10}, cat);
+  const TensorId o5 = c3("model.23", x, 512, 512, 1, false);
+  std::vector<TensorId> outs;
+  const TensorId levels[3] = {o3, o4, o5};
+  const std::int64_t widths[3] = {128, 256, 512};
+  for (int i = 0; i < 3; ++i) {
+    const std::string p = "model.24.m." + std::to_string(i);
+    outs.push_back(n.layer(p + ".sigmoid", "Sigmoid", {n.conv(p, levels[i], widths[i], 255, 1, 1, 1, "")}));
+  }
+  return n.finish(outs);
 }
 
 Result<compiler::BuiltModel> build_vgg16(const NetOptions& options) {
