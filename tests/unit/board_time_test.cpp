@@ -292,12 +292,16 @@ TEST(BoardTimeFit, AnUnknownCompileModeIsRefusedByName) {
 TEST(BoardTimeFit, CalibrationNetworksRefuseInt8AsNotImplementedYet) {
   netzoo::NetOptions o;
   o.dtype = model::DType::kInt8;
-  for (auto build : {netzoo::build_resnet50, netzoo::build_vgg16, netzoo::build_squeezenet1_1, netzoo::build_vit_b16}) {
+  for (auto build : {netzoo::build_resnet50, netzoo::build_vgg16, netzoo::build_squeezenet1_1, netzoo::build_vit_b16,
+                     netzoo::build_resnet101, netzoo::build_shufflenet_v2}) {
     Result<compiler::BuiltModel> m = build(o);
     ASSERT_FALSE(m.ok());
     EXPECT_EQ(m.status().code(), err::kFeatureUnsupported);
     EXPECT_NE(m.status().message().find("not implemented yet"), std::string::npos) << m.status().message();
   }
+  Result<compiler::BuiltModel> yolo = netzoo::build_yolov5s(o, "silu");
+  ASSERT_FALSE(yolo.ok());
+  EXPECT_EQ(yolo.status().code(), err::kFeatureUnsupported);
 }
 
 // svp_atc's outputs: atc_perf.csv's predicted column sums (with the task and switch costs)
