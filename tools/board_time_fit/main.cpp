@@ -44,6 +44,10 @@ Result<model::Program> build_network(const std::string& name) {
     o.height = o.width = 640;
     m = netzoo::build_yolov5s(o, name == "yolov5s_640" ? "silu" : "relu");
   }
+  if (name == "yolov8n_640" || name == "yolov8s_640") {
+    o.height = o.width = 640;
+    m = netzoo::build_yolov8(o, name[6]);
+  }
   if (name == "mobilenet_v2") m = netzoo::build_mobilenet_v2(o);
   if (name == "vgg16") m = netzoo::build_vgg16(o);
   if (name == "squeezenet1_1") m = netzoo::build_squeezenet1_1(o);

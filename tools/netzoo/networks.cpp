@@ -1,5 +1,6 @@
 #include "netzoo/networks.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -408,6 +409,83 @@ Result<compiler::BuiltModel> build_yolov5s(const NetOptions& options, const std:
   for (int i = 0; i < 3; ++i) {
     const std::string p = "model.24.m." + std::to_string(i);
     outs.push_back(n.layer(p + ".sigmoid", "Sigmoid", {n.conv(p, levels[i], widths[i], 255, 1, 1, 1, "")}));
+  }
+  return n.finish(outs);
+}
+
+// Ultralytics YOLOv8 n (width 0.25) or s (width 0.5), depth 0.33, as airockchip's
+// ultralytics_yolov8 exports it for RKNN: backbone of C2f stages (the split as two Slices),
+// SPPF, PAN neck, and per level the box branch's 64 DFL-bin outputs and the class branch's 80
+// sigmoid outputs, the DFL and decoding left to the application (the per-level score sum of
+// that export, a ReduceSum over 80 channels, is not built).
+Result<compiler::BuiltModel> build_yolov8(const NetOptions& options, char scale) {
+  if (Status s = float_only(options, "yolov8"); !s.ok()) return s;
+  if (scale != 'n' && scale != 's') {
+    return Status(err::kFeatureUnsupported, std::string("netzoo: yolov8 scale '") + scale +
+                                                "' is not implemented yet (n and s are); use 'n' or 's'");
+  }
+  const std::int64_t w = scale == 'n' ? 16 : 32;  // channels of the first layer: 64 × width
+  Net n(options, scale == 'n' ? "yolov8n" : "yolov8s");
+  auto conv = [&](const std::string& p, TensorId x, std::int64_t cin, std::int64_t cout, std::int64_t k,
+                  std::int64_t s) { return n.conv(p, x, cin, cout, k, s, 1, "silu"); };
+  LayerOptions cat;
+  cat.attrs.set("axis", std::int64_t{1});
+  auto c2f = [&](const std::string& p, TensorId x, std::int64_t cin, std::int64_t cout, int blocks, bool shortcut) {
+    const std::int64_t c = cout / 2;
+    TensorId y = conv(p + ".cv1", x, cin, 2 * c, 1, 1);
+    auto slice = [&](const char* part, std::int64_t start) {
+      return n.layer(p + "." + part, "Slice",
+                     {y, n.ints(p + "." + part + ".starts", {start}), n.ints(p + "." + part + ".ends", {start + c}),
+                      n.ints(p + "." + part + ".axes", {1})});
+    };
+    std::vector<TensorId> parts = {slice("y0", 0), slice("y1", c)};
+    for (int i = 0; i < blocks; ++i) {
+      const std::string q = p + ".m." + std::to_string(i);
+      TensorId b = conv(q + ".cv2", conv(q + ".cv1", parts.back(), c, c, 3, 1), c, c, 3, 1);
+      parts.push_back(shortcut ? n.add(q + ".add", parts.back(), b) : b);
+    }
+    return conv(p + ".cv2", n.layer(p + ".cat", "Concat", parts, cat), static_cast<std::int64_t>(parts.size()) * c,
+                cout, 1, 1);
+  };
+  LayerOptions up;
+  up.attrs.set("mode", std::string("nearest"));
+  auto upsample = [&](const std::string& p, TensorId x) {
+    return n.layer(p, "Resize", {x, -1, n.floats(p + ".scales", {1, 1, 2, 2})}, up);
+  };
+  TensorId x = n.input(3);
+  x = conv("model.0", x, 3, w, 3, 2);
+  x = conv("model.1", x, w, 2 * w, 3, 2);
+  x = c2f("model.2", x, 2 * w, 2 * w, 1, true);
+  x = conv("model.3", x, 2 * w, 4 * w, 3, 2);
+  const TensorId p3 = c2f("model.4", x, 4 * w, 4 * w, 2, true);
+  x = conv("model.5", p3, 4 * w, 8 * w, 3, 2);
+  const TensorId p4 = c2f("model.6", x, 8 * w, 8 * w, 2, true);
+  x = conv("model.7", p4, 8 * w, 16 * w, 3, 2);
+  x = c2f("model.8", x, 16 * w, 16 * w, 1, true);
+  x = conv("model.9.cv1", x, 16 * w, 8 * w, 1, 1);
+  TensorId y1 = n.max_pool("model.9.m1", x, 5, 1, 2);
+  TensorId y2 = n.max_pool("model.9.m2", y1, 5, 1, 2);
+  TensorId y3 = n.max_pool("model.9.m3", y2, 5, 1, 2);
+  const TensorId p5 = conv("model.9.cv2", n.layer("model.9.cat", "Concat", {x, y1, y2, y3}, cat), 32 * w, 16 * w, 1, 1);
+  x = n.layer("model.11", "Concat", {upsample("model.10", p5), p4}, cat);
+  const TensorId h12 = c2f("model.12", x, 24 * w, 8 * w, 1, false);
+  x = n.layer("model.14", "Concat", {upsample("model.13", h12), p3}, cat);
+  const TensorId o3 = c2f("model.15", x, 12 * w, 4 * w, 1, false);
+  x = n.layer("model.17", "Concat", {conv("model.16", o3, 4 * w, 4 * w, 3, 2), h12}, cat);
+  const TensorId o4 = c2f("model.18", x, 12 * w, 8 * w, 1, false);
+  x = n.layer("model.20", "Concat", {conv("model.19", o4, 8 * w, 8 * w, 3, 2), p5}, cat);
+  const TensorId o5 = c2f("model.21", x, 24 * w, 16 * w, 1, false);
+  // Detect: box branch width max(16, c3/4, 64), class branch max(c3, 80), c3 = P3's width.
+  const std::int64_t cbox = std::max<std::int64_t>({16, 4 * w / 4, 64}), ccls = std::max<std::int64_t>(4 * w, 80);
+  std::vector<TensorId> outs;
+  const TensorId levels[3] = {o3, o4, o5};
+  const std::int64_t widths[3] = {4 * w, 8 * w, 16 * w};
+  for (int i = 0; i < 3; ++i) {
+    const std::string p = "model.22." + std::to_string(i);
+    TensorId b = conv(p + ".cv2.1", conv(p + ".cv2.0", levels[i], widths[i], cbox, 3, 1), cbox, cbox, 3, 1);
+    outs.push_back(n.conv(p + ".cv2.2", b, cbox, 64, 1, 1, 1, ""));
+    TensorId c = conv(p + ".cv3.1", conv(p + ".cv3.0", levels[i], widths[i], ccls, 3, 1), ccls, ccls, 3, 1);
+    outs.push_back(n.layer(p + ".sigmoid", "Sigmoid", {n.conv(p + ".cv3.2", c, ccls, 80, 1, 1, 1, "")}));
   }
   return n.finish(outs);
 }

@@ -49,6 +49,9 @@ Result<compiler::BuiltModel> build_shufflenet_v2(const NetOptions& options);  //
 // YOLOv5s v6+ without box decoding, three outputs; act "silu" or "relu" (set height and
 // width, e.g. 640).
 Result<compiler::BuiltModel> build_yolov5s(const NetOptions& options, const std::string& act);
+// YOLOv8 scale 'n' or 's' without the DFL and decoding, six outputs (box bins and class
+// sigmoid per level).
+Result<compiler::BuiltModel> build_yolov8(const NetOptions& options, char scale);
 Result<compiler::BuiltModel> build_vgg16(const NetOptions& options);
 Result<compiler::BuiltModel> build_squeezenet1_1(const NetOptions& options);
 Result<compiler::BuiltModel> build_vit_b16(const NetOptions& options);
