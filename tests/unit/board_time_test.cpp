@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -223,6 +224,64 @@ TEST(BoardTimeFit, CommittedFeaturesAreTheNetworksAsBuilt) {
   }
 }
 
+// The held-out check (docs/board_time.md, "Held-out published figures"): the committed
+// factors predict the published figures of held_out.csv, which the fit never sees, with the
+// ratios the docs record (3 decimals); a change of the model or of the factors that moves
+// them must update the docs' table too.
+TEST(BoardTimeFit, CommittedHeldOutFeaturesPredictTheRecordedRatios) {
+  Result<std::vector<board_fit::CalibrationPoint>> held = board_fit::read_calibration(kFitDir + "held_out.csv");
+  ASSERT_TRUE(held.ok()) << held.status().message();
+  Result<std::vector<board_fit::PointWork>> pts = board_fit::read_features(*held, kFitDir + "held_out_features.csv");
+  ASSERT_TRUE(pts.ok()) << pts.status().message();
+  const std::map<std::string, double> recorded = {
+      {"ss928_resnet101", 1.077}, {"ss928_mobilenetv2", 7.585}, {"ss928_ppocrv4_rec", 1.192},
+      {"rk3576_resnet50", 0.695}, {"rk3562_resnet50", 0.974}, {"rk3588_ppocrv4_det", 0.278},
+      {"rk3576_ppocrv4_det", 0.404}, {"rk3566_ppocrv4_det", 0.458}, {"rk3562_ppocrv4_det", 0.334},
+      {"rk3588_ppocrv4_rec", 0.783}, {"rk3576_ppocrv4_rec", 0.866}, {"rk3566_ppocrv4_rec", 0.438},
+      {"rk3562_ppocrv4_rec", 0.963}, {"ss928_shufflenetv2", 0.597}, {"ss928_yolov5s", 0.504},
+      {"rk3588_yolov5s", 1.114}, {"rk3576_yolov5s", 1.377}, {"rk3566_yolov5s", 1.774},
+      {"rk3562_yolov5s", 1.269}, {"rk3588_yolov5s_relu", 1.201}, {"rk3576_yolov5s_relu", 0.906},
+      {"rk3566_yolov5s_relu", 1.396}, {"rk3562_yolov5s_relu", 1.210}, {"rk3588_yolov8n", 1.061},
+      {"rk3576_yolov8n", 1.473}, {"rk3566_yolov8n", 1.891}, {"rk3562_yolov8n", 1.359},
+      {"rk3588_yolov8s", 1.386}, {"rk3576_yolov8s", 1.406}, {"rk3566_yolov8s", 2.072},
+      {"rk3562_yolov8s", 1.517}, {"ss928_yolov8s", 1.105}};
+  ASSERT_EQ(pts->size(), recorded.size());
+  std::vector<double> svp, rknn;
+  for (const board_fit::PointWork& p : *pts) {
+    ASSERT_EQ(recorded.count(p.point.id), 1u) << p.point.id;
+    const double ratio = board_fit::predict_ms(p, target::fitted_factors(*p.device)) / p.point.published_ms;
+    EXPECT_NEAR(ratio, recorded.at(p.point.id), 0.0015) << p.point.id;
+    (p.device->family == target::Family::kRknn ? rknn : svp).push_back(ratio);
+  }
+  // The per-family summary the docs state.
+  EXPECT_NEAR(board_fit::summarise(svp).geomean, 1.216, 0.002);
+  EXPECT_NEAR(board_fit::summarise(rknn).geomean, 0.975, 0.002);
+  EXPECT_EQ(board_fit::summarise(svp).over_2x + board_fit::summarise(rknn).over_2x, 7u);
+}
+
+TEST(BoardTimeFit, HeldOutPointsAreNoneOfTheCalibrationPoints) {
+  Result<std::vector<board_fit::CalibrationPoint>> cal = board_fit::read_calibration(kFitDir + "calibration.csv");
+  Result<std::vector<board_fit::CalibrationPoint>> held = board_fit::read_calibration(kFitDir + "held_out.csv");
+  ASSERT_TRUE(cal.ok() && held.ok());
+  EXPECT_TRUE(board_fit::check_held_out(*cal, *held).ok()) << board_fit::check_held_out(*cal, *held).message();
+  // A calibration point's network on its SoC in its mode, under another name, is refused by name.
+  std::vector<board_fit::CalibrationPoint> leak = *held;
+  leak.push_back(cal->front());
+  leak.back().id = "renamed";
+  const Status s = board_fit::check_held_out(*cal, leak);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("renamed"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find(cal->front().id), std::string::npos) << s.message();
+}
+
+TEST(BoardTimeFit, RatioSummaryCountsPointsOffByMoreThanTwiceEitherWay) {
+  const board_fit::RatioSummary s = board_fit::summarise({0.25, 1.0, 3.0, 1.9});
+  EXPECT_EQ(s.n, 4u);
+  EXPECT_EQ(s.over_2x, 2u);
+  EXPECT_NEAR(s.geomean, std::pow(0.25 * 3.0 * 1.9, 0.25), 1e-12);
+  EXPECT_DOUBLE_EQ(s.worst, 0.25);
+}
+
 TEST(BoardTimeFit, AnUnknownCompileModeIsRefusedByName) {
   netzoo::NetOptions o;
   Result<compiler::BuiltModel> m = netzoo::build_mobilenet_v2(o);
@@ -236,12 +295,16 @@ TEST(BoardTimeFit, AnUnknownCompileModeIsRefusedByName) {
 TEST(BoardTimeFit, CalibrationNetworksRefuseInt8AsNotImplementedYet) {
   netzoo::NetOptions o;
   o.dtype = model::DType::kInt8;
-  for (auto build : {netzoo::build_resnet50, netzoo::build_vgg16, netzoo::build_squeezenet1_1, netzoo::build_vit_b16}) {
+  for (auto build : {netzoo::build_resnet50, netzoo::build_vgg16, netzoo::build_squeezenet1_1, netzoo::build_vit_b16,
+                     netzoo::build_resnet101, netzoo::build_shufflenet_v2}) {
     Result<compiler::BuiltModel> m = build(o);
     ASSERT_FALSE(m.ok());
     EXPECT_EQ(m.status().code(), err::kFeatureUnsupported);
     EXPECT_NE(m.status().message().find("not implemented yet"), std::string::npos) << m.status().message();
   }
+  Result<compiler::BuiltModel> yolo = netzoo::build_yolov5s(o, "silu");
+  ASSERT_FALSE(yolo.ok());
+  EXPECT_EQ(yolo.status().code(), err::kFeatureUnsupported);
 }
 
 // svp_atc's outputs: atc_perf.csv's predicted column sums (with the task and switch costs)

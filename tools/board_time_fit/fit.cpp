@@ -124,6 +124,32 @@ Result<std::vector<CalibrationPoint>> read_calibration(const std::string& path) 
   return out;
 }
 
+Status check_held_out(const std::vector<CalibrationPoint>& calibration, const std::vector<CalibrationPoint>& held_out) {
+  for (const CalibrationPoint& h : held_out) {
+    for (const CalibrationPoint& c : calibration) {
+      if (h.id == c.id || (h.network == c.network && h.soc == c.soc && h.mode == c.mode)) {
+        return Status(err::kParseModel, fmt::format("held-out point {} is calibration point {}: a held-out point must be a "
+                                                    "figure the fit does not see; remove it from held_out.csv",
+                                                    h.id, c.id));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+RatioSummary summarise(const std::vector<double>& ratios) {
+  RatioSummary s;
+  double log_sum = 0;
+  for (double r : ratios) {
+    log_sum += std::log(r);
+    if (std::fabs(std::log(r)) > std::fabs(std::log(s.worst))) s.worst = r;
+    if (r > 2.0 || r < 0.5) ++s.over_2x;
+  }
+  s.n = ratios.size();
+  if (s.n > 0) s.geomean = std::exp(log_sum / static_cast<double>(s.n));
+  return s;
+}
+
 std::string features_csv(const std::vector<PointWork>& points) {
   std::string out =
       "point,layer,unit,precision,work,macs,elements,in_elements,in_chained,out_elements,out_chained,weight_elements,"

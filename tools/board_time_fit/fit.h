@@ -65,6 +65,21 @@ struct FittedSet {
 // points.
 std::vector<FittedSet> fit_all(const std::vector<PointWork>& points);
 
+// Held-out points (held_out.csv) are published figures the fit never sees: refuses (naming
+// it) a held-out point whose id, or whose network on the same SoC in the same mode, is also
+// a calibration point.
+Status check_held_out(const std::vector<CalibrationPoint>& calibration, const std::vector<CalibrationPoint>& held_out);
+
+// predicted/published over a set of points: geometric mean, the ratio furthest from 1 (in
+// log), how many are off by more than 2x either way.
+struct RatioSummary {
+  std::size_t n = 0;
+  double geomean = 1;
+  double worst = 1;
+  std::size_t over_2x = 0;
+};
+RatioSummary summarise(const std::vector<double>& ratios);
+
 // data/board_time_factors.inc.
 std::string factors_inc(const std::vector<FittedSet>& sets);
 

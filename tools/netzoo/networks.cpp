@@ -1,5 +1,6 @@
 #include "netzoo/networks.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -76,6 +77,11 @@ class Net {
     }
     TensorId y = b_.add_layer(name, "Conv", {x, w, bias}, o);
     if (act.empty()) return y;
+    if (act == "silu" && !int8()) {
+      // SiLU as the ONNX export writes it: x · sigmoid(x).
+      TensorId sig = b_.add_layer(name + ".sigmoid", "Sigmoid", {y});
+      return b_.add_layer(name + ".silu", "Mul", {y, sig});
+    }
     if (act == "relu" || int8()) return b_.add_layer(name + ".relu", "Relu", {y});
     LayerOptions clip;
     clip.attrs.set("min", 0.0);
@@ -105,6 +111,10 @@ class Net {
     for (auto& x : v) x = scale * (static_cast<float>(next() % 2001) / 1000.f - 1.f);
     return b_.add_constant(name, std::move(dims), v);
   }
+  TensorId floats(const std::string& name, std::vector<float> values) {
+    const std::int64_t n = static_cast<std::int64_t>(values.size());
+    return b_.add_constant(name, {n}, std::move(values));
+  }
   TensorId ints(const std::string& name, I values, bool scalar = false) {
     I dims = scalar ? I{} : I{static_cast<std::int64_t>(values.size())};
     return b_.add_constant(name, std::move(dims), values);
@@ -117,6 +127,10 @@ class Net {
   void reserve(std::size_t bytes) { b_.reserve_weights(bytes); }
   Result<compiler::BuiltModel> finish(TensorId out) {
     b_.add_output(out);
+    return b_.build();
+  }
+  Result<compiler::BuiltModel> finish(const std::vector<TensorId>& outs) {
+    for (TensorId t : outs) b_.add_output(t);
     return b_.build();
   }
   // Flatten → Gemm (float32 logits), the classifier of a feature vector [N, c].
@@ -238,19 +252,21 @@ Status float_only(const NetOptions& o, const char* net) {
 
 }  // namespace
 
-Result<compiler::BuiltModel> build_resnet50(const NetOptions& options) {
-  if (Status s = float_only(options, "resnet50"); !s.ok()) return s;
-  Net n(options, "resnet50");
+namespace {
+
+// torchvision's bottleneck ResNets (v1.5: the stride on the 3x3 convolution), `blocks` per
+// stage.
+Result<compiler::BuiltModel> bottleneck_resnet(const NetOptions& options, const char* name, const int (&blocks)[4]) {
+  if (Status s = float_only(options, name); !s.ok()) return s;
+  Net n(options, name);
   TensorId x = n.input(3);
   x = n.conv("conv1", x, 3, 64, 7, 2, 1, "relu");
   x = n.max_pool("pool1", x);
   std::int64_t cin = 64;
   const std::int64_t widths[4] = {64, 128, 256, 512};
-  const int blocks[4] = {3, 4, 6, 3};
   for (int stage = 0; stage < 4; ++stage) {
     for (int blk = 0; blk < blocks[stage]; ++blk) {
       const std::int64_t w = widths[stage], cout = w * 4;
-      // torchvision's v1.5: the stride on the 3x3 convolution.
       const std::int64_t stride = (stage > 0 && blk == 0) ? 2 : 1;
       const std::string p = "layer" + std::to_string(stage + 1) + "." + std::to_string(blk);
       TensorId shortcut = x;
@@ -263,6 +279,215 @@ Result<compiler::BuiltModel> build_resnet50(const NetOptions& options) {
     }
   }
   return n.head(x, 2048);
+}
+
+}  // namespace
+
+Result<compiler::BuiltModel> build_resnet50(const NetOptions& options) {
+  static constexpr int kBlocks[4] = {3, 4, 6, 3};
+  return bottleneck_resnet(options, "resnet50", kBlocks);
+}
+
+Result<compiler::BuiltModel> build_resnet101(const NetOptions& options) {
+  static constexpr int kBlocks[4] = {3, 4, 23, 3};
+  return bottleneck_resnet(options, "resnet101", kBlocks);
+}
+
+// torchvision's shufflenet_v2_x1_0 as its ONNX export writes it: the channel split as two
+// Slices, the channel shuffle as Reshape → Transpose → Reshape.
+Result<compiler::BuiltModel> build_shufflenet_v2(const NetOptions& options) {
+  if (Status s = float_only(options, "shufflenet_v2"); !s.ok()) return s;
+  Net n(options, "shufflenet_v2");
+  TensorId x = n.input(3);
+  x = n.conv("conv1", x, 3, 24, 3, 2, 1, "relu");
+  x = n.max_pool("maxpool", x);
+  std::int64_t h = (options.height + 3) / 4, w = (options.width + 3) / 4, cin = 24;
+  const std::int64_t outs[3] = {116, 232, 464};
+  const int repeats[3] = {4, 8, 4};
+  auto shuffle = [&](const std::string& p, TensorId v, std::int64_t c) {
+    v = n.layer(p + ".shuffle.r", "Reshape", {v, n.ints(p + ".shuffle.s1", {options.batch, 2, c / 2, h, w})});
+    LayerOptions tr;
+    tr.attrs.set("perm", I{0, 2, 1, 3, 4});
+    v = n.layer(p + ".shuffle.t", "Transpose", {v}, tr);
+    return n.layer(p + ".shuffle.b", "Reshape", {v, n.ints(p + ".shuffle.s2", {options.batch, c, h, w})});
+  };
+  for (int stage = 0; stage < 3; ++stage) {
+    const std::int64_t oup = outs[stage], bf = oup / 2;
+    for (int i = 0; i < repeats[stage]; ++i) {
+      const std::string p = "stage" + std::to_string(stage + 2) + "." + std::to_string(i);
+      TensorId left, right;
+      std::int64_t rin;
+      if (i == 0) {
+        left = n.conv(p + ".branch1.0", x, cin, cin, 3, 2, cin, "");
+        left = n.conv(p + ".branch1.2", left, cin, bf, 1, 1, 1, "relu");
+        right = x;
+        rin = cin;
+      } else {
+        auto slice = [&](const char* part, std::int64_t start) {
+          return n.layer(p + "." + part, "Slice",
+                         {x, n.ints(p + "." + part + ".starts", {start}), n.ints(p + "." + part + ".ends", {start + bf}),
+                          n.ints(p + "." + part + ".axes", {1})});
+        };
+        left = slice("x1", 0);
+        right = slice("x2", bf);
+        rin = bf;
+      }
+      const std::int64_t stride = i == 0 ? 2 : 1;
+      right = n.conv(p + ".branch2.0", right, rin, bf, 1, 1, 1, "relu");
+      right = n.conv(p + ".branch2.3", right, bf, bf, 3, stride, bf, "");
+      right = n.conv(p + ".branch2.5", right, bf, bf, 1, 1, 1, "relu");
+      if (i == 0) {
+        h = (h + 1) / 2;
+        w = (w + 1) / 2;
+      }
+      LayerOptions cat;
+      cat.attrs.set("axis", std::int64_t{1});
+      x = shuffle(p, n.layer(p + ".cat", "Concat", {left, right}, cat), oup);
+      cin = oup;
+    }
+  }
+  x = n.conv("conv5", x, cin, 1024, 1, 1, 1, "relu");
+  return n.head(x, 1024);
+}
+
+// Ultralytics YOLOv5s v6+ (depth 0.33, width 0.5) as airockchip/yolov5 exports it for RKNN
+// and the HiSpark zoo compiles it: backbone, SPPF, PANet neck and the three 1x1 detection
+// convolutions with their sigmoid, box decoding left to the application. `act`: "silu" (the
+// released model) or "relu" (Rockchip's yolov5s_relu).
+Result<compiler::BuiltModel> build_yolov5s(const NetOptions& options, const std::string& act) {
+  if (Status s = float_only(options, "yolov5s"); !s.ok()) return s;
+  Net n(options, act == "relu" ? "yolov5s_relu" : "yolov5s");
+  auto conv = [&](const std::string& p, TensorId x, std::int64_t cin, std::int64_t cout, std::int64_t k,
+                  std::int64_t s) { return n.conv(p, x, cin, cout, k, s, 1, act); };
+  LayerOptions cat;
+  cat.attrs.set("axis", std::int64_t{1});
+  auto c3 = [&](const std::string& p, TensorId x, std::int64_t cin, std::int64_t cout, int blocks, bool shortcut) {
+    const std::int64_t h = cout / 2;
+    TensorId a = conv(p + ".cv1", x, cin, h, 1, 1);
+    TensorId b = conv(p + ".cv2", x, cin, h, 1, 1);
+    for (int i = 0; i < blocks; ++i) {
+      const std::string q = p + ".m." + std::to_string(i);
+      TensorId y = conv(q + ".cv2", conv(q + ".cv1", a, h, h, 1, 1), h, h, 3, 1);
+      a = shortcut ? n.add(q + ".add", a, y) : y;
+    }
+    return conv(p + ".cv3", n.layer(p + ".cat", "Concat", {a, b}, cat), 2 * h, cout, 1, 1);
+  };
+  LayerOptions up;
+  up.attrs.set("mode", std::string("nearest"));
+  auto upsample = [&](const std::string& p, TensorId x) {
+    return n.layer(p, "Resize", {x, -1, n.floats(p + ".scales", {1, 1, 2, 2})}, up);
+  };
+  TensorId x = n.input(3);
+  x = n.conv("model.0", x, 3, 32, 6, 2, 1, act, 2);  // k6 s2 p2: the former Focus
+  x = conv("model.1", x, 32, 64, 3, 2);
+  x = c3("model.2", x, 64, 64, 1, true);
+  x = conv("model.3", x, 64, 128, 3, 2);
+  const TensorId p3 = c3("model.4", x, 128, 128, 2, true);
+  x = conv("model.5", p3, 128, 256, 3, 2);
+  const TensorId p4 = c3("model.6", x, 256, 256, 3, true);
+  x = conv("model.7", p4, 256, 512, 3, 2);
+  x = c3("model.8", x, 512, 512, 1, true);
+  // SPPF: three chained 5x5 max pools.
+  x = conv("model.9.cv1", x, 512, 256, 1, 1);
+  TensorId y1 = n.max_pool("model.9.m1", x, 5, 1, 2);
+  TensorId y2 = n.max_pool("model.9.m2", y1, 5, 1, 2);
+  TensorId y3 = n.max_pool("model.9.m3", y2, 5, 1, 2);
+  x = conv("model.9.cv2", n.layer("model.9.cat", "Concat", {x, y1, y2, y3}, cat), 1024, 512, 1, 1);
+  const TensorId h10 = conv("model.10", x, 512, 256, 1, 1);
+  x = n.layer("model.12", "Concat", {upsample("model.11", h10), p4}, cat);
+  x = c3("model.13", x, 512, 256, 1, false);
+  const TensorId h14 = conv("model.14", x, 256, 128, 1, 1);
+  x = n.layer("model.16", "Concat", {upsample("model.15", h14), p3}, cat);
+  const TensorId o3 = c3("model.17", x, 256, 128, 1, false);
+  x = n.layer("model.19", "Concat", {conv("model.18", o3, 128, 128, 3, 2), h14}, cat);
+  const TensorId o4 = c3("model.20", x, 256, 256, 1, false);
+  x = n.layer("model.22", "Concat", {conv("model.21", o4, 256, 256, 3, 2), h10}, cat);
+  const TensorId o5 = c3("model.23", x, 512, 512, 1, false);
+  std::vector<TensorId> outs;
+  const TensorId levels[3] = {o3, o4, o5};
+  const std::int64_t widths[3] = {128, 256, 512};
+  for (int i = 0; i < 3; ++i) {
+    const std::string p = "model.24.m." + std::to_string(i);
+    outs.push_back(n.layer(p + ".sigmoid", "Sigmoid", {n.conv(p, levels[i], widths[i], 255, 1, 1, 1, "")}));
+  }
+  return n.finish(outs);
+}
+
+// Ultralytics YOLOv8 n (width 0.25) or s (width 0.5), depth 0.33, as airockchip's
+// ultralytics_yolov8 exports it for RKNN: backbone of C2f stages (the split as two Slices),
+// SPPF, PAN neck, and per level the box branch's 64 DFL-bin outputs and the class branch's 80
+// sigmoid outputs, the DFL and decoding left to the application (the per-level score sum of
+// that export, a ReduceSum over 80 channels, is not built).
+Result<compiler::BuiltModel> build_yolov8(const NetOptions& options, char scale) {
+  if (Status s = float_only(options, "yolov8"); !s.ok()) return s;
+  if (scale != 'n' && scale != 's') {
+    return Status(err::kFeatureUnsupported, std::string("netzoo: yolov8 scale '") + scale +
+                                                "' is not implemented yet (n and s are); use 'n' or 's'");
+  }
+  const std::int64_t w = scale == 'n' ? 16 : 32;  // channels of the first layer: 64 × width
+  Net n(options, scale == 'n' ? "yolov8n" : "yolov8s");
+  auto conv = [&](const std::string& p, TensorId x, std::int64_t cin, std::int64_t cout, std::int64_t k,
+                  std::int64_t s) { return n.conv(p, x, cin, cout, k, s, 1, "silu"); };
+  LayerOptions cat;
+  cat.attrs.set("axis", std::int64_t{1});
+  auto c2f = [&](const std::string& p, TensorId x, std::int64_t cin, std::int64_t cout, int blocks, bool shortcut) {
+    const std::int64_t c = cout / 2;
+    TensorId y = conv(p + ".cv1", x, cin, 2 * c, 1, 1);
+    auto slice = [&](const char* part, std::int64_t start) {
+      return n.layer(p + "." + part, "Slice",
+                     {y, n.ints(p + "." + part + ".starts", {start}), n.ints(p + "." + part + ".ends", {start + c}),
+                      n.ints(p + "." + part + ".axes", {1})});
+    };
+    std::vector<TensorId> parts = {slice("y0", 0), slice("y1", c)};
+    for (int i = 0; i < blocks; ++i) {
+      const std::string q = p + ".m." + std::to_string(i);
+      TensorId b = conv(q + ".cv2", conv(q + ".cv1", parts.back(), c, c, 3, 1), c, c, 3, 1);
+      parts.push_back(shortcut ? n.add(q + ".add", parts.back(), b) : b);
+    }
+    return conv(p + ".cv2", n.layer(p + ".cat", "Concat", parts, cat), static_cast<std::int64_t>(parts.size()) * c,
+                cout, 1, 1);
+  };
+  LayerOptions up;
+  up.attrs.set("mode", std::string("nearest"));
+  auto upsample = [&](const std::string& p, TensorId x) {
+    return n.layer(p, "Resize", {x, -1, n.floats(p + ".scales", {1, 1, 2, 2})}, up);
+  };
+  TensorId x = n.input(3);
+  x = conv("model.0", x, 3, w, 3, 2);
+  x = conv("model.1", x, w, 2 * w, 3, 2);
+  x = c2f("model.2", x, 2 * w, 2 * w, 1, true);
+  x = conv("model.3", x, 2 * w, 4 * w, 3, 2);
+  const TensorId p3 = c2f("model.4", x, 4 * w, 4 * w, 2, true);
+  x = conv("model.5", p3, 4 * w, 8 * w, 3, 2);
+  const TensorId p4 = c2f("model.6", x, 8 * w, 8 * w, 2, true);
+  x = conv("model.7", p4, 8 * w, 16 * w, 3, 2);
+  x = c2f("model.8", x, 16 * w, 16 * w, 1, true);
+  x = conv("model.9.cv1", x, 16 * w, 8 * w, 1, 1);
+  TensorId y1 = n.max_pool("model.9.m1", x, 5, 1, 2);
+  TensorId y2 = n.max_pool("model.9.m2", y1, 5, 1, 2);
+  TensorId y3 = n.max_pool("model.9.m3", y2, 5, 1, 2);
+  const TensorId p5 = conv("model.9.cv2", n.layer("model.9.cat", "Concat", {x, y1, y2, y3}, cat), 32 * w, 16 * w, 1, 1);
+  x = n.layer("model.11", "Concat", {upsample("model.10", p5), p4}, cat);
+  const TensorId h12 = c2f("model.12", x, 24 * w, 8 * w, 1, false);
+  x = n.layer("model.14", "Concat", {upsample("model.13", h12), p3}, cat);
+  const TensorId o3 = c2f("model.15", x, 12 * w, 4 * w, 1, false);
+  x = n.layer("model.17", "Concat", {conv("model.16", o3, 4 * w, 4 * w, 3, 2), h12}, cat);
+  const TensorId o4 = c2f("model.18", x, 12 * w, 8 * w, 1, false);
+  x = n.layer("model.20", "Concat", {conv("model.19", o4, 8 * w, 8 * w, 3, 2), p5}, cat);
+  const TensorId o5 = c2f("model.21", x, 24 * w, 16 * w, 1, false);
+  // Detect: box branch width max(16, c3/4, 64), class branch max(c3, 80), c3 = P3's width.
+  const std::int64_t cbox = std::max<std::int64_t>({16, 4 * w / 4, 64}), ccls = std::max<std::int64_t>(4 * w, 80);
+  std::vector<TensorId> outs;
+  const TensorId levels[3] = {o3, o4, o5};
+  const std::int64_t widths[3] = {4 * w, 8 * w, 16 * w};
+  for (int i = 0; i < 3; ++i) {
+    const std::string p = "model.22." + std::to_string(i);
+    TensorId b = conv(p + ".cv2.1", conv(p + ".cv2.0", levels[i], widths[i], cbox, 3, 1), cbox, cbox, 3, 1);
+    outs.push_back(n.conv(p + ".cv2.2", b, cbox, 64, 1, 1, 1, ""));
+    TensorId c = conv(p + ".cv3.1", conv(p + ".cv3.0", levels[i], widths[i], ccls, 3, 1), ccls, ccls, 3, 1);
+    outs.push_back(n.layer(p + ".sigmoid", "Sigmoid", {n.conv(p + ".cv3.2", c, ccls, 80, 1, 1, 1, "")}));
+  }
+  return n.finish(outs);
 }
 
 Result<compiler::BuiltModel> build_vgg16(const NetOptions& options) {

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "common/status.h"
 #include "compiler/builder.h"
@@ -42,6 +43,15 @@ Result<compiler::BuiltModel> build_mobilenet_v2(const NetOptions& options);
 // networks, shapes as torchvision's (ViT: the attention as the ONNX export writes it, GELU
 // through Erf). SqueezeNet's logits come from its final convolution and average pool.
 Result<compiler::BuiltModel> build_resnet50(const NetOptions& options);
+// The held-out check's networks (docs/board_time.md), float32 only like the above.
+Result<compiler::BuiltModel> build_resnet101(const NetOptions& options);
+Result<compiler::BuiltModel> build_shufflenet_v2(const NetOptions& options);  // x1.0
+// YOLOv5s v6+ without box decoding, three outputs; act "silu" or "relu" (set height and
+// width, e.g. 640).
+Result<compiler::BuiltModel> build_yolov5s(const NetOptions& options, const std::string& act);
+// YOLOv8 scale 'n' or 's' without the DFL and decoding, six outputs (box bins and class
+// sigmoid per level).
+Result<compiler::BuiltModel> build_yolov8(const NetOptions& options, char scale);
 Result<compiler::BuiltModel> build_vgg16(const NetOptions& options);
 Result<compiler::BuiltModel> build_squeezenet1_1(const NetOptions& options);
 Result<compiler::BuiltModel> build_vit_b16(const NetOptions& options);
