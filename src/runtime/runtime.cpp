@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "exec/dumper.h"
 #include "profiling/profiler.h"
+#include "target/device_profile.h"
 
 namespace svp::runtime {
 namespace {
@@ -249,7 +250,13 @@ Result<std::uint32_t> Runtime::load_model(const void* image, std::size_t size, c
   // Kernel fast paths with acl.json's softnpu.kernel_threads (fixed for the model's life).
   kernels::CompileOptions options;
   options.threads = static_cast<int>(config_.kernel_threads);
-  auto id = models_.load(view, size, scheduling, options);
+  // Board clock: each segment's predicted board time on the configured target, once here.
+  const target::DeviceProfile* board = nullptr;
+  if (config_.backend.board_clock) {
+    board = target::find_profile(config_.backend.board_target);
+    if (board == nullptr) board = &target::default_profile();
+  }
+  auto id = models_.load(view, size, scheduling, options, board);
   if (id.ok()) {
     if (auto m = models_.get(*id); m.ok()) profiling::Profiler::instance().model_loaded(*id, model_label((*m)->program));
   }
