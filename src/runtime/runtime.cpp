@@ -64,7 +64,10 @@ Status Runtime::init_with_config(RuntimeConfig config) {
   if (g_epoch == 0) g_epoch = 1;
   auto rt = std::make_shared<Runtime>(std::move(config), std::move(*backend), g_epoch);
   std::vector<profiling::DeviceInfo> devices;
-  for (std::uint32_t i = 0; i < rt->device_count(); ++i) devices.push_back({i, rt->backend().device(i).core_count()});
+  const hal::BackendConfig& b = rt->config().backend;
+  for (std::uint32_t i = 0; i < rt->device_count(); ++i) {
+    devices.push_back({i, rt->backend().device(i).core_count(), b.board_clock ? b.board_target : std::string()});
+  }
   SVP_RETURN_IF_ERROR(profiling::Profiler::instance().attach(std::move(devices), rt->config().profiler));
   if (rt->config().dump) exec::Dumper::instance().start_from_acl_json(*rt->config().dump);
   std::atomic_store(&g_runtime, std::move(rt));
