@@ -467,11 +467,15 @@ struct BoardTiming {
   std::vector<svp_acl_rt_event> before, after;  // per stream
   std::vector<std::vector<double>> latency;      // per stream, ms
   double first_start = -1, last_end = 0;         // ms after `ref`
-  ~BoardTiming() {
+  ~BoardTiming() { release(); }
+  // Before svp_acl_finalize (events belong to the session); idempotent.
+  void release() {
     for (auto* v : {&before, &after}) {
       for (svp_acl_rt_event e : *v) svp_acl_rt_destroy_event(e);
+      v->clear();
     }
     if (ref) svp_acl_rt_destroy_event(ref);
+    ref = nullptr;
   }
 };
 
@@ -985,6 +989,7 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
 
     if (o.profiler) {
       // The session ends at svp_acl_finalize; only then is the JOB directory complete.
+      bt.release();
       s.close();
       fs::path job;
       for (const auto& e : fs::recursive_directory_iterator(prof_dir, ec)) {
