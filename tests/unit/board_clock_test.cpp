@@ -198,3 +198,61 @@ TEST_F(HostClockTest, AReleaseAtABoardTimeIsRefusedOnTheHostClock) {
 }
 
 }  // namespace
+
+namespace {
+
+// TOP promotion follows the board clock: a priority-7 execution behind a saturating
+// priority-3 load (not preemptible, back to back from board time 0) is promoted to 0 once
+// 20 ms of board time have passed, and takes the core at the first load execution's end
+// after that: at ceil(20 ms / T) x T, T the load's predicted time.
+TEST(BoardClock, TopPromotionHappensAtTheBoardTimeTheTimeoutGives) {
+  const BuiltModel load_m = conv_model("load", 8, 16, 32, 1, false, true);
+  const BuiltModel low_m = fg_model();
+  const std::int64_t t_load = predicted(load_m).total_ns();
+  const std::int64_t t_low = predicted(low_m).total_ns();
+  constexpr std::int64_t kTimeout = 20'000'000;
+  const int runs = static_cast<int>(2 * kTimeout / t_load) + 2;
+  svp::test::TempConfig cfg(board_config(1));
+  ASSERT_ACL_OK(svp_acl_init(cfg.path()));
+  ASSERT_ACL_OK(svp_acl_rt_set_device(0));
+  {
+    ModelRun load(load_m.image);
+    ModelRun low(low_m.image);
+    set_priority(load.id(), 3);
+    svp_acl_mdl_config_handle* h = svp_acl_mdl_create_config_handle();
+    const int32_t seven = 7;
+    const uint32_t top_ms = kTimeout / 1'000'000;
+    ASSERT_ACL_OK(svp_acl_mdl_set_config_opt(h, SVP_ACL_MDL_PRIORITY_INT32, &seven, sizeof seven));
+    ASSERT_ACL_OK(svp_acl_mdl_set_config_opt(h, SVP_ACL_MDL_PRIORITY_UP_TOP_TIMEOUT_UINT32, &top_ms, sizeof top_ms));
+    ASSERT_ACL_OK(svp_acl_mdl_set_model_config(low.id(), h));
+    ASSERT_ACL_OK(svp_acl_mdl_destroy_config_handle(h));
+    svp_acl_rt_stream ls = nullptr, ws = nullptr, gate = nullptr;
+    ASSERT_ACL_OK(svp_acl_rt_create_stream(&ls));
+    ASSERT_ACL_OK(svp_acl_rt_create_stream(&ws));
+    ASSERT_ACL_OK(svp_acl_rt_create_stream(&gate));
+    svp_acl_rt_event start = nullptr, low_end = nullptr;
+    ASSERT_ACL_OK(svp_acl_rt_create_event(&start));
+    ASSERT_ACL_OK(svp_acl_rt_create_event(&low_end));
+    ASSERT_ACL_OK(svp_acl_rt_subscribe_report(static_cast<uint64_t>(pthread_self()), gate));
+    ASSERT_ACL_OK(svp_acl_rt_launch_callback(noop_callback, nullptr, SVP_ACL_CALLBACK_BLOCK, gate));
+    ASSERT_ACL_OK(svp_acl_rt_record_event(start, gate));
+    ASSERT_ACL_OK(svp_acl_rt_stream_wait_event(ls, start));
+    ASSERT_ACL_OK(svp_acl_rt_stream_wait_event(ws, start));
+    for (int k = 0; k < runs; ++k) ASSERT_ACL_OK(load.execute_async(ls));
+    ASSERT_ACL_OK(low.execute_async(ws));
+    ASSERT_ACL_OK(svp_acl_rt_record_event(low_end, ws));
+    ASSERT_ACL_OK(svp_acl_rt_process_report(10000));
+    ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(ws));
+    ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(ls));
+    const std::int64_t promoted_start = (kTimeout + t_load - 1) / t_load * t_load;
+    EXPECT_NEAR(static_cast<double>(elapsed_ns(start, low_end)), static_cast<double>(promoted_start + t_low), 2000);
+    ASSERT_ACL_OK(svp_acl_rt_unsubscribe_report(static_cast<uint64_t>(pthread_self()), gate));
+    ASSERT_ACL_OK(svp_acl_rt_destroy_event(start));
+    ASSERT_ACL_OK(svp_acl_rt_destroy_event(low_end));
+    for (auto s : {ls, ws, gate}) ASSERT_ACL_OK(svp_acl_rt_destroy_stream(s));
+  }
+  ASSERT_ACL_OK(svp_acl_rt_reset_device(0));
+  ASSERT_ACL_OK(svp_acl_finalize());
+}
+
+}  // namespace
