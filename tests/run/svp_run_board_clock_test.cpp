@@ -116,10 +116,14 @@ TEST_F(SvpRunBoardClock, TwoStreamsShareTheCoreGivingEachItsOwnPercentiles) {
   EXPECT_NE(out.str().find("stream 1"), std::string::npos) << out.str();
   const nlohmann::json p = summary()["predicted_board_time"];
   ASSERT_EQ(p["streams"].size(), 2u);
-  // Each round submits on both streams at once: stream 0 (the smaller queue id wins a tie)
-  // runs first, stream 1 waits for it.
+  // Each round submits on stream 0, then stream 1: stream 0 arrives first (or together with
+  // stream 1, and the smaller queue id wins the tie) and runs alone. Stream 1 waits for
+  // all or part of it: the board time it arrives at is the one the device had reached when
+  // the host submitted it (docs/scheduling.md, "Determinism condition"), so between one
+  // and two predicted latencies.
   EXPECT_NEAR(p["streams"][0]["median"].get<double>(), ms, 1e-5);
-  EXPECT_NEAR(p["streams"][1]["median"].get<double>(), 2 * ms, 1e-5);
+  EXPECT_GE(p["streams"][1]["median"].get<double>(), ms - 1e-5);
+  EXPECT_LE(p["streams"][1]["percentile(99%)"].get<double>(), 2 * ms + 1e-5);
   // The core never idles within a round: one execution per predicted latency.
   EXPECT_NEAR(p["throughput"].get<double>(), 1000.0 / ms, 1000.0 / ms * 1e-4);
 }
