@@ -90,6 +90,18 @@ SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_ext_launch_segmented_task(svp_acl_
                                                                         const svp_acl_ext_task_attr *attr,
                                                                         svp_acl_rt_stream stream);
 
+/* ---------------------------------------------------------------------------
+ * Board clock (acl.json "softnpu": {"clock": "board"}; docs/scheduling.md).
+ * The stream's next entry does not start before `board_time_us`, microseconds of
+ * predicted board time since the device was set: a frame source on the board's
+ * clock (a camera delivering a frame every 33.3 ms). Work submitted behind it
+ * waits on the device, not on the host. Errors: SVP_ACL_ERROR_FEATURE_UNSUPPORTED
+ * when the clock is the host's (there is no board time to wait for), and the
+ * stream errors of svp_acl_rt_launch_callback(). An svp-acl extension.
+ * ---------------------------------------------------------------------------
+ */
+SVP_ACL_FUNC_VISIBILITY svp_acl_error svp_acl_ext_stream_release_at(svp_acl_rt_stream stream, uint64_t board_time_us);
+
 #ifdef __cplusplus
 }
 #endif

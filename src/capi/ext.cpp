@@ -46,6 +46,10 @@ svp_acl_error svp_acl_ext_launch_segmented_task(svp_acl_ext_segment_fn fn, void*
   });
 }
 
+svp_acl_error svp_acl_ext_stream_release_at(svp_acl_rt_stream stream, uint64_t board_time_us) {
+  return guard(__func__, [&] { return with_runtime([&](Runtime& rt) { return rt.release_at(stream, board_time_us); }); });
+}
+
 svp_acl_error svp_acl_ext_process_aicpu_task(int32_t timeout) {
   return guard(__func__, [&] { return with_runtime([&](Runtime& rt) { return rt.process_aicpu_task(timeout); }); });
 }

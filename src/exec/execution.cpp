@@ -306,6 +306,13 @@ std::uint64_t ModelExecution::segment_macs(std::size_t index) const {
   return macs.empty() ? 0 : macs[index % macs.size()];
 }
 
+hal::Nanos ModelExecution::board_ns(std::size_t index) const {
+  const exec::BoardSegments &b = request_.model->board_at(request_.gear);
+  if (b.segment_ns.empty()) return 0;
+  // The per-task cost is the first segment's: the board starts the task there.
+  return b.segment_ns[index % b.segment_ns.size()] + (index == 0 ? b.task_ns : 0);
+}
+
 Status ModelExecution::acquire(hal::SegmentContext &ctx) {
   auto view = [&](const IoBuffer &b, std::uint64_t bytes, bool write) -> Result<std::uint8_t *> {
     if (ctx.memory == nullptr) return static_cast<std::uint8_t *>(b.data);

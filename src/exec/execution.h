@@ -78,6 +78,7 @@ class ModelExecution final : public hal::SegmentedTask {
   Status run_segment(std::size_t index, hal::SegmentContext &ctx) override;
   bool on_aicpu(std::size_t index) const override;
   std::uint64_t segment_macs(std::size_t index) const override;
+  hal::Nanos board_ns(std::size_t index) const override;
 
   const model::Model &model() const { return *request_.model; }
   // The program this execution runs (the selected resolution gear's).

@@ -65,7 +65,8 @@ IoDesc extended(const char* name, std::uint64_t bytes, std::uint32_t internal_st
 }  // namespace
 
 Result<std::shared_ptr<Model>> Model::create(const void* image, std::size_t size,
-                                             const kernels::CompileOptions& options) {
+                                             const kernels::CompileOptions& options,
+                                             const target::DeviceProfile* board) {
   auto loaded = read_model(image, size);
   if (!loaded.ok()) return loaded.status();
   SVP_RETURN_IF_ERROR(check_required_inputs(loaded->program));
@@ -139,6 +140,7 @@ Result<std::shared_ptr<Model>> Model::create(const void* image, std::size_t size
     if (!c.ok()) return c.status();
     g->compiled = std::move(*c);
     g->segment_macs = kernels::segment_macs(g->program);
+    if (board != nullptr) g->board = exec::board_segments(g->program, *board);
     m->gears.push_back(std::move(g));
   }
   for (const Layer& l : p.layers) {
@@ -148,6 +150,7 @@ Result<std::shared_ptr<Model>> Model::create(const void* image, std::size_t size
   if (!compiled.ok()) return compiled.status();
   m->compiled = std::move(*compiled);
   m->segment_macs = kernels::segment_macs(m->program);
+  if (board != nullptr) m->board = exec::board_segments(m->program, *board);
   return m;
 }
 
@@ -179,7 +182,8 @@ Result<IoDesc> Model::aipp_source_desc(std::size_t index, std::int32_t format, s
 }
 
 Result<std::uint32_t> ModelRegistry::load(const void* image, std::size_t size, const Scheduling& s,
-                                          const kernels::CompileOptions& options) {
+                                          const kernels::CompileOptions& options,
+                                          const target::DeviceProfile* board) {
   auto limit_error = [] {
     return Error(err::kStorageOverLimit, "{} models are loaded already (the maximum); unload one first",
                  kMaxLoadedModels);
@@ -188,7 +192,7 @@ Result<std::uint32_t> ModelRegistry::load(const void* image, std::size_t size, c
     std::lock_guard<std::mutex> lock(mu_);
     if (models_.size() >= kMaxLoadedModels) return limit_error();
   }
-  auto model = Model::create(image, size, options);  // parsing and compiling run outside the lock
+  auto model = Model::create(image, size, options, board);  // parsing and compiling run outside the lock
   if (!model.ok()) return model.status();
   std::lock_guard<std::mutex> lock(mu_);
   if (models_.size() >= kMaxLoadedModels) return limit_error();

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "exec/board_segments.h"
 #include "exec/dumper.h"
 #include "kernels/compiled_program.h"
 #include "model/aipp/model_config.h"
@@ -55,6 +56,8 @@ struct Model {
   std::shared_ptr<exec::DumpPlan> dump;
   // Cube MACs of each segment of `program` (one batch item): the device's throughput figure.
   std::vector<std::uint64_t> segment_macs;
+  // Predicted board time of each segment and of the task (board clock only; else empty).
+  exec::BoardSegments board;
 
   // Dynamic resolution: one derived program per gear (flags.dynamic_hw order). Which gear
   // runs is not the Model's: ModelSettings::gear() (what svp_acl_mdl_set_dynamic_hw_size
@@ -66,6 +69,7 @@ struct Model {
     std::unique_ptr<kernels::CompiledProgram> compiled;
     std::vector<IoDesc> inputs, outputs;
     std::vector<std::uint64_t> segment_macs;
+    exec::BoardSegments board;
   };
   std::vector<std::unique_ptr<Gear>> gears;
 
@@ -73,6 +77,7 @@ struct Model {
   const std::vector<std::uint64_t>& segment_macs_at(std::int32_t gear) const {
     return gear < 0 ? segment_macs : gears[gear]->segment_macs;
   }
+  const exec::BoardSegments& board_at(std::int32_t gear) const { return gear < 0 ? board : gears[gear]->board; }
   const kernels::CompiledProgram& compiled_at(std::int32_t gear) const {
     return gear < 0 ? *compiled : *gears[gear]->compiled;
   }
@@ -93,8 +98,10 @@ struct Model {
   Result<IoDesc> aipp_source_desc(std::size_t index, std::int32_t format, std::int32_t w, std::int32_t h) const;
 
   // Parses `image` (read_model), builds the description table and compiles the program.
+  // With `board` (the board clock's target), each program's predicted board time too.
   static Result<std::shared_ptr<Model>> create(const void* image, std::size_t size,
-                                               const kernels::CompileOptions& options = {});
+                                               const kernels::CompileOptions& options = {},
+                                               const target::DeviceProfile* board = nullptr);
 };
 
 class ModelRegistry {
@@ -102,7 +109,8 @@ class ModelRegistry {
   // Loads (parses) `image` and registers it with scheduling `s`. Errors: those of
   // read_model, err::kStorageOverLimit when kMaxLoadedModels are loaded.
   Result<std::uint32_t> load(const void* image, std::size_t size, const Scheduling& s,
-                             const kernels::CompileOptions& options = {});
+                             const kernels::CompileOptions& options = {},
+                             const target::DeviceProfile* board = nullptr);
   // err::kInvalidModelId for an id not loaded.
   Result<std::shared_ptr<const Model>> get(std::uint32_t id) const;
   // The model, its settings and its current scheduling, read together (what an execution

@@ -80,6 +80,13 @@ Entry Entry::Report(ReportId id, bool block) {
   return e;
 }
 
+Entry Entry::Release(Nanos board_time) {
+  Entry e;
+  e.kind = EntryKind::kRelease;
+  e.release_at = board_time;
+  return e;
+}
+
 void register_backend(const std::string& name, BackendFactory factory) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);

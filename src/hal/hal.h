@@ -97,6 +97,10 @@ class SegmentedTask {
   // Multiply-accumulates of the cube unit a segment performs (kernels/cost.h); 0 when
   // unknown (synthetic tasks). Feeds the device's throughput figure.
   virtual std::uint64_t segment_macs(std::size_t /*index*/) const { return 0; }
+  // Predicted board time of a segment (the board timing model, docs/board_time.md): how far
+  // the device's board clock advances while it runs (BackendConfig::board_clock). 0 when
+  // unknown (synthetic tasks).
+  virtual Nanos board_ns(std::size_t /*index*/) const { return 0; }
 };
 
 // One AI-CPU segment waiting for a host thread. Opaque to the runtime, which hands it
@@ -118,7 +122,9 @@ class AiCpuSink {
 // A host-side waitable that a Barrier entry signals when it reaches the queue head.
 class Fence;
 
-enum class EntryKind : std::uint8_t { kTask, kEventRecord, kEventWait, kEventReset, kReport, kBarrier };
+// kRelease (board clock only): the queue's next entry does not start before board time
+// `release_at` (a periodic frame source expressed on the board's clock).
+enum class EntryKind : std::uint8_t { kTask, kEventRecord, kEventWait, kEventReset, kReport, kBarrier, kRelease };
 
 using EventId = std::uint64_t;  // 0 is never a valid id
 using SqId = std::uint32_t;
@@ -132,12 +138,14 @@ struct Entry {
   ReportId report = 0;                  // kReport
   bool block = false;                   // kReport: stall the SQ until complete_report
   std::shared_ptr<Fence> fence;         // kBarrier
+  Nanos release_at = 0;                 // kRelease: board time, ns since the device started
 
   static Entry Task(std::shared_ptr<SegmentedTask> t, TaskSettings s);
   static Entry Record(EventId e);
   static Entry Wait(EventId e);
   static Entry Reset(EventId e);
   static Entry Report(ReportId id, bool block);
+  static Entry Release(Nanos board_time);
 };
 
 // Receives host-callback reports. Reports of one queue must reach the runtime in queue
@@ -315,6 +323,11 @@ struct BackendConfig {
   std::uint64_t memory_limit = 0;
   std::string memory_limit_origin;
   std::shared_ptr<Clock> clock;     // null = steady clock
+  // acl.json softnpu.clock "board": device time is a virtual board clock advanced by each
+  // segment's predicted board time (SegmentedTask::board_ns), and every scheduling decision
+  // is taken in board-time order (docs/scheduling.md "Board clock"). false: host time.
+  bool board_clock = false;
+  std::string board_target;         // the target SoC the board time is predicted for (its name)
   std::map<std::string, std::string> options;  // backend-specific settings
   WaitPolicy wait;                  // how host threads blocked in the device wait
   // Starts a device thread; null = std::thread. A test seam: the fault backend's

@@ -166,9 +166,14 @@ void JobWriter::enable(std::uint32_t data_types) {
 
 Status JobWriter::write_info() {
   std::string devices;
-  for (const auto& [id, cores] : info_.devices) {
+  for (std::size_t i = 0; i < info_.devices.size(); ++i) {
+    const auto& [id, cores] = info_.devices[i];
     if (!devices.empty()) devices += ", ";
-    devices += fmt::format("{{\"id\": {}, \"cores\": {}}}", id, cores);
+    // The board clock: task records carry predicted board time (ns since the device was
+    // set), not host time; the API and operator records stay host time.
+    const std::string board = i < info_.board_clock.size() ? info_.board_clock[i] : std::string();
+    devices += fmt::format("{{\"id\": {}, \"cores\": {}, \"task_clock\": {}}}", id, cores,
+                           board.empty() ? std::string("\"host\"") : json_string("board " + board + " (predicted)"));
   }
   std::string models;
   for (const auto& [id, name] : models_) {

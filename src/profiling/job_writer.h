@@ -30,6 +30,8 @@ std::uint32_t job_files_of(std::uint32_t data_types);  // bit i = JobFile i
 struct JobInfo {
   std::string source;  // "acl.json" or "api"
   std::vector<std::pair<std::uint32_t, std::uint32_t>> devices;  // (id, cores)
+  // Per device (same order): the board clock's target, empty for host time (DeviceInfo).
+  std::vector<std::string> board_clock;
   std::uint32_t data_types = 0;
   std::uint32_t interval = 1;
 };

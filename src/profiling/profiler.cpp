@@ -222,7 +222,11 @@ Status Profiler::open_session(const std::string& root, JobInfo info) {
     session_names_ = live_names_;
   }
   info.devices.clear();
-  for (const DeviceInfo& d : devices_) info.devices.emplace_back(d.id, d.cores);
+  info.board_clock.clear();
+  for (const DeviceInfo& d : devices_) {
+    info.devices.emplace_back(d.id, d.cores);
+    info.board_clock.push_back(d.board_clock);
+  }
   auto job = JobWriter::create(root, info);
   if (!job.ok()) return job.status();
   SVP_RETURN_IF_ERROR(ensure_writer());

@@ -69,6 +69,9 @@ struct SubscribeConfig {
 struct DeviceInfo {
   std::uint32_t id = 0;
   std::uint32_t cores = 1;
+  // The board clock's target (acl.json softnpu.clock "board"), empty on the host clock:
+  // the device's task records then carry predicted board time (info.json says so).
+  std::string board_clock;
 };
 
 class Profiler final : public hal::TaskObserver {

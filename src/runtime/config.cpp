@@ -111,6 +111,7 @@ Status parse_memory_limit(const json* s, const std::string& origin, hal::Backend
       }
     }
   }
+  b->board_target = soc->name;
   b->memory_limit = soc->board_memory_bytes;
   b->memory_limit_origin = fmt::format(
       "a typical {} board's memory; raise it with softnpu.device_memory_mb in acl.json", soc->name);
@@ -155,6 +156,15 @@ Status parse_softnpu(const json& s, const std::string& origin, RuntimeConfig* cf
     b.wait.mode = mode->second;
   }
   SVP_RETURN_IF_ERROR(read_uint<std::uint32_t>(s, "spin_us", 0, 1'000'000, &b.wait.spin_us, origin));
+  if (auto it = s.find("clock"); it != s.end()) {
+    if (!it->is_string() || (*it != "host" && *it != "board")) {
+      return Error(err::kFileAttrInvalid,
+                   "{}: softnpu.clock must be \"host\" (device time is host time) or \"board\" (device time is "
+                   "the predicted board time of softnpu.soc_version), got {}",
+                   origin, it->dump());
+    }
+    b.board_clock = *it == "board";
+  }
   if (auto it = s.find("strict"); it != s.end()) {
     if (!it->is_boolean()) return Error(err::kFileAttrInvalid, "{}: softnpu.strict must be true or false", origin);
     cfg->strict = it->get<bool>();
@@ -171,7 +181,7 @@ Status parse_softnpu(const json& s, const std::string& origin, RuntimeConfig* cf
   SVP_RETURN_IF_ERROR(parse_memory_limit(&s, origin, &b));
   static const char* const kKnown[] = {"devices", "cores", "wait_cap_ticks", "max_streams", "wait_tick_us",
                                        "cache_mode", "strict", "backend", "backend_options", "kernel_threads",
-                                       "wait_policy", "spin_us", "soc_version", "device_memory_mb"};
+                                       "wait_policy", "spin_us", "soc_version", "device_memory_mb", "clock"};
   for (const auto& [k, v] : s.items()) {
     if (std::find(std::begin(kKnown), std::end(kKnown), k) == std::end(kKnown)) {
       SVP_LOG_WARN("{}: unknown key softnpu.{} ignored", origin, k);

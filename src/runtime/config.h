@@ -9,7 +9,10 @@
 //                  "backend_options": { "fail_every_nth_task": "3" },
 //                  "kernel_threads": 1,
 //                  "wait_policy": "auto" | "spin" | "yield" | "block", "spin_us": 30,
-//                  "soc_version": "SS928V100", "device_memory_mb": 4096 } }
+//                  "soc_version": "SS928V100", "device_memory_mb": 4096,
+//                  "clock": "host" | "board" } }
+// "clock": "board" runs the device on the predicted board time of soc_version
+// (docs/scheduling.md "Board clock").
 // The device memory limit is device_memory_mb, else the board memory of soc_version's
 // profile (src/target; default: svp_atc's default target).
 // Unknown top-level sections are ignored (the vendor library does the same).

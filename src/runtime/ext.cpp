@@ -2,6 +2,7 @@
 // NPU status query.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -87,6 +88,20 @@ Result<std::vector<CoreStatus>> Runtime::core_status(std::size_t max_cores) {
     out[i].tflops_100x = static_cast<std::uint32_t>(std::lround(2.0 * static_cast<double>(s.macs) / seconds / 1e10));
   }
   return out;
+}
+
+Status Runtime::release_at(void* stream, std::uint64_t board_us) {
+  if (!config_.backend.board_clock) {
+    return Error(err::kFeatureUnsupported,
+                 "svp_acl_ext_stream_release_at needs the board clock: set \"softnpu\": {{\"clock\": \"board\"}} in "
+                 "acl.json (with the host clock there is no board time to wait for)");
+  }
+  if (board_us > std::numeric_limits<std::uint64_t>::max() / 1000) {
+    return Error(err::kInvalidParam, "board time {} us is too large (it must fit in 64-bit nanoseconds)", board_us);
+  }
+  auto s = resolve_stream(stream);
+  if (!s.ok()) return s.status();
+  return backend_->device((*s)->device).submit((*s)->sq, hal::Entry::Release(board_us * 1000));
 }
 
 }  // namespace svp::runtime

@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "exec/dumper.h"
 #include "profiling/profiler.h"
+#include "target/device_profile.h"
 
 namespace svp::runtime {
 namespace {
@@ -63,7 +64,10 @@ Status Runtime::init_with_config(RuntimeConfig config) {
   if (g_epoch == 0) g_epoch = 1;
   auto rt = std::make_shared<Runtime>(std::move(config), std::move(*backend), g_epoch);
   std::vector<profiling::DeviceInfo> devices;
-  for (std::uint32_t i = 0; i < rt->device_count(); ++i) devices.push_back({i, rt->backend().device(i).core_count()});
+  const hal::BackendConfig& b = rt->config().backend;
+  for (std::uint32_t i = 0; i < rt->device_count(); ++i) {
+    devices.push_back({i, rt->backend().device(i).core_count(), b.board_clock ? b.board_target : std::string()});
+  }
   SVP_RETURN_IF_ERROR(profiling::Profiler::instance().attach(std::move(devices), rt->config().profiler));
   if (rt->config().dump) exec::Dumper::instance().start_from_acl_json(*rt->config().dump);
   std::atomic_store(&g_runtime, std::move(rt));
@@ -249,7 +253,13 @@ Result<std::uint32_t> Runtime::load_model(const void* image, std::size_t size, c
   // Kernel fast paths with acl.json's softnpu.kernel_threads (fixed for the model's life).
   kernels::CompileOptions options;
   options.threads = static_cast<int>(config_.kernel_threads);
-  auto id = models_.load(view, size, scheduling, options);
+  // Board clock: each segment's predicted board time on the configured target, once here.
+  const target::DeviceProfile* board = nullptr;
+  if (config_.backend.board_clock) {
+    board = target::find_profile(config_.backend.board_target);
+    if (board == nullptr) board = &target::default_profile();
+  }
+  auto id = models_.load(view, size, scheduling, options, board);
   if (id.ok()) {
     if (auto m = models_.get(*id); m.ok()) profiling::Profiler::instance().model_loaded(*id, model_label((*m)->program));
   }

@@ -183,6 +183,9 @@ class Runtime {
   // Submits a task of `segments` segments that runs `fn` per segment. Precondition:
   // check_task_attr(attr, segments) succeeded.
   Status launch_segmented_task(SegmentFn fn, std::uint32_t segments, const SyntheticTaskAttr* attr, void* stream);
+  // Board clock: `stream`'s next entry starts no earlier than board time `board_us`
+  // (svp_acl_ext_stream_release_at). kFeatureUnsupported on the host clock.
+  Status release_at(void* stream, std::uint64_t board_us);
   // Per core of the current context's device (at most `max_cores`): svp_acl_query_status.
   Result<std::vector<CoreStatus>> core_status(std::size_t max_cores);
 

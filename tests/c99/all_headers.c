@@ -907,10 +907,11 @@ void svp_t_signatures(void)
     SVP_T_SIG(svp_acl_prof_get_op_duration, uint64_t, (const void *, size_t, uint32_t));
     SVP_T_SIG(svp_acl_prof_get_model_id, size_t, (const void *, size_t, uint32_t));
 
-    /* svp_acl_ext.h (4) */
+    /* svp_acl_ext.h (5) */
     SVP_T_SIG(svp_acl_ext_process_aicpu_task, svp_acl_error, (int32_t));
     SVP_T_SIG(svp_acl_ext_get_mdl_aicpu_task_num, svp_acl_error, (uint32_t, uint32_t *));
     SVP_T_SIG(svp_acl_ext_get_mdl_net_type, svp_acl_error, (uint32_t, uint32_t *));
+    SVP_T_SIG(svp_acl_ext_stream_release_at, svp_acl_error, (svp_acl_rt_stream, uint64_t));
     SVP_T_SIG(svp_acl_query_status, svp_acl_error, (svp_acl_status *));
 }
 

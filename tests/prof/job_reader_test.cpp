@@ -73,6 +73,35 @@ TEST(SvpProfJobReader, ModelNamesLabelModelIdsAndOlderJobsWithoutThemStillRead) 
   EXPECT_NE(s.message().find("\"models\" maps model ids to names"), std::string::npos) << s.message();
 }
 
+// The board clock (docs/profiling.md): a device's task records carry predicted board time
+// since the device was set; the reader places them from start_ns on, host devices as before.
+TEST(SvpProfJobReader, TaskTimesOfABoardClockDeviceCountFromTheSessionStart) {
+  TempDir tmp;
+  JobWriter w;
+  w.info["devices"] = json::array({{{"id", 0}, {"cores", 1}, {"task_clock", "board SS928V100 (predicted)"}},
+                                   {{"id", 1}, {"cores", 1}, {"task_clock", "host"}}});
+  // Board records as the runtime writes them: board nanoseconds, not kT0-based.
+  auto board_ev = [](const char* kind, std::int64_t board_ns, json extra) {
+    json e = ev(kind, 1, 1, 0, std::move(extra));
+    e["t"] = board_ns;
+    return e;
+  };
+  w.add(DataFile::kTask, board_ev("submit", 0, {{"model", 1}, {"prio", 3}, {"segments", 1}}));
+  w.add(DataFile::kTask, board_ev("start", 0, {{"core", 0}, {"prio", 3}}));
+  w.add(DataFile::kTask, board_ev("end", 71777, {{"core", 0}, {"status", 0}}));
+  w.add(DataFile::kTask, ev("submit", 2, 2, 500, {{"model", 1}, {"prio", 3}, {"segments", 1}}, 1));
+  Job job;
+  const Status s = read(w, tmp.path(), &job);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(job.info.devices.size(), 2u);
+  EXPECT_TRUE(job.info.devices[0].board_clock());
+  EXPECT_FALSE(job.info.devices[1].board_clock());
+  std::vector<std::int64_t> board, host_t;
+  for (const auto& e : job.task_events) (e.device == 0 ? board : host_t).push_back(e.t - kT0);
+  EXPECT_THAT(board, ::testing::UnorderedElementsAre(0, 0, 71777));
+  EXPECT_THAT(host_t, ::testing::ElementsAre(500));
+}
+
 TEST(SvpProfJobReader, RefusesADirectoryWithoutInfoJson) {
   TempDir tmp;
   Job job;

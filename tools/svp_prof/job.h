@@ -19,6 +19,11 @@ inline constexpr const char* kFormatName = "svp-acl-profile";
 struct DeviceInfo {
   std::int64_t id = 0;
   std::int64_t cores = 0;
+  // "host", or "board <SoC> (predicted)": the device ran on the board clock and its task
+  // records carry predicted board time since the device was set (docs/profiling.md); the
+  // reader places them from start_ns on, so relative times are board times.
+  std::string task_clock = "host";
+  bool board_clock() const { return task_clock.rfind("board", 0) == 0; }
 };
 
 // info.json

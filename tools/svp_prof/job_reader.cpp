@@ -157,6 +157,7 @@ Status read_info(const fs::path& dir, JobInfo* info) {
       }
       Fields df(d);
       DeviceInfo dev{df.integer("id"), df.integer("cores")};
+      if (d.contains("task_clock") && d["task_clock"].is_string()) dev.task_clock = d["task_clock"].get<std::string>();
       if (!df.ok()) {
         f.fail("\"devices\": " + df.error());
         break;
@@ -325,6 +326,9 @@ class RecordSink {
         e.stream = f.integer("stream");
         e.task = f.integer("task");
         e.t = f.integer("t");
+        for (const DeviceInfo& d : job_->info.devices) {
+          if (d.id == e.device && d.board_clock()) e.t += job_->info.start_ns;  // board time since the device was set
+        }
         if (f.ok()) read_event_fields(f, &e);
         if (!f.ok()) return f.error() + " (\"ev\": \"" + ev + "\")";
         job_->task_events.push_back(e);

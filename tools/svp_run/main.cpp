@@ -83,6 +83,10 @@ int main(int argc, char** argv) {
   app.add_option("--rtol", o.rtol, "relative tolerance");
   app.add_option("--cosine", o.cosine, "minimum cosine similarity");
   add_switch(app, "--display_all_summary", o.display_all_summary, "print every latency");
+  app.add_option("--clock", o.clock,
+                 "host (default) or board: run the device on the predicted board time of --soc_version and report "
+                 "predicted latency, P50/P99 per stream and fps (an svp_run extension)");
+  app.add_option("--soc_version", o.soc_version, "with --clock=board: the target SoC (default: acl.json's, else SS928V100)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

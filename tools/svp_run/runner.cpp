@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "acl/svp_acl.h"
@@ -444,6 +446,76 @@ nlohmann::json dump_list(const std::string& dump_layer, const std::vector<std::u
   return list;
 }
 
+// --acl_json_path's content, to which --clock=board adds its softnpu.clock.
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail(kExitBadInput, "cannot read --acl_json_path " + path);
+  try {
+    nlohmann::json j = nlohmann::json::parse(in);
+    if (!j.is_object()) fail(kExitBadInput, "--acl_json_path " + path + ": the top level must be a JSON object");
+    return j;
+  } catch (const nlohmann::json::exception& e) {
+    fail(kExitBadInput, "--acl_json_path " + path + " is not valid JSON: " + e.what());
+  }
+  return {};
+}
+
+// --clock=board: per execution, its predicted board time (events recorded around it) and
+// where it lies on the board's timeline (from the reference event recorded before the run).
+struct BoardTiming {
+  svp_acl_rt_event ref = nullptr;
+  std::vector<svp_acl_rt_event> before, after;  // per stream
+  std::vector<std::vector<double>> latency;      // per stream, ms
+  double first_start = -1, last_end = 0;         // ms after `ref`
+  ~BoardTiming() { release(); }
+  // Before svp_acl_finalize (events belong to the session); idempotent.
+  void release() {
+    for (auto* v : {&before, &after}) {
+      for (svp_acl_rt_event e : *v) svp_acl_rt_destroy_event(e);
+      v->clear();
+    }
+    if (ref) svp_acl_rt_destroy_event(ref);
+    ref = nullptr;
+  }
+};
+
+float board_elapsed(svp_acl_rt_event a, svp_acl_rt_event b) {
+  float ms = 0;
+  check(svp_acl_rt_event_elapsed_time(&ms, a, b), "svp_acl_rt_event_elapsed_time");
+  return ms;
+}
+
+// The --clock=board block of the summary: every figure is predicted board time.
+void report_board(const RunOptions& o, const BoardTiming& bt, std::size_t inferences, std::ostream& out,
+                  nlohmann::json& j) {
+  std::vector<double> all;
+  for (const auto& v : bt.latency) all.insert(all.end(), v.begin(), v.end());
+  const LatencyStats lat = summarize(all);
+  const double span = bt.first_start < 0 ? 0 : bt.last_end - bt.first_start;
+  const double fps = span > 0 ? static_cast<double>(inferences) * 1000.0 / span : 0;
+  const std::string soc = o.soc_version.empty() ? "the acl.json softnpu.soc_version, default SS928V100" : o.soc_version;
+  out << "predicted board time (" << soc << "; predicted from published figures, not measured: docs/board_time.md)\n";
+  auto row = [&](const std::string& what, const LatencyStats& st) {
+    out << "  " << std::left << std::setw(20) << what << std::right << std::fixed << std::setprecision(3) << " min "
+        << st.min << "  mean " << st.mean << "  P50 " << st.p50 << "  P99 " << st.p99 << "  max " << st.max << " ms\n";
+  };
+  row("latency", lat);
+  nlohmann::json streams = nlohmann::json::array();
+  for (std::size_t st = 0; st < bt.latency.size(); ++st) {
+    const LatencyStats s = summarize(bt.latency[st]);
+    if (bt.latency.size() > 1) row("stream " + std::to_string(st), s);
+    streams.push_back({{"stream", st}, {"median", s.p50}, {"percentile(99%)", s.p99}, {"count", s.count}});
+  }
+  out << "  " << std::left << std::setw(20) << "throughput" << " " << std::fixed << std::setprecision(2) << fps
+      << " inferences/s (predicted fps; " << std::setprecision(3) << span << " ms of board time)\n";
+  j["predicted_board_time"] = {{"soc", o.soc_version.empty() ? nlohmann::json() : nlohmann::json(o.soc_version)},
+                               {"latency", {{"min", lat.min}, {"max", lat.max}, {"mean", lat.mean},
+                                            {"median", lat.p50}, {"percentile(99%)", lat.p99}, {"count", lat.count}}},
+                               {"throughput", fps},
+                               {"span_ms", span},
+                               {"streams", streams}};
+}
+
 }  // namespace
 
 int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
@@ -458,6 +530,11 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
     }
     if ((o.dym_h == 0) != (o.dym_w == 0)) fail(kExitUsage, "--dymHW needs both a height and a width (e.g. 224,224)");
     if (o.priority > 7) fail(kExitUsage, "--priority must be 0..7");
+    if (o.clock != "host" && o.clock != "board") fail(kExitUsage, "--clock must be host or board, not " + o.clock);
+    if (!o.soc_version.empty() && o.clock != "board") {
+      fail(kExitUsage, "--soc_version names the board clock's target: add --clock=board");
+    }
+    const bool board = o.clock == "board";
     if (leaves_its_parent(o.output_dirname)) {
       // "../../X" wrote outside --output (found by the bad-input probe).
       fail(kExitUsage, "--output_dirname \"" + o.output_dirname +
@@ -478,15 +555,30 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
     Session s;
     std::string acl_json = o.acl_json_path;
     const fs::path prof_dir = result_dir / "profiling";
+    nlohmann::json config;  // the acl.json svp_run writes (--profiler, --clock=board), if any
+    if (board && !o.acl_json_path.empty()) config = read_json_file(o.acl_json_path);
     if (o.profiler) {
       fs::create_directories(prof_dir, ec);
-      acl_json = (result_dir / "acl.json").string();
-      nlohmann::json j;
-      j["profiler"] = {{"switch", "on"}, {"output", prof_dir.string()}, {"aicpu", "on"}, {"acl_api", "on"}};
-      const std::string text = j.dump(2);
+      config["profiler"] = {{"switch", "on"}, {"output", prof_dir.string()}, {"aicpu", "on"}, {"acl_api", "on"}};
+    }
+    if (board) {
+      if (!config.contains("softnpu") || !config["softnpu"].is_object()) config["softnpu"] = nlohmann::json::object();
+      config["softnpu"]["clock"] = "board";
+      if (!o.soc_version.empty()) config["softnpu"]["soc_version"] = o.soc_version;
+    }
+    std::string temp_json;  // removed once svp_acl_init has read it
+    if (!config.is_null()) {
+      if (!result_dir.empty()) {
+        acl_json = (result_dir / "acl.json").string();
+      } else {
+        acl_json = temp_json = (fs::temp_directory_path() / ("svp_run_acl_" + std::to_string(::getpid()) + ".json")).string();
+      }
+      const std::string text = config.dump(2);
       write_file(acl_json, text.data(), text.size());
     }
-    check(svp_acl_init(acl_json.empty() ? nullptr : acl_json.c_str()), "svp_acl_init");
+    const svp_acl_error init = svp_acl_init(acl_json.empty() ? nullptr : acl_json.c_str());
+    if (!temp_json.empty()) fs::remove(temp_json, ec);
+    check(init, "svp_acl_init");
     s.initialised = true;
     if (o.dump) {
       // Every layer's outputs of this run, through the runtime's model dump (docs/runtime.md
@@ -696,6 +788,20 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
       fill(0, 0);
       check(svp_acl_mdl_execute(s.model_id, ins[0], outs[0]), "warm-up svp_acl_mdl_execute");
     }
+    // Board clock: a reference event once the warm-ups are done, events around each execution.
+    BoardTiming bt;
+    if (board) {
+      check(svp_acl_rt_create_event(&bt.ref), "svp_acl_rt_create_event");
+      check(svp_acl_rt_record_event(bt.ref, s.streams[0]), "svp_acl_rt_record_event");
+      check(svp_acl_rt_synchronize_stream(s.streams[0]), "svp_acl_rt_synchronize_stream");
+      bt.before.resize(o.streams);
+      bt.after.resize(o.streams);
+      bt.latency.resize(o.streams);
+      for (std::uint32_t st = 0; st < o.streams; ++st) {
+        check(svp_acl_rt_create_event(&bt.before[st]), "svp_acl_rt_create_event");
+        check(svp_acl_rt_create_event(&bt.after[st]), "svp_acl_rt_create_event");
+      }
+    }
     const auto run_start = Clock::now();
     const std::uint32_t threads = std::min(o.threads, o.streams);
     // Streams belong to the device's default context; the submitting threads share it.
@@ -715,7 +821,9 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
             if (k >= total) continue;
             copies.push_back(fill(st, k % G));
             t0s.push_back(Clock::now());
+            if (board) check(svp_acl_rt_record_event(bt.before[st], s.streams[st]), "svp_acl_rt_record_event");
             check(svp_acl_mdl_execute_async(s.model_id, ins[st], outs[st], s.streams[st]), "svp_acl_mdl_execute_async");
+            if (board) check(svp_acl_rt_record_event(bt.after[st], s.streams[st]), "svp_acl_rt_record_event");
             submitted.emplace_back(st, k);
           }
           if (submitted.empty()) break;
@@ -730,7 +838,18 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
               copy_rows(svp_acl_mdl_get_dataset_buffer(outs[st], i), out_io[i], items, got[i].data(), false);
             }
             const double back = ms_since(c0);
+            double board_lat = 0, board_start = 0, board_end = 0;
+            if (board) {
+              board_lat = board_elapsed(bt.before[st], bt.after[st]);
+              board_start = board_elapsed(bt.ref, bt.before[st]);
+              board_end = board_elapsed(bt.ref, bt.after[st]);
+            }
             std::lock_guard<std::mutex> lock(mu);
+            if (board) {
+              bt.latency[st].push_back(board_lat);
+              if (bt.first_start < 0 || board_start < bt.first_start) bt.first_start = board_start;
+              bt.last_end = std::max(bt.last_end, board_end);
+            }
             latency.push_back(lat);
             h2d.push_back(copies[j]);
             d2h.push_back(back);
@@ -856,6 +975,7 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
       out << "\n";
       j["latencies_ms"] = latency;
     }
+    if (board) report_board(o, bt, total * items, out, j);
     if (!o.expected.empty()) {
       out << "expected: " << (mismatches ? std::to_string(mismatches) + " output(s) differ" : "all outputs match") << "\n";
     }
@@ -869,6 +989,7 @@ int run(const RunOptions& o, std::ostream& out, std::ostream& err) {
 
     if (o.profiler) {
       // The session ends at svp_acl_finalize; only then is the JOB directory complete.
+      bt.release();
       s.close();
       fs::path job;
       for (const auto& e : fs::recursive_directory_iterator(prof_dir, ec)) {

@@ -36,6 +36,10 @@ struct RunOptions {
   std::string expected;
   double atol = 1e-5, rtol = 1e-3, cosine = -1.0;  // cosine < 0: not checked
   bool display_all_summary = false;
+  // --clock=board: the device runs on the predicted board time of `soc_version` (acl.json
+  // softnpu.clock, docs/scheduling.md); latency and throughput are also reported in it.
+  std::string clock = "host";          // host | board
+  std::string soc_version;             // --soc_version: the board clock's target (empty: acl.json's or the default)
   bool progress = true;                // a stderr line per 10% ...
   double progress_after_ms = 1000.0;   // ... once the run has lasted this long
 };

@@ -26,6 +26,9 @@ class FailingTask final : public SegmentedTask {
   }
   // The fault changes where the task fails, not where its segments run or what they cost.
   bool on_aicpu(std::size_t index) const override { return index < inner_->segment_count() && inner_->on_aicpu(index); }
+  Nanos board_ns(std::size_t index) const override {
+    return index < inner_->segment_count() ? inner_->board_ns(index) : 0;
+  }
   std::uint64_t segment_macs(std::size_t index) const override {
     return index < inner_->segment_count() ? inner_->segment_macs(index) : 0;
   }

@@ -63,6 +63,7 @@ Contender* Arbiter::best(Nanos now) const {
   std::uint32_t best_ticks = 0;
   const Nanos now_tick = now / config_.tick;
   for (Contender* c : waiting_) {
+    if (c->wait_start > now) continue;  // arrives later (board clock: a future release)
     const int level = c->promotes() ? c->level_at(now) : c->level;
     const std::uint32_t ticks = wait_ticks(*c, now, now_tick);
     const bool better = best == nullptr || level < best_level ||
@@ -77,12 +78,20 @@ Contender* Arbiter::best(Nanos now) const {
   return best;
 }
 
+std::optional<Nanos> Arbiter::earliest() const {
+  std::optional<Nanos> t;
+  for (const Contender* c : waiting_) {
+    if (!t || c->wait_start < *t) t = c->wait_start;
+  }
+  return t;
+}
+
 Contender* Arbiter::preemptor(const Contender& running, int running_level, Nanos now) const {
   if (!running.settings.preemptible) return nullptr;
   // Any waiting task of strictly higher priority whose model may preempt raises the
   // request; the core it frees then goes to the best waiting task by the usual rules.
   for (Contender* c : waiting_) {
-    if (c->settings.preempt_enable && c->level_at(now) < running_level) return c;
+    if (c->wait_start <= now && c->settings.preempt_enable && c->level_at(now) < running_level) return c;
   }
   return nullptr;
 }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "hal/hal.h"
@@ -52,10 +53,16 @@ class Arbiter {
   bool empty() const { return waiting_.empty(); }
   std::size_t size() const { return waiting_.size(); }
 
+  // A task whose wait starts after `now` (on the board clock, an arrival at a later board
+  // time) does not compete yet.
   // Best waiting task, or nullptr. Does not remove it.
   Contender* best(Nanos now) const;
   // A waiting task allowed to interrupt `running` (level `running_level`), or nullptr.
   Contender* preemptor(const Contender& running, int running_level, Nanos now) const;
+
+  // The earliest wait start of the waiting tasks (board clock: when an idle core next has
+  // something to take), or nothing when none waits.
+  std::optional<Nanos> earliest() const;
 
   // Wait counter of `c` in ticks at `now`, as the hardware would report it.
   std::uint32_t wait_ticks(const Contender& c, Nanos now) const { return wait_ticks(c, now, now / config_.tick); }

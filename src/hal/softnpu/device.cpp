@@ -4,6 +4,7 @@
 #include <chrono>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -41,6 +42,7 @@ struct SoftNpuDevice::Run : Contender {
   bool aicpu_done = false;  // busy-wait: result ready for the holding core
   Status aicpu_status;
   Core* holder = nullptr;   // busy-wait: the core held meanwhile
+  Nanos at = 0;             // board clock: the board time the task has reached
 };
 
 struct SoftNpuDevice::Item {
@@ -78,6 +80,7 @@ struct SoftNpuDevice::Sq {
   bool dying = false;
   bool in_dirty = false;
   Nanos empty_since = 0;          // when `q` last became empty (inbox entries' ready_at)
+  Nanos cursor = 0;               // board clock: when the head became (or will become) eligible
 };
 
 struct SoftNpuDevice::Event {
@@ -101,6 +104,12 @@ struct SoftNpuDevice::Core {
   Run* run = nullptr;
   bool counted_idle = false;  // counted in idle_cores_; guarded by mu_
   std::thread thread;
+  // Board clock (guarded by mu_): the segment in flight ends at board time `seg_end`; an
+  // idle core became free at `free_at`; `at_boundary` while it takes its boundary decision.
+  bool in_flight = false;
+  bool at_boundary = false;
+  Nanos seg_end = 0;
+  Nanos free_at = 0;
 };
 
 // Work that must happen after mu_ is released: waking host waiters and cores, logging,
@@ -124,6 +133,7 @@ SoftNpuDevice::SoftNpuDevice(std::uint32_t index, const BackendConfig& config, M
       clock_(config.clock ? config.clock : steady_clock()),
       memory_(memory),
       wait_(config.wait),
+      board_(config.board_clock),
       arbiter_(ArbiterConfig{config.wait_tick, config.wait_cap_ticks}) {
   inboxes_.reserve(max_sqs_);
   for (std::uint32_t i = 0; i < max_sqs_; ++i) {
@@ -229,11 +239,13 @@ void SoftNpuDevice::cancel_item(Sq& sq, Item& item, Actions& a) {
   switch (item.entry.kind) {
     case EntryKind::kTask:
     case EntryKind::kEventReset:
+    case EntryKind::kRelease:
       break;
     case EntryKind::kEventRecord:
       if (auto ev = find_event(item.entry.event)) {
         complete_record(*ev, item.target,
-                        Error(err::kRtFailure, "the stream holding this event record was destroyed before it ran"), a);
+                        Error(err::kRtFailure, "the stream holding this event record was destroyed before it ran"),
+                        now_of(sq), a);
       }
       break;
     case EntryKind::kEventWait:
@@ -283,6 +295,7 @@ std::size_t SoftNpuDevice::destroy_sq(SqId id) {
       run.cancel = true;
       arbiter_.remove(&run);
       if (run.holder != nullptr) run.holder->waiter.notify();  // a core busy-waiting on AI-CPU
+      if (board_ && run.on_core && run.core < cores_.size()) cores_[run.core]->waiter.notify();  // waiting for its turn
       // A segment running on a core or on an AI-CPU thread finishes first.
       released_cv_.wait(lock, [&] { return !run.on_core && !run.aicpu_running; });
       if (sq->run) a.garbage.push_back(std::move(sq->run->task));
@@ -347,7 +360,7 @@ Status SoftNpuDevice::submit_unlocked(SqId id, Entry entry) {
     Item item{std::move(entry), 0};
     // Numbered under the inbox lock so that one queue's task numbers rise in queue order.
     item.task_id = next_task_id_.fetch_add(1, std::memory_order_relaxed) + 1;
-    item.submitted = clock_->now();
+    item.submitted = board_ ? board_now_.load(std::memory_order_relaxed) : clock_->now();
     box.items.push_back(std::move(item));
     if (!box.listed) {
       box.listed = true;
@@ -392,7 +405,7 @@ void SoftNpuDevice::drain_pending(Actions& a) {
 }
 
 void SoftNpuDevice::append(Sq& sq, Item item) {
-  if (sq.q.empty() && item.entry.kind == EntryKind::kTask && item.submitted != 0) {
+  if (!board_ && sq.q.empty() && item.entry.kind == EntryKind::kTask && item.submitted != 0) {
     item.ready_at = std::max(item.submitted, sq.empty_since);
     item.has_ready_at = true;
   }
@@ -413,6 +426,8 @@ Status SoftNpuDevice::submit_locked(SqId id, Entry entry) {
     // Entries still in inboxes were submitted earlier: they go first.
     drain_pending(a);
     Item item{std::move(entry), 0};
+    // Board clock: a host entry arrives no earlier than the board time the device has reached.
+    if (board_) item.submitted = board_now_.load(std::memory_order_relaxed);
     switch (item.entry.kind) {
       case EntryKind::kTask:
         SVP_RETURN_IF_ERROR(check_task(item.entry));
@@ -426,7 +441,7 @@ Status SoftNpuDevice::submit_locked(SqId id, Entry entry) {
           ev.tag = item.entry.settings.trace_tag;
           ev.priority = item.entry.settings.priority;
           ev.segments = static_cast<std::uint32_t>(item.entry.task->segment_count());
-          ev.time = clock_->now();
+          ev.time = board_ ? item.submitted : clock_->now();
           observer_->on_task_event(ev);
         }
         break;
@@ -451,6 +466,12 @@ Status SoftNpuDevice::submit_locked(SqId id, Entry entry) {
         break;
       }
       case EntryKind::kReport:
+        break;
+      case EntryKind::kRelease:
+        if (!board_) {
+          return Error(err::kInvalidParam,
+                       "a release at a board time needs the board clock (acl.json softnpu.clock \"board\")");
+        }
         break;
       case EntryKind::kBarrier:
         if (!item.entry.fence) return Error(err::kInvalidParam, "barrier without a fence");
@@ -533,13 +554,15 @@ void SoftNpuDevice::complete_report(SqId id, ReportId report) {
 void SoftNpuDevice::retire_head(Sq& sq) {
   sq.q.pop_front();
   sq.head_started = false;
-  if (sq.q.empty()) sq.empty_since = clock_->now();
+  if (sq.q.empty() && !board_) sq.empty_since = clock_->now();
 }
 
-void SoftNpuDevice::complete_record(Event& ev, std::uint64_t target, const Status& error, Actions& a) {
+Nanos SoftNpuDevice::now_of(const Sq& sq) const { return board_ ? sq.cursor : clock_->now(); }
+
+void SoftNpuDevice::complete_record(Event& ev, std::uint64_t target, const Status& error, Nanos when, Actions& a) {
   if (target <= ev.done) return;
   ev.done = target;
-  ev.timestamp = clock_->now();
+  ev.timestamp = when;
   ev.error = error;
   for (SqId w : ev.waiters) {
     Sq* sq = find_sq(w);
@@ -570,6 +593,9 @@ void SoftNpuDevice::schedule(Actions& a) {
 void SoftNpuDevice::advance(Sq& sq, Actions& a) {
   while (!sq.dying && !sq.head_started && !sq.q.empty()) {
     Item& item = sq.q.front();
+    // Board clock: the head is eligible once the entry before it is done (`cursor`) and the
+    // host had submitted it (the board time the device had reached then).
+    if (board_) sq.cursor = std::max(sq.cursor, item.submitted);
     switch (item.entry.kind) {
       case EntryKind::kTask: {
         auto run = std::make_unique<Run>();
@@ -579,13 +605,15 @@ void SoftNpuDevice::advance(Sq& sq, Actions& a) {
         run->id = item.task_id;
         run->segments = run->task->segment_count();
         // An inbox entry waits from when it would have reached the head, not from the drain.
-        arbiter_.add(run.get(), run->settings.priority, item.has_ready_at ? item.ready_at : clock_->now());
+        const Nanos ready = board_ ? sq.cursor : item.has_ready_at ? item.ready_at : clock_->now();
+        run->at = ready;
+        arbiter_.add(run.get(), run->settings.priority, ready);
         sq.run = std::move(run);
         sq.head_started = true;
         return;
       }
       case EntryKind::kEventRecord: {
-        if (auto ev = find_event(item.entry.event)) complete_record(*ev, item.target, sq.error, a);
+        if (auto ev = find_event(item.entry.event)) complete_record(*ev, item.target, sq.error, now_of(sq), a);
         retire_head(sq);
         break;
       }
@@ -597,6 +625,7 @@ void SoftNpuDevice::advance(Sq& sq, Actions& a) {
           return;
         }
         if (ev) {
+          if (board_) sq.cursor = std::max(sq.cursor, ev->timestamp);
           if (ev->pending_waits > 0) --ev->pending_waits;
           // The waiting stream inherits a failure of the work it waited for.
           if (sq.error.ok() && !ev->error.ok()) sq.error = ev->error;
@@ -610,6 +639,10 @@ void SoftNpuDevice::advance(Sq& sq, Actions& a) {
         retire_head(sq);
         break;
       }
+      case EntryKind::kRelease:
+        sq.cursor = std::max(sq.cursor, item.entry.release_at);
+        retire_head(sq);
+        break;
       case EntryKind::kReport: {
         // Delivered under the device lock so that reports of one queue reach the
         // runtime in queue order; the sink only enqueues.
@@ -644,6 +677,10 @@ void SoftNpuDevice::advance(Sq& sq, Actions& a) {
 
 void SoftNpuDevice::dispatch(Actions& a) {
   if (arbiter_.empty()) return;
+  if (board_) {
+    dispatch_board(a);
+    return;
+  }
   const Nanos now = clock_->now();
   for (auto& core : cores_) {
     if (core->run != nullptr) continue;
@@ -672,6 +709,150 @@ void SoftNpuDevice::dispatch(Actions& a) {
   }
 }
 
+void SoftNpuDevice::raise_board_now(Nanos t) {
+  if (t > board_now_.load(std::memory_order_relaxed)) board_now_.store(t, std::memory_order_relaxed);
+}
+
+void SoftNpuDevice::dispatch_board(Actions& a) {
+  // Decisions are taken in board-time order: an idle core takes a task at board time t =
+  // max(when it became free, the earliest arrival) only once every in-flight segment on
+  // another core ends after t (a boundary at or before t may still add arrivals or free a
+  // core). A core taking its own boundary decision (`at_boundary`) has reached its time.
+  for (;;) {
+    const std::optional<Nanos> first = arbiter_.earliest();
+    if (!first) return;
+    Core* pick = nullptr;
+    Nanos t = 0;
+    Nanos horizon = std::numeric_limits<Nanos>::max();
+    for (auto& core : cores_) {
+      if (core->run == nullptr) {
+        const Nanos ct = std::max(core->free_at, *first);
+        if (pick == nullptr || ct < t) {
+          pick = core.get();
+          t = ct;
+        }
+      } else if (core->in_flight && !core->at_boundary) {
+        horizon = std::min(horizon, core->seg_end);
+      }
+    }
+    if (pick == nullptr || t >= horizon) return;
+    Run* run = static_cast<Run*>(arbiter_.best(t));  // not null: some wait starts at or before t
+    arbiter_.remove(run);
+    run->run_level = run->level_at(t);
+    run->on_core = true;
+    run->core = pick->index;
+    run->at = t;
+    pick->run = run;
+    pick->in_flight = true;
+    pick->seg_end = t + (run->next < run->segments ? run->task->board_ns(run->next) : 0);
+    raise_board_now(t);
+    if (traced(*run)) {
+      TaskEvent ev = event_of(*run, run->started ? TaskEventKind::kResume : TaskEventKind::kStart, t);
+      ev.core = pick->index;
+      ev.priority = run->run_level;
+      observer_->on_task_event(ev);
+    }
+    run->started = true;
+    if (pick->counted_idle) {
+      pick->counted_idle = false;
+      idle_cores_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    a.cores.push_back(pick);
+  }
+}
+
+bool SoftNpuDevice::my_turn(const Core& core) const {
+  for (const auto& o : cores_) {
+    if (o.get() == &core || !o->in_flight) continue;
+    if (o->seg_end < core.seg_end || (o->seg_end == core.seg_end && o->index < core.index)) return false;
+  }
+  return true;
+}
+
+void SoftNpuDevice::wake_turns(const Core& core, Actions& a) {
+  if (cores_.size() < 2) return;
+  for (auto& o : cores_) {
+    if (o.get() != &core && o->in_flight) a.cores.push_back(o.get());
+  }
+}
+
+void SoftNpuDevice::run_board(Core& core, Run& run, std::unique_lock<std::mutex>& lock, bool* finished,
+                              bool* released, Status* status) {
+  // The segment on this core ends at core.seg_end (set when the core took the task, and at
+  // each boundary). Its host execution may finish before or after other cores' segments;
+  // what happens at its end — the task retiring, arrivals, preemption — is decided only
+  // when no other core's in-flight segment ends earlier (my_turn), so every decision is
+  // taken in board-time order whatever the host's speed.
+  for (;;) {
+    if (run.cancel || stopping_) {
+      *status = Error(err::kRtFailure, "task cancelled");
+      *finished = true;
+      break;
+    }
+    if (run.next >= run.segments) {
+      *finished = true;
+      break;
+    }
+    const std::size_t index = run.next;
+    SegmentContext ctx{core.index, run.sq, memory_, index_, run.id, run.run_level};
+    core.usage.begin(clock_->now());
+    lock.unlock();
+    // Deviation: AI-CPU segments run on the core (as with aicpu_inline), their predicted
+    // time on the board's CPU counted on the core (docs/scheduling.md "Board clock").
+    Status st;
+    try {
+      st = run.task->run_segment(index, ctx);
+    } catch (const std::exception& e) {
+      st = Error(err::kInternalError, "segment {} threw: {}", index, e.what());
+    }
+    const std::uint64_t macs = run.task->segment_macs(index);
+    lock.lock();
+    core.usage.end(clock_->now(), macs);
+    ++run.next;
+    core.waiter.wait(lock, kWaitForever, wait_, [&] { return run.cancel || stopping_ || my_turn(core); });
+    if (run.cancel || stopping_) continue;  // handled at the loop top
+    run.at = core.seg_end;
+    raise_board_now(run.at);
+    if (!st.ok() || run.next >= run.segments) {
+      if (!st.ok()) *status = std::move(st);
+      *finished = true;
+      break;
+    }
+    core.at_boundary = true;
+    Actions boundary;
+    schedule(boundary);  // arrivals up to now enter arbitration; idle cores take what they can
+    if (Contender* by = arbiter_.preemptor(run, run.run_level, run.at); by != nullptr) {
+      run.on_core = false;
+      ++preemptions_;
+      if (traced(run)) {
+        TaskEvent ev = event_of(run, TaskEventKind::kPreempt, run.at);
+        ev.core = core.index;
+        ev.by_sq = static_cast<Run*>(by)->sq;
+        ev.by_task = static_cast<Run*>(by)->id;
+        observer_->on_task_event(ev);
+      }
+      arbiter_.add(&run, run.run_level, run.at);
+      *released = true;
+      core.at_boundary = false;
+      if (!boundary.empty()) {
+        lock.unlock();
+        run_actions(boundary);
+        lock.lock();
+      }
+      break;
+    }
+    core.seg_end = run.at + run.task->board_ns(run.next);
+    core.at_boundary = false;
+    dispatch(boundary);  // the horizon moved: an idle core may take a task before seg_end
+    wake_turns(core, boundary);
+    lock.unlock();
+    run_actions(boundary);
+    lock.lock();
+  }
+  core.in_flight = false;
+  core.free_at = run.at;
+}
+
 void SoftNpuDevice::post_aicpu(Run& run, Core* holder) {
   run.token = ++next_token_;
   run.aicpu_waiting = true;
@@ -688,7 +869,7 @@ void SoftNpuDevice::post_aicpu(Run& run, Core* holder) {
 void SoftNpuDevice::finish_run(Run& run, Status status, Actions& a) {
   run.on_core = false;
   if (traced(run)) {
-    TaskEvent ev = event_of(run, TaskEventKind::kEnd, clock_->now());
+    TaskEvent ev = event_of(run, TaskEventKind::kEnd, board_ ? run.at : clock_->now());
     ev.core = run.core;
     ev.status = run.cancel ? err::kRtFailure : status.code();
     observer_->on_task_event(ev);
@@ -703,6 +884,7 @@ void SoftNpuDevice::finish_run(Run& run, Status status, Actions& a) {
     if (sq->error.ok()) sq->error = std::move(status);
   }
   a.garbage.push_back(std::move(run.task));
+  if (board_) sq->cursor = std::max(sq->cursor, run.at);
   sq->run.reset();  // destroys `run`
   retire_head(*sq);
   if (!sq->in_dirty) {
@@ -743,7 +925,8 @@ void SoftNpuDevice::core_main(Core& core) {
     bool finished = false;
     bool released = false;  // the task left the core without finishing
     Status status;
-    for (;;) {
+    if (board_) run_board(core, run, lock, &finished, &released, &status);
+    while (!board_) {  // the host clock's segment loop
       if (run.cancel || stopping_) {
         status = Error(err::kRtFailure, "task cancelled");
         finished = true;
@@ -829,6 +1012,7 @@ void SoftNpuDevice::core_main(Core& core) {
     if (finished) finish_run(run, std::move(status), a);
     if (released && run.cancel) a.released = true;
     schedule(a);
+    if (board_) wake_turns(core, a);
     if (a.released) released_cv_.notify_all();
     lock.unlock();
     run_actions(a);

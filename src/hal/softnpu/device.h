@@ -120,7 +120,11 @@ class SoftNpuDevice final : public Device {
   void advance(Sq& sq, Actions& actions);
   void dispatch(Actions& actions);
   void retire_head(Sq& sq);
-  void complete_record(Event& ev, std::uint64_t target, const Status& error, Actions& actions);
+  // `when`: the record's timestamp (host clock: now; board clock: its queue's board time).
+  void complete_record(Event& ev, std::uint64_t target, const Status& error, Nanos when, Actions& actions);
+  // The time an entry at the head of `sq` takes effect: the board time its queue reached, or
+  // the host's now.
+  Nanos now_of(const Sq& sq) const;
   void finish_run(Run& run, Status status, Actions& actions);
   // Posts segment `run.next` to the AI-CPU sink; requires mu_.
   void post_aicpu(Run& run, Core* holder);
@@ -132,11 +136,27 @@ class SoftNpuDevice final : public Device {
 
   void core_main(Core& core);
 
+  // Board clock (docs/scheduling.md "Board clock"); all require mu_.
+  void dispatch_board(Actions& actions);
+  // Runs `run` on `core` until it finishes, fails or is preempted, deciding at each segment
+  // end in board-time order.
+  void run_board(Core& core, Run& run, std::unique_lock<std::mutex>& lock, bool* finished, bool* released,
+                 Status* status);
+  // Whether `core`'s segment end is the next decision in board-time order.
+  bool my_turn(const Core& core) const;
+  // Wakes the other cores waiting for their turn (the order of segment ends changed).
+  void wake_turns(const Core& core, Actions& actions);
+  void raise_board_now(Nanos t);
+
   const std::uint32_t index_;
   const std::uint32_t max_sqs_;
   std::shared_ptr<Clock> clock_;
   Memory* memory_;
   const WaitPolicy wait_;
+  const bool board_;  // BackendConfig::board_clock
+  // Board clock: the latest board time a decision was taken at. Written under mu_; read
+  // without it by submitters (a host entry arrives no earlier than this).
+  std::atomic<Nanos> board_now_{0};
 
   mutable std::mutex mu_;
   bool stopping_ = false;
