@@ -6,6 +6,7 @@
 // in a program, with the same output.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -40,9 +41,13 @@ struct Enc {
   std::int32_t zp;
 };
 
+struct Stats {
+  int cases = 0, varied = 0, saturated = 0;
+};
+
 // Runs op on a (da) and b (db) into dy with the reference kernel and with q8_binary.
 void check(const char* op, Q8BinaryOp kop, const I& da, Enc ea, const I& db, Enc eb, const I& dy, Enc ey,
-           std::uint32_t seed) {
+           std::uint32_t seed, Stats* stats) {
   SCOPED_TRACE(std::string(op) + " seed " + std::to_string(seed));
   auto a = random_bytes(count(da), seed), b = random_bytes(count(db), seed + 101);
   const Quant qa{{ea.scale}, {ea.zp}, -1}, qb{{eb.scale}, {eb.zp}, -1}, qy{{ey.scale}, {ey.zp}, -1};
@@ -66,10 +71,13 @@ void check(const char* op, Q8BinaryOp kop, const I& da, Enc ea, const I& db, Enc
     if (ref[i] != fast[i] && bad++ == 0) first = i;
   EXPECT_EQ(bad, 0u) << "of " << ref.size() << "; first at " << first << ": ref " << int(ref[first]) << " native "
                      << int(fast[first]);
-  // Saturation must actually happen in the saturating cases, and the outputs vary.
+  // How the cases exercise the kernel (checked over all of them by the caller).
   std::vector<bool> seen(256, false);
   for (auto x : ref) seen[x] = true;
-  EXPECT_GT(std::count(seen.begin(), seen.end(), true), 8);
+  if (std::count(seen.begin(), seen.end(), true) > 8) ++stats->varied;
+  const std::size_t top = ey.dtype == DType::kInt8 ? 0x7F : 0xFF, bottom = ey.dtype == DType::kInt8 ? 0x80 : 0;
+  if (seen[top] || seen[bottom]) ++stats->saturated;
+  ++stats->cases;
 }
 
 struct Shapes {
@@ -96,10 +104,62 @@ TEST(Q8Binary, AddSubMulMatchTheReferenceOverBroadcastsAndEncodings) {
     Q8BinaryOp op;
   } ops[] = {{"Add", Q8BinaryOp::kAdd}, {"Sub", Q8BinaryOp::kSub}, {"Mul", Q8BinaryOp::kMul}};
   std::uint32_t seed = 1;
+  Stats stats;
   for (const auto& o : ops)
     for (const Shapes& s : shapes)
       for (std::size_t k = 0; k < in.size(); ++k)
-        check(o.name, o.op, s.a, in[k], s.b, in[(k * 5 + 1) % in.size()], s.y, out[k % out.size()], seed++);
+        check(o.name, o.op, s.a, in[k], s.b, in[(k * 5 + 1) % in.size()], s.y, out[k % out.size()], seed++, &stats);
+  // Most cases give varied bytes, and many saturate.
+  EXPECT_GT(stats.varied, stats.cases / 2);
+  EXPECT_GT(stats.saturated, stats.cases / 4);
+}
+
+// PP-LCNet's learnt affine steps: int8 × float scalar constant, + float scalar, either order.
+TEST(Q8Binary, FloatScalarConstantOperandsMatchTheReference) {
+  const I d{1, 7, 9, 13};
+  const Quant qx{{0.037f}, {-5}, -1}, qu{{0.02f}, {131}, -1}, qy{{0.05f}, {3}, -1}, qs{{0.004f}, {0}, -1};
+  std::uint32_t seed = 40;
+  for (const char* op : {"Add", "Sub", "Mul"}) {
+    for (float c : {1.75f, -0.25f, 0.f, 37.5f, -1e-3f}) {
+      for (bool first : {false, true}) {
+        for (const Quant* q : {&qx, &qu}) {
+          for (const Quant* o : {&qy, &qs}) {
+            SCOPED_TRACE(std::string(op) + " " + std::to_string(c) + (first ? " first" : ""));
+            const DType xt = q == &qu ? DType::kUint8 : DType::kInt8, yt = o == &qs ? DType::kInt8 : DType::kUint8;
+            auto x = random_bytes(count(d), seed++);
+            float cv = c;
+            model::TensorView vx, vc, vy;
+            vx.dtype = xt;
+            vx.dims = d;
+            vx.quant = q;
+            vx.data = x.data();
+            vc.dtype = DType::kFloat32;
+            vc.dims = {1};
+            vc.data = &cv;
+            std::vector<std::uint8_t> ref(x.size()), fast(x.size(), 0x55);
+            vy.dtype = yt;
+            vy.dims = d;
+            vy.quant = o;
+            vy.data = ref.data();
+            Status st = kernels::run_reference(op, {}, first ? std::vector<model::TensorView>{vc, vx}
+                                                             : std::vector<model::TensorView>{vx, vc},
+                                               {vy});
+            ASSERT_TRUE(st.ok()) << st.message();
+            const Q8Operand ox{xt, q->scale[0], q->zero_point[0]}, oc = kernels::onednn::q8_float_scalar(c),
+                            oy{yt, o->scale[0], o->zero_point[0]};
+            ASSERT_TRUE(kernels::onednn::q8_binary_applies(ox, oc, oy));
+            const Q8BinaryOp k = op[0] == 'A' ? Q8BinaryOp::kAdd : op[0] == 'S' ? Q8BinaryOp::kSub : Q8BinaryOp::kMul;
+            if (first) {
+              kernels::onednn::q8_binary(k, &cv, oc, {1}, x.data(), ox, d, fast.data(), oy, d);
+            } else {
+              kernels::onednn::q8_binary(k, x.data(), ox, d, &cv, oc, {1}, fast.data(), oy, d);
+            }
+            EXPECT_EQ(ref, fast);
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(Q8Binary, RefusesEncodingsThatCouldMakeNaN) {
@@ -109,6 +169,8 @@ TEST(Q8Binary, RefusesEncodingsThatCouldMakeNaN) {
   EXPECT_FALSE(kernels::onednn::q8_binary_applies({DType::kInt8, 3e38f, 0}, ok, ok));
   EXPECT_FALSE(kernels::onednn::q8_binary_applies(ok, {DType::kInt16, 0.1f, 0}, ok));
   EXPECT_TRUE(kernels::onednn::q8_binary_applies(ok, {DType::kUint8, 0.2f, 255}, ok));
+  EXPECT_FALSE(kernels::onednn::q8_binary_applies(ok, kernels::onednn::q8_float_scalar(INFINITY), ok));
+  EXPECT_FALSE(kernels::onednn::q8_binary_applies(ok, ok, kernels::onednn::q8_float_scalar(1.f)));
 }
 
 // An SE block in int8: Conv (NHWC output), a per-channel gate input, Mul and a residual

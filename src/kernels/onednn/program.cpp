@@ -33,6 +33,8 @@
 #include "kernels/onednn/layout.h"
 #include "kernels/onednn/q8_add.h"
 #include "kernels/onednn/q8_binary.h"
+#include "kernels/onednn/q8_deconv.h"
+#include "kernels/onednn/quant_params.h"
 #include "kernels/onednn/q8_gap.h"
 #include "kernels/onednn/runtime.h"
 #include "kernels/onednn/sgemm_matmul.h"
@@ -370,7 +372,11 @@ bool FastProgram::try_other(std::size_t i) {
     const std::int32_t b = l.inputs.size() > 2 ? l.inputs[2] : -1;
     if (b >= 0 && !is_const(b)) return false;
     TensorView bv = b >= 0 ? view(b) : TensorView{};
-    op = make_deconv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y), Fusion{}, threads_, &why);
+    // int8: our exact kernel (q8_deconv.h), the reference's integer sums through oneDNN's float deconvolution.
+    op = is_q8(view(x)) ? make_q8_deconv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y),
+                                         threads_, &why)
+                        : make_deconv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y), Fusion{},
+                                      threads_, &why);
     spatial = true;
   } else if (path == ops::FastPath::kInnerProduct && l.inputs.size() >= 2 && is_const(l.inputs[1])) {
     const std::int32_t c = l.inputs.size() > 2 ? l.inputs[2] : -1;
@@ -607,8 +613,20 @@ void FastProgram::plan_q8_binary(std::size_t i) {
     *q = {x.dtype, x.quant.scale[0], x.quant.zero_point.empty() ? 0 : x.quant.zero_point[0]};
     return true;
   };
+  // Or a float32 scalar constant, which the reference keeps in float.
+  auto q8_or_scalar = [&](std::int32_t t, Q8Operand* q) {
+    const model::Tensor& x = tensor(t);
+    if (x.dtype == DType::kFloat32 && x.quant.empty() && is_const(t) && x.size == sizeof(float)) {
+      float c;
+      std::memcpy(&c, weights_ + x.offset, sizeof c);
+      *q = q8_float_scalar(c);
+      return true;
+    }
+    return q8(t, q);
+  };
   Q8Operand qa, qb, qy;
-  if (!q8(a, &qa) || !q8(b, &qb) || !q8(y, &qy) || !q8_binary_applies(qa, qb, qy)) return;
+  if (!q8_or_scalar(a, &qa) || !q8_or_scalar(b, &qb) || !q8(y, &qy) || !q8_binary_applies(qa, qb, qy)) return;
+  if (qa.dtype == DType::kFloat32 && qb.dtype == DType::kFloat32) return;
   // The reference reads both operands before writing; streaming through them is the same
   // only if the output is the very bytes of an operand or apart from it.
   for (std::int32_t t : {a, b})

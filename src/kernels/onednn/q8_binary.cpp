@@ -19,8 +19,12 @@ constexpr float kClamp = 1048576.f;
 // Real value of every stored byte, (float)(q − zp)·s as the reference's dequantize computes it.
 struct Table {
   float v[256];
-  Table(const Q8Operand& q) {
+  explicit Table(const Q8Operand& q) {
     for (int k = 0; k < 256; ++k) {
+      if (q.dtype == DType::kFloat32) {  // q8_float_scalar: its value whatever the byte
+        v[k] = q.scale;
+        continue;
+      }
       const std::int32_t code = q.dtype == DType::kInt8 ? static_cast<std::int8_t>(k) : k;
       v[k] = static_cast<float>(code - q.zp) * q.scale;
     }
@@ -170,7 +174,12 @@ using q8bin::Table;
 using q8bin::Out;
 
 bool q8_binary_applies(const Q8Operand& qa, const Q8Operand& qb, const Q8Operand& qy) {
+  if (qy.dtype != model::DType::kInt8 && qy.dtype != model::DType::kUint8) return false;
   for (const Q8Operand* q : {&qa, &qb, &qy}) {
+    if (q != &qy && q->dtype == model::DType::kFloat32) {
+      if (!std::isfinite(q->scale)) return false;
+      continue;
+    }
     if (q->dtype != model::DType::kInt8 && q->dtype != model::DType::kUint8) return false;
     // 255·s finite keeps every table value finite (inf − inf would be NaN).
     if (!(q->scale > 0.f) || !std::isfinite(q->scale * 256.f)) return false;

@@ -16,8 +16,14 @@ namespace svp::kernels::onednn {
 
 enum class Q8BinaryOp { kAdd, kSub, kMul };
 
-// The kernel applies: both scales and the output scale positive and finite (then no
-// NaN can arise, whose rounding would differ).
+// A float32 scalar constant operand (PP-LCNet's learnt affine steps: int8 × k + c), which
+// the reference's generic path leaves in float: q8_binary then reads nothing through its
+// pointer but the first byte, and every element's value is `value`.
+inline Q8Operand q8_float_scalar(float value) { return {model::DType::kFloat32, value, 0}; }
+
+// The kernel applies: int8/uint8 operands (or q8_float_scalar ones, finite) with scales
+// positive and finite, and an int8/uint8 output (then no NaN can arise, whose rounding
+// would differ).
 bool q8_binary_applies(const Q8Operand& qa, const Q8Operand& qb, const Q8Operand& qy);
 
 // y (dims_y) = a (dims_a) op b (dims_b); the input dims broadcast to dims_y (numpy rules,

@@ -1,0 +1,107 @@
+#include "kernels/onednn/q8_deconv.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <vector>
+
+#include "kernels/common.h"
+#include "kernels/onednn/quant_params.h"
+#include "kernels/onednn/runtime.h"
+
+namespace svp::kernels::onednn {
+namespace {
+
+using model::DType;
+
+constexpr std::int64_t kExactFloatInt = std::int64_t{1} << 24;
+
+class Q8Deconv final : public NativeKernel {
+ public:
+  Q8Deconv(std::vector<float> wf, std::unique_ptr<FastOp> inner, IntParams ip, const TensorView& x,
+           const TensorView& y, std::int64_t channels)
+      : wf_(std::move(wf)), inner_(std::move(inner)), ip_(std::move(ip)), m_(channels) {
+    nx_ = x.elements();
+    ny_ = y.elements();
+    y_dtype_ = y.dtype;
+    for (int k = 0; k < 256; ++k) {
+      const std::int32_t code = x.dtype == DType::kInt8 ? static_cast<std::int8_t>(k) : k;
+      xf_[k] = static_cast<float>(code - ip_.zp_x);
+    }
+    if (ip_.bias.empty()) ip_.bias.assign(static_cast<std::size_t>(m_), 0);
+    if (ip_.scales.size() == 1) ip_.scales.assign(static_cast<std::size_t>(m_), ip_.scales[0]);
+  }
+  std::size_t scratch_bytes() const override {
+    return align_up(static_cast<std::size_t>(nx_) * 4) + align_up(static_cast<std::size_t>(ny_) * 4) +
+           inner_->scratch_bytes();
+  }
+  void run(const void* src, void* dst, void* scratch) const override {
+    auto* xf = static_cast<float*>(scratch);
+    auto* yf = reinterpret_cast<float*>(static_cast<std::uint8_t*>(scratch) + align_up(static_cast<std::size_t>(nx_) * 4));
+    void* pad = reinterpret_cast<std::uint8_t*>(yf) + align_up(static_cast<std::size_t>(ny_) * 4);
+    const auto* xs = static_cast<const std::uint8_t*>(src);
+    for (std::int64_t i = 0; i < nx_; ++i) xf[i] = xf_[xs[i]];
+    inner_->run(xf, yf, pad);
+    // NHWC: the channel is the innermost index. Exact integers (see the header).
+    const std::int64_t lo = y_dtype_ == DType::kInt8 ? -128 : 0, hi = y_dtype_ == DType::kInt8 ? 127 : 255;
+    for (std::int64_t i = 0; i < ny_; ++i) {
+      const auto c = static_cast<std::size_t>(i % m_);
+      const auto acc = static_cast<std::int64_t>(yf[i]);
+      const float v = static_cast<float>(detail::saturate_i32(acc)) + static_cast<float>(ip_.bias[c]);
+      if (y_dtype_ == DType::kFloat32) {
+        static_cast<float*>(dst)[i] = v * ip_.scales[c];
+      } else if (y_dtype_ == DType::kInt8) {
+        static_cast<std::int8_t*>(dst)[i] =
+            static_cast<std::int8_t>(detail::requantize_acc(v, ip_.scales[c], ip_.zp_y, lo, hi));
+      } else {
+        static_cast<std::uint8_t*>(dst)[i] =
+            static_cast<std::uint8_t>(detail::requantize_acc(v, ip_.scales[c], ip_.zp_y, lo, hi));
+      }
+    }
+  }
+
+ private:
+  static std::size_t align_up(std::size_t n) { return (n + 63) / 64 * 64; }
+  std::vector<float> wf_;  // the inner primitive may read these very bytes
+  std::unique_ptr<FastOp> inner_;
+  IntParams ip_;
+  std::int64_t m_, nx_ = 0, ny_ = 0;
+  DType y_dtype_ = DType::kInt8;
+  float xf_[256];
+};
+
+}  // namespace
+
+std::unique_ptr<FastOp> make_q8_deconv(const model::Attrs& attrs, const TensorView& x, const TensorView& w,
+                                       const TensorView* bias, const TensorView& y, int threads, std::string* why) {
+  if (x.dims.size() != 4 || w.dims.size() != 4 || y.dims.size() != 4) return *why = "not 2-D", nullptr;
+  const auto group = detail::AttrReader("ConvTranspose", attrs).i("group", 1);
+  if (!group.ok() || group.value() != 1) return *why = "int8 with groups", nullptr;
+  const std::int64_t C = w.dims[0], M = w.dims[1], kk = w.dims[2] * w.dims[3];
+  if (x.dims[1] != C || y.dims[1] != M) return *why = "channels", nullptr;
+  // Scales, bias and the int32 check as for Conv (the weights of input channel 0 only; the
+  // 2^24 bound below covers them all).
+  IntParams ip;
+  if (!int_params(x, w, 1, M, kk, kk, 1, bias, y, &ip, why)) return nullptr;
+  const std::int64_t lo = x.dtype == DType::kInt8 ? -128 : 0, hi = x.dtype == DType::kInt8 ? 127 : 255;
+  const std::int64_t xmax = std::max(ip.zp_x - lo, hi - ip.zp_x);
+  const auto* wq = static_cast<const std::int8_t*>(w.data);
+  std::vector<std::int64_t> absw(static_cast<std::size_t>(M), 0);
+  std::vector<float> wf(static_cast<std::size_t>(C * M * kk));
+  for (std::int64_t i = 0; i < C * M * kk; ++i) {
+    wf[static_cast<std::size_t>(i)] = static_cast<float>(wq[i]);
+    absw[static_cast<std::size_t>((i / kk) % M)] += std::abs(static_cast<std::int64_t>(wq[i]));
+  }
+  for (std::int64_t s : absw)
+    if (s * xmax >= kExactFloatInt) return *why = "float32 sums could be inexact (over 2^24)", nullptr;
+  TensorView xf = x, wv = w, yf = y;
+  xf.dtype = wv.dtype = yf.dtype = DType::kFloat32;
+  xf.quant = wv.quant = yf.quant = nullptr;
+  xf.data = yf.data = nullptr;
+  wv.data = wf.data();
+  auto inner = make_deconv(attrs, xf, wv, nullptr, yf, Fusion{}, threads, why);
+  if (!inner) return nullptr;
+  auto kernel = std::make_unique<Q8Deconv>(std::move(wf), std::move(inner), std::move(ip), x, y, M);
+  return std::make_unique<FastOp>(std::move(kernel), "native");
+}
+
+}  // namespace svp::kernels::onednn
