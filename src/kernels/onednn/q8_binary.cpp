@@ -189,9 +189,10 @@ bool q8_binary_applies(const Q8Operand& qa, const Q8Operand& qb, const Q8Operand
 
 void q8_binary(Q8BinaryOp op, const void* a, const Q8Operand& qa, const std::vector<std::int64_t>& dims_a,
                const void* b, const Q8Operand& qb, const std::vector<std::int64_t>& dims_b, void* y,
-               const Q8Operand& qy, const std::vector<std::int64_t>& dims_y) {
+               const Q8Operand& qy, const std::vector<std::int64_t>& dims_y, bool relu) {
   const Table ta(qa), tb(qb);
-  const Out o{qy.scale, qy.zp, qy.dtype == model::DType::kInt8 ? -128 : 0, qy.dtype == model::DType::kInt8 ? 127 : 255};
+  Out o{qy.scale, qy.zp, qy.dtype == model::DType::kInt8 ? -128 : 0, qy.dtype == model::DType::kInt8 ? 127 : 255};
+  if (relu) o.lo = std::max(o.lo, qy.zp);
   const q8bin::Walk w = q8bin::coalesce(dims_a, dims_b, dims_y);
   const auto* pa = static_cast<const std::uint8_t*>(a);
   const auto* pb = static_cast<const std::uint8_t*>(b);

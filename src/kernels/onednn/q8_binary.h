@@ -27,9 +27,10 @@ inline Q8Operand q8_float_scalar(float value) { return {model::DType::kFloat32, 
 bool q8_binary_applies(const Q8Operand& qa, const Q8Operand& qb, const Q8Operand& qy);
 
 // y (dims_y) = a (dims_a) op b (dims_b); the input dims broadcast to dims_y (numpy rules,
-// right-aligned). The caller has checked the shapes (the program's inferred ones).
+// right-aligned). The caller has checked the shapes (the program's inferred ones). `relu`:
+// a following Relu folded in, max(q, zp_y) (q8_add.h).
 void q8_binary(Q8BinaryOp op, const void* a, const Q8Operand& qa, const std::vector<std::int64_t>& dims_a,
                const void* b, const Q8Operand& qb, const std::vector<std::int64_t>& dims_b, void* y,
-               const Q8Operand& qy, const std::vector<std::int64_t>& dims_y);
+               const Q8Operand& qy, const std::vector<std::int64_t>& dims_y, bool relu = false);
 
 }  // namespace svp::kernels::onednn
