@@ -50,27 +50,34 @@ inline std::uint8_t requant(float v, const Out& o) {
   return static_cast<std::uint8_t>(std::min(std::max(r, o.lo), o.hi));  // the low byte: int8 or uint8
 }
 
+// 8 real values from 8 stored bytes, (float)(q − zp)·s: the int → float conversion is
+// exact and the product one rounding, so these are the table's values.
+__attribute__((target("avx2"))) inline __m256 dequant8(const std::uint8_t* p, bool is_signed, __m256i zp, __m256 s) {
+  const __m128i raw = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+  const __m256i q = is_signed ? _mm256_cvtepi8_epi32(raw) : _mm256_cvtepu8_epi32(raw);
+  return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(q, zp)), s);
+}
+
 // One run of n outputs; an operand's step is 1 (contiguous) or 0 (one value for the run).
 template <Q8BinaryOp Op>
-__attribute__((target("avx2"))) void run_avx2(const std::uint8_t* a, int sa, const Table& ta, const std::uint8_t* b,
-                                               int sb, const Table& tb, std::uint8_t* y, const Out& o,
-                                               std::int64_t n) {
-  // Without "fma" in the target GCC cannot contract the mul and add of Add/Sub's operands
-  // (each is its own rounding in the reference). The tables are gathered, so mixed
-  // encodings and int8/uint8 cost the same.
+__attribute__((target("avx2"))) void run_avx2(const std::uint8_t* a, int sa, const Table& ta, const Q8Operand& qa,
+                                               const std::uint8_t* b, int sb, const Table& tb, const Q8Operand& qb,
+                                               std::uint8_t* y, const Out& o, std::int64_t n) {
+  // Without "fma" in the target GCC cannot contract a multiply and an add (Add/Sub of two
+  // dequantized operands: each product is its own rounding in the reference).
   const __m256 sy = _mm256_set1_ps(o.scale), cmax = _mm256_set1_ps(kClamp), cmin = _mm256_set1_ps(-kClamp);
   const __m256i zpy = _mm256_set1_epi32(o.zp), lo = _mm256_set1_epi32(o.lo), hi = _mm256_set1_epi32(o.hi);
   const __m256 fa0 = _mm256_set1_ps(ta.v[a[0]]), fb0 = _mm256_set1_ps(tb.v[b[0]]);
+  const __m256i zpa = _mm256_set1_epi32(qa.zp), zpb = _mm256_set1_epi32(qb.zp);
+  const __m256 sca = _mm256_set1_ps(qa.scale), scb = _mm256_set1_ps(qb.scale);
+  const bool a8 = qa.dtype == DType::kInt8, b8 = qb.dtype == DType::kInt8;
   const __m256i pack = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1,
                                         -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
   std::int64_t i = 0;
+  // A float scalar operand (q8_float_scalar) has one element, so step 0 here.
   for (; i + 8 <= n; i += 8) {
-    const __m256 fa = sa ? _mm256_i32gather_ps(ta.v, _mm256_cvtepu8_epi32(_mm_loadl_epi64(
-                                                         reinterpret_cast<const __m128i*>(a + i))), 4)
-                         : fa0;
-    const __m256 fb = sb ? _mm256_i32gather_ps(tb.v, _mm256_cvtepu8_epi32(_mm_loadl_epi64(
-                                                         reinterpret_cast<const __m128i*>(b + i))), 4)
-                         : fb0;
+    const __m256 fa = sa ? dequant8(a + i, a8, zpa, sca) : fa0;
+    const __m256 fb = sb ? dequant8(b + i, b8, zpb, scb) : fb0;
     __m256 v;
     if constexpr (Op == Q8BinaryOp::kAdd) {
       v = _mm256_add_ps(fa, fb);
@@ -138,8 +145,8 @@ Walk coalesce(const std::vector<std::int64_t>& da, const std::vector<std::int64_
 }
 
 template <Q8BinaryOp Op>
-void run(const std::uint8_t* a, const Table& ta, const std::uint8_t* b, const Table& tb, std::uint8_t* y,
-         const Out& o, const Walk& w) {
+void run(const std::uint8_t* a, const Table& ta, const Q8Operand& qa, const std::uint8_t* b, const Table& tb,
+         const Q8Operand& qb, std::uint8_t* y, const Out& o, const Walk& w) {
   static const bool avx2 = __builtin_cpu_supports("avx2");
   const std::size_t r = w.dims.size();
   const std::int64_t n = w.dims[r - 1];
@@ -152,7 +159,7 @@ void run(const std::uint8_t* a, const Table& ta, const std::uint8_t* b, const Ta
   std::int64_t oa = 0, ob = 0;
   for (std::int64_t row = 0; row < outer; ++row) {
     if (avx2) {
-      run_avx2<Op>(a + oa, ia, ta, b + ob, ib, tb, y + row * n, o, n);
+      run_avx2<Op>(a + oa, ia, ta, qa, b + ob, ib, tb, qb, y + row * n, o, n);
     } else {
       run_scalar<Op>(a + oa, ia, ta, b + ob, ib, tb, y + row * n, o, n);
     }
@@ -199,11 +206,11 @@ void q8_binary(Q8BinaryOp op, const void* a, const Q8Operand& qa, const std::vec
   auto* py = static_cast<std::uint8_t*>(y);
   switch (op) {
     case Q8BinaryOp::kAdd:
-      return q8bin::run<Q8BinaryOp::kAdd>(pa, ta, pb, tb, py, o, w);
+      return q8bin::run<Q8BinaryOp::kAdd>(pa, ta, qa, pb, tb, qb, py, o, w);
     case Q8BinaryOp::kSub:
-      return q8bin::run<Q8BinaryOp::kSub>(pa, ta, pb, tb, py, o, w);
+      return q8bin::run<Q8BinaryOp::kSub>(pa, ta, qa, pb, tb, qb, py, o, w);
     case Q8BinaryOp::kMul:
-      return q8bin::run<Q8BinaryOp::kMul>(pa, ta, pb, tb, py, o, w);
+      return q8bin::run<Q8BinaryOp::kMul>(pa, ta, qa, pb, tb, qb, py, o, w);
   }
 }
 
