@@ -602,7 +602,7 @@ TEST(FastDeconv, Int8ConvTransposeIdenticalToTheReference) {
     SCOPED_TRACE(::testing::Message() << model::dtype_name(k.xt) << " zp " << k.zp_x << " -> " << model::dtype_name(k.yt)
                                       << " stride " << k.stride);
     ModelBuilder b("q8deconv");
-    const std::int64_t C = 12, M = 5;
+    const std::int64_t C = 12, M = 13;  // one vector of 8 channels and a tail of 5
     auto x = b.add_input("x", k.xt, {1, C, 7, 9}, model::Layout::kNCHW, pt(0.05f, k.zp_x));
     if (k.after_conv) {
       LayerOptions co;
@@ -611,7 +611,14 @@ TEST(FastDeconv, Int8ConvTransposeIdenticalToTheReference) {
       x = b.add_layer("conv", "Conv", {x, b.add_constant("cw", {C, C, 3, 3}, random_i8(C * C * 9, 3), pt(0.004f, 0))},
                       co);
     }
-    const Quant wq = k.per_channel ? Quant{{0.01f, 0.02f, 0.007f, 0.013f, 0.011f}, {0, 0, 0, 0, 0}, 1} : pt(0.01f, 0);
+    Quant wq = pt(0.01f, 0);
+    if (k.per_channel) {
+      wq = Quant{{}, {}, 1};
+      for (std::int64_t c = 0; c < M; ++c) {
+        wq.scale.push_back(0.005f + 0.0011f * static_cast<float>(c));
+        wq.zero_point.push_back(0);
+      }
+    }
     const auto w = b.add_constant("w", {C, M, k.k, k.k}, random_i8(static_cast<std::size_t>(C * M * k.k * k.k), 8), wq);
     compiler::TensorId bias;
     if (k.int_bias) {
