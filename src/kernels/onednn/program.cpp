@@ -34,6 +34,7 @@
 #include "kernels/onednn/q8_add.h"
 #include "kernels/onednn/q8_binary.h"
 #include "kernels/onednn/q8_deconv.h"
+#include "kernels/onednn/q8_table.h"
 #include "kernels/onednn/quant_params.h"
 #include "kernels/onednn/q8_gap.h"
 #include "kernels/onednn/runtime.h"
@@ -75,6 +76,9 @@ struct Plan {
   // kReference/kAgnostic int8 Add/Sub/Mul computed by q8_binary (encodings qa, qb, qy).
   bool q8_bin = false;
   Q8BinaryOp bin_op = Q8BinaryOp::kAdd;
+  // kReference/kAgnostic int8 unary elementwise op as a table (q8_table.h).
+  bool q8_lut = false;
+  Q8Table lut{};
   // kAgnostic with a per-channel operand ([n, C, 1, 1]): the reference kernel sees every
   // 4-D tensor with NHWC dims, so the channel broadcast lands on the innermost axis.
   bool nhwc_view = false;
@@ -118,9 +122,9 @@ class FastProgram final : public CompiledProgram {
       case Kind::kNative:
         return "native";
       case Kind::kAgnostic:
-        return p.q8_bin ? "native:nhwc" : "reference:nhwc";  // the reference kernel on the NHWC bytes as they are
+        return p.q8_bin || p.q8_lut ? "native:nhwc" : "reference:nhwc";  // the reference kernel on the NHWC bytes as they are
       default:
-        return p.sgemm ? "onednn:sgemm" : p.q8_bin ? "native" : "reference";
+        return p.sgemm ? "onednn:sgemm" : p.q8_bin || p.q8_lut ? "native" : "reference";
     }
   }
 
@@ -664,8 +668,15 @@ void FastProgram::plan() {
   }
   for (std::size_t i = 0; i < program_.layers.size(); ++i) {
     const Kind k = plans_[i].kind;
-    if ((k == Kind::kReference || k == Kind::kAgnostic) && program_.layers[i].target == model::Target::kNpu) {
+    const model::Layer& l = program_.layers[i];
+    if ((k == Kind::kReference || k == Kind::kAgnostic) && l.target == model::Target::kNpu) {
       plan_q8_binary(i);
+      Plan& p = plans_[i];
+      // In place or apart, as for q8_binary (the lookup streams through both).
+      if (!p.q8_bin && !p.nhwc_layer && l.inputs.size() == 1 && l.inputs[0] >= 0 && l.outputs.size() == 1 &&
+          (!overlap(l.outputs[0], l.inputs[0]) || same_bytes(l.outputs[0], l.inputs[0]))) {
+        p.q8_lut = q8_table_for(l, tensor(l.inputs[0]), tensor(l.outputs[0]), &p.lut);
+      }
     }
   }
   // Model outputs stay logical (a fast op writing one converts from scratch).
@@ -714,6 +725,10 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
     for (auto* views : {&in, &out})
       for (TensorView& v : *views)
         if (v.dims.size() == 4) v.dims = {v.dims[0], v.dims[2], v.dims[3], v.dims[1]};
+  }
+  if (plan.q8_lut) {
+    q8_table_apply(plan.lut, in[0].data, out[0].data, out[0].elements());
+    return Status::Ok();
   }
   if (plan.q8_bin) {
     q8_binary(plan.bin_op, in[0].data, plan.qa, in[0].dims, in[1].data, plan.qb, in[1].dims, out[0].data, plan.qy,
