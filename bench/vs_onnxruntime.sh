@@ -5,12 +5,15 @@
 # 1 and 2 threads, batch 1 and 8. Each round runs every engine once per configuration,
 # interleaved, so machine noise hits them alike; the table gives medians over the rounds.
 #
-#   bench/vs_onnxruntime.sh [--build DIR] [--rounds N] [--quick] [--cpus LIST]
+#   bench/vs_onnxruntime.sh [--build DIR] [--rounds N] [--quick] [--cpus LIST] [--models NAMES]
+#                           [--threads LIST]
 #     --build   a build with svp_atc and svp_run (default build; Release is what the
 #               figures in docs/performance.md use)
 #     --rounds  rounds (default 5)
 #     --quick   the first model present, batch 1, 1 thread, 2 rounds, few runs (smoke test)
 #     --cpus    run every engine under taskset -c LIST (e.g. 0 = both on one CPU)
+#     --models  only these models (comma-separated names from the list below)
+#     --threads kernel thread counts to measure (default "1 2")
 #
 # Models: build/models/{resnet18,mobilenet_v2}_dynamic_batch.onnx, made by
 # `/usr/bin/python3 scripts/models/export_torchvision.py --models resnet18,mobilenet_v2
@@ -27,14 +30,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-build=build rounds=5 quick=0 cpus=""
+build=build rounds=5 quick=0 cpus="" only="" threads_list="1 2"
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --quick) quick=1; rounds=2; shift ;;
     --cpus) cpus=$2; shift 2 ;;
-    *) echo "usage: $0 [--build DIR] [--rounds N] [--quick] [--cpus LIST]" >&2; exit 2 ;;
+    --models) only=$2; shift 2 ;;
+    --threads) threads_list=$2; shift 2 ;;
+    *) echo "usage: $0 [--build DIR] [--rounds N] [--quick] [--cpus LIST] [--models NAMES] [--threads LIST]" >&2
+       exit 2 ;;
   esac
 done
 atc=$build/tools/svp_atc/svp_atc
@@ -64,8 +70,8 @@ models=(
   "mobilenet_v2|build/models/mobilenet_v2_dynamic_batch.onnx|input|3,224,224|1 8"
   "ppocr_rec_48x320|$ocr/ch_PP-OCRv4_rec_infer.onnx|x|3,48,320|1 8"
   "ppocr_det_640|$ocr/ch_PP-OCRv4_det_infer.onnx|x|3,640,640|1"
+  "ppocr_cls_48x192|$ocr/ch_ppocr_mobile_v2.0_cls_infer.onnx|x|3,48,192|1"
 )
-threads_list="1 2"
 [ "$quick" = 1 ] && threads_list="1"
 
 # Calibration items: .npy float32 files of one item each, uniform in [-0.5, 0.5).
@@ -91,6 +97,7 @@ echo "== compiling (svp_atc, fp32 and int8)"
 configs=()
 for m in "${models[@]}"; do
   IFS='|' read -r name onnx input chw batches <<<"$m"
+  [ -n "$only" ] && [[ ",$only," != *",$name,"* ]] && continue
   if ! [ -f "$onnx" ]; then
     echo "skipped $name: $onnx not found"
     continue
@@ -118,7 +125,7 @@ done
 # Runs per measurement: about a second of work each (ResNet-18 batch 1 ≈ 30–60 ms).
 loops_for() {  # name batch
   local per=24
-  case "$1" in mobilenet*|ppocr_rec*) per=64 ;; esac
+  case "$1" in mobilenet*|ppocr_rec*|ppocr_cls*) per=64 ;; esac
   [ "$quick" = 1 ] && per=8
   echo $(( per / $2 > 2 ? per / $2 : 2 ))
 }

@@ -39,6 +39,9 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/onednn/inner_product.cpp
   src/kernels/onednn/eltwise.cpp
   src/kernels/onednn/q8_add.cpp
+  src/kernels/onednn/q8_binary.cpp
+  src/kernels/onednn/q8_deconv.cpp
+  src/kernels/onednn/q8_table.cpp
   src/kernels/onednn/q8_gap.cpp
   src/kernels/onednn/int8_conv_avx2.cpp
   src/kernels/onednn/sgemm_matmul.cpp

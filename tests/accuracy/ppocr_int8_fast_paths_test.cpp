@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -65,9 +66,19 @@ TEST_P(PpOcrInt8FastPaths, IdenticalToTheReferenceKernels) {
   auto ref = testing::compile(m, false);
   auto fast = testing::compile(m, true, 2);
   std::size_t int8_fast = 0;
+  std::map<std::string, std::size_t> native;  // layers per op run by a native kernel
+  auto program_layer_op = [](const compiler::BuiltModel& bm, std::size_t i) { return bm.program.layers[i].op; };
   for (std::size_t i = 0; i < fast->layer_count(); ++i) {
     const std::string impl = fast->layer_impl(i);
     if (impl.rfind("avx2_int8", 0) == 0) ++int8_fast;
+    if (impl.rfind("native", 0) == 0) ++native[program_layer_op(m, i)];
+  }
+  // The det model's ops between quantized convolutions run our own int8 kernels: its
+  // ConvTranspose head, the SE blocks' Mul, the learnt affine Mul/Add and the residual Adds.
+  if (std::string(om.file).find("det") != std::string::npos) {
+    EXPECT_EQ(native["ConvTranspose"], 2u);
+    EXPECT_GT(native["Mul"], 20u);
+    EXPECT_GT(native["Add"], 20u);
   }
   if (!kernels::onednn::exact_int8_isa() && kernels::onednn::int8_avx2_available()) {
     EXPECT_GT(int8_fast, 10u);

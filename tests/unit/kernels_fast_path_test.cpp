@@ -578,6 +578,89 @@ TEST(FastDeconv, ConvTransposeStridedGroupedAndOutputPadding) {
   }
 }
 
+// int8 ConvTranspose (native, q8_deconv.h): the reference's integer sums through oneDNN's
+// float deconvolution, requantized like the reference, for uint8/int8 inputs with edge zero
+// points, per-tensor and per-channel weights, float and int32 biases, int8/uint8/float
+// outputs, strides, pads and output_padding, after a Conv (NHWC input) and as a model
+// output; and a layer whose sums could exceed 2^24 left to the reference.
+TEST(FastDeconv, Int8ConvTransposeIdenticalToTheReference) {
+  struct Case {
+    DType xt;
+    std::int32_t zp_x;
+    DType yt;
+    std::int32_t zp_y;
+    bool per_channel, int_bias, after_conv;
+    std::int64_t stride, pad, out_pad, k;
+  };
+  const Case cases[] = {
+      {DType::kUint8, 0, DType::kInt8, -7, false, false, true, 2, 0, 0, 2},    // PP-OCR det's head
+      {DType::kUint8, 255, DType::kUint8, 131, true, true, false, 2, 1, 1, 3},
+      {DType::kInt8, -128, DType::kInt8, 127, true, false, true, 1, 1, 0, 3},
+      {DType::kInt8, 5, DType::kFloat32, 0, false, true, false, 3, 2, 2, 3},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(::testing::Message() << model::dtype_name(k.xt) << " zp " << k.zp_x << " -> " << model::dtype_name(k.yt)
+                                      << " stride " << k.stride);
+    ModelBuilder b("q8deconv");
+    const std::int64_t C = 12, M = 13;  // one vector of 8 channels and a tail of 5
+    auto x = b.add_input("x", k.xt, {1, C, 7, 9}, model::Layout::kNCHW, pt(0.05f, k.zp_x));
+    if (k.after_conv) {
+      LayerOptions co;
+      co.attrs.set("pads", I{1, 1, 1, 1});
+      co.output_quants = {pt(0.09f, k.zp_x)};
+      x = b.add_layer("conv", "Conv", {x, b.add_constant("cw", {C, C, 3, 3}, random_i8(C * C * 9, 3), pt(0.004f, 0))},
+                      co);
+    }
+    Quant wq = pt(0.01f, 0);
+    if (k.per_channel) {
+      wq = Quant{{}, {}, 1};
+      for (std::int64_t c = 0; c < M; ++c) {
+        wq.scale.push_back(0.005f + 0.0011f * static_cast<float>(c));
+        wq.zero_point.push_back(0);
+      }
+    }
+    const auto w = b.add_constant("w", {C, M, k.k, k.k}, random_i8(static_cast<std::size_t>(C * M * k.k * k.k), 8), wq);
+    compiler::TensorId bias;
+    if (k.int_bias) {
+      std::vector<std::int32_t> bv(M);
+      for (std::int64_t c = 0; c < M; ++c) bv[static_cast<std::size_t>(c)] = static_cast<std::int32_t>(c * 97 - 200);
+      bias = b.add_constant("b", {M}, bv);
+    } else {
+      bias = b.add_constant("b", {M}, random_f(M, 4, 0.5f));
+    }
+    LayerOptions o;
+    o.attrs.set("strides", I{k.stride, k.stride});
+    o.attrs.set("pads", I{k.pad, k.pad, k.pad, k.pad});
+    o.attrs.set("output_padding", I{k.out_pad, k.out_pad});
+    o.output_quants = {k.yt == DType::kFloat32 ? Quant{} : pt(0.03f, k.zp_y)};
+    o.output_dtypes = {k.yt};
+    const auto y = b.add_layer("deconv", "ConvTranspose", {x, w, bias}, o);
+    b.add_output(y);
+    auto m = b.build();
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    auto r = compare(m.value(), 21);
+    EXPECT_EQ(r.impls[k.after_conv ? 1 : 0], "native");
+    if (k.yt == DType::kFloat32) {
+      EXPECT_EQ(r.ref[0], r.fast[0]);
+    } else {
+      expect_exact(r.ref[0], r.fast[0]);
+    }
+  }
+}
+
+TEST(FastDeconv, Int8SumsBeyondFloatPrecisionStayOnTheReference) {
+  ModelBuilder b("q8deconv_big");
+  const std::int64_t C = 600;  // 255 · 127 · 600 > 2^24
+  const auto x = b.add_input("x", DType::kUint8, {1, C, 2, 2}, model::Layout::kNCHW, pt(0.05f, 0));
+  const auto w = b.add_constant("w", {C, 1, 1, 1}, std::vector<std::int8_t>(C, 127), pt(0.01f, 0));
+  LayerOptions o;
+  o.output_quants = {pt(400.f, 0)};
+  b.add_output(b.add_layer("deconv", "ConvTranspose", {x, w}, o));
+  auto r = compare(b.build().value(), 5);
+  EXPECT_EQ(r.impls[0], "reference");
+  EXPECT_EQ(r.ref[0], r.fast[0]);
+}
+
 // After a conv (NHWC output) a Mul by a constant scalar and a Mul by a per-channel gate
 // run on the NHWC data as it is, then an Add of the two.
 TEST(FastAgnostic, ScalarAndPerChannelOperandsOnNhwcData) {

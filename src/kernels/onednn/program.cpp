@@ -7,7 +7,10 @@
 //              (int8_conv_avx2.h, layer_impl "avx2_int8") in the same role;
 //   kNative    our own kernels where oneDNN does not implement the reference rule: int8
 //              Add, optionally with the following Relu (q8_add.h); int8
-//              GlobalAveragePool (q8_gap.h);
+//              GlobalAveragePool (q8_gap.h); int8 Add/Sub/Mul with broadcasting
+//              (q8_binary.h), which runs inside a kReference/kAgnostic layer's frame
+//              (plan.q8_bin: the same views, conversions and NHWC dims the reference
+//              kernel would get);
 //   kAgnostic  the reference kernel run directly on the stored bytes, because the op is
 //              elementwise over tensors of one shape and so does not care whether they
 //              are NCHW or NHWC (int8 Relu/Clip/Add keep their exact reference rules); a
@@ -29,6 +32,10 @@
 #include "kernels/onednn/fast_op.h"
 #include "kernels/onednn/layout.h"
 #include "kernels/onednn/q8_add.h"
+#include "kernels/onednn/q8_binary.h"
+#include "kernels/onednn/q8_deconv.h"
+#include "kernels/onednn/q8_table.h"
+#include "kernels/onednn/quant_params.h"
 #include "kernels/onednn/q8_gap.h"
 #include "kernels/onednn/runtime.h"
 #include "kernels/onednn/sgemm_matmul.h"
@@ -66,6 +73,12 @@ struct Plan {
   // (inputs still converted to logical order as for any reference layer).
   bool sgemm = false;
   SgemmMatMul mm{};
+  // kReference/kAgnostic int8 Add/Sub/Mul computed by q8_binary (encodings qa, qb, qy).
+  bool q8_bin = false;
+  Q8BinaryOp bin_op = Q8BinaryOp::kAdd;
+  // kReference/kAgnostic int8 unary elementwise op as a table (q8_table.h).
+  bool q8_lut = false;
+  Q8Table lut{};
   // kAgnostic with a per-channel operand ([n, C, 1, 1]): the reference kernel sees every
   // 4-D tensor with NHWC dims, so the channel broadcast lands on the innermost axis.
   bool nhwc_view = false;
@@ -109,9 +122,9 @@ class FastProgram final : public CompiledProgram {
       case Kind::kNative:
         return "native";
       case Kind::kAgnostic:
-        return "reference:nhwc";  // the reference kernel on the NHWC bytes as they are
+        return p.q8_bin || p.q8_lut ? "native:nhwc" : "reference:nhwc";  // the reference kernel on the NHWC bytes as they are
       default:
-        return p.sgemm ? "onednn:sgemm" : "reference";
+        return p.sgemm ? "onednn:sgemm" : p.q8_bin || p.q8_lut ? "native" : "reference";
     }
   }
 
@@ -149,6 +162,7 @@ class FastProgram final : public CompiledProgram {
   bool try_other(std::size_t i);
   bool try_q8_add(std::size_t i);
   void plan_sgemm(std::size_t i);
+  void plan_q8_binary(std::size_t i);
   bool agnostic(std::size_t i, bool* nhwc_view, bool* to_nhwc) const;
   bool try_nhwc_view(std::size_t i);
   void finish_fast(std::size_t i);
@@ -362,7 +376,11 @@ bool FastProgram::try_other(std::size_t i) {
     const std::int32_t b = l.inputs.size() > 2 ? l.inputs[2] : -1;
     if (b >= 0 && !is_const(b)) return false;
     TensorView bv = b >= 0 ? view(b) : TensorView{};
-    op = make_deconv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y), Fusion{}, threads_, &why);
+    // int8: our exact kernel (q8_deconv.h), the reference's integer sums through oneDNN's float deconvolution.
+    op = is_q8(view(x)) ? make_q8_deconv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y),
+                                         threads_, &why)
+                        : make_deconv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y), Fusion{},
+                                      threads_, &why);
     spatial = true;
   } else if (path == ops::FastPath::kInnerProduct && l.inputs.size() >= 2 && is_const(l.inputs[1])) {
     const std::int32_t c = l.inputs.size() > 2 ? l.inputs[2] : -1;
@@ -575,6 +593,57 @@ void FastProgram::plan_sgemm(std::size_t i) {
   p.sgemm = plan_sgemm_matmul(tensor(l.inputs[0]).dims, tensor(l.inputs[1]).dims, tensor(l.outputs[0]).dims, &p.mm);
 }
 
+// An int8 Add/Sub/Mul that stays a reference layer (any broadcast, any layout the planner
+// chose for it) computed by q8_binary on the views the reference kernel would get.
+void FastProgram::plan_q8_binary(std::size_t i) {
+  const model::Layer& l = program_.layers[i];
+  Plan& p = plans_[i];
+  if (p.sgemm || p.nhwc_layer || l.inputs.size() != 2 || l.outputs.size() != 1) return;
+  Q8BinaryOp op;
+  if (l.op == "Add") {
+    op = Q8BinaryOp::kAdd;
+  } else if (l.op == "Sub") {
+    op = Q8BinaryOp::kSub;
+  } else if (l.op == "Mul") {
+    op = Q8BinaryOp::kMul;
+  } else {
+    return;
+  }
+  const std::int32_t a = l.inputs[0], b = l.inputs[1], y = l.outputs[0];
+  if (a < 0 || b < 0) return;
+  auto q8 = [&](std::int32_t t, Q8Operand* q) {
+    const model::Tensor& x = tensor(t);
+    if ((x.dtype != DType::kInt8 && x.dtype != DType::kUint8) || x.quant.scale.size() != 1) return false;
+    *q = {x.dtype, x.quant.scale[0], x.quant.zero_point.empty() ? 0 : x.quant.zero_point[0]};
+    return true;
+  };
+  // Or a float32 scalar constant, which the reference keeps in float.
+  auto q8_or_scalar = [&](std::int32_t t, Q8Operand* q) {
+    const model::Tensor& x = tensor(t);
+    if (x.dtype == DType::kFloat32 && x.quant.empty() && is_const(t) && x.size == sizeof(float)) {
+      float c;
+      std::memcpy(&c, weights_ + x.offset, sizeof c);
+      *q = q8_float_scalar(c);
+      return true;
+    }
+    return q8(t, q);
+  };
+  Q8Operand qa, qb, qy;
+  if (!q8_or_scalar(a, &qa) || !q8_or_scalar(b, &qb) || !q8(y, &qy) || !q8_binary_applies(qa, qb, qy)) return;
+  if (qa.dtype == DType::kFloat32 && qb.dtype == DType::kFloat32) return;
+  // The reference reads both operands before writing; streaming through them is the same
+  // only if the output is the very bytes of an operand or apart from it.
+  for (std::int32_t t : {a, b})
+    if (overlap(y, t) && !(same_bytes(y, t) && tensor(t).size == tensor(y).size)) return;
+  const std::size_t rank = tensor(y).dims.size();
+  if (rank == 0 || tensor(a).dims.size() > rank || tensor(b).dims.size() > rank) return;
+  p.q8_bin = true;
+  p.bin_op = op;
+  p.qa = qa;
+  p.qb = qb;
+  p.qy = qy;
+}
+
 void FastProgram::plan() {
   readers_.assign(program_.tensors.size(), 0);
   for (const model::Layer& l : program_.layers)
@@ -595,6 +664,19 @@ void FastProgram::plan() {
       plans_[i].nhwc_view = nhwc_view;
       plans_[i].to_nhwc = to_nhwc;
       nhwc_[static_cast<std::size_t>(l.outputs[0])] = true;
+    }
+  }
+  for (std::size_t i = 0; i < program_.layers.size(); ++i) {
+    const Kind k = plans_[i].kind;
+    const model::Layer& l = program_.layers[i];
+    if ((k == Kind::kReference || k == Kind::kAgnostic) && l.target == model::Target::kNpu) {
+      plan_q8_binary(i);
+      Plan& p = plans_[i];
+      // In place or apart, as for q8_binary (the lookup streams through both).
+      if (!p.q8_bin && !p.nhwc_layer && l.inputs.size() == 1 && l.inputs[0] >= 0 && l.outputs.size() == 1 &&
+          (!overlap(l.outputs[0], l.inputs[0]) || same_bytes(l.outputs[0], l.inputs[0]))) {
+        p.q8_lut = q8_table_for(l, tensor(l.inputs[0]), tensor(l.outputs[0]), &p.lut);
+      }
     }
   }
   // Model outputs stay logical (a fast op writing one converts from scratch).
@@ -643,6 +725,15 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
     for (auto* views : {&in, &out})
       for (TensorView& v : *views)
         if (v.dims.size() == 4) v.dims = {v.dims[0], v.dims[2], v.dims[3], v.dims[1]};
+  }
+  if (plan.q8_lut) {
+    q8_table_apply(plan.lut, in[0].data, out[0].data, out[0].elements());
+    return Status::Ok();
+  }
+  if (plan.q8_bin) {
+    q8_binary(plan.bin_op, in[0].data, plan.qa, in[0].dims, in[1].data, plan.qb, in[1].dims, out[0].data, plan.qy,
+              out[0].dims);
+    return Status::Ok();
   }
   Status s = plan.sgemm  ? run_sgemm_matmul(plan.mm, in[0].as<const float>(), in[1].as<const float>(),
                                             out[0].as<float>(), threads_)

@@ -1,0 +1,217 @@
+#include "kernels/onednn/q8_binary.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace svp::kernels::onednn {
+// Named: the unity build joins this file with q8_add.cpp's own helpers.
+namespace q8bin {
+namespace {
+
+using model::DType;
+
+// |v / s_y| beyond this saturates any int8/uint8 output whatever the zero point; clamping
+// first keeps the float → int32 conversion in range.
+constexpr float kClamp = 1048576.f;
+
+// Real value of every stored byte, (float)(q − zp)·s as the reference's dequantize computes it.
+struct Table {
+  float v[256];
+  explicit Table(const Q8Operand& q) {
+    for (int k = 0; k < 256; ++k) {
+      if (q.dtype == DType::kFloat32) {  // q8_float_scalar: its value whatever the byte
+        v[k] = q.scale;
+        continue;
+      }
+      const std::int32_t code = q.dtype == DType::kInt8 ? static_cast<std::int8_t>(k) : k;
+      v[k] = static_cast<float>(code - q.zp) * q.scale;
+    }
+  }
+};
+
+struct Out {
+  float scale;
+  std::int32_t zp, lo, hi;
+};
+
+template <Q8BinaryOp Op>
+inline float apply(float a, float b) {
+  if constexpr (Op == Q8BinaryOp::kAdd) return a + b;
+  if constexpr (Op == Q8BinaryOp::kSub) return a - b;
+  return a * b;
+}
+
+inline std::uint8_t requant(float v, const Out& o) {
+  v = v / o.scale;
+  v = std::min(std::max(v, -kClamp), kClamp);
+  const std::int32_t r = static_cast<std::int32_t>(std::rint(v)) + o.zp;  // rint: ties to even, as nearbyint
+  return static_cast<std::uint8_t>(std::min(std::max(r, o.lo), o.hi));  // the low byte: int8 or uint8
+}
+
+// 8 real values from 8 stored bytes, (float)(q − zp)·s: the int → float conversion is
+// exact and the product one rounding, so these are the table's values.
+__attribute__((target("avx2"))) inline __m256 dequant8(const std::uint8_t* p, bool is_signed, __m256i zp, __m256 s) {
+  const __m128i raw = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+  const __m256i q = is_signed ? _mm256_cvtepi8_epi32(raw) : _mm256_cvtepu8_epi32(raw);
+  return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(q, zp)), s);
+}
+
+// One run of n outputs; an operand's step is 1 (contiguous) or 0 (one value for the run).
+template <Q8BinaryOp Op>
+__attribute__((target("avx2"))) void run_avx2(const std::uint8_t* a, int sa, const Table& ta, const Q8Operand& qa,
+                                               const std::uint8_t* b, int sb, const Table& tb, const Q8Operand& qb,
+                                               std::uint8_t* y, const Out& o, std::int64_t n) {
+  // Without "fma" in the target GCC cannot contract a multiply and an add (Add/Sub of two
+  // dequantized operands: each product is its own rounding in the reference).
+  const __m256 sy = _mm256_set1_ps(o.scale), cmax = _mm256_set1_ps(kClamp), cmin = _mm256_set1_ps(-kClamp);
+  const __m256i zpy = _mm256_set1_epi32(o.zp), lo = _mm256_set1_epi32(o.lo), hi = _mm256_set1_epi32(o.hi);
+  const __m256 fa0 = _mm256_set1_ps(ta.v[a[0]]), fb0 = _mm256_set1_ps(tb.v[b[0]]);
+  const __m256i zpa = _mm256_set1_epi32(qa.zp), zpb = _mm256_set1_epi32(qb.zp);
+  const __m256 sca = _mm256_set1_ps(qa.scale), scb = _mm256_set1_ps(qb.scale);
+  const bool a8 = qa.dtype == DType::kInt8, b8 = qb.dtype == DType::kInt8;
+  const __m256i pack = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1,
+                                        -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  std::int64_t i = 0;
+  // A float scalar operand (q8_float_scalar) has one element, so step 0 here.
+  for (; i + 8 <= n; i += 8) {
+    const __m256 fa = sa ? dequant8(a + i, a8, zpa, sca) : fa0;
+    const __m256 fb = sb ? dequant8(b + i, b8, zpb, scb) : fb0;
+    __m256 v;
+    if constexpr (Op == Q8BinaryOp::kAdd) {
+      v = _mm256_add_ps(fa, fb);
+    } else if constexpr (Op == Q8BinaryOp::kSub) {
+      v = _mm256_sub_ps(fa, fb);
+    } else {
+      v = _mm256_mul_ps(fa, fb);
+    }
+    v = _mm256_div_ps(v, sy);
+    v = _mm256_min_ps(_mm256_max_ps(v, cmin), cmax);
+    __m256i r = _mm256_add_epi32(_mm256_cvtps_epi32(v), zpy);  // MXCSR: nearest, ties to even
+    r = _mm256_min_epi32(_mm256_max_epi32(r, lo), hi);
+    // The low byte of each lane (in range already), lanes 0-3 and 4-7 of each 128-bit half.
+    const __m256i bytes = _mm256_shuffle_epi8(r, pack);
+    const std::uint32_t lo4 = static_cast<std::uint32_t>(_mm256_extract_epi32(bytes, 0));
+    const std::uint32_t hi4 = static_cast<std::uint32_t>(_mm256_extract_epi32(bytes, 4));
+    const std::uint64_t eight = lo4 | (static_cast<std::uint64_t>(hi4) << 32);
+    __builtin_memcpy(y + i, &eight, 8);
+  }
+  for (; i < n; ++i) y[i] = requant(apply<Op>(ta.v[a[sa ? i : 0]], tb.v[b[sb ? i : 0]]), o);
+}
+
+template <Q8BinaryOp Op>
+void run_scalar(const std::uint8_t* a, int sa, const Table& ta, const std::uint8_t* b, int sb, const Table& tb,
+                std::uint8_t* y, const Out& o, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = requant(apply<Op>(ta.v[a[sa ? i : 0]], tb.v[b[sb ? i : 0]]), o);
+}
+
+// Output dims with each operand's element strides (0 along broadcast dims), adjacent dims
+// merged where both operands step through them alike, so the innermost run is as long as
+// the broadcast pattern allows.
+struct Walk {
+  std::vector<std::int64_t> dims, sa, sb;
+};
+
+Walk coalesce(const std::vector<std::int64_t>& da, const std::vector<std::int64_t>& db,
+              const std::vector<std::int64_t>& dy) {
+  const std::size_t r = dy.size();
+  std::vector<std::int64_t> sa(r, 0), sb(r, 0);
+  auto strides = [&](const std::vector<std::int64_t>& d, std::vector<std::int64_t>* s) {
+    std::int64_t step = 1;
+    for (std::size_t k = 0; k < d.size(); ++k) {
+      const std::size_t src = d.size() - 1 - k, dst = r - 1 - k;
+      (*s)[dst] = d[src] == 1 && dy[dst] != 1 ? 0 : step;
+      step *= d[src];
+    }
+  };
+  strides(da, &sa);
+  strides(db, &sb);
+  Walk w;
+  for (std::size_t k = 0; k < r; ++k) {
+    if (dy[k] == 1) continue;  // steps nowhere
+    if (!w.dims.empty() && w.sa.back() == sa[k] * dy[k] && w.sb.back() == sb[k] * dy[k]) {
+      w.dims.back() *= dy[k];
+      w.sa.back() = sa[k];
+      w.sb.back() = sb[k];
+      continue;
+    }
+    w.dims.push_back(dy[k]);
+    w.sa.push_back(sa[k]);
+    w.sb.push_back(sb[k]);
+  }
+  if (w.dims.empty()) w = {{1}, {0}, {0}};
+  return w;
+}
+
+template <Q8BinaryOp Op>
+void run(const std::uint8_t* a, const Table& ta, const Q8Operand& qa, const std::uint8_t* b, const Table& tb,
+         const Q8Operand& qb, std::uint8_t* y, const Out& o, const Walk& w) {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  const std::size_t r = w.dims.size();
+  const std::int64_t n = w.dims[r - 1];
+  // After coalescing the innermost strides are 1 or 0 (a broadcast dim of length > 1).
+  const int ia = w.sa[r - 1] != 0, ib = w.sb[r - 1] != 0;
+  std::int64_t outer = 1;
+  for (std::size_t k = 0; k + 1 < r; ++k) outer *= w.dims[k];
+  if (outer == 0 || n == 0) return;
+  std::vector<std::int64_t> idx(r, 0);
+  std::int64_t oa = 0, ob = 0;
+  for (std::int64_t row = 0; row < outer; ++row) {
+    if (avx2) {
+      run_avx2<Op>(a + oa, ia, ta, qa, b + ob, ib, tb, qb, y + row * n, o, n);
+    } else {
+      run_scalar<Op>(a + oa, ia, ta, b + ob, ib, tb, y + row * n, o, n);
+    }
+    for (std::size_t k = r - 1; k-- > 0;) {  // odometer over the outer dims
+      oa += w.sa[k];
+      ob += w.sb[k];
+      if (++idx[k] < w.dims[k]) break;
+      oa -= w.sa[k] * w.dims[k];
+      ob -= w.sb[k] * w.dims[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace q8bin
+
+using q8bin::Table;
+using q8bin::Out;
+
+bool q8_binary_applies(const Q8Operand& qa, const Q8Operand& qb, const Q8Operand& qy) {
+  if (qy.dtype != model::DType::kInt8 && qy.dtype != model::DType::kUint8) return false;
+  for (const Q8Operand* q : {&qa, &qb, &qy}) {
+    if (q != &qy && q->dtype == model::DType::kFloat32) {
+      if (!std::isfinite(q->scale)) return false;
+      continue;
+    }
+    if (q->dtype != model::DType::kInt8 && q->dtype != model::DType::kUint8) return false;
+    // 255·s finite keeps every table value finite (inf − inf would be NaN).
+    if (!(q->scale > 0.f) || !std::isfinite(q->scale * 256.f)) return false;
+  }
+  return true;
+}
+
+void q8_binary(Q8BinaryOp op, const void* a, const Q8Operand& qa, const std::vector<std::int64_t>& dims_a,
+               const void* b, const Q8Operand& qb, const std::vector<std::int64_t>& dims_b, void* y,
+               const Q8Operand& qy, const std::vector<std::int64_t>& dims_y, bool relu) {
+  const Table ta(qa), tb(qb);
+  Out o{qy.scale, qy.zp, qy.dtype == model::DType::kInt8 ? -128 : 0, qy.dtype == model::DType::kInt8 ? 127 : 255};
+  if (relu) o.lo = std::max(o.lo, qy.zp);
+  const q8bin::Walk w = q8bin::coalesce(dims_a, dims_b, dims_y);
+  const auto* pa = static_cast<const std::uint8_t*>(a);
+  const auto* pb = static_cast<const std::uint8_t*>(b);
+  auto* py = static_cast<std::uint8_t*>(y);
+  switch (op) {
+    case Q8BinaryOp::kAdd:
+      return q8bin::run<Q8BinaryOp::kAdd>(pa, ta, qa, pb, tb, qb, py, o, w);
+    case Q8BinaryOp::kSub:
+      return q8bin::run<Q8BinaryOp::kSub>(pa, ta, qa, pb, tb, qb, py, o, w);
+    case Q8BinaryOp::kMul:
+      return q8bin::run<Q8BinaryOp::kMul>(pa, ta, qa, pb, tb, qb, py, o, w);
+  }
+}
+
+}  // namespace svp::kernels::onednn

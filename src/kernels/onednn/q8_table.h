@@ -1,0 +1,25 @@
+// Unary elementwise int8/uint8 ops (Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid,
+// HardSwish) with one per-tensor encoding in and one out, as a 256-entry table computed
+// once at load by the reference kernel itself on every possible input byte: exact by
+// construction (each element's result depends on its byte alone), and at run time one
+// lookup per element instead of the reference's per-call table or per-element integer
+// dispatch.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "model/program.h"
+
+namespace svp::kernels::onednn {
+
+using Q8Table = std::array<std::uint8_t, 256>;
+
+// The table of layer `l` (input x, output y), or false when the op is not one of the
+// above, the encodings are not per-tensor int8/uint8, or the reference refuses it.
+bool q8_table_for(const model::Layer& l, const model::Tensor& x, const model::Tensor& y, Q8Table* table);
+
+// y[i] = table[x[i]] for n bytes (y may be x).
+void q8_table_apply(const Q8Table& table, const void* x, void* y, std::int64_t n);
+
+}  // namespace svp::kernels::onednn

@@ -1,0 +1,83 @@
+// Unary int8 elementwise ops as load-time tables (src/kernels/onednn/q8_table.h): planned
+// between quantized convolutions (NHWC data) and as a model output, with the reference's
+// bytes for every op and encoding pair, in and out of place.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "compiler/builder.h"
+#include "kernel_runner.h"
+
+namespace svp {
+namespace {
+
+using model::DType;
+using model::Quant;
+using I = std::vector<std::int64_t>;
+
+Quant pt(float s, std::int32_t zp) { return Quant{{s}, {zp}, -1}; }
+
+std::vector<std::int8_t> weights(std::size_t n, std::uint32_t seed) {
+  std::vector<std::int8_t> w(n);
+  for (auto& v : w) v = static_cast<std::int8_t>(static_cast<int>(testing::lcg(seed) % 255) - 127);
+  return w;
+}
+
+TEST(Q8Table, UnaryOpsBetweenInt8ConvsMatchTheReference) {
+  const char* ops[] = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish"};
+  struct Enc {
+    DType t;
+    float s;
+    std::int32_t zp;
+  };
+  const Enc encs[] = {{DType::kInt8, 0.05f, -128}, {DType::kUint8, 0.03f, 255}, {DType::kInt8, 0.02f, 127},
+                      {DType::kUint8, 0.011f, 0}};
+  int native = 0, cases = 0;
+  for (const char* op : ops) {
+    for (std::size_t e = 0; e < 4; ++e) {
+      for (bool as_output : {false, true}) {
+        SCOPED_TRACE(std::string(op) + " encoding " + std::to_string(e) + (as_output ? " output" : ""));
+        compiler::ModelBuilder b("q8table");
+        const auto x = b.add_input("x", DType::kInt8, {1, 8, 6, 7}, model::Layout::kNCHW, pt(0.04f, 3));
+        const auto w = b.add_constant("w", {8, 8, 1, 1}, weights(64, 3 + static_cast<std::uint32_t>(e)), pt(0.02f, 0));
+        compiler::LayerOptions co;
+        co.output_quants = {pt(0.06f, encs[e].t == DType::kUint8 ? 120 : -4)};
+        co.output_dtypes = {encs[e].t};
+        const auto c = b.add_layer("conv", "Conv", {x, w}, co);
+        compiler::LayerOptions uo;
+        uo.output_quants = {pt(encs[e].s, encs[e].zp)};
+        uo.output_dtypes = {encs[e].t};
+        if (std::string(op) == "LeakyRelu") uo.attrs.set("alpha", 0.13f);
+        const auto u = b.add_layer("act", op, {c}, uo);
+        if (as_output) {
+          b.add_output(u);
+        } else {
+          compiler::LayerOptions o2;
+          o2.output_quants = {pt(0.05f, 0)};
+          b.add_output(b.add_layer("conv2", "Conv", {u, w}, o2));
+        }
+        auto m = b.build();
+        ASSERT_TRUE(m.ok()) << m.status().message();
+        auto ref = testing::compile(m.value(), false);
+        auto fast = testing::compile(m.value(), true);
+        ++cases;
+        if (fast->layer_impl(1).rfind("native", 0) == 0) ++native;
+        testing::Execution er(m.value()), ef(m.value());
+        for (std::int32_t t : m.value().program.input_tensors()) {
+          testing::fill_random(er.io(t), DType::kInt8, 11, -1.f, 1.f);
+          ef.io(t) = er.io(t);
+        }
+        ASSERT_TRUE(er.run(*ref).ok());
+        Status st = ef.run(*fast);
+        ASSERT_TRUE(st.ok()) << st.message();
+        for (std::int32_t t : m.value().program.output_tensors()) EXPECT_EQ(er.io(t), ef.io(t));
+      }
+    }
+  }
+  // Every case takes the table (the conv's output encoding is per-tensor int8/uint8).
+  EXPECT_EQ(native, cases);
+}
+
+}  // namespace
+}  // namespace svp
