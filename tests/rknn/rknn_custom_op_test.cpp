@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "compiler/compile.h"
+#include "npy_io.h"
 #include "onnx_builder.h"
 #include "rknn/rknn_api.h"
 #include "rknn/rknn_custom_op.h"
@@ -355,6 +356,24 @@ TEST_F(RknnCustomOp, BadArgumentsAreErrorsNeverCrashes) {
   EXPECT_TRUE(contains(last_error(), "attr_name is NULL")) << last_error();
   rknn_custom_op_get_op_attr(&made_up, "axis", nullptr);
   EXPECT_TRUE(contains(last_error(), "op_attr is NULL")) << last_error();
+}
+
+TEST_F(RknnCustomOp, CompilingForAnSvpTargetOrInInt8IsRefusedNamingTheNode) {
+  (void)image("cstSigmoid", kDomain);  // writes custom.onnx
+  compiler::CompileOptions o;
+  o.model = (dir_ / "custom.onnx").string();
+  o.soc_version = target::find_profile("SS928V100");
+  o.compile_mode = "float";
+  auto svp = compiler::compile(o);
+  ASSERT_FALSE(svp.ok());
+  EXPECT_TRUE(contains(svp.status().message(), "my_custom_node")) << svp.status().message();
+  EXPECT_TRUE(contains(svp.status().message(), "only an RKNN target")) << svp.status().message();
+  o.soc_version = target::find_profile("RK3588");
+  o.compile_mode = "0";
+  o.image_list = test::write_calibration_list(dir_.string(), {2, 3, 4}, {input()});
+  auto int8 = compiler::compile(o);
+  ASSERT_FALSE(int8.ok());
+  EXPECT_TRUE(contains(int8.status().message(), "compiles in float only")) << int8.status().message();
 }
 
 TEST_F(RknnCustomOp, OutputShapeDeclaredInTheModelIsKept) {
