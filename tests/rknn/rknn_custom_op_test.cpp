@@ -18,6 +18,7 @@
 #include "onnx_builder.h"
 #include "rknn/rknn_api.h"
 #include "rknn/rknn_custom_op.h"
+#include "rknn_fixture.h"
 #include "rknn_test_support.h"
 #include "runtime/rknn_context.h"
 #include "target/device_profile.h"
@@ -107,18 +108,13 @@ rknn_custom_op cpu_op(const char* type) {
   return op;
 }
 
-class RknnCustomOp : public ::testing::Test {
+class RknnCustomOp : public test::RknnFixture {
  protected:
+  RknnCustomOp() : RknnFixture("rknn_custom") {}
+
   void SetUp() override {
     g_seen = Seen{};
-    dir_ = fs::temp_directory_path() / ("svp_rknn_custom_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    for (rknn_context ctx : opened_) (void)rknn_destroy(ctx);
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
+    RknnFixture::SetUp();
   }
 
   // x [2, 3, 4] -> Add(x, c) -> `op` (domain `domain`, or ai.onnx when empty) -> Mul(., 2) -> y.
@@ -165,12 +161,7 @@ class RknnCustomOp : public ::testing::Test {
     return r->model.image;
   }
 
-  rknn_context init(std::vector<std::uint8_t> img) {
-    rknn_context ctx = 0;
-    EXPECT_EQ(rknn_init(&ctx, img.data(), static_cast<uint32_t>(img.size()), 0, nullptr), RKNN_SUCC) << last_error();
-    opened_.push_back(ctx);
-    return ctx;
-  }
+  rknn_context init(std::vector<std::uint8_t> img) { return init_image(std::move(img)); }
 
   static std::vector<float> input() { return test::uniform(kElems, 5, -3.0f, 3.0f); }
 
@@ -184,21 +175,16 @@ class RknnCustomOp : public ::testing::Test {
 
   // Sets `x`, runs, returns output 0 as float (code of rknn_run in *rc).
   static std::vector<float> run(rknn_context ctx, std::vector<float> x, int* rc = nullptr) {
+    if (rc == nullptr) return test::rknn_run_float(ctx, x.data(), x.size() * sizeof(float), RKNN_TENSOR_FLOAT32,
+                                                   RKNN_TENSOR_UNDEFINED);
     rknn_input in{};
     in.buf = x.data();
     in.size = static_cast<uint32_t>(x.size() * sizeof(float));
     in.type = RKNN_TENSOR_FLOAT32;
     in.fmt = RKNN_TENSOR_UNDEFINED;
     EXPECT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC) << last_error();
-    const int r = rknn_run(ctx, nullptr);
-    if (rc != nullptr) *rc = r;
-    if (r != RKNN_SUCC) return {};
-    rknn_output out{};
-    out.want_float = 1;
-    EXPECT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC) << last_error();
-    std::vector<float> y(static_cast<const float*>(out.buf), static_cast<const float*>(out.buf) + out.size / sizeof(float));
-    (void)rknn_outputs_release(ctx, 1, &out);
-    return y;
+    *rc = rknn_run(ctx, nullptr);
+    return {};
   }
 
   static void expect_near(const std::vector<float>& got, const std::vector<float>& want) {
@@ -206,8 +192,6 @@ class RknnCustomOp : public ::testing::Test {
     for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6f) << "element " << i;
   }
 
-  fs::path dir_;
-  std::vector<rknn_context> opened_;
 };
 
 TEST_F(RknnCustomOp, CallbacksComputeTheLayerAsTheBuiltInOpDoes) {
