@@ -162,12 +162,11 @@ int check_op(const char* fn, const rknn_custom_op& op, std::uint32_t k, const st
   return RKNN_SUCC;
 }
 
+// The destroy callback first: it may still read the op's attributes.
 void destroy_instance(CustomOpTable::Instance& in) {
-  {
-    std::lock_guard<std::mutex> lock(g_live_mu);
-    g_live.erase(&in);
-  }
   if (in.op.destroy != nullptr) (void)in.op.destroy(&in.ctx);
+  std::lock_guard<std::mutex> lock(g_live_mu);
+  g_live.erase(&in);
 }
 
 }  // namespace

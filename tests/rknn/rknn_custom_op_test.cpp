@@ -48,6 +48,7 @@ struct Seen {
   bool missing_null = false;
   int init_result = 0, compute_result = 0;
   rknn_custom_op_context* ctx = nullptr;  // init's (lives until rknn_destroy)
+  std::int64_t destroy_axis = 0;          // "axis" as destroy read it
 };
 Seen g_seen;
 int g_priv = 42;
@@ -92,6 +93,9 @@ int on_compute(rknn_custom_op_context* ctx, rknn_custom_op_tensor* in, uint32_t 
 int on_destroy(rknn_custom_op_context* ctx) {
   ++g_seen.destroy;
   if (ctx->priv_data != &g_priv) g_seen.priv_ok = false;
+  rknn_custom_op_attr a;
+  rknn_custom_op_get_op_attr(ctx, "axis", &a);  // attributes stay readable until destroy returns
+  if (a.dtype == RKNN_TENSOR_INT64 && a.n_elems == 1) g_seen.destroy_axis = *static_cast<int64_t*>(a.data);
   return 0;
 }
 
@@ -217,6 +221,7 @@ TEST_F(RknnCustomOp, CallbacksComputeTheLayerAsTheBuiltInOpDoes) {
   ASSERT_EQ(rknn_destroy(ctx), RKNN_SUCC);
   opened_.erase(opened_.begin());
   EXPECT_EQ(g_seen.destroy, 1);
+  EXPECT_EQ(g_seen.destroy_axis, -1);
   EXPECT_TRUE(g_seen.priv_ok);
 }
 
