@@ -151,7 +151,12 @@ class RknnCustomOp : public test::RknnFixture {
       test::OnnxBuilder::attr_ints(n, "pads", {1, 2, 3});
     }
     b.node("Mul", {"t", "two"}, {"y"});
-    const std::string path = b.write((dir_ / "custom.onnx").string());
+    return compile_float(b, "custom.onnx");
+  }
+
+  // `b` written to `file` and compiled for RK3588 (float); empty (a failure) if it does not compile.
+  std::vector<std::uint8_t> compile_float(const test::OnnxBuilder& b, const std::string& file) {
+    const std::string path = b.write((dir_ / file).string());
     compiler::CompileOptions o;
     o.model = path;
     o.soc_version = target::find_profile("RK3588");
@@ -375,15 +380,9 @@ TEST_F(RknnCustomOp, OutputShapeDeclaredInTheModelIsKept) {
   b.input("x", {2, 3, 4}).output("y", {2, 12});
   auto& n = b.node("cstFlatten", {"x"}, {"y"});
   n.set_domain(kDomain);
-  const std::string path = b.write((dir_ / "flatten.onnx").string());
-  compiler::CompileOptions opt;
-  opt.model = path;
-  opt.soc_version = target::find_profile("RK3588");
-  opt.compile_mode = "float";
-  opt.command_line = "svp_atc --framework=5 --model=" + path + " --soc_version=RK3588";
-  auto r = compiler::compile(opt);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  rknn_context ctx = init(r->model.image);
+  std::vector<std::uint8_t> image = compile_float(b, "flatten.onnx");
+  ASSERT_FALSE(image.empty());
+  rknn_context ctx = init(image);
   rknn_tensor_attr a{};
   a.index = 0;
   ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &a, sizeof a), RKNN_SUCC);
