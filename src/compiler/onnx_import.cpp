@@ -22,6 +22,7 @@
 #include "compiler/onnx_node_inference.h"
 #include "kernels/invoke.h"
 #include "kernels/kernels.h"
+#include "model/custom_op.h"
 
 namespace svp::compiler {
 namespace {
@@ -627,14 +628,18 @@ class Importer {
       return Error(err::kParseModel, "{}: {} is an operator of {}, not of domain \"{}\"", where, n.op_type(),
                    kTrainingDomain, n.domain());
     }
-    if (!n.domain().empty() && n.domain() != "ai.onnx" && !training_op) {
+    // A node of a domain svp-acl's kernels do not define is a custom operator: kept as it is
+    // (op type and attributes), for the application to compute (model/custom_op.h).
+    const bool custom = !model::is_standard_onnx_domain(n.domain()) && n.domain() != kTrainingDomain;
+    if (!n.domain().empty() && n.domain() != "ai.onnx" && !training_op && !custom) {
       return Error(err::kParseModel,
                    "{}: operators of domain \"{}\" are not supported (only ai.onnx, and the optimizers of {})", where,
                    n.domain(), kTrainingDomain);
     }
-    if (n.op_type() == "Constant") return add_constant_node(n, where);
+    if (n.op_type() == "Constant" && !custom) return add_constant_node(n, where);
     model::Attrs attrs;
     SVP_RETURN_IF_ERROR(convert_attrs(n, where, &attrs));
+    if (custom) return add_custom_node(n, where, std::move(attrs));
 
     Node node;
     node.name = g_.unique_name(name);
@@ -746,6 +751,64 @@ class Importer {
     if (node.outputs.empty()) return Status::Ok();  // nothing observable
     const NodeId id = g_.add_node(std::move(node));
     return fold_if_constant(id);
+  }
+
+  // A custom operator's node: its outputs take the shape the model declares for them
+  // (graph outputs, value_info), else input 0's shape and type (an elementwise op, as the
+  // vendor's own example's shape_infer); it runs on the CPU.
+  Status add_custom_node(const onnx::NodeProto& n, const std::string& where, model::Attrs attrs) {
+    if (n.input_size() == 0 || n.input(0).empty() || !names_.count(n.input(0))) {
+      return Error(err::kParseModel, "{}: a custom operator (domain \"{}\") needs a first input", where, n.domain());
+    }
+    attrs.set(model::kCustomOpDomainAttr, n.domain());
+    Node node;
+    node.name = g_.unique_name(n.name().empty() ? n.op_type() : n.name());
+    node.op = n.op_type();
+    node.attrs = std::move(attrs);
+    node.origin = Origin{n.name(), opset_};
+    node.target = model::Target::kAiCpu;
+    node.keep_float = true;  // callbacks compute on float32 (seed 000 §5.5.4.1)
+    for (const std::string& in : n.input()) {
+      if (in.empty()) {
+        node.inputs.push_back(kNoValue);
+        continue;
+      }
+      auto it = names_.find(in);
+      if (it == names_.end()) return Error(err::kParseModel, "{} reads \"{}\", which nothing produces", where, in);
+      node.inputs.push_back(it->second);
+    }
+    const Value& first = g_.value(node.inputs[0]);
+    for (const std::string& out : n.output()) {
+      Value v;
+      v.name = out.empty() ? g_.unique_name(node.name + "_unused_output") : out;
+      v.shape = first.shape;
+      v.dtype = first.dtype;
+      if (const auto declared = declared_shape(out)) v.shape = *declared;
+      const ValueId id = g_.add_value(std::move(v));
+      if (!out.empty()) names_[out] = id;
+      node.outputs.push_back(id);
+    }
+    if (node.outputs.empty()) return Status::Ok();
+    g_.add_node(std::move(node));
+    return Status::Ok();
+  }
+
+  // The static shape the model declares for value `name` (a graph output or value_info).
+  std::optional<Shape> declared_shape(const std::string& name) const {
+    auto from = [&](const auto& list) -> std::optional<Shape> {
+      for (const onnx::ValueInfoProto& vi : list) {
+        if (vi.name() != name || !vi.type().tensor_type().has_shape()) continue;
+        Shape s;
+        for (const auto& d : vi.type().tensor_type().shape().dim()) {
+          if (!d.has_dim_value() || d.dim_value() <= 0) return std::nullopt;
+          s.push_back(d.dim_value());
+        }
+        return s;
+      }
+      return std::nullopt;
+    };
+    if (auto s = from(m_.graph().output())) return s;
+    return from(m_.graph().value_info());
   }
 
   static bool is_kernel_op(const std::string& op) {

@@ -126,7 +126,10 @@ const std::vector<PassInfo>& registered_passes() {
          return Status::Ok();
        }},
       {"check_kernels", "every op has a kernel (NPU and AI-CPU run the same definitions)", kFactImported,
-       kFactKernels, 0, nullptr, [](Graph& g, PassContext&) { return check_kernels(g); }},
+       kFactKernels, 0, nullptr, [](Graph& g, PassContext& c) {
+         const bool rknn = c.options->soc_version != nullptr && c.options->soc_version->family == target::Family::kRknn;
+         return check_kernels(g, rknn, quantizes(*c.options));
+       }},
       {"load_calibration", "--image_list read against the graph's inputs; --high_precision_layer marked",
        kFactSorted, kFactCalibrationData, 0, quantizes, quant::load_calibration_pass},
       {"absorb_qdq", "A8W8: the model's QuantizeLinear/DequantizeLinear pairs become encodings",

@@ -34,6 +34,7 @@ aipp::ModelInput aipp_input(const model::Model& m, std::size_t i) {
 
 ModelExecution::ModelExecution(Request r) : request_(std::move(r)), id_(g_next_execution.fetch_add(1)) {
   run_args_.total_t = request_.total_t;
+  run_args_.custom_ops = request_.custom_ops.get();
   const auto &plan = request_.model->dump;
   if (plan != nullptr && Dumper::instance().active(*plan)) {
     const std::uint64_t n = plan->executions.fetch_add(1);

@@ -35,6 +35,7 @@
 #include "hal/hal.h"
 #include "exec/io_buffer.h"
 #include "exec/model_registry.h"
+#include "kernels/custom_op.h"
 #include "profiling/records.h"
 
 namespace svp::exec {
@@ -52,6 +53,8 @@ struct Request {
   // the program run; rknn's RKNN_FLAG_COLLECT_PERF_MASK). Written by the NPU thread running
   // the segments, read by whoever waited for the execution to end.
   std::shared_ptr<std::vector<std::uint64_t>> layer_ns;
+  // The front-end's custom operators (rknn_register_custom_ops), kept alive by the execution.
+  std::shared_ptr<const kernels::CustomOps> custom_ops;
 };
 
 // Geometry of one model input/output in the application's buffer.

@@ -3,6 +3,7 @@
 #include "kernels/kernels.h"
 #include "kernels/onednn/program.h"
 #include "kernels/time_steps.h"
+#include "model/custom_op.h"
 
 namespace svp::kernels {
 namespace {
@@ -58,7 +59,7 @@ Result<std::unique_ptr<CompiledProgram>> CompiledProgram::compile(const model::P
                                                                   const CompileOptions& options) {
   const auto& ops = supported_ops();
   for (const model::Layer& l : program.layers) {
-    bool known = false;
+    bool known = model::is_custom_op(l.attrs);
     for (const std::string& op : ops) known = known || op == l.op;
     if (!known) return Error(err::kParseModel, "layer \"{}\": op \"{}\" has no kernel", l.name, l.op);
   }

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "kernels/custom_op.h"
 #include "model/program.h"
 
 namespace svp::kernels {
@@ -49,6 +50,9 @@ struct RunArgs {
   // Recurrent layers then run as if sequence_lens were min(sequence_lens, total_t): their
   // outputs past that step are zero and the final states are those of that step.
   std::uint64_t total_t = 0;
+  // The application's custom operators (model/custom_op.h); null: none registered, and a
+  // custom op layer fails.
+  const CustomOps* custom_ops = nullptr;
 };
 
 class CompiledProgram {

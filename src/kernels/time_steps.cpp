@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "kernels/kernels.h"
+#include "model/custom_op.h"
 
 namespace svp::kernels {
 
@@ -14,6 +15,13 @@ constexpr std::size_t kSequenceLens = 4;
 
 Status run_reference_with_steps(const model::Layer& layer, std::vector<model::TensorView> in,
                                 const std::vector<model::TensorView>& out, const RunArgs& args) {
+  if (model::is_custom_op(layer.attrs)) {
+    if (args.custom_ops != nullptr) return args.custom_ops->run(layer, in, out);
+    return Error(err::kFeatureUnsupported,
+                 "{} is a custom operator and no implementation of it was registered (librknnrt: "
+                 "rknn_register_custom_ops with op_type \"{}\" before rknn_run)",
+                 layer.op, layer.op);
+  }
   if (args.total_t == 0 || !model::is_recurrent_op(layer.op) || in.empty()) {
     return run_reference(layer.op, layer.attrs, in, out);
   }

@@ -69,6 +69,7 @@ Status Runtime::execute(const LoadedModel& loaded, std::uint32_t model_id, Execu
     args.layer_ns->assign(loaded.model->program_at(r.gear).layers.size(), 0);
     r.layer_ns = std::move(args.layer_ns);
   }
+  r.custom_ops = std::move(args.custom_ops);
   auto task = exec::ModelExecution::create(std::move(r));
   if (!task.ok()) return task.status();
   // Freeing a buffer of a queued or running execution is refused until it is done (the NPU

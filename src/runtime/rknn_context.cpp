@@ -26,6 +26,7 @@
 #include "runtime/rknn_layout.h"
 #include "runtime/rknn_mem.h"
 #include "runtime/rknn_ctx.h"
+#include "runtime/rknn_custom_ops.h"
 #include "runtime/rknn_matmul.h"
 #include "runtime/runtime.h"
 #include "target/device_profile.h"
@@ -573,6 +574,7 @@ int destroy(Handle h) {
     // ... and for a run in flight: its buffers cannot be freed under it.
     // A failed run was logged by settle; destroying goes on.
     (void)settle("rknn_destroy", *c);
+    if (c->custom_ops) c->custom_ops->release();  // the destroy callbacks, now (seed 000 §5.5.4.1)
     release_buffers(*c);
     c->in_bind.clear();
     c->out_bind.clear();

@@ -21,6 +21,8 @@
 
 namespace svp::runtime::rknn {
 
+class CustomOpTable;  // rknn_custom_ops.h
+
 // One model input or output as the context sees it.
 struct Io {
   model::IoDesc desc;            // the model's (dims in model order, row stride, dtype)
@@ -135,6 +137,8 @@ struct Ctx {
   // The weights are another context's (rknn_dup_context, RKNN_FLAG_SHARE_WEIGHT_MEM): not
   // counted in this context's RKNN_QUERY_MEM_SIZE total_dma_allocated_size.
   bool shares_weights = false;
+  // rknn_register_custom_ops's op types and instances (null: none registered).
+  std::shared_ptr<CustomOpTable> custom_ops;
 };
 
 struct Lookup {

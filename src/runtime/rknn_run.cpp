@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "runtime/rknn_ctx.h"
+#include "runtime/rknn_custom_ops.h"
 
 namespace svp::runtime::rknn {
 namespace {
@@ -48,6 +49,18 @@ int take_inputs(const char* fn, Ctx& c) {
   return RKNN_SUCC;
 }
 
+// Every custom operator of the model registered (rknn_register_custom_ops).
+int check_custom_ops(const char* fn, const Ctx& c) {
+  auto loaded = c.rt->models().lookup(c.model->model_id);
+  if (!loaded.ok()) return fail(fn, RKNN_ERR_CTX_INVALID, loaded.status().message());
+  const std::string missing = unregistered_custom_ops(*loaded->model, c.custom_ops.get());
+  if (missing.empty()) return RKNN_SUCC;
+  return fail(fn, RKNN_ERR_FAIL,
+              fmt::format("the model has custom operators of type {} that nothing computes: register them with "
+                          "rknn_register_custom_ops (op_type as in the model, RKNN_TARGET_TYPE_CPU) before rknn_run",
+                          missing));
+}
+
 // Submits one execution on the context's stream (it does not wait).
 int submit(const char* fn, Ctx& c, void* task, void* work) {
   auto loaded = c.rt->models().lookup(c.model->model_id);
@@ -55,6 +68,7 @@ int submit(const char* fn, Ctx& c, void* task, void* work) {
   ExecuteArgs args = execute_args(c, task, work);
   c.layer_ns = std::make_shared<std::vector<std::uint64_t>>();
   args.layer_ns = c.layer_ns;
+  args.custom_ops = c.custom_ops;
   CurrentContextScope keep(*c.rt);
   Status s = c.rt->set_current_context(c.rt_context);
   if (s.ok()) s = c.rt->execute(*loaded, c.model->model_id, std::move(args), nullptr, false);
@@ -108,6 +122,7 @@ int run(Handle h, rknn_run_extend* extend) {
   if (const int r = refuse_info_only(fn, c); r != RKNN_SUCC) return r;
   const bool blocking = (extend == nullptr || extend->non_block == 0) && (c.flags & RKNN_FLAG_ASYNC_MASK) == 0;
   if (const int r = settle(fn, c); r != RKNN_SUCC) return r;  // the previous frame, if still in flight
+  if (const int r = check_custom_ops(fn, c); r != RKNN_SUCC) return r;
   if (const int r = take_inputs(fn, c); r != RKNN_SUCC) return r;
   if (const int r = check_weights(fn, c); r != RKNN_SUCC) return r;
   if (c.internal == nullptr && c.task_buf == nullptr) {

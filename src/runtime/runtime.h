@@ -110,6 +110,8 @@ struct ExecuteArgs {
   std::optional<std::int32_t> gear;
   // Set: every layer's run time is added to it (exec::Request::layer_ns; sized here).
   std::shared_ptr<std::vector<std::uint64_t>> layer_ns;
+  // The front-end's custom operators (exec::Request::custom_ops).
+  std::shared_ptr<const kernels::CustomOps> custom_ops;
   // AI-CPU layers run on the submitting side's AI-CPU worker as in a synchronous execution,
   // without svp_acl_rt_process_aicpu_task (rknn's non-blocking runs; "handled internally").
   bool aicpu_inline = false;

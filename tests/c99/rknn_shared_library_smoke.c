@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rknn/rknn_api.h"
+#include "rknn/rknn_custom_op.h"
 #include "rknn/rknn_matmul_api.h"
 
 static int failures = 0;
@@ -63,8 +64,11 @@ int main(void) {
     rknn_tensor_attr attr;
     rknn_tensor_mem mem;
     rknn_input_output_num num;
+    rknn_custom_op op;
+    rknn_custom_op_attr op_attr;
 
     memset(junk, 'x', sizeof junk);
+    memset(&op, 0, sizeof op);
     memcpy(junk, "RKNN", 4);
     memset(&in, 0, sizeof in);
     memset(&out, 0, sizeof out);
@@ -93,6 +97,12 @@ int main(void) {
     expect(rknn_set_input_shape(bogus, &attr), RKNN_ERR_CTX_INVALID, "input shape bogus");
     expect(rknn_set_input_shapes(bogus, 1, &attr), RKNN_ERR_CTX_INVALID, "input shapes bogus");
     expect(rknn_mem_sync(bogus, &mem, RKNN_MEMORY_SYNC_TO_DEVICE), RKNN_ERR_CTX_INVALID, "mem_sync bogus");
+    expect(rknn_register_custom_ops(bogus, &op, 1), RKNN_ERR_CTX_INVALID, "register_custom_ops bogus");
+    expect(rknn_register_custom_ops(bogus, NULL, 1), RKNN_ERR_PARAM_INVALID, "register_custom_ops NULL op");
+    memset(&op_attr, 0x5a, sizeof op_attr);
+    rknn_custom_op_get_op_attr(NULL, "axis", &op_attr);
+    expect((int)op_attr.n_elems, 0, "get_op_attr NULL op_ctx");
+    rknn_custom_op_get_op_attr(NULL, NULL, NULL);
     expect(rknn_create_mem(bogus, 64) == NULL, 1, "create_mem bogus");
     expect(rknn_create_mem2(bogus, 64, RKNN_FLAG_MEMORY_CACHEABLE) == NULL, 1, "create_mem2 bogus");
     expect(rknn_create_mem_from_fd(bogus, 3, NULL, 64, 0) == NULL, 1, "create_mem_from_fd bogus");

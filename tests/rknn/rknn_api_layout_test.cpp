@@ -14,6 +14,7 @@
 #include <cstddef>
 
 #include "rknn/rknn_api.h"
+#include "rknn/rknn_custom_op.h"
 #include "rknn/rknn_matmul_api.h"
 
 namespace {
@@ -139,6 +140,42 @@ TEST(RknnApiLayout, EveryMatmulStructHasTheVendorsSizeAndMemberOffsetsOnX86_64) 
   EXPECT_EQ(offsetof(rknn_matmul_info, group_size), 28u);
   EXPECT_EQ(offsetof(rknn_matmul_info, reserved), 30u);
   EXPECT_EQ(sizeof(rknn_matmul_type), 4u);
+}
+
+// rknn_custom_op.h's structs: the numbers follow from the member list of the vendor's
+// rknn_custom_op.h (same repository and path) under the x86-64 System V ABI (not from a
+// compiled vendor header, unlike the ones above).
+TEST(RknnApiLayout, CustomOpStructsHaveTheVendorsSizeAndMemberOffsetsOnX86_64) {
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "the recorded vendor numbers are x86-64's";
+#endif
+  EXPECT_EQ(sizeof(rknn_target_type), 4u);
+  EXPECT_EQ(sizeof(rknn_custom_op_interal_context), 8u);
+  EXPECT_EQ(sizeof(rknn_gpu_op_context), 24u);
+  EXPECT_EQ(offsetof(rknn_gpu_op_context, cl_command_queue), 8u);
+  EXPECT_EQ(offsetof(rknn_gpu_op_context, cl_kernel), 16u);
+  EXPECT_EQ(sizeof(rknn_custom_op_context), 48u);
+  EXPECT_EQ(offsetof(rknn_custom_op_context, internal_ctx), 8u);
+  EXPECT_EQ(offsetof(rknn_custom_op_context, gpu_ctx), 16u);
+  EXPECT_EQ(offsetof(rknn_custom_op_context, priv_data), 40u);
+  EXPECT_EQ(sizeof(rknn_custom_op_tensor), 416u);
+  EXPECT_EQ(offsetof(rknn_custom_op_tensor, mem), 376u);
+  EXPECT_EQ(sizeof(rknn_custom_op_attr), 272u);
+  EXPECT_EQ(offsetof(rknn_custom_op_attr, dtype), 256u);
+  EXPECT_EQ(offsetof(rknn_custom_op_attr, n_elems), 260u);
+  EXPECT_EQ(offsetof(rknn_custom_op_attr, data), 264u);
+  EXPECT_EQ(sizeof(rknn_custom_op), 832u);
+  EXPECT_EQ(offsetof(rknn_custom_op, target), 4u);
+  EXPECT_EQ(offsetof(rknn_custom_op, op_type), 8u);
+  EXPECT_EQ(offsetof(rknn_custom_op, cl_kernel_name), 264u);
+  EXPECT_EQ(offsetof(rknn_custom_op, cl_kernel_source), 520u);
+  EXPECT_EQ(offsetof(rknn_custom_op, cl_source_size), 528u);
+  EXPECT_EQ(offsetof(rknn_custom_op, cl_build_options), 536u);
+  EXPECT_EQ(offsetof(rknn_custom_op, init), 792u);
+  EXPECT_EQ(offsetof(rknn_custom_op, prepare), 800u);
+  EXPECT_EQ(offsetof(rknn_custom_op, compute), 808u);
+  EXPECT_EQ(offsetof(rknn_custom_op, compute_native), 816u);
+  EXPECT_EQ(offsetof(rknn_custom_op, destroy), 824u);
 }
 
 TEST(RknnApiLayout, ContextIsSixtyFourBitsExceptOn32BitArm) {

@@ -3,25 +3,19 @@
 // (float and int8 models, NCHW and NHWC), and rknn_set_io_mem memory of those types read as
 // inputs and written as outputs.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "common/half.h"
-#include "compiler/compile.h"
-#include "npy_io.h"
-#include "onnx_builder.h"
 #include "rknn/rknn_api.h"
 #include "runtime/rknn_context.h"
-#include "target/device_profile.h"
+#include "rknn_fixture.h"
 #include "rknn_test_support.h"
 
 namespace svp {
@@ -29,7 +23,6 @@ namespace {
 
 using test::contains;
 
-namespace fs = std::filesystem;
 using runtime::rknn::last_error;
 
 // Values k/64, k in [-64, 64]: exact in float16 and bfloat16 (at most 7 significant bits), so
@@ -48,81 +41,25 @@ std::vector<std::uint16_t> to16(const std::vector<float>& x, bool bf16) {
   return h;
 }
 
-class RknnHalfBuffers : public ::testing::Test {
+class RknnHalfBuffers : public test::RknnFixture {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("svp_rknn_half_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    for (rknn_context ctx : opened_) (void)rknn_destroy(ctx);
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  RknnHalfBuffers() : RknnFixture("rknn_half") {}
 
   // A 3x3 convolution 3 -> 4 channels on 8x8, compiled for RK3588 (float, or int8 calibrated
   // on data like the tests').
   std::vector<std::uint8_t> conv_image(bool int8) {
-    const std::string path = (dir_ / "conv.onnx").string();
-    test::OnnxBuilder b;
-    b.input("x", {1, 3, 8, 8}).output("y", {1, 4, 8, 8});
-    std::vector<float> w = sixty_fourths(4 * 3 * 9, 7), bias = sixty_fourths(4, 8);
-    b.initializer("w", {4, 3, 3, 3}, w);
-    b.initializer("b", {4}, bias);
-    auto& conv = b.node("Conv", {"x", "w", "b"}, {"y"});
-    test::OnnxBuilder::attr_ints(conv, "pads", {1, 1, 1, 1});
-    test::OnnxBuilder::attr_ints(conv, "kernel_shape", {3, 3});
-    std::ofstream(path, std::ios::binary) << b.bytes();
-    compiler::CompileOptions o;
-    o.model = path;
-    o.soc_version = target::find_profile("RK3588");
-    o.compile_mode = "float";
-    o.command_line = "svp_atc --framework=5 --model=" + path + " --soc_version=RK3588";
-    if (int8) {
-      std::vector<std::vector<float>> calib;
-      for (unsigned i = 0; i < 4; ++i) calib.push_back(sixty_fourths(192, 100 + i));
-      o.compile_mode = "0";
-      o.calibration = "minmax";
-      o.image_list = test::write_calibration_list(dir_.string(), {1, 3, 8, 8}, calib);
-    }
-    auto r = compiler::compile(o);
-    if (!r.ok()) {
-      ADD_FAILURE() << r.status().message();
-      return {};
-    }
-    return r->model.image;
+    std::vector<std::vector<float>> calib;
+    for (unsigned i = 0; int8 && i < 4; ++i) calib.push_back(sixty_fourths(192, 100 + i));
+    return conv3x3_image(3, 4, 8, sixty_fourths(4 * 3 * 9, 7), sixty_fourths(4, 8), calib);
   }
 
-  rknn_context init(std::vector<std::uint8_t> image) {
-    rknn_context ctx = 0;
-    EXPECT_EQ(rknn_init(&ctx, image.data(), static_cast<uint32_t>(image.size()), 0, nullptr), RKNN_SUCC)
-        << last_error();
-    opened_.push_back(ctx);
-    return ctx;
-  }
+  rknn_context init(std::vector<std::uint8_t> image) { return init_image(std::move(image)); }
 
   // Output 0 as float32 after a run on `buf` (`type`, `fmt`).
   static std::vector<float> run(rknn_context ctx, const void* buf, std::uint32_t size, rknn_tensor_type type,
                                 rknn_tensor_format fmt) {
-    rknn_input in{};
-    in.buf = const_cast<void*>(buf);
-    in.size = size;
-    in.type = type;
-    in.fmt = fmt;
-    EXPECT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC) << last_error();
-    EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC) << last_error();
-    rknn_output out{};
-    out.want_float = 1;
-    EXPECT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC) << last_error();
-    std::vector<float> y(out.size / sizeof(float));
-    if (out.buf != nullptr) std::memcpy(y.data(), out.buf, out.size);
-    EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
-    return y;
+    return test::rknn_run_float(ctx, buf, size, type, fmt);
   }
-
-  fs::path dir_;
-  std::vector<rknn_context> opened_;
 };
 
 TEST(RknnHalfConversion, RoundsToNearestEvenAndKeepsInfinityAndNan) {

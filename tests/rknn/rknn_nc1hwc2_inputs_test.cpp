@@ -2,24 +2,18 @@
 // RKNN_QUERY_NATIVE_INPUT_ATTR reports, packed here from the guide's formula (section 5.1),
 // gives the NCHW buffer's outputs, converted (FLOAT32, FLOAT16) or pass_through (int8).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "common/half.h"
-#include "compiler/compile.h"
-#include "npy_io.h"
-#include "onnx_builder.h"
 #include "rknn/rknn_api.h"
 #include "runtime/rknn_context.h"
-#include "target/device_profile.h"
+#include "rknn_fixture.h"
 #include "rknn_test_support.h"
 
 namespace svp {
@@ -28,7 +22,6 @@ namespace {
 using test::contains;
 using test::uniform;
 
-namespace fs = std::filesystem;
 using runtime::rknn::last_error;
 
 // NCHW (C x H x W, N = 1) -> NC1HWC2 of `c2` lanes: channel c is lane c % C2 of block c / C2,
@@ -43,76 +36,24 @@ std::vector<T> to_nc1hwc2(const std::vector<T>& x, std::uint32_t c, std::uint32_
   return out;
 }
 
-class RknnNc1hwc2Inputs : public ::testing::Test {
+class RknnNc1hwc2Inputs : public test::RknnFixture {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("svp_rknn_nc1hwc2_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    for (rknn_context ctx : opened_) (void)rknn_destroy(ctx);
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  RknnNc1hwc2Inputs() : RknnFixture("rknn_nc1hwc2") {}
 
   // A 3x3 convolution 10 -> 4 channels on 6x6 (10 channels: an NC1HWC2 native input) for RK3588.
   rknn_context init(bool int8) {
-    const std::string path = (dir_ / "conv.onnx").string();
-    test::OnnxBuilder b;
-    b.input("x", {1, 10, 6, 6}).output("y", {1, 4, 6, 6});
     std::vector<float> w = uniform(4 * 10 * 9, 7);
     for (float& v : w) v -= 0.5f;
-    b.initializer("w", {4, 10, 3, 3}, w);
-    auto& conv = b.node("Conv", {"x", "w"}, {"y"});
-    test::OnnxBuilder::attr_ints(conv, "pads", {1, 1, 1, 1});
-    test::OnnxBuilder::attr_ints(conv, "kernel_shape", {3, 3});
-    std::ofstream(path, std::ios::binary) << b.bytes();
-    compiler::CompileOptions o;
-    o.model = path;
-    o.soc_version = target::find_profile("RK3588");
-    o.compile_mode = "float";
-    o.command_line = "svp_atc --framework=5 --model=" + path + " --soc_version=RK3588";
-    if (int8) {
-      std::vector<std::vector<float>> calib;
-      for (unsigned i = 0; i < 4; ++i) calib.push_back(uniform(360, 100 + i));
-      o.compile_mode = "0";
-      o.calibration = "minmax";
-      o.image_list = test::write_calibration_list(dir_.string(), {1, 10, 6, 6}, calib);
-    }
-    auto r = compiler::compile(o);
-    if (!r.ok()) {
-      ADD_FAILURE() << r.status().message();
-      return 0;
-    }
-    rknn_context ctx = 0;
-    EXPECT_EQ(rknn_init(&ctx, r->model.image.data(), static_cast<uint32_t>(r->model.image.size()), 0, nullptr), RKNN_SUCC)
-        << last_error();
-    opened_.push_back(ctx);
-    return ctx;
+    std::vector<std::vector<float>> calib;
+    for (unsigned i = 0; int8 && i < 4; ++i) calib.push_back(uniform(360, 100 + i));
+    std::vector<std::uint8_t> image = conv3x3_image(10, 4, 6, w, {}, calib);
+    return image.empty() ? 0 : init_image(std::move(image));
   }
 
   static std::vector<float> run(rknn_context ctx, const void* buf, std::size_t size, rknn_tensor_type type,
                                 rknn_tensor_format fmt, bool pass_through = false) {
-    rknn_input in{};
-    in.buf = const_cast<void*>(buf);
-    in.size = static_cast<uint32_t>(size);
-    in.type = type;
-    in.fmt = fmt;
-    in.pass_through = pass_through ? 1 : 0;
-    EXPECT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC) << last_error();
-    EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC) << last_error();
-    rknn_output out{};
-    out.want_float = 1;
-    EXPECT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC) << last_error();
-    std::vector<float> y(out.size / sizeof(float));
-    if (out.buf != nullptr) std::memcpy(y.data(), out.buf, out.size);
-    EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
-    return y;
+    return test::rknn_run_float(ctx, buf, size, type, fmt, pass_through);
   }
-
-  fs::path dir_;
-  std::vector<rknn_context> opened_;
 };
 
 TEST_F(RknnNc1hwc2Inputs, AFloatBufferInTheNativeNc1hwc2LayoutGivesTheNchwBuffersOutputs) {

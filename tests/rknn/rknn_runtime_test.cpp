@@ -24,6 +24,7 @@
 #include "rknn/rknn_api.h"
 #include "runtime/rknn_context.h"
 #include "target/device_profile.h"
+#include "rknn_fixture.h"
 #include "rknn_test_support.h"
 
 namespace svp {
@@ -45,23 +46,17 @@ struct Model {
   std::vector<std::string> outputs;  // the ONNX outputs' names
 };
 
-class Rknn : public ::testing::Test {
+class Rknn : public test::RknnFixture {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("svp_rknn_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
+  Rknn() : RknnFixture("rknn") {}
+
   void TearDown() override {
     // A test that passed destroyed every context it created; one that failed early may not
     // have: those are destroyed here so that the next test starts clean.
     if (!HasFailure()) {
       EXPECT_EQ(runtime::rknn::live_contexts(), 0u) << "a test left a context alive";
     }
-    for (rknn_context ctx : opened_) (void)rknn_destroy(ctx);
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
+    RknnFixture::TearDown();
   }
 
   // `onnx` compiled for `soc` (float, or int8 from `calibration` items of `shape`).
@@ -94,24 +89,11 @@ class Rknn : public ::testing::Test {
 
   // onnxruntime's output `name` of `onnx` on `x` (NCHW float32 of `shape`).
   std::vector<float> onnxruntime(const std::string& onnx, const std::string& input, const std::vector<std::int64_t>& shape,
-                                 const std::vector<float>& x, std::string name) {
-    const std::string in_path = (dir_ / "ort_input.npy").string();
-    test::write_npy_f32(in_path, shape, x);
-    const std::string cmd = test::onnxruntime_command(onnx, (dir_ / "ort").string(), {{input, in_path}});
-    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    for (char& c : name) {
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-') c = '_';
-    }
-    return test::read_npy_f32((dir_ / "ort" / (name + ".npy")).string()).data;
+                                 const std::vector<float>& x, const std::string& name) {
+    return onnxruntime_output(onnx, input, shape, x, name);
   }
 
-  rknn_context init(const Model& m) {
-    rknn_context ctx = 0;
-    std::vector<std::uint8_t> copy = m.image;  // rknn_init copies: the caller's buffer may go
-    EXPECT_EQ(rknn_init(&ctx, copy.data(), static_cast<uint32_t>(copy.size()), 0, nullptr), RKNN_SUCC) << last_error();
-    opened_.push_back(ctx);
-    return ctx;
-  }
+  rknn_context init(const Model& m) { return init_image(m.image); }
 
   static rknn_tensor_attr attr(rknn_context ctx, rknn_query_cmd cmd, uint32_t index) {
     rknn_tensor_attr a;
@@ -124,30 +106,8 @@ class Rknn : public ::testing::Test {
   // Sets input 0 from `data` (`type`, `fmt`), runs, and returns output 0 as float32.
   static std::vector<float> run(rknn_context ctx, const void* data, uint32_t bytes, rknn_tensor_type type,
                                 rknn_tensor_format fmt) {
-    rknn_input in;
-    std::memset(&in, 0, sizeof in);
-    in.index = 0;
-    in.buf = const_cast<void*>(data);
-    in.size = bytes;
-    in.type = type;
-    in.fmt = fmt;
-    EXPECT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC) << last_error();
-    EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC) << last_error();
-    rknn_output out;
-    std::memset(&out, 0, sizeof out);
-    out.want_float = 1;
-    EXPECT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC) << last_error();
-    std::vector<float> y;
-    if (out.buf != nullptr) {
-      y.resize(out.size / sizeof(float));
-      std::memcpy(y.data(), out.buf, y.size() * sizeof(float));
-    }
-    EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC) << last_error();
-    return y;
+    return test::rknn_run_float(ctx, data, bytes, type, fmt);
   }
-
-  fs::path dir_;
-  std::vector<rknn_context> opened_;  // by init(), destroyed again in TearDown if still alive
 };
 
 TEST_F(Rknn, InitLoadsAModelFromABufferAndFromAFilePathAndDestroyEndsIt) {

@@ -23,6 +23,7 @@
 #include "onnxruntime_oracle.h"
 #include "rknn/rknn_api.h"
 #include "runtime/rknn_context.h"
+#include "rknn_fixture.h"
 #include "rknn_test_support.h"
 #include "convert_config.h"
 
@@ -48,17 +49,9 @@ struct Outcome {
   std::string output;  // stdout and stderr
 };
 
-class RknnConvert : public ::testing::Test {
+class RknnConvert : public test::RknnFixture {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("svp_rknn_convert_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  RknnConvert() : RknnFixture("rknn_convert") {}
 
   std::string write(const std::string& name, const std::string& text) {
     const std::string path = (dir_ / name).string();
@@ -126,40 +119,15 @@ class RknnConvert : public ::testing::Test {
     EXPECT_EQ(rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &r.out_attr, sizeof r.out_attr), RKNN_SUCC) << last_error();
     r.input = in_attr.name;
     r.output = r.out_attr.name;
-    rknn_input in;
-    std::memset(&in, 0, sizeof in);
-    in.buf = const_cast<void*>(data);
-    in.size = bytes;
-    in.type = type;
-    in.fmt = fmt;
-    EXPECT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC) << last_error();
-    EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC) << last_error();
-    rknn_output out;
-    std::memset(&out, 0, sizeof out);
-    out.want_float = 1;
-    EXPECT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC) << last_error();
-    if (out.buf != nullptr) {
-      r.y.resize(out.size / sizeof(float));
-      std::memcpy(r.y.data(), out.buf, r.y.size() * sizeof(float));
-    }
-    EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC) << last_error();
+    r.y = test::rknn_run_float(ctx, data, bytes, type, fmt);
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC) << last_error();
     return r;
   }
 
   std::vector<float> onnxruntime(const std::string& input, const std::vector<float>& x, std::string output,
                                  const std::string& onnx = kLeNet, const std::vector<std::int64_t>& shape = {1, 1, 28, 28}) {
-    const std::string in_path = (dir_ / "ort_input.npy").string();
-    test::write_npy_f32(in_path, shape, x);
-    const std::string cmd = test::onnxruntime_command(onnx, (dir_ / "ort").string(), {{input, in_path}});
-    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    for (char& c : output) {
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-') c = '_';
-    }
-    return test::read_npy_f32((dir_ / "ort" / (output + ".npy")).string()).data;
+    return onnxruntime_output(onnx, input, shape, x, output);
   }
-
-  fs::path dir_;
 };
 
 TEST_F(RknnConvert, FloatConfigGivesAModelLibrknnrtRunsAsOnnxruntimeDoes) {

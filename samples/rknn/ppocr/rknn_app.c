@@ -44,12 +44,13 @@ int init_model(const char* model_path, rknn_app_context_t* app) {
         query(app->ctx, RKNN_QUERY_OUTPUT_ATTR, &app->output_attr, "output") != 0) {
         return -1;
     }
-    if (app->input_attr.fmt != RKNN_TENSOR_NHWC || app->input_attr.dims[3] != 3) {
-        printf("model input is not NHWC with 3 channels\n");
+    if (app->input_attr.fmt != RKNN_TENSOR_NHWC || (app->input_attr.dims[3] != 3 && app->input_attr.dims[3] != 1)) {
+        printf("model input is not NHWC with 1 or 3 channels\n");
         return -1;
     }
     app->model_height = (int)app->input_attr.dims[1];
     app->model_width = (int)app->input_attr.dims[2];
+    app->model_channel = (int)app->input_attr.dims[3];
     app->is_quant = app->output_attr.qnt_type == RKNN_TENSOR_QNT_AFFINE_ASYMMETRIC &&
                     app->output_attr.type == RKNN_TENSOR_INT8;
     if (!app->is_quant && app->output_attr.type != RKNN_TENSOR_FLOAT32) {
@@ -92,7 +93,7 @@ static void read_native_output(const rknn_app_context_t* app, float* out) {
     uint32_t i;
     for (i = 0; i < normal->n_elems; ++i) {
         size_t at = i;
-        if (native->fmt == RKNN_TENSOR_NC1HWC2) {
+        if (native->fmt == RKNN_TENSOR_NC1HWC2 && normal->n_dims == 4) {
             uint32_t c_total = normal->dims[1], h_total = normal->dims[2], w_total = normal->dims[3];
             uint32_t c2 = native->dims[4], c1_total = native->dims[1];
             uint32_t w = i % w_total, h = (i / w_total) % h_total, c = (i / w_total / h_total) % c_total;
@@ -108,10 +109,10 @@ static void read_native_output(const rknn_app_context_t* app, float* out) {
 int inference(rknn_app_context_t* app, const unsigned char* rgb, float* out) {
     int ret;
 #ifdef ZERO_COPY
-    size_t row = (size_t)app->model_width * 3;
+    size_t row = (size_t)app->model_width * app->model_channel;
     int y;
     for (y = 0; y < app->model_height; ++y) {
-        memcpy((unsigned char*)app->input_mem->virt_addr + (size_t)y * app->native_input_attr.w_stride * 3,
+        memcpy((unsigned char*)app->input_mem->virt_addr + (size_t)y * app->native_input_attr.w_stride * app->model_channel,
                rgb + (size_t)y * row, row);
     }
     ret = rknn_run(app->ctx, NULL);
@@ -128,7 +129,7 @@ int inference(rknn_app_context_t* app, const unsigned char* rgb, float* out) {
     input.index = 0;
     input.type = RKNN_TENSOR_UINT8;
     input.fmt = RKNN_TENSOR_NHWC;
-    input.size = (uint32_t)app->model_width * (uint32_t)app->model_height * 3;
+    input.size = (uint32_t)app->model_width * (uint32_t)app->model_height * (uint32_t)app->model_channel;
     input.buf = (void*)rgb;
     ret = rknn_inputs_set(app->ctx, 1, &input);
     if (ret == RKNN_SUCC) ret = rknn_run(app->ctx, NULL);

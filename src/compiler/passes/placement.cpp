@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "compiler/passes/segmentation.h"
+#include "model/custom_op.h"
 
 namespace svp::compiler {
 namespace {
@@ -61,6 +62,10 @@ PlacementReport place_nodes(Graph& g, const target::DeviceProfile& target) {
   const std::vector<NodeId> order = g.live_nodes();
   for (NodeId id : order) {
     Node& n = g.node(id);
+    if (model::is_custom_op(n.attrs)) {
+      n.target = Target::kAiCpu;  // the application's callbacks run on the CPU
+      continue;
+    }
     const target::Support where = node_support(g, id, target);
     if (n.target != Target::kAiCpu && where != target::Support::kNpu) n.target = Target::kAiCpu;
     if (where == target::Support::kRefused) r.refused.push_back(fmt::format("\"{}\" ({})", n.name, n.op));
