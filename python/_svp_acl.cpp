@@ -27,6 +27,7 @@
 #include "convert_config.h"
 #include "model/format.h"
 #include "runtime/rknn_context.h"
+#include "runtime/rknn_crypt.h"
 #include "target/device_profile.h"
 #include "rknn/rknn_api.h"
 #include "svp_runtime.h"
@@ -440,6 +441,32 @@ std::string rknn_platform(const std::string& name) {
   return (*p)->name;
 }
 
+// export_encrypted_rknn_model's cipher (runtime/rknn_crypt.h): the same code librknnrt
+// decrypts with.
+py::bytes encrypt_rknn(const py::bytes& image, int crypt_level) {
+  const std::string bytes = image;
+  const std::vector<std::uint8_t> plain(bytes.begin(), bytes.end());
+  if (svp::runtime::rknn::is_encrypted_model(plain.data(), plain.size())) {
+    throw std::invalid_argument("the model is already encrypted");
+  }
+  auto m = svp::model::read_model(bytes.data(), bytes.size());
+  if (!m.ok()) throw std::invalid_argument("the input is not a model svp-acl exported: " + m.status().message());
+  // The guide's platforms for encryption (seed 000 §5.9): not the RV1106/RV1103.
+  const std::string soc = svp::runtime::rknn::compiled_soc(m->program.compiler.command_line);
+  if (soc.rfind("RV110", 0) == 0) {
+    throw std::invalid_argument("model encryption is not supported on " + soc +
+                                " (the toolkit encrypts models of RK3562/RK3566/RK3568/RK3576/RK3588 only)");
+  }
+  auto r = svp::runtime::rknn::encrypt_model(plain, crypt_level);
+  if (!r.ok()) throw std::invalid_argument(r.status().message());
+  return py::bytes(reinterpret_cast<const char*>(r->data()), r->size());
+}
+
+bool is_encrypted_rknn(const py::bytes& image) {
+  const std::string bytes = image;
+  return svp::runtime::rknn::is_encrypted_model(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_svp_acl, m) {
@@ -457,6 +484,10 @@ PYBIND11_MODULE(_svp_acl, m) {
         "An ONNX model's inputs as [(name, dims)], -1 for a symbolic dimension.");
   m.def("rknn_platform", &rknn_platform, py::arg("name"),
         "The RKNN device profile's name for a platform name (any case); ValueError naming the accepted ones.");
+  m.def("encrypt_rknn", &encrypt_rknn, py::arg("image"), py::arg("crypt_level"),
+        "A model image encrypted at crypt_level 1..3 (AES-GCM; librknnrt's rknn_init decrypts it); ValueError otherwise.");
+  m.def("is_encrypted_rknn", &is_encrypted_rknn, py::arg("image"),
+        "True when the bytes start as an encrypted model file does.");
   py::class_<Runtime>(m, "Runtime")
       .def(py::init<const py::bytes&, std::uint32_t>(), py::arg("model"), py::arg("flags") = 0)
       .def("inputs", &Runtime::inputs)

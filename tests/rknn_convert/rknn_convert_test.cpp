@@ -22,6 +22,7 @@
 #include "onnx_builder.h"
 #include "onnxruntime_oracle.h"
 #include "rknn/rknn_api.h"
+#include "runtime/rknn_crypt.h"
 #include "runtime/rknn_context.h"
 #include "rknn_test_support.h"
 #include "convert_config.h"
@@ -611,6 +612,34 @@ TEST_F(RknnConvert, MalformedConfigsAreRefusedNamingTheKey) {
   const Outcome none = convert((dir_ / "absent.yml").string());
   EXPECT_EQ(none.exit_code, 3) << none.output;
   EXPECT_TRUE(contains(none.output, "absent.yml")) << none.output;
+}
+
+// --crypt_level (svp-acl's addition): <name>.crypt.rknn beside <name>.rknn, loaded by path
+// through librknnrt with the plain model's outputs; bad levels and RV1106 refused before
+// anything is written.
+TEST_F(RknnConvert, CryptLevelAlsoWritesAnEncryptedModelLibrknnrtRunsAlike) {
+  const std::string yml = write("model_config.yml", lenet_yml("    quantize: false\n"));
+  const Outcome o = convert(yml, "rk3588", "--crypt_level 2");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_TRUE(contains(o.output, "lenet.crypt.rknn (encrypted, crypt_level 2)")) << o.output;
+  const std::vector<std::uint8_t> plain = read_output("lenet.rknn"), sealed = read_output("lenet.crypt.rknn");
+  ASSERT_FALSE(plain.empty());
+  EXPECT_TRUE(runtime::rknn::is_encrypted_model(sealed.data(), sealed.size()));
+  EXPECT_EQ(sealed[12], 2);  // the header's crypt_level
+  const std::vector<float> x = uniform(28 * 28, 9);
+  const Run a = run_rknn("lenet.rknn", x), b = run_rknn("lenet.crypt.rknn", x);
+  ASSERT_EQ(a.y.size(), 10u);
+  EXPECT_EQ(a.y, b.y);
+  for (const std::string& bad : {std::string("--crypt_level 4"), std::string("--crypt_level 0")}) {
+    fs::remove_all(dir_ / "out");
+    const Outcome r = convert(yml, "rk3588", bad);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "is not one of 1, 2, 3")) << r.output;
+    EXPECT_FALSE(fs::exists(dir_ / "out")) << bad;
+  }
+  const Outcome rv = convert(yml, "rv1106", "--crypt_level 1");
+  EXPECT_EQ(rv.exit_code, 2) << rv.output;
+  EXPECT_TRUE(contains(rv.output, "not supported on RV1106")) << rv.output;
 }
 
 }  // namespace

@@ -223,6 +223,26 @@ class RKNN:
             f.write(self._model)
 
     @_returns_code
+    def export_encrypted_rknn_model(self, input_model, output_model=None, crypt_level=1):
+        """Encrypts an exported model file (AES-GCM; librknnrt loads it like the plain one).
+        output_model None: <input without .rknn>.crypt.rknn beside the input."""
+        self._live()
+        if isinstance(crypt_level, bool) or crypt_level not in (1, 2, 3):
+            raise _Refused("crypt_level={!r} is not one of 1, 2, 3".format(crypt_level))
+        if output_model is None:
+            base = input_model[:-len(".rknn")] if input_model.endswith(".rknn") else input_model
+            output_model = base + ".crypt.rknn"
+        with open(input_model, "rb") as f:
+            data = f.read()
+        if data[:4] == b"RKNN":
+            raise _Refused("{} is a Rockchip .rknn file (a closed format svp-acl cannot read): export it with "
+                           "svp-acl first".format(input_model))
+        encrypted = _svp_acl.encrypt_rknn(data, crypt_level)
+        with open(output_model, "wb") as f:
+            f.write(encrypted)
+        _log.info("export_encrypted_rknn_model: %s -> %s (crypt_level %d)", input_model, output_model, crypt_level)
+
+    @_returns_code
     def load_rknn(self, path):
         """A model file exported by svp-acl (rknn.api or rknn_convert)."""
         self._live()
@@ -378,6 +398,9 @@ class RKNN:
         self._live()
         if self._runtime is None:
             raise RuntimeError("eval_perf: call init_runtime() first")
+        if _svp_acl.is_encrypted_rknn(self._model):
+            raise RuntimeError("eval_perf: the loaded model is encrypted (its layers are hidden): evaluate the plain "
+                               "model exported before export_encrypted_rknn_model")
         if not fix_freq:
             _log.warning("eval_perf: fix_freq=False has no effect: the software NPU has no frequency to fix")
         zeros = [np.zeros(a["dims"], dtype=np.float32) for a in self._runtime.inputs()]
