@@ -23,6 +23,7 @@
 #include "compiler/board_time.h"
 #include "compiler/compile.h"
 #include "compiler/onnx_import.h"
+#include "compiler/onnx_io_edit.h"
 #include "convert.h"
 #include "convert_config.h"
 #include "model/format.h"
@@ -441,6 +442,38 @@ std::string rknn_platform(const std::string& name) {
   return (*p)->name;
 }
 
+// rknn.utils.onnx_edit (compiler/onnx_io_edit.h): the graph's inputs and outputs.
+py::list onnx_io(const std::string& path) {
+  auto r = svp::compiler::onnx_io(path);
+  if (!r.ok()) throw_status(r.status());
+  py::list out;
+  for (const auto& io : *r) out.append(py::make_tuple(io.name, io.output, io.dims));
+  return out;
+}
+
+// edits: [(name, is_output, new_shape, [("reshape" | "transpose", values)])].
+void onnx_edit_io(const std::string& in_path, const std::string& out_path, const py::list& edits) {
+  std::vector<svp::compiler::OnnxIoEdit> list;
+  for (const auto& item : edits) {
+    const auto t = item.cast<py::tuple>();
+    svp::compiler::OnnxIoEdit e;
+    e.name = t[0].cast<std::string>();
+    e.output = t[1].cast<bool>();
+    e.new_shape = t[2].cast<std::vector<std::int64_t>>();
+    for (const auto& step : t[3].cast<py::list>()) {
+      const auto st = step.cast<py::tuple>();
+      svp::compiler::OnnxIoStep s;
+      s.kind = st[0].cast<std::string>() == "transpose" ? svp::compiler::OnnxIoStep::Kind::kTranspose
+                                                        : svp::compiler::OnnxIoStep::Kind::kReshape;
+      s.values = st[1].cast<std::vector<std::int64_t>>();
+      e.steps.push_back(std::move(s));
+    }
+    list.push_back(std::move(e));
+  }
+  const svp::Status s = svp::compiler::edit_onnx_io(in_path, out_path, list);
+  if (!s.ok()) throw_status(s);
+}
+
 // export_encrypted_rknn_model's cipher (runtime/rknn_crypt.h): the same code librknnrt
 // decrypts with.
 py::bytes encrypt_rknn(const py::bytes& image, int crypt_level) {
@@ -484,6 +517,10 @@ PYBIND11_MODULE(_svp_acl, m) {
         "An ONNX model's inputs as [(name, dims)], -1 for a symbolic dimension.");
   m.def("rknn_platform", &rknn_platform, py::arg("name"),
         "The RKNN device profile's name for a platform name (any case); ValueError naming the accepted ones.");
+  m.def("onnx_io", &onnx_io, py::arg("path"),
+        "An ONNX model's graph inputs and outputs as [(name, is_output, dims)], -1 for a symbolic dimension.");
+  m.def("onnx_edit_io", &onnx_edit_io, py::arg("model"), py::arg("export_path"), py::arg("edits"),
+        "Writes the model with inputs/outputs reshaped: edits [(name, is_output, new_shape, [(op, values)])].");
   m.def("encrypt_rknn", &encrypt_rknn, py::arg("image"), py::arg("crypt_level"),
         "A model image encrypted at crypt_level 1..3 (AES-GCM; librknnrt's rknn_init decrypts it); ValueError otherwise.");
   m.def("is_encrypted_rknn", &is_encrypted_rknn, py::arg("image"),

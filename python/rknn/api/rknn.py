@@ -19,6 +19,8 @@ import numpy as np
 
 from svp_acl import _svp_acl
 
+from rknn.api import codegen as _codegen
+
 _log = logging.getLogger("rknn")
 
 # config(): the toolkit's arguments and defaults. _CONFIG_MAPPED go to rknn_convert's YAML
@@ -241,6 +243,21 @@ class RKNN:
         with open(output_model, "wb") as f:
             f.write(encrypted)
         _log.info("export_encrypted_rknn_model: %s -> %s (crypt_level %d)", input_model, output_model, crypt_level)
+
+    @_returns_code
+    def codegen(self, output_path, inputs=None, overwrite=False):
+        """Writes a C project (CMakeLists.txt, main.c on rknn_api.h, model.rknn, the inputs as
+        float32 .bin files) that runs the built or loaded model with librknnrt."""
+        self._live()
+        if self._model is None:
+            raise _Refused("no model: call build() or load_rknn() first")
+        probe = _svp_acl.Runtime(self._model)
+        try:
+            attrs, n_outputs = probe.inputs(), len(probe.outputs())
+        finally:
+            probe.close()
+        _codegen.write_project(output_path, self._model, attrs, n_outputs, inputs, overwrite)
+        _log.info("codegen: wrote %s (cmake -S %s -B build && cmake --build build)", output_path, output_path)
 
     @_returns_code
     def load_rknn(self, path):
