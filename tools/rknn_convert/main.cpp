@@ -83,8 +83,9 @@ int main(int argc, char** argv) {
   for (std::size_t i = plan_warnings; i < r->warnings.size(); ++i) {
     std::fprintf(stderr, "rknn_convert: warning: %s\n", r->warnings[i].c_str());
   }
-  if (verbose) {
-    for (const std::string& line : r->log) std::fprintf(stderr, "rknn_convert: %s\n", line.c_str());
+  for (const std::string& line : r->log) {
+    const bool pruning = line.rfind("model_pruning results:", 0) == 0 || line.rfind("Weight: -", 0) == 0;
+    if (verbose || pruning) std::fprintf(stderr, "rknn_convert: %s\n", line.c_str());
   }
   std::error_code ec;
   fs::create_directories(out_dir, ec);

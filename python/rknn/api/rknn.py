@@ -30,11 +30,11 @@ _CONFIG_MAPPED = {
     "mean_values": None, "std_values": None, "quantized_dtype": "w8a8", "quantized_algorithm": "normal",
     "quantized_method": "channel", "target_platform": None, "quant_img_RGB2BGR": False,
     "optimization_level": 3, "single_core_mode": False, "model_pruning": False,
-    "quantize_weight": False, "compress_weight": False, "dynamic_input": None,
+    "quantize_weight": False, "compress_weight": False, "dynamic_input": None, "sparse_infer": False,
 }
 _CONFIG_UNSUPPORTED = {
     "quantized_hybrid_level": 0, "float_dtype": "float16", "custom_string": None, "remove_weight": False,
-    "inputs_yuv_fmt": None, "op_target": None, "remove_reshape": False, "sparse_infer": False,
+    "inputs_yuv_fmt": None, "op_target": None, "remove_reshape": False,
     "enable_flash_attention": False, "auto_hybrid_cos_thresh": 0.98, "auto_hybrid_euc_thresh": None,
 }
 # The toolkit's platform when config() names none.
@@ -163,7 +163,10 @@ class RKNN:
         for w in warnings:
             _log.warning("build: %s", _api_names(w))
         for line in log:
-            _log.debug("build: %s", line)
+            # config(model_pruning=True)'s result is shown as the toolkit shows it.
+            pruning = line.startswith("model_pruning results:") or line.startswith("Weight: -")
+            pruning = pruning or (line.startswith("sparse_infer:") and self.verbose)
+            (_log.info if pruning else _log.debug)("build: %s", line)
         self._model = image
 
     def _batched_shapes(self, batch):
