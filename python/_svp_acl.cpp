@@ -23,10 +23,12 @@
 #include "compiler/board_time.h"
 #include "compiler/compile.h"
 #include "compiler/onnx_import.h"
+#include "compiler/onnx_io_edit.h"
 #include "convert.h"
 #include "convert_config.h"
 #include "model/format.h"
 #include "runtime/rknn_context.h"
+#include "runtime/rknn_crypt.h"
 #include "target/device_profile.h"
 #include "rknn/rknn_api.h"
 #include "svp_runtime.h"
@@ -440,6 +442,64 @@ std::string rknn_platform(const std::string& name) {
   return (*p)->name;
 }
 
+// rknn.utils.onnx_edit (compiler/onnx_io_edit.h): the graph's inputs and outputs.
+py::list onnx_io(const std::string& path) {
+  auto r = svp::compiler::onnx_io(path);
+  if (!r.ok()) throw_status(r.status());
+  py::list out;
+  for (const auto& io : *r) out.append(py::make_tuple(io.name, io.output, io.dims));
+  return out;
+}
+
+// edits: [(name, is_output, new_shape, [("reshape" | "transpose", values)])].
+void onnx_edit_io(const std::string& in_path, const std::string& out_path, const py::list& edits) {
+  std::vector<svp::compiler::OnnxIoEdit> list;
+  for (const auto& item : edits) {
+    const auto t = item.cast<py::tuple>();
+    svp::compiler::OnnxIoEdit e;
+    e.name = t[0].cast<std::string>();
+    e.output = t[1].cast<bool>();
+    e.new_shape = t[2].cast<std::vector<std::int64_t>>();
+    for (const auto& step : t[3].cast<py::list>()) {
+      const auto st = step.cast<py::tuple>();
+      svp::compiler::OnnxIoStep s;
+      s.kind = st[0].cast<std::string>() == "transpose" ? svp::compiler::OnnxIoStep::Kind::kTranspose
+                                                        : svp::compiler::OnnxIoStep::Kind::kReshape;
+      s.values = st[1].cast<std::vector<std::int64_t>>();
+      e.steps.push_back(std::move(s));
+    }
+    list.push_back(std::move(e));
+  }
+  const svp::Status s = svp::compiler::edit_onnx_io(in_path, out_path, list);
+  if (!s.ok()) throw_status(s);
+}
+
+// export_encrypted_rknn_model's cipher (runtime/rknn_crypt.h): the same code librknnrt
+// decrypts with.
+py::bytes encrypt_rknn(const py::bytes& image, int crypt_level) {
+  const std::string bytes = image;
+  const std::vector<std::uint8_t> plain(bytes.begin(), bytes.end());
+  if (svp::runtime::rknn::is_encrypted_model(plain.data(), plain.size())) {
+    throw std::invalid_argument("the model is already encrypted");
+  }
+  auto m = svp::model::read_model(bytes.data(), bytes.size());
+  if (!m.ok()) throw std::invalid_argument("the input is not a model svp-acl exported: " + m.status().message());
+  // The guide's platforms for encryption (seed 000 §5.9): not the RV1106/RV1103.
+  const std::string soc = svp::runtime::rknn::compiled_soc(m->program.compiler.command_line);
+  if (soc.rfind("RV110", 0) == 0) {
+    throw std::invalid_argument("model encryption is not supported on " + soc +
+                                " (the toolkit encrypts models of RK3562/RK3566/RK3568/RK3576/RK3588 only)");
+  }
+  auto r = svp::runtime::rknn::encrypt_model(plain, crypt_level);
+  if (!r.ok()) throw std::invalid_argument(r.status().message());
+  return py::bytes(reinterpret_cast<const char*>(r->data()), r->size());
+}
+
+bool is_encrypted_rknn(const py::bytes& image) {
+  const std::string bytes = image;
+  return svp::runtime::rknn::is_encrypted_model(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_svp_acl, m) {
@@ -457,6 +517,14 @@ PYBIND11_MODULE(_svp_acl, m) {
         "An ONNX model's inputs as [(name, dims)], -1 for a symbolic dimension.");
   m.def("rknn_platform", &rknn_platform, py::arg("name"),
         "The RKNN device profile's name for a platform name (any case); ValueError naming the accepted ones.");
+  m.def("onnx_io", &onnx_io, py::arg("path"),
+        "An ONNX model's graph inputs and outputs as [(name, is_output, dims)], -1 for a symbolic dimension.");
+  m.def("onnx_edit_io", &onnx_edit_io, py::arg("model"), py::arg("export_path"), py::arg("edits"),
+        "Writes the model with inputs/outputs reshaped: edits [(name, is_output, new_shape, [(op, values)])].");
+  m.def("encrypt_rknn", &encrypt_rknn, py::arg("image"), py::arg("crypt_level"),
+        "A model image encrypted at crypt_level 1..3 (AES-GCM; librknnrt's rknn_init decrypts it); ValueError otherwise.");
+  m.def("is_encrypted_rknn", &is_encrypted_rknn, py::arg("image"),
+        "True when the bytes start as an encrypted model file does.");
   py::class_<Runtime>(m, "Runtime")
       .def(py::init<const py::bytes&, std::uint32_t>(), py::arg("model"), py::arg("flags") = 0)
       .def("inputs", &Runtime::inputs)

@@ -18,6 +18,7 @@ build=(cmake ninja-build g++ pkg-config
        libcli11-dev           # command lines of the tools (svp_prof, svp_atc, svp_run)
        libyaml-cpp-dev        # rknn_convert: rknn-toolkit2's YAML model configuration
        libpng-dev libjpeg62-turbo-dev   # svp_atc: JPEG/PNG calibration images (--image_list)
+       libssl-dev             # OpenSSL's libcrypto (AES-GCM): encrypted RKNN models (librknnrt, rknn.api)
        python3-dev pybind11-dev python3-numpy)  # the Python package (svp_acl, rknn.api)
 # Tests, benchmarks and tools only (the library itself needs none of these).
 tests=(libgtest-dev libgmock-dev  # GoogleTest

@@ -26,6 +26,7 @@
 #include "runtime/rknn_layout.h"
 #include "runtime/rknn_mem.h"
 #include "runtime/rknn_ctx.h"
+#include "runtime/rknn_crypt.h"
 #include "runtime/rknn_custom_ops.h"
 #include "runtime/rknn_matmul.h"
 #include "runtime/runtime.h"
@@ -492,6 +493,13 @@ int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag,
   } else {
     const auto* p = static_cast<const std::uint8_t*>(model);
     c->model->image.assign(p, p + size);
+  }
+  std::vector<std::uint8_t>& image = c->model->image;
+  if (is_encrypted_model(image.data(), image.size())) {
+    // export_encrypted_rknn_model's files load like plain ones (seed 000 §5.9).
+    auto plain = decrypt_model(image.data(), image.size());
+    if (!plain.ok()) return fail(fn, RKNN_ERR_MODEL_INVALID, plain.status().message());
+    image = std::move(*plain);
   }
   std::shared_ptr<Ctx> source;
   if ((flag & RKNN_FLAG_SHARE_WEIGHT_MEM) != 0) {

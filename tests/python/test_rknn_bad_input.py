@@ -102,12 +102,12 @@ def test_unknown_and_unsupported_config_arguments_are_refused_naming_them(messag
     assert rknn.config(target_platform="rk3588", float_dtype="float16") == 0  # the default is accepted
 
 
-def test_model_pruning_is_refused_at_build_as_not_implemented(messages):
+def test_quantize_weight_is_refused_at_build_as_not_implemented(messages):
     rknn = RKNN()
-    assert rknn.config(target_platform="rk3588", model_pruning=True) == 0
+    assert rknn.config(target_platform="rk3588", quantize_weight=True) == 0
     assert rknn.load_onnx(model=LENET) == 0
     assert rknn.build(do_quantization=False) == -1
-    assert "config(model_pruning)" in messages.text() and "not implemented yet" in messages.text()
+    assert "config(quantize_weight)" in messages.text() and "not implemented yet" in messages.text()
 
 
 def test_quantization_without_a_dataset_fails_build(messages):

@@ -22,6 +22,7 @@
 #include "onnx_builder.h"
 #include "onnxruntime_oracle.h"
 #include "rknn/rknn_api.h"
+#include "runtime/rknn_crypt.h"
 #include "runtime/rknn_context.h"
 #include "rknn_fixture.h"
 #include "rknn_test_support.h"
@@ -351,7 +352,7 @@ TEST_F(RknnConvert, UnimplementedOptionsAreRefusedByName) {
   write_dataset();
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"    configs:\n      quantized_dtype: w16a16i\n", "models.configs.quantized_dtype"},
-      {"    configs:\n      model_pruning: true\n", "models.configs.model_pruning"},
+      {"    configs:\n      quantize_weight: true\n", "models.configs.quantize_weight"},
       {"    configs:\n      dynamic_input: [[[1, 1, 28, 28]], [[1, 2, 28, 28]]]\n", "models.configs.dynamic_input"},
       {"    subgraphs:\n      outputs: [y]\n", "models.subgraphs.outputs"},
   };
@@ -579,6 +580,137 @@ TEST_F(RknnConvert, MalformedConfigsAreRefusedNamingTheKey) {
   const Outcome none = convert((dir_ / "absent.yml").string());
   EXPECT_EQ(none.exit_code, 3) << none.output;
   EXPECT_TRUE(contains(none.output, "absent.yml")) << none.output;
+}
+
+// --crypt_level (svp-acl's addition): <name>.crypt.rknn beside <name>.rknn, loaded by path
+// through librknnrt with the plain model's outputs; bad levels and RV1106 refused before
+// anything is written.
+TEST_F(RknnConvert, CryptLevelAlsoWritesAnEncryptedModelLibrknnrtRunsAlike) {
+  const std::string yml = write("model_config.yml", lenet_yml("    quantize: false\n"));
+  const Outcome o = convert(yml, "rk3588", "--crypt_level 2");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_TRUE(contains(o.output, "lenet.crypt.rknn (encrypted, crypt_level 2)")) << o.output;
+  const std::vector<std::uint8_t> plain = read_output("lenet.rknn"), sealed = read_output("lenet.crypt.rknn");
+  ASSERT_FALSE(plain.empty());
+  EXPECT_TRUE(runtime::rknn::is_encrypted_model(sealed.data(), sealed.size()));
+  EXPECT_EQ(sealed[12], 2);  // the header's crypt_level
+  const std::vector<float> x = uniform(28 * 28, 9);
+  const Run a = run_rknn("lenet.rknn", x), b = run_rknn("lenet.crypt.rknn", x);
+  ASSERT_EQ(a.y.size(), 10u);
+  EXPECT_EQ(a.y, b.y);
+  for (const std::string& bad : {std::string("--crypt_level 4"), std::string("--crypt_level 0")}) {
+    fs::remove_all(dir_ / "out");
+    const Outcome r = convert(yml, "rk3588", bad);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "is not one of 1, 2, 3")) << r.output;
+    EXPECT_FALSE(fs::exists(dir_ / "out")) << bad;
+  }
+  const Outcome rv = convert(yml, "rv1106", "--crypt_level 1");
+  EXPECT_EQ(rv.exit_code, 2) << rv.output;
+  EXPECT_TRUE(contains(rv.output, "not supported on RV1106")) << rv.output;
+}
+
+// configs.model_pruning (seed 000 §5.8): Conv output channels whose weights and bias are
+// all zero, reaching only a Relu and a Conv, are removed; the model's outputs stay those of
+// the unpruned one and the results are printed as the toolkit prints them. A zero channel
+// that reaches a graph output is kept (nothing pruned, no message).
+TEST_F(RknnConvert, ModelPruningRemovesAllZeroChannelsWithTheSameOutputs) {
+  auto model = [&](const std::string& file, bool zero_to_output) {
+    std::vector<float> w1 = uniform(8 * 2 * 9, 41, -0.5f, 0.5f), b1 = uniform(8, 42, -0.1f, 0.1f);
+    for (int c : {1, 4, 6}) {
+      std::fill(w1.begin() + c * 18, w1.begin() + (c + 1) * 18, 0.0f);
+      b1[c] = 0.0f;
+    }
+    test::OnnxBuilder b;
+    b.input("x", {1, 2, 8, 8}).output("y", {1, 4, 8, 8});
+    if (zero_to_output) b.output("h", {1, 8, 8, 8});
+    b.initializer("w1", {8, 2, 3, 3}, w1).initializer("b1", {8}, b1);
+    b.initializer("w2", {4, 8, 3, 3}, uniform(4 * 8 * 9, 43, -0.5f, 0.5f)).initializer("b2", {4}, uniform(4, 44));
+    auto& c1 = b.node("Conv", {"x", "w1", "b1"}, {"h"});
+    test::OnnxBuilder::attr_ints(c1, "pads", {1, 1, 1, 1});
+    b.node("Relu", {"h"}, {"r"});
+    auto& c2 = b.node("Conv", {"r", "w2", "b2"}, {"y"});
+    test::OnnxBuilder::attr_ints(c2, "pads", {1, 1, 1, 1});
+    const std::string path = (dir_ / file).string();
+    std::ofstream(path, std::ios::binary) << b.bytes();
+    return path;
+  };
+  auto yml = [&](const std::string& onnx, const std::string& name, bool prune) {
+    return write(name + ".yml", "models:\n    name: " + name + "\n    platform: onnx\n    model_file_path: " + onnx +
+                                    "\n    quantize: false\n    configs:\n      model_pruning: " +
+                                    (prune ? "true" : "false") + "\n");
+  };
+  const std::string onnx = model("conv2.onnx", false);
+  const Outcome plain = convert(yml(onnx, "plain", false));
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_FALSE(contains(plain.output, "model_pruning results")) << plain.output;
+  const Outcome pruned = convert(yml(onnx, "pruned", true));
+  ASSERT_EQ(pruned.exit_code, 0) << pruned.output;
+  EXPECT_TRUE(contains(pruned.output, "model_pruning results:")) << pruned.output;
+  EXPECT_TRUE(contains(pruned.output, "3 channel(s) removed")) << pruned.output;
+  // 3 of conv1's 8 output channels (18 weights + 1 bias each) and conv2's 3 x 4 x 9 inputs.
+  EXPECT_TRUE(contains(pruned.output, "Weight: -0.00063 MB (-37.2%)")) << pruned.output;
+  EXPECT_LT(read_output("pruned.rknn").size(), read_output("plain.rknn").size());
+  const std::vector<float> x = uniform(2 * 64, 45, -1.0f, 1.0f);
+  const Run a = run_rknn("plain.rknn", x), b = run_rknn("pruned.rknn", x);
+  ASSERT_EQ(a.y.size(), 4u * 64u);
+  ASSERT_EQ(b.y.size(), a.y.size());
+  for (std::size_t i = 0; i < a.y.size(); ++i) ASSERT_NEAR(a.y[i], b.y[i], 1e-5f) << i;
+  const Outcome kept = convert(yml(model("conv2_out.onnx", true), "kept", true));
+  ASSERT_EQ(kept.exit_code, 0) << kept.output;
+  EXPECT_FALSE(contains(kept.output, "model_pruning results")) << kept.output;
+}
+
+// configs.sparse_infer (seed 000 §5.11): RK3576 only; each Conv's 4:2 sparsity reported as
+// the toolkit's verbose log does (IC, OC, or 0% with the reason), the outputs those of the
+// model without the flag (the software NPU computes densely; a float model: warning).
+TEST_F(RknnConvert, SparseInferReportsEachConvsSparsityOnRk3576WithTheSameOutputs) {
+  auto weights = [](std::int64_t co, std::int64_t ci, unsigned seed, int sparse_axis) {
+    std::vector<float> w = uniform(static_cast<std::size_t>(co * ci * 9), seed, 0.05f, 0.5f);
+    for (std::int64_t o = 0; o < co; ++o) {
+      for (std::int64_t i = 0; i < ci; ++i) {
+        const bool zero = (sparse_axis == 1 && i % 4 >= 2) || (sparse_axis == 0 && o % 4 >= 2);
+        if (zero) std::fill(w.begin() + (o * ci + i) * 9, w.begin() + (o * ci + i + 1) * 9, 0.0f);
+      }
+    }
+    return w;
+  };
+  test::OnnxBuilder b;
+  b.input("x", {1, 32, 8, 8}).output("y", {1, 8, 8, 8});
+  b.initializer("w1", {32, 32, 3, 3}, weights(32, 32, 51, 1));
+  b.initializer("w2", {32, 32, 3, 3}, weights(32, 32, 52, 0));
+  b.initializer("w3", {8, 32, 3, 3}, weights(8, 32, 53, -1));
+  const char* names[] = {"c1", "c2", "c3"};
+  const std::vector<std::vector<std::string>> io = {{"x", "w1", "h1"}, {"h1", "w2", "h2"}, {"h2", "w3", "y"}};
+  for (int k = 0; k < 3; ++k) {
+    auto& c = b.node("Conv", {io[k][0], io[k][1]}, {io[k][2]});
+    c.set_name(names[k]);
+    test::OnnxBuilder::attr_ints(c, "pads", {1, 1, 1, 1});
+  }
+  const std::string onnx = (dir_ / "sparse.onnx").string();
+  std::ofstream(onnx, std::ios::binary) << b.bytes();
+  auto yml = [&](const std::string& name, bool sparse) {
+    return write(name + ".yml", "models:\n    name: " + name + "\n    platform: onnx\n    model_file_path: " + onnx +
+                                    "\n    quantize: false\n    configs:\n      sparse_infer: " +
+                                    (sparse ? "true" : "false") + "\n");
+  };
+  const Outcome sparse = convert(yml("sparse", true), "rk3576", "-v");
+  ASSERT_EQ(sparse.exit_code, 0) << sparse.output;
+  EXPECT_TRUE(contains(sparse.output, "Conv c1 (32 -> 32 channels): SparseRatio 50% (IC)")) << sparse.output;
+  EXPECT_TRUE(contains(sparse.output, "Conv c2 (32 -> 32 channels): SparseRatio 50% (OC)")) << sparse.output;
+  EXPECT_TRUE(contains(sparse.output, "Conv c3 (32 -> 8 channels): SparseRatio 0% (input and output channels must be "
+                                      "multiples of 32)")) << sparse.output;
+  EXPECT_TRUE(contains(sparse.output, "no effect on a float model")) << sparse.output;
+  const Outcome dense = convert(yml("dense", false), "rk3576");
+  ASSERT_EQ(dense.exit_code, 0) << dense.output;
+  EXPECT_FALSE(contains(dense.output, "SparseRatio")) << dense.output;
+  const std::vector<float> x = uniform(32 * 64, 54);
+  const Run a = run_rknn("sparse.rknn", x), c = run_rknn("dense.rknn", x);
+  ASSERT_EQ(a.y.size(), 8u * 64u);
+  EXPECT_EQ(a.y, c.y);
+  const Outcome rk3588 = convert(yml("other", true), "rk3588");
+  EXPECT_EQ(rk3588.exit_code, 2) << rk3588.output;
+  EXPECT_TRUE(contains(rk3588.output, "supported on rk3576 only (the target is RK3588)")) << rk3588.output;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <vector>
@@ -10,7 +11,9 @@
 #include <fmt/ranges.h>
 
 #include "compiler/compile.h"
+#include "compiler/onnx_prune.h"
 #include "image_dataset.h"
+#include "sparsity.h"
 
 namespace svp::rknn_convert {
 namespace {
@@ -59,11 +62,47 @@ Result<Converted> convert(ConvertPlan plan, const std::string& caller) {
     }
     o.image_list = *list;
   }
+  if (plan.sparse_infer) {
+    // The board runs 4:2-sparse int8 Convs sparsely (seed 000 §5.11); the software NPU
+    // computes every layer densely, so the flag changes no output: the log says what the
+    // board would do, as the toolkit's verbose log does.
+    auto layers = conv_sparsity(o.model);
+    if (!layers.ok()) return layers.status();
+    if (o.compile_mode == "float") {
+      out.warnings.push_back("models.configs.sparse_infer has no effect on a float model (RK3576 runs int8 Convs "
+                             "sparsely only)");
+    }
+    for (const ConvSparsity& l : *layers) {
+      out.log.push_back(fmt::format("sparse_infer: Conv {} ({} -> {} channels): SparseRatio {}{}", l.name,
+                                    l.in_channels, l.out_channels, l.ratio,
+                                    l.why_dense.empty() ? "" : " (" + l.why_dense + ")"));
+    }
+  }
+  if (plan.model_pruning) {
+    // Lossless pruning (seed 000 §5.8): the compiler reads the pruned copy; the recorded
+    // command line keeps the user's model. Nothing pruned: no message, as the toolkit.
+    fs::create_directories(work, ec);
+    const std::string pruned = (work / "pruned.onnx").string();
+    auto p = compiler::prune_onnx(o.model, pruned);
+    if (!p.ok()) {
+      fs::remove_all(work, ec);
+      return p.status();
+    }
+    if (p->channels_removed > 0) {
+      o.model = pruned;
+      out.log.push_back("model_pruning results:");
+      out.log.push_back(fmt::format("Weight: -{:.5f} MB (-{:.1f}%), {} channel(s) removed",
+                                    static_cast<double>(p->weight_bytes_removed) / (1024.0 * 1024.0),
+                                    100.0 * static_cast<double>(p->weight_bytes_removed) /
+                                        static_cast<double>(std::max<std::int64_t>(p->weight_bytes_before, 1)),
+                                    p->channels_removed));
+    }
+  }
   auto r = compiler::compile(o);
   fs::remove_all(work, ec);
   if (!r.ok()) return r.status();
   out.image = std::move(r->model.image);
-  out.log = std::move(r->log);
+  out.log.insert(out.log.end(), r->log.begin(), r->log.end());
   out.layer_accuracy_csv = std::move(r->layer_accuracy_csv);
   out.accuracy_summary = std::move(r->accuracy_summary);
   out.command_line = o.command_line;

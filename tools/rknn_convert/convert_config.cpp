@@ -274,13 +274,28 @@ Status read_configs(const YAML::Node& c, ConvertPlan* plan) {
   if (auto s = check_keys(c, "models.configs",
                           {"quantized_dtype", "mean_values", "std_values", "quant_img_RGB2BGR", "quantized_algorithm",
                            "quantized_method", "optimization_level", "target_platform", "model_pruning",
-                           "quantize_weight", "single_core_mode", "dynamic_input", "compress_weight"});
+                           "quantize_weight", "single_core_mode", "dynamic_input", "compress_weight", "sparse_infer"});
       !s.ok()) {
     return s;
   }
   if (auto s = read_quantization(c, plan); !s.ok()) return s;
   if (auto s = read_normalization(c, plan); !s.ok()) return s;
-  for (const char* key : {"model_pruning", "quantize_weight", "compress_weight"}) {
+  if (const YAML::Node n = c["model_pruning"]) {
+    auto on = boolean(n, "models.configs.model_pruning");
+    if (!on.ok()) return on.status();
+    plan->model_pruning = *on;
+  }
+  if (const YAML::Node n = c["sparse_infer"]) {
+    auto on = boolean(n, "models.configs.sparse_infer");
+    if (!on.ok()) return on.status();
+    // The guide: sparse inference is RK3576's only (seed 000 §5.11).
+    if (*on && plan->options.soc_version != nullptr && plan->options.soc_version->name != std::string("RK3576")) {
+      return Error(err::kInvalidParam, "models.configs.sparse_infer{}: true is supported on rk3576 only (the target "
+                   "is {})", line_of(n), plan->options.soc_version->name);
+    }
+    plan->sparse_infer = *on;
+  }
+  for (const char* key : {"quantize_weight", "compress_weight"}) {
     if (const YAML::Node n = c[key]) {
       auto on = boolean(n, std::string("models.configs.") + key);
       if (!on.ok()) return on.status();

@@ -19,6 +19,8 @@ struct ConvertPlan {
   compiler::CompileOptions options;   // model, soc_version, quantization, input shapes
   std::string name;                   // models.name: the output is <out_dir>/<name>.rknn
   bool rgb2bgr = false;               // configs.quant_img_RGB2BGR: dataset images read as BGR
+  bool model_pruning = false;         // configs.model_pruning: compiler/onnx_prune.h before compiling
+  bool sparse_infer = false;          // configs.sparse_infer (rk3576): sparsity.h's per-layer check
   // configs.dynamic_input: shape sets, each one shape per input (mapped onto the compiler's
   // batch or resolution gears by read_convert_config).
   std::vector<std::vector<std::vector<std::int64_t>>> dynamic_input;

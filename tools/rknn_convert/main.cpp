@@ -5,7 +5,9 @@
 // <output_path>/<models.name>.rknn, is an svp-acl model image (docs/rknn.md,
 // "rknn_convert"). Exit codes as svp_atc's: 0 success, 1 the model cannot be compiled,
 // 2 a configuration or usage error, 3 a file that cannot be read or written, 4 an option
-// svp-acl does not implement yet.
+// svp-acl does not implement yet. --crypt_level N (svp-acl's addition) also writes
+// <models.name>.crypt.rknn, the model encrypted as rknn.api's export_encrypted_rknn_model
+// encrypts it (docs/rknn.md "Model encryption").
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +16,7 @@
 
 #include "convert.h"
 #include "convert_config.h"
+#include "runtime/rknn_crypt.h"
 
 namespace {
 
@@ -39,10 +42,14 @@ int main(int argc, char** argv) {
   CLI::App app{"rknn_convert: ONNX -> model for librknnrt, from rknn-toolkit2's rknn_convert YAML (docs/rknn.md)"};
   std::string target, config, out_dir, accuracy_inputs, device_id;
   bool verbose = false, eval_perf = false;
+  int crypt_level = 0;
   app.add_option("-t", target, "target platform: rk3588, rk3576, rk3566, rk3568, rk3562, rv1106, rv1103")->required();
   app.add_option("-i", config, "model configuration (.yml)")->required();
   app.add_option("-o", out_dir, "output directory (created if missing)")->required();
   app.add_flag("-v", verbose, "print the compiler's log");
+  app.add_option("--crypt_level", crypt_level,
+                 "svp-acl: also write <name>.crypt.rknn, encrypted at this level (1, 2 or 3; "
+                 "export_encrypted_rknn_model's levels)");
   app.add_flag("-e", eval_perf, "vendor: evaluate time and memory on a board (not implemented yet)");
   app.add_option("-a", accuracy_inputs, "vendor: accuracy analysis on these images (not implemented yet)");
   app.add_option("-d", device_id, "vendor: adb device id (not implemented yet)")->expected(0, 1);
@@ -61,13 +68,24 @@ int main(int argc, char** argv) {
   const std::size_t plan_warnings = plan->warnings.size();
   const std::string soc = plan->options.soc_version->name, name = plan->name;
   const bool is_float = plan->options.compile_mode == "float";
+  if (app.count("--crypt_level") > 0) {
+    if (crypt_level < svp::runtime::rknn::kMinCryptLevel || crypt_level > svp::runtime::rknn::kMaxCryptLevel) {
+      return fail(svp::Error(err::kInvalidParam, "--crypt_level {} is not one of 1, 2, 3", crypt_level));
+    }
+    // The guide's platforms for encryption (seed 000 §5.9).
+    if (soc.rfind("RV110", 0) == 0) {
+      return fail(svp::Error(err::kInvalidParam, "--crypt_level: model encryption is not supported on {} (only "
+                             "RK3562/RK3566/RK3568/RK3576/RK3588)", soc));
+    }
+  }
   auto r = svp::rknn_convert::convert(std::move(*plan), "rknn_convert -t " + target + " -i " + config + " -o " + out_dir);
   if (!r.ok()) return fail(r.status());
   for (std::size_t i = plan_warnings; i < r->warnings.size(); ++i) {
     std::fprintf(stderr, "rknn_convert: warning: %s\n", r->warnings[i].c_str());
   }
-  if (verbose) {
-    for (const std::string& line : r->log) std::fprintf(stderr, "rknn_convert: %s\n", line.c_str());
+  for (const std::string& line : r->log) {
+    const bool pruning = line.rfind("model_pruning results:", 0) == 0 || line.rfind("Weight: -", 0) == 0;
+    if (verbose || pruning) std::fprintf(stderr, "rknn_convert: %s\n", line.c_str());
   }
   std::error_code ec;
   fs::create_directories(out_dir, ec);
@@ -77,5 +95,13 @@ int main(int argc, char** argv) {
   if (!file) return fail(svp::Error(err::kInvalidFile, "cannot write {}", out));
   std::fprintf(stderr, "rknn_convert: wrote %s (%zu bytes, %s, %s)\n", out.c_str(), r->image.size(), soc.c_str(),
                is_float ? "float" : "int8 asymmetric");
+  if (app.count("--crypt_level") == 0) return kOk;
+  auto sealed = svp::runtime::rknn::encrypt_model(r->image, crypt_level);
+  if (!sealed.ok()) return fail(sealed.status());
+  const std::string crypt_out = (fs::path(out_dir) / (name + ".crypt.rknn")).string();
+  std::ofstream crypt_file(crypt_out, std::ios::binary | std::ios::trunc);
+  crypt_file.write(reinterpret_cast<const char*>(sealed->data()), static_cast<std::streamsize>(sealed->size()));
+  if (!crypt_file) return fail(svp::Error(err::kInvalidFile, "cannot write {}", crypt_out));
+  std::fprintf(stderr, "rknn_convert: wrote %s (encrypted, crypt_level %d)\n", crypt_out.c_str(), crypt_level);
   return kOk;
 }

@@ -19,6 +19,8 @@ import numpy as np
 
 from svp_acl import _svp_acl
 
+from rknn.api import codegen as _codegen
+
 _log = logging.getLogger("rknn")
 
 # config(): the toolkit's arguments and defaults. _CONFIG_MAPPED go to rknn_convert's YAML
@@ -28,11 +30,11 @@ _CONFIG_MAPPED = {
     "mean_values": None, "std_values": None, "quantized_dtype": "w8a8", "quantized_algorithm": "normal",
     "quantized_method": "channel", "target_platform": None, "quant_img_RGB2BGR": False,
     "optimization_level": 3, "single_core_mode": False, "model_pruning": False,
-    "quantize_weight": False, "compress_weight": False, "dynamic_input": None,
+    "quantize_weight": False, "compress_weight": False, "dynamic_input": None, "sparse_infer": False,
 }
 _CONFIG_UNSUPPORTED = {
     "quantized_hybrid_level": 0, "float_dtype": "float16", "custom_string": None, "remove_weight": False,
-    "inputs_yuv_fmt": None, "op_target": None, "remove_reshape": False, "sparse_infer": False,
+    "inputs_yuv_fmt": None, "op_target": None, "remove_reshape": False,
     "enable_flash_attention": False, "auto_hybrid_cos_thresh": 0.98, "auto_hybrid_euc_thresh": None,
 }
 # The toolkit's platform when config() names none.
@@ -161,7 +163,10 @@ class RKNN:
         for w in warnings:
             _log.warning("build: %s", _api_names(w))
         for line in log:
-            _log.debug("build: %s", line)
+            # config(model_pruning=True)'s result is shown as the toolkit shows it.
+            pruning = line.startswith("model_pruning results:") or line.startswith("Weight: -")
+            pruning = pruning or (line.startswith("sparse_infer:") and self.verbose)
+            (_log.info if pruning else _log.debug)("build: %s", line)
         self._model = image
 
     def _batched_shapes(self, batch):
@@ -221,6 +226,41 @@ class RKNN:
             raise _Refused("no model: call build() or load_rknn() first")
         with open(export_path, "wb") as f:
             f.write(self._model)
+
+    @_returns_code
+    def export_encrypted_rknn_model(self, input_model, output_model=None, crypt_level=1):
+        """Encrypts an exported model file (AES-GCM; librknnrt loads it like the plain one).
+        output_model None: <input without .rknn>.crypt.rknn beside the input."""
+        self._live()
+        if isinstance(crypt_level, bool) or crypt_level not in (1, 2, 3):
+            raise _Refused("crypt_level={!r} is not one of 1, 2, 3".format(crypt_level))
+        if output_model is None:
+            base = input_model[:-len(".rknn")] if input_model.endswith(".rknn") else input_model
+            output_model = base + ".crypt.rknn"
+        with open(input_model, "rb") as f:
+            data = f.read()
+        if data[:4] == b"RKNN":
+            raise _Refused("{} is a Rockchip .rknn file (a closed format svp-acl cannot read): export it with "
+                           "svp-acl first".format(input_model))
+        encrypted = _svp_acl.encrypt_rknn(data, crypt_level)
+        with open(output_model, "wb") as f:
+            f.write(encrypted)
+        _log.info("export_encrypted_rknn_model: %s -> %s (crypt_level %d)", input_model, output_model, crypt_level)
+
+    @_returns_code
+    def codegen(self, output_path, inputs=None, overwrite=False):
+        """Writes a C project (CMakeLists.txt, main.c on rknn_api.h, model.rknn, the inputs as
+        float32 .bin files) that runs the built or loaded model with librknnrt."""
+        self._live()
+        if self._model is None:
+            raise _Refused("no model: call build() or load_rknn() first")
+        probe = _svp_acl.Runtime(self._model)
+        try:
+            attrs, n_outputs = probe.inputs(), len(probe.outputs())
+        finally:
+            probe.close()
+        _codegen.write_project(output_path, self._model, attrs, n_outputs, inputs, overwrite)
+        _log.info("codegen: wrote %s (cmake -S %s -B build && cmake --build build)", output_path, output_path)
 
     @_returns_code
     def load_rknn(self, path):
@@ -378,6 +418,9 @@ class RKNN:
         self._live()
         if self._runtime is None:
             raise RuntimeError("eval_perf: call init_runtime() first")
+        if _svp_acl.is_encrypted_rknn(self._model):
+            raise RuntimeError("eval_perf: the loaded model is encrypted (its layers are hidden): evaluate the plain "
+                               "model exported before export_encrypted_rknn_model")
         if not fix_freq:
             _log.warning("eval_perf: fix_freq=False has no effect: the software NPU has no frequency to fix")
         zeros = [np.zeros(a["dims"], dtype=np.float32) for a in self._runtime.inputs()]
