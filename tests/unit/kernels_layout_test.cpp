@@ -27,12 +27,19 @@ void check_shape(const std::vector<std::int64_t>& d, int threads) {
   const std::vector<T> src = random_values<T>(static_cast<std::size_t>(n * c * hw), 7u + static_cast<std::uint32_t>(c));
   std::vector<T> nhwc(src.size()), back(src.size());
   nchw_to_nhwc(src.data(), nhwc.data(), d, sizeof(T), threads);
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t ch = 0; ch < c; ++ch)
+  // One assertion per shape, not per element: under the sanitizers a gtest assertion per
+  // element made this test take 90 s.
+  std::int64_t bad = -1;
+  for (std::int64_t i = 0; i < n && bad < 0; ++i)
+    for (std::int64_t ch = 0; ch < c && bad < 0; ++ch)
       for (std::int64_t p = 0; p < hw; ++p) {
-        ASSERT_EQ(nhwc[(i * hw + p) * c + ch], src[(i * c + ch) * hw + p])
-            << "n=" << i << " c=" << ch << " p=" << p << " of " << n << "x" << c << "x" << d[2] << "x" << d[3];
+        if (nhwc[(i * hw + p) * c + ch] != src[(i * c + ch) * hw + p]) {
+          bad = (i * c + ch) * hw + p;
+          break;
+        }
       }
+  ASSERT_EQ(bad, -1) << "first wrong element at NCHW index " << bad << " of " << n << "x" << c << "x" << d[2] << "x"
+                     << d[3] << ", " << threads << " thread(s)";
   nhwc_to_nchw(nhwc.data(), back.data(), d, sizeof(T), threads);
   EXPECT_EQ(std::memcmp(back.data(), src.data(), src.size() * sizeof(T)), 0);
 }
