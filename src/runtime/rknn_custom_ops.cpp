@@ -4,6 +4,8 @@
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <string>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -142,15 +144,19 @@ int check_op(const char* fn, const rknn_custom_op& op, std::uint32_t k, const st
                                                         "type the model's node has", k));
   }
   const std::string type(op.op_type, len);
-  if (op.target == RKNN_TARGET_TYPE_GPU) {
+  // Read as the integer the application stored: a C caller may put any value in the enum
+  // field, and loading an out-of-range value as the C++ enum type is undefined (UBSan).
+  std::underlying_type_t<rknn_target_type> target;
+  std::memcpy(&target, &op.target, sizeof target);
+  if (target == RKNN_TARGET_TYPE_GPU) {
     return fail(fn, RKNN_ERR_FAIL,
                 fmt::format("op[{}] ({}) targets RKNN_TARGET_TYPE_GPU: the software NPU has no OpenCL GPU, so its "
                             "OpenCL kernel cannot run; register a CPU implementation (RKNN_TARGET_TYPE_CPU)",
                             k, type));
   }
-  if (op.target != RKNN_TARGET_TYPE_CPU) {
+  if (target != RKNN_TARGET_TYPE_CPU) {
     return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("op[{}] ({}) has target {}: use RKNN_TARGET_TYPE_CPU", k, type,
-                                                        static_cast<int>(op.target)));
+                                                        static_cast<long long>(target)));
   }
   if (op.compute == nullptr) {
     return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("op[{}] ({}) has no compute callback (it is required)", k, type));
