@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rknn/rknn_api.h"
-#include "rknn/rknn_custom_op.h"
+#include "rknn_api.h"
+#include "rknn_custom_op.h"
 
 static int custom_op_init(rknn_custom_op_context* op_ctx, rknn_custom_op_tensor* inputs, uint32_t n_inputs,
                           rknn_custom_op_tensor* outputs, uint32_t n_outputs) {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rknn/rknn_matmul_api.h"
+#include "rknn_matmul_api.h"
 
 enum { M = 4, K = 64, N = 32 };
 

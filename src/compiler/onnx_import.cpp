@@ -642,25 +642,15 @@ class Importer {
     if (custom) return add_custom_node(n, where, std::move(attrs));
 
     Node node;
-    node.name = g_.unique_name(name);
-    node.op = n.op_type();
-    node.attrs = std::move(attrs);
-    node.origin = Origin{n.name(), opset_};
-    for (const std::string& in : n.input()) {
-      if (in.empty()) {
-        node.inputs.push_back(kNoValue);
-        continue;
-      }
-      auto it = names_.find(in);
-      if (it == names_.end()) return Error(err::kParseModel, "{} reads \"{}\", which nothing produces", where, in);
-      // An empty constant is how exporters spell an absent optional input (Resize's roi
-      // and scales, for instance). In an input the op requires it is data: an empty piece
-      // of a Concat (a Shape slice of length 0), and an empty operand of Add, which shape
-      // inference then refuses (an absent one crashed a fold: found by the bad-input probe).
-      const Value& v = g_.value(it->second);
-      const bool optional = node.inputs.size() >= kernels::required_inputs(n.op_type());
-      const bool empty_constant = v.is_constant() && v.data->empty() && optional;
-      node.inputs.push_back(empty_constant ? kNoValue : it->second);
+    SVP_RETURN_IF_ERROR(start_node(n, name, where, std::move(attrs), &node));
+    // An empty constant is how exporters spell an absent optional input (Resize's roi and
+    // scales, for instance). In an input the op requires it is data: an empty piece of a
+    // Concat (a Shape slice of length 0), and an empty operand of Add, which shape inference
+    // then refuses (an absent one crashed a fold: found by the bad-input probe).
+    for (std::size_t i = kernels::required_inputs(n.op_type()); i < node.inputs.size(); ++i) {
+      if (node.inputs[i] == kNoValue) continue;
+      const Value& v = g_.value(node.inputs[i]);
+      if (v.is_constant() && v.data->empty()) node.inputs[i] = kNoValue;
     }
     SVP_RETURN_IF_ERROR(rewrite_old_semantics(&node, where));
     if (node.op == "Split" && !node.attrs.has("split") && (node.inputs.size() < 2 || node.inputs[1] == kNoValue) &&
@@ -753,6 +743,26 @@ class Importer {
     return fold_if_constant(id);
   }
 
+  // The node for ONNX node `n`, named `name` (made unique in the graph), with its inputs
+  // resolved: an absent ("") input is kNoValue; a name nothing produced is a parse error.
+  Status start_node(const onnx::NodeProto& n, const std::string& name, const std::string& where, model::Attrs attrs,
+                    Node* node) {
+    node->name = g_.unique_name(name);
+    node->op = n.op_type();
+    node->attrs = std::move(attrs);
+    node->origin = Origin{n.name(), opset_};
+    for (const std::string& in : n.input()) {
+      if (in.empty()) {
+        node->inputs.push_back(kNoValue);
+        continue;
+      }
+      auto it = names_.find(in);
+      if (it == names_.end()) return Error(err::kParseModel, "{} reads \"{}\", which nothing produces", where, in);
+      node->inputs.push_back(it->second);
+    }
+    return Status::Ok();
+  }
+
   // A custom operator's node: its outputs take the shape the model declares for them
   // (graph outputs, value_info), else input 0's shape and type (an elementwise op, as the
   // vendor's own example's shape_infer); it runs on the CPU.
@@ -762,21 +772,9 @@ class Importer {
     }
     attrs.set(model::kCustomOpDomainAttr, n.domain());
     Node node;
-    node.name = g_.unique_name(n.name().empty() ? n.op_type() : n.name());
-    node.op = n.op_type();
-    node.attrs = std::move(attrs);
-    node.origin = Origin{n.name(), opset_};
+    SVP_RETURN_IF_ERROR(start_node(n, n.name().empty() ? n.op_type() : n.name(), where, std::move(attrs), &node));
     node.target = model::Target::kAiCpu;
     node.keep_float = true;  // callbacks compute on float32 (seed 000 §5.5.4.1)
-    for (const std::string& in : n.input()) {
-      if (in.empty()) {
-        node.inputs.push_back(kNoValue);
-        continue;
-      }
-      auto it = names_.find(in);
-      if (it == names_.end()) return Error(err::kParseModel, "{} reads \"{}\", which nothing produces", where, in);
-      node.inputs.push_back(it->second);
-    }
     const Value& first = g_.value(node.inputs[0]);
     for (const std::string& out : n.output()) {
       Value v;

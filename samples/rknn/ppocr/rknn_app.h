@@ -8,7 +8,7 @@
 #ifndef RKNN_PPOCR_APP_H
 #define RKNN_PPOCR_APP_H
 
-#include "rknn/rknn_api.h"
+#include "rknn_api.h"
 
 typedef struct {
     rknn_context ctx;
