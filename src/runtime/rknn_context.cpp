@@ -46,7 +46,8 @@ constexpr char kRebuildHint[] =
 // Flags implemented besides the priority (the two DISABLE_FLUSH flags concern
 // rknn_set_io_mem memory only; INTERNAL_ALLOC_OUTSIDE waits for rknn_set_internal_mem,
 // MEM_ALLOC_OUTSIDE for it and rknn_set_weight_mem; SHARE_WEIGHT_MEM: rknn_weights.cpp;
-// ASYNC_MASK and COLLECT_PERF_MASK are read by rknn_run and rknn_query; COLLECT_MODEL_INFO_ONLY
+// ASYNC_MASK and COLLECT_PERF_MASK are read by rknn_run and rknn_query, the fences by rknn_run
+// (rknn_fence.cpp); COLLECT_MODEL_INFO_ONLY
 // makes a query-only context; the SRAM and GPU-fallback flags are accepted with a warning:
 // the host has neither, and the vendor's runtime too runs without them); see docs/rknn.md.
 constexpr std::uint32_t kPriorityMask = 0x3;
@@ -54,6 +55,7 @@ constexpr std::uint32_t kNoOpFlags = RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY | RKNN
                                      RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE | RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE |
                                      RKNN_FLAG_ASYNC_MASK | RKNN_FLAG_COLLECT_PERF_MASK | RKNN_FLAG_MEM_ALLOC_OUTSIDE |
                                      RKNN_FLAG_SHARE_WEIGHT_MEM | RKNN_FLAG_COLLECT_MODEL_INFO_ONLY |
+                                     RKNN_FLAG_FENCE_IN_OUTSIDE | RKNN_FLAG_FENCE_OUT_OUTSIDE |
                                      RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU | RKNN_FLAG_ENABLE_SRAM |
                                      RKNN_FLAG_SHARE_SRAM;
 // Flags that leave task_buf/work_buf to rknn_set_internal_mem (MEM_ALLOC_OUTSIDE: all of

@@ -221,6 +221,16 @@ std::vector<std::uint8_t> output_bytes_as(const Io& io, int type);
 // written, layer times kept, the async snapshot taken). Called with c.mu held (rknn_run.cpp).
 int settle(const char* fn, Ctx& c, std::int32_t timeout_ms = 0);
 
+// RKNN_FLAG_FENCE_IN_OUTSIDE (rknn_fence.cpp): queues on c's stream a wait for the
+// application's fence `fence_fd` (-1: none) before the next execution; the descriptor is
+// duplicated, so the application may close its own. A fence not signalled within 10 s fails
+// the run. RKNN_ERR_PARAM_INVALID for a descriptor that is not open.
+int queue_input_fence(const char* fn, Ctx& c, int fence_fd);
+// RKNN_FLAG_FENCE_OUT_OUTSIDE: queues after the execution the signal of a new fence (an
+// eventfd, readable once the run has ended, successfully or not), given to the application
+// in *fence_fd; the application closes it.
+int queue_output_fence(const char* fn, Ctx& c, int* fence_fd);
+
 // RKNN_SUCC, or RKNN_ERR_FAIL (logged) when `c` was created with
 // RKNN_FLAG_COLLECT_MODEL_INFO_ONLY: such a context answers rknn_query only (rknn_context.cpp).
 int refuse_info_only(const char* fn, const Ctx& c);

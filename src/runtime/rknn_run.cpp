@@ -61,10 +61,14 @@ int check_custom_ops(const char* fn, const Ctx& c) {
                           missing));
 }
 
-// Submits one execution on the context's stream (it does not wait).
-int submit(const char* fn, Ctx& c, void* task, void* work) {
+// Submits one execution on the context's stream (it does not wait), between the fences of
+// RKNN_FLAG_FENCE_IN_OUTSIDE / _OUT_OUTSIDE (rknn_fence.cpp) when the context has them.
+int submit(const char* fn, Ctx& c, void* task, void* work, rknn_run_extend* extend) {
   auto loaded = c.rt->models().lookup(c.model->model_id);
   if (!loaded.ok()) return fail(fn, RKNN_ERR_CTX_INVALID, loaded.status().message());
+  if ((c.flags & RKNN_FLAG_FENCE_IN_OUTSIDE) != 0 && extend != nullptr) {
+    if (const int r = queue_input_fence(fn, c, extend->fence_fd); r != RKNN_SUCC) return r;
+  }
   ExecuteArgs args = execute_args(c, task, work);
   c.layer_ns = std::make_shared<std::vector<std::uint64_t>>();
   args.layer_ns = c.layer_ns;
@@ -75,6 +79,7 @@ int submit(const char* fn, Ctx& c, void* task, void* work) {
   if (!s.ok()) return fail(fn, RKNN_ERR_FAIL, "the run failed: " + s.message());
   c.pending = true;
   ++c.frame_id;
+  if ((c.flags & RKNN_FLAG_FENCE_OUT_OUTSIDE) != 0) return queue_output_fence(fn, c, &extend->fence_fd);
   return RKNN_SUCC;
 }
 
@@ -120,7 +125,14 @@ int run(Handle h, rknn_run_extend* extend) {
   Ctx& c = *l.ctx;
   CallScope call(fn, c);
   if (const int r = refuse_info_only(fn, c); r != RKNN_SUCC) return r;
-  const bool blocking = (extend == nullptr || extend->non_block == 0) && (c.flags & RKNN_FLAG_ASYNC_MASK) == 0;
+  if ((c.flags & RKNN_FLAG_FENCE_OUT_OUTSIDE) != 0 && extend == nullptr) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                "the context was created with RKNN_FLAG_FENCE_OUT_OUTSIDE: give rknn_run an rknn_run_extend, whose "
+                "fence_fd receives the output fence");
+  }
+  // An output fence tells the application when the run ends: rknn_run returns once it is queued.
+  const bool blocking = (extend == nullptr || extend->non_block == 0) && (c.flags & RKNN_FLAG_ASYNC_MASK) == 0 &&
+                        (c.flags & RKNN_FLAG_FENCE_OUT_OUTSIDE) == 0;
   if (const int r = settle(fn, c); r != RKNN_SUCC) return r;  // the previous frame, if still in flight
   if (const int r = check_custom_ops(fn, c); r != RKNN_SUCC) return r;
   if (const int r = take_inputs(fn, c); r != RKNN_SUCC) return r;
@@ -133,7 +145,7 @@ int run(Handle h, rknn_run_extend* extend) {
                             c.task_desc.size + c.work_desc.size));
   }
   if (c.internal == nullptr) {
-    if (const int r = submit(fn, c, c.task_buf, c.work_buf); r != RKNN_SUCC) return r;
+    if (const int r = submit(fn, c, c.task_buf, c.work_buf, extend); r != RKNN_SUCC) return r;
     if (extend != nullptr) extend->frame_id = c.frame_id;
     return blocking ? settle(fn, c, extend != nullptr ? extend->timeout_ms : 0) : RKNN_SUCC;
   }
@@ -151,7 +163,7 @@ int run(Handle h, rknn_run_extend* extend) {
                                                "the context another with rknn_set_internal_mem", what));
   }
   std::uint8_t* base = c.internal->data;
-  if (const int r = submit(fn, c, base, base + c.task_desc.size); r != RKNN_SUCC) return r;
+  if (const int r = submit(fn, c, base, base + c.task_desc.size, extend); r != RKNN_SUCC) return r;
   if (extend != nullptr) extend->frame_id = c.frame_id;
   // No timeout here: the shared memory cannot be handed on while the run still uses it.
   const int r = settle(fn, c);

@@ -3,6 +3,8 @@
 // and compared with onnxruntime (its own process, tests/oracle/ort_run.mjs); an int8 model's
 // reported zero point and scale; vendor files refused; every function's argument checks.
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -183,7 +185,7 @@ TEST_F(Rknn, InitFlagsNotImplementedAreRefusedNotIgnored) {
   auto m = compile(kLeNet, "RK3588");
   ASSERT_TRUE(m);
   rknn_context ctx = 0;
-  for (uint32_t flag : {RKNN_FLAG_FENCE_IN_OUTSIDE, RKNN_FLAG_FENCE_OUT_OUTSIDE, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY}) {
+  for (uint32_t flag : {RKNN_FLAG_MODEL_BUFFER_ZERO_COPY}) {
     EXPECT_EQ(rknn_init(&ctx, m->image.data(), static_cast<uint32_t>(m->image.size()), flag, nullptr), RKNN_ERR_FAIL)
         << flag;
     EXPECT_TRUE(contains(last_error(), "not implemented yet in svp-acl")) << last_error();
@@ -524,6 +526,84 @@ TEST_F(Rknn, NonBlockingRunReturnsAtOnceAndRknnWaitOrTheNextCallEndsIt) {
   EXPECT_EQ(get_output(ctx), std::make_pair(std::uint64_t{5}, y2));
   // destroy with a run in flight waits for it (the sanitizer builds check the memory)
   ASSERT_EQ(rknn_run(ctx, &ext), RKNN_SUCC) << last_error();
+  EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
+// Whether `fd` is readable (a signalled fence) within `ms`.
+bool fence_signalled(int fd, int ms) {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, ms) == 1 && (p.revents & POLLIN) != 0;
+}
+
+TEST_F(Rknn, OutputFenceIsSignalledWhenTheRunEnds) {
+  auto m = compile(kLeNet, "RK3588");
+  ASSERT_TRUE(m);
+  rknn_context plain = init(*m);
+  const std::vector<float> x = uniform(784, 5);
+  const std::vector<float> y = run(plain, x.data(), 784 * 4, RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NCHW);
+  EXPECT_EQ(rknn_destroy(plain), RKNN_SUCC);
+  rknn_context ctx = 0;
+  ASSERT_EQ(rknn_init(&ctx, m->image.data(), static_cast<uint32_t>(m->image.size()), RKNN_FLAG_FENCE_OUT_OUTSIDE,
+                      nullptr),
+            RKNN_SUCC)
+      << last_error();
+  set_input(ctx, x);
+  EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_ERR_PARAM_INVALID) << "the output fence needs somewhere to go";
+  EXPECT_TRUE(contains(last_error(), "fence_fd")) << last_error();
+  for (std::uint64_t frame = 1; frame <= 2; ++frame) {
+    rknn_run_extend ext{};
+    ext.fence_fd = -1;
+    ASSERT_EQ(rknn_run(ctx, &ext), RKNN_SUCC) << last_error();
+    ASSERT_GE(ext.fence_fd, 0);
+    EXPECT_EQ(ext.frame_id, frame);
+    EXPECT_TRUE(fence_signalled(ext.fence_fd, 20'000)) << "frame " << frame;
+    EXPECT_EQ(::close(ext.fence_fd), 0);
+    EXPECT_EQ(get_output(ctx), std::make_pair(frame, y));
+  }
+  EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
+TEST_F(Rknn, InputFenceHoldsTheRunUntilItIsSignalled) {
+  auto m = compile(kLeNet, "RK3588");
+  ASSERT_TRUE(m);
+  rknn_context plain = init(*m);
+  const std::vector<float> x = uniform(784, 6);
+  const std::vector<float> y = run(plain, x.data(), 784 * 4, RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NCHW);
+  EXPECT_EQ(rknn_destroy(plain), RKNN_SUCC);
+  rknn_context ctx = 0;
+  ASSERT_EQ(rknn_init(&ctx, m->image.data(), static_cast<uint32_t>(m->image.size()),
+                      RKNN_FLAG_FENCE_IN_OUTSIDE | RKNN_FLAG_FENCE_OUT_OUTSIDE, nullptr),
+            RKNN_SUCC)
+      << last_error();
+  set_input(ctx, x);
+  // The producer's fence (here an eventfd the test signals, as a GPU job's would be).
+  const int in_fence = ::eventfd(0, EFD_CLOEXEC);
+  ASSERT_GE(in_fence, 0);
+  rknn_run_extend ext{};
+  ext.fence_fd = in_fence;
+  ASSERT_EQ(rknn_run(ctx, &ext), RKNN_SUCC) << last_error();
+  const int out_fence = ext.fence_fd;
+  ASSERT_GE(out_fence, 0);
+  ASSERT_NE(out_fence, in_fence);
+  EXPECT_FALSE(fence_signalled(out_fence, 200)) << "the run must wait for its input fence";
+  rknn_run_extend wait{};
+  wait.timeout_ms = 50;
+  EXPECT_EQ(rknn_wait(ctx, &wait), RKNN_ERR_TIMEOUT);
+  const std::uint64_t one = 1;
+  ASSERT_EQ(::write(in_fence, &one, sizeof one), static_cast<ssize_t>(sizeof one));
+  EXPECT_EQ(::close(in_fence), 0);
+  EXPECT_TRUE(fence_signalled(out_fence, 20'000));
+  EXPECT_EQ(::close(out_fence), 0);
+  EXPECT_EQ(get_output(ctx), std::make_pair(std::uint64_t{1}, y));
+  // -1: no input fence; a descriptor that is not open: refused, naming it.
+  ext = rknn_run_extend{};
+  ext.fence_fd = -1;
+  ASSERT_EQ(rknn_run(ctx, &ext), RKNN_SUCC) << last_error();
+  EXPECT_TRUE(fence_signalled(ext.fence_fd, 20'000));
+  EXPECT_EQ(::close(ext.fence_fd), 0);
+  ext.fence_fd = 0x3fffffff;  // above any open descriptor
+  EXPECT_EQ(rknn_run(ctx, &ext), RKNN_ERR_PARAM_INVALID);
+  EXPECT_TRUE(contains(last_error(), "not an open file descriptor")) << last_error();
   EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
