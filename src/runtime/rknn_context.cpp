@@ -47,7 +47,7 @@ constexpr char kRebuildHint[] =
 // rknn_set_io_mem memory only; INTERNAL_ALLOC_OUTSIDE waits for rknn_set_internal_mem,
 // MEM_ALLOC_OUTSIDE for it and rknn_set_weight_mem; SHARE_WEIGHT_MEM: rknn_weights.cpp;
 // ASYNC_MASK and COLLECT_PERF_MASK are read by rknn_run and rknn_query, the fences by rknn_run
-// (rknn_fence.cpp); COLLECT_MODEL_INFO_ONLY
+// (rknn_fence.cpp), MODEL_BUFFER_ZERO_COPY by rknn_init (rknn_model_buffer.cpp); COLLECT_MODEL_INFO_ONLY
 // makes a query-only context; the SRAM and GPU-fallback flags are accepted with a warning:
 // the host has neither, and the vendor's runtime too runs without them); see docs/rknn.md.
 constexpr std::uint32_t kPriorityMask = 0x3;
@@ -56,6 +56,7 @@ constexpr std::uint32_t kNoOpFlags = RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY | RKNN
                                      RKNN_FLAG_ASYNC_MASK | RKNN_FLAG_COLLECT_PERF_MASK | RKNN_FLAG_MEM_ALLOC_OUTSIDE |
                                      RKNN_FLAG_SHARE_WEIGHT_MEM | RKNN_FLAG_COLLECT_MODEL_INFO_ONLY |
                                      RKNN_FLAG_FENCE_IN_OUTSIDE | RKNN_FLAG_FENCE_OUT_OUTSIDE |
+                                     RKNN_FLAG_MODEL_BUFFER_ZERO_COPY |
                                      RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU | RKNN_FLAG_ENABLE_SRAM |
                                      RKNN_FLAG_SHARE_SRAM;
 // Flags that leave task_buf/work_buf to rknn_set_internal_mem (MEM_ALLOC_OUTSIDE: all of
@@ -483,10 +484,12 @@ int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag,
     warn(fn, "RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU: the host has no GPU for the runtime; layers the NPU does "
              "not run execute on the CPU");
   }
-  // extend: only ctx is read (RKNN_FLAG_SHARE_WEIGHT_MEM); its other fields concern
-  // zero-copy model buffers (docs/rknn.md).
+  // extend: ctx is read with RKNN_FLAG_SHARE_WEIGHT_MEM, the model buffer's fields with
+  // RKNN_FLAG_MODEL_BUFFER_ZERO_COPY (docs/rknn.md).
   auto c = std::make_shared<Ctx>();
-  if (size == 0) {
+  if ((flag & RKNN_FLAG_MODEL_BUFFER_ZERO_COPY) != 0) {
+    if (const int r = read_model_buffer(fn, *c, model, size, extend); r != RKNN_SUCC) return r;
+  } else if (size == 0) {
     const char* path = static_cast<const char*>(model);
     if (path[0] == '\0') return fail(fn, RKNN_ERR_PARAM_INVALID, "size is 0 (model is a path) and the path is empty");
     if (!read_file_bytes(path, &c->model->image)) {

@@ -58,11 +58,20 @@ struct Binding {
 
 // The model image loaded into the runtime's registry, shared by a context and its
 // rknn_dup_context copies (one copy of the weights); unloaded when the last one goes.
+// RKNN_FLAG_MODEL_BUFFER_ZERO_COPY: the application's memory the model was given in
+// (rknn_model_buffer.cpp), which must stay as it was while the model is loaded.
+struct ModelBuffer {
+  MemRef mem;
+  std::uint64_t end = 0;   // bytes of mem up to the model's end (offset + model size)
+  std::uint64_t hash = 0;  // of those bytes at rknn_init (the device view)
+};
+
 struct LoadedImage {
   std::shared_ptr<Runtime> rt;
   std::vector<std::uint8_t> image;  // owned: the registry does not copy
   std::uint32_t model_id = 0;
   bool loaded = false;
+  ModelBuffer buffer;               // set only with RKNN_FLAG_MODEL_BUFFER_ZERO_COPY
   LoadedImage() = default;
   LoadedImage(const LoadedImage&) = delete;
   LoadedImage& operator=(const LoadedImage&) = delete;
@@ -220,6 +229,16 @@ std::vector<std::uint8_t> output_bytes_as(const Io& io, int type);
 // after), then does what a blocking run does once its execution ends (bound outputs
 // written, layer times kept, the async snapshot taken). Called with c.mu held (rknn_run.cpp).
 int settle(const char* fn, Ctx& c, std::int32_t timeout_ms = 0);
+
+// RKNN_FLAG_MODEL_BUFFER_ZERO_COPY at rknn_init (rknn_model_buffer.cpp): the model is the
+// `size` bytes at `model` + extend->real_model_offset (extend->real_model_size of them, if
+// given) inside memory of rknn_create_mem2 / rknn_create_mem_from_fd whose fd is
+// extend->model_buffer_fd; its device view is read into c.model->image and the memory is
+// recorded. RKNN_ERR_PARAM_INVALID (logged) when it is not such memory.
+int read_model_buffer(const char* fn, Ctx& c, const void* model, std::uint32_t size, const rknn_init_extend* extend);
+// Before a run: RKNN_SUCC, or RKNN_ERR_FAIL when the model's buffer was destroyed or no longer
+// holds the model (the board's NPU reads it in place). Called with c.mu held.
+int check_model_buffer(const char* fn, const Ctx& c);
 
 // RKNN_FLAG_FENCE_IN_OUTSIDE (rknn_fence.cpp): queues on c's stream a wait for the
 // application's fence `fence_fd` (-1: none) before the next execution; the descriptor is

@@ -249,6 +249,18 @@ MemRef find_mem(const rknn_tensor_mem* mem) {
   return it == g_mems.end() ? nullptr : it->second;
 }
 
+MemRef find_mem_holding(const void* p, std::uint64_t size) {
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  std::lock_guard<std::mutex> lock(g_mu);
+  for (const auto& kv : g_mems) {
+    const auto base = reinterpret_cast<std::uintptr_t>(kv.second->data);
+    if (kv.second->data != nullptr && at >= base && at - base <= kv.second->size && size <= kv.second->size - (at - base)) {
+      return kv.second;
+    }
+  }
+  return nullptr;
+}
+
 std::size_t live_mems_of(Handle ctx) {
   std::lock_guard<std::mutex> lock(g_mu);
   std::size_t n = 0;

@@ -68,6 +68,8 @@ int mem_sync(const char* fn, Handle ctx, rknn_tensor_mem* mem, int mode);
 
 // The live object behind `mem` (nullptr: not a live rknn_tensor_mem).
 MemRef find_mem(const rknn_tensor_mem* mem);
+// The live memory object whose bytes hold [p, p + size) (null: none).
+MemRef find_mem_holding(const void* p, std::uint64_t size);
 // Live objects created on `ctx` (rknn_destroy warns about them).
 std::size_t live_mems_of(Handle ctx);
 // For tests: live objects in the process.

@@ -137,6 +137,7 @@ int run(Handle h, rknn_run_extend* extend) {
   if (const int r = check_custom_ops(fn, c); r != RKNN_SUCC) return r;
   if (const int r = take_inputs(fn, c); r != RKNN_SUCC) return r;
   if (const int r = check_weights(fn, c); r != RKNN_SUCC) return r;
+  if (const int r = check_model_buffer(fn, c); r != RKNN_SUCC) return r;
   if (c.internal == nullptr && c.task_buf == nullptr) {
     return fail(fn, RKNN_ERR_FAIL,
                 fmt::format("the context was created with RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE or RKNN_FLAG_MEM_ALLOC_OUTSIDE "

@@ -181,15 +181,15 @@ TEST_F(Rknn, SvpAtcCompilesForRk3588AndAModelCompiledForAnSvpTargetIsRefused) {
   EXPECT_TRUE(contains(last_error(), "SS928V100")) << last_error();
 }
 
-TEST_F(Rknn, InitFlagsNotImplementedAreRefusedNotIgnored) {
+TEST_F(Rknn, BadInitFlagsAreRefusedNotIgnored) {
   auto m = compile(kLeNet, "RK3588");
   ASSERT_TRUE(m);
   rknn_context ctx = 0;
-  for (uint32_t flag : {RKNN_FLAG_MODEL_BUFFER_ZERO_COPY}) {
-    EXPECT_EQ(rknn_init(&ctx, m->image.data(), static_cast<uint32_t>(m->image.size()), flag, nullptr), RKNN_ERR_FAIL)
-        << flag;
-    EXPECT_TRUE(contains(last_error(), "not implemented yet in svp-acl")) << last_error();
-  }
+  // RKNN_MEM_FLAG_ALLOC_NO_CONTEXT is a memory flag (rknn_create_mem2), not an init flag.
+  EXPECT_EQ(rknn_init(&ctx, m->image.data(), static_cast<uint32_t>(m->image.size()), RKNN_MEM_FLAG_ALLOC_NO_CONTEXT,
+                      nullptr),
+            RKNN_ERR_FAIL);
+  EXPECT_TRUE(contains(last_error(), "not implemented yet in svp-acl")) << last_error();
   EXPECT_EQ(rknn_init(&ctx, m->image.data(), static_cast<uint32_t>(m->image.size()), 0x80000000u, nullptr),
             RKNN_ERR_PARAM_INVALID);
   EXPECT_EQ(rknn_init(&ctx, m->image.data(), static_cast<uint32_t>(m->image.size()), 3, nullptr), RKNN_ERR_PARAM_INVALID);
@@ -526,6 +526,54 @@ TEST_F(Rknn, NonBlockingRunReturnsAtOnceAndRknnWaitOrTheNextCallEndsIt) {
   EXPECT_EQ(get_output(ctx), std::make_pair(std::uint64_t{5}, y2));
   // destroy with a run in flight waits for it (the sanitizer builds check the memory)
   ASSERT_EQ(rknn_run(ctx, &ext), RKNN_SUCC) << last_error();
+  EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
+TEST_F(Rknn, ModelBufferZeroCopyRunsFromTheApplicationsMemoryAndCatchesItsReuse) {
+  auto m = compile(kLeNet, "RK3588");
+  ASSERT_TRUE(m);
+  rknn_context plain = init(*m);
+  const std::vector<float> x = uniform(784, 7);
+  const std::vector<float> y = run(plain, x.data(), 784 * 4, RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NCHW);
+  EXPECT_EQ(rknn_destroy(plain), RKNN_SUCC);
+  const auto size = static_cast<uint32_t>(m->image.size());
+  // The model in memory of no context, 64 bytes in (real_model_offset), as an application
+  // that loaded a file with a header of its own would have it.
+  rknn_tensor_mem* mem = rknn_create_mem2(0, size + 64, RKNN_MEM_FLAG_ALLOC_NO_CONTEXT);
+  ASSERT_NE(mem, nullptr) << last_error();
+  auto* base = static_cast<std::uint8_t*>(mem->virt_addr);
+  std::memcpy(base + 64, m->image.data(), size);
+  rknn_init_extend ext{};
+  ext.model_buffer_fd = mem->fd;
+  ext.model_buffer_flags = mem->flags;
+  ext.real_model_offset = 64;
+  ext.real_model_size = size;
+  rknn_context ctx = 0;
+  const uint32_t flag = RKNN_FLAG_MODEL_BUFFER_ZERO_COPY;
+  EXPECT_EQ(rknn_init(&ctx, base, size + 64, flag, nullptr), RKNN_ERR_PARAM_INVALID);
+  EXPECT_TRUE(contains(last_error(), "needs an rknn_init_extend")) << last_error();
+  std::vector<std::uint8_t> heap(m->image);
+  EXPECT_EQ(rknn_init(&ctx, heap.data(), size, flag, &ext), RKNN_ERR_PARAM_INVALID) << "not NPU memory";
+  EXPECT_TRUE(contains(last_error(), "is not inside memory of")) << last_error();
+  ext.real_model_size = size + 1;
+  EXPECT_EQ(rknn_init(&ctx, base, size + 64, flag, &ext), RKNN_ERR_PARAM_INVALID);
+  ext.real_model_size = size;
+  ASSERT_EQ(rknn_init(&ctx, base, size + 64, flag, &ext), RKNN_SUCC) << last_error();
+  EXPECT_EQ(run(ctx, x.data(), 784 * 4, RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NCHW), y);
+  // The application reuses the buffer while the context lives: refused, not run on.
+  base[64 + size / 2] ^= 0x5a;
+  ASSERT_EQ(rknn_mem_sync(ctx, mem, RKNN_MEMORY_SYNC_TO_DEVICE), RKNN_SUCC) << last_error();
+  set_input(ctx, x);
+  EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_ERR_FAIL);
+  EXPECT_TRUE(contains(last_error(), "no longer holds the model")) << last_error();
+  base[64 + size / 2] ^= 0x5a;
+  ASSERT_EQ(rknn_mem_sync(ctx, mem, RKNN_MEMORY_SYNC_TO_DEVICE), RKNN_SUCC) << last_error();
+  EXPECT_EQ(run(ctx, x.data(), 784 * 4, RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NCHW), y);
+  // ... or frees it.
+  ASSERT_EQ(rknn_destroy_mem(ctx, mem), RKNN_SUCC) << last_error();
+  set_input(ctx, x);
+  EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_ERR_FAIL);
+  EXPECT_TRUE(contains(last_error(), "destroyed")) << last_error();
   EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
