@@ -131,6 +131,8 @@ class Runtime {
       ctx_ = 0;
       throw_rknn("rknn_init", r, c);
     }
+    // The toolkit's simulator runs RV1106/RV1103 models through the normal API too.
+    (void)svp::runtime::rknn::mark_simulator(ctx_);
     rknn_input_output_num num{};
     r = rknn_query(ctx_, RKNN_QUERY_IN_OUT_NUM, &num, sizeof num);
     if (r != RKNN_SUCC) throw_rknn("rknn_query(RKNN_QUERY_IN_OUT_NUM)", r, c);

@@ -608,6 +608,24 @@ int refuse_info_only(const char* fn, const Ctx& c) {
                           c.handle));
 }
 
+int mark_simulator(Handle h) {
+  Lookup l = find("rknn_init", h);
+  if (!l.ctx) return l.code;
+  CallScope call("rknn_init", *l.ctx);
+  l.ctx->simulator = true;
+  return RKNN_SUCC;
+}
+
+int refuse_normal_api(const char* fn, const Ctx& c) {
+  if (c.platform == nullptr || !c.platform->zero_copy_api_only || c.simulator) return RKNN_SUCC;
+  // The vendor's runtime logs "<call>, context config invalid!" here.
+  return fail(fn, RKNN_ERR_CTX_INVALID,
+              fmt::format("context config invalid: {}'s runtime has the zero-copy API only (seed 000 §5.2.1), not "
+                          "rknn_inputs_set / rknn_outputs_get / rknn_outputs_release; bind inputs and outputs with "
+                          "rknn_create_mem and rknn_set_io_mem, as Rockchip's RV1106 demos do",
+                          c.platform->name));
+}
+
 int unsupported(const char* fn, Handle h, const std::string& what) {
   Lookup l = find(fn, h);
   if (!l.ctx) return l.code;

@@ -80,6 +80,10 @@ int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag,
 // weights) with its own buffers, stream and bindings.
 int dup_context(Handle in, Handle* out);
 int destroy(Handle ctx);
+// rknn-toolkit2's simulator (the Python rknn.api, init_runtime with target None) runs every
+// platform's models through the normal API, RV1106/RV1103's too, whose board runtime lacks
+// it: marks `ctx` as the simulator's, so the normal API serves it. Not part of librknnrt's C API.
+int mark_simulator(Handle ctx);
 int query(Handle ctx, int cmd, void* info, std::uint32_t size);
 int inputs_set(Handle ctx, std::uint32_t n, const rknn_input* inputs);
 // rknn_run: blocking, or with extend->non_block / RKNN_FLAG_ASYNC_MASK submitted only (the

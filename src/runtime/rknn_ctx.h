@@ -110,6 +110,7 @@ struct Ctx {
   std::atomic<const char*> busy_fn{nullptr};
   std::atomic<bool> shared_reported{false};
   std::uint32_t flags = 0;                            // rknn_init's
+  bool simulator = false;                             // mark_simulator: the Python toolkit's context
   int core_mask = RKNN_NPU_CORE_AUTO;                 // rknn_set_core_mask (recorded: rknn_cores.cpp)
   int batch_core_num = 1;                             // rknn_set_batch_core_num
   const target::DeviceProfile* platform = nullptr;    // whose native layouts are reported
@@ -250,6 +251,10 @@ int queue_input_fence(const char* fn, Ctx& c, int fence_fd);
 // in *fence_fd; the application closes it.
 int queue_output_fence(const char* fn, Ctx& c, int* fence_fd);
 
+// RKNN_SUCC, or RKNN_ERR_CTX_INVALID (logged, "context config invalid" as the vendor's log
+// says) on a platform whose runtime has the zero-copy API only (RV1106/RV1103): the normal
+// API's rknn_inputs_set / rknn_outputs_get / rknn_outputs_release (rknn_context.cpp).
+int refuse_normal_api(const char* fn, const Ctx& c);
 // RKNN_SUCC, or RKNN_ERR_FAIL (logged) when `c` was created with
 // RKNN_FLAG_COLLECT_MODEL_INFO_ONLY: such a context answers rknn_query only (rknn_context.cpp).
 int refuse_info_only(const char* fn, const Ctx& c);

@@ -142,6 +142,7 @@ int inputs_set(Handle h, std::uint32_t n, const rknn_input* inputs) {
   Ctx& c = *l.ctx;
   CallScope call(fn, c);
   if (const int r = refuse_info_only(fn, c); r != RKNN_SUCC) return r;
+  if (const int r = refuse_normal_api(fn, c); r != RKNN_SUCC) return r;
   if (n == 0 || n > c.inputs.size()) {
     return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("n_inputs {} is not in 1..{} (the model's inputs)", n, c.inputs.size()));
   }
@@ -176,6 +177,7 @@ int outputs_get(Handle h, std::uint32_t n, rknn_output* outputs, rknn_output_ext
   Ctx& c = *l.ctx;
   CallScope call(fn, c);
   if (const int r = refuse_info_only(fn, c); r != RKNN_SUCC) return r;
+  if (const int r = refuse_normal_api(fn, c); r != RKNN_SUCC) return r;
   if (n == 0 || n > c.outputs.size()) {
     return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("n_outputs {} is not in 1..{} (the model's outputs)", n, c.outputs.size()));
   }
@@ -229,6 +231,7 @@ int outputs_release(Handle h, std::uint32_t n, rknn_output* outputs) {
   if (!l.ctx) return l.code;
   Ctx& c = *l.ctx;
   CallScope call(fn, c);
+  if (const int r = refuse_normal_api(fn, c); r != RKNN_SUCC) return r;
   if (n > c.outputs.size()) {
     return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("n_outputs {} is more than the model's {} outputs", n, c.outputs.size()));
   }

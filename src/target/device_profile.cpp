@@ -83,7 +83,7 @@ std::vector<DeviceProfile> build() {
       {"RV1106", "RV1103", Family::kRknn, 1, 0.5, 4.3, 2.0, 0, "NC1HWC2", 16, 8, 16, &rknn_ops(RknnOpSet::kRv1106),
        256 * kMiB,
        "0.5 TOPS (third-party figure, no Rockchip primary source found); DDR and CPU rates assumed",
-       {"RKNPU", 1.0, 0.5, 0.25, "assumed"}},
+       {"RKNPU", 1.0, 0.5, 0.25, "assumed"}, /*zero_copy_api_only=*/true},
   };
 }
 

@@ -83,6 +83,9 @@ struct DeviceProfile {
   std::uint64_t board_memory_bytes;
   const char* source;  // where the figures come from (printed in the compiler's log)
   BoardFigures board;
+  // RKNN runtimes with the zero-copy API only (RV1106/RV1103's, seed 000 §5.2.1): no
+  // rknn_inputs_set / rknn_outputs_get / rknn_outputs_release.
+  bool zero_copy_api_only = false;
 };
 
 // Every known target, in the order the docs list them.
