@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -16,6 +17,7 @@
 
 #include "common/half.h"
 #include "kernels/onednn/sgemm_matmul.h"
+#include "runtime/rknn_matmul_quant.h"
 #include "runtime/rknn_mem.h"
 
 namespace svp::runtime::rknn {
@@ -32,24 +34,23 @@ constexpr int kMaxShapes = 1024;
 struct TypeInfo {
   int value = 0;
   rknn_tensor_type a, b, c;
-  bool implemented = false;
 };
 
 // Every rknn_matmul_type with its A, B, C element types (int4 as RKNN_TENSOR_INT4).
 const TypeInfo kTypes[] = {
-    {RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_FLOAT32, true},
-    {RKNN_INT8_MM_INT8_TO_INT32, RKNN_TENSOR_INT8, RKNN_TENSOR_INT8, RKNN_TENSOR_INT32, true},
-    {RKNN_INT8_MM_INT8_TO_INT8, RKNN_TENSOR_INT8, RKNN_TENSOR_INT8, RKNN_TENSOR_INT8, false},
-    {RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_FLOAT16, true},
-    {RKNN_FLOAT16_MM_INT8_TO_FLOAT32, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_INT8, RKNN_TENSOR_FLOAT32, false},
-    {RKNN_FLOAT16_MM_INT8_TO_FLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_INT8, RKNN_TENSOR_FLOAT16, false},
-    {RKNN_FLOAT16_MM_INT4_TO_FLOAT32, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_INT4, RKNN_TENSOR_FLOAT32, false},
-    {RKNN_FLOAT16_MM_INT4_TO_FLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_INT4, RKNN_TENSOR_FLOAT16, false},
-    {RKNN_INT8_MM_INT8_TO_FLOAT32, RKNN_TENSOR_INT8, RKNN_TENSOR_INT8, RKNN_TENSOR_FLOAT32, false},
-    {RKNN_INT4_MM_INT4_TO_INT16, RKNN_TENSOR_INT4, RKNN_TENSOR_INT4, RKNN_TENSOR_INT16, false},
-    {RKNN_INT8_MM_INT4_TO_INT32, RKNN_TENSOR_INT8, RKNN_TENSOR_INT4, RKNN_TENSOR_INT32, false},
-    {RKNN_FLOAT16_MM_INT4_TO_BFLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_INT4, RKNN_TENSOR_BFLOAT16, false},
-    {RKNN_INT8_MM_INT4_TO_FLOAT16, RKNN_TENSOR_INT8, RKNN_TENSOR_INT4, RKNN_TENSOR_FLOAT16, false},
+    {RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_FLOAT32},
+    {RKNN_INT8_MM_INT8_TO_INT32, RKNN_TENSOR_INT8, RKNN_TENSOR_INT8, RKNN_TENSOR_INT32},
+    {RKNN_INT8_MM_INT8_TO_INT8, RKNN_TENSOR_INT8, RKNN_TENSOR_INT8, RKNN_TENSOR_INT8},
+    {RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_FLOAT16},
+    {RKNN_FLOAT16_MM_INT8_TO_FLOAT32, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_INT8, RKNN_TENSOR_FLOAT32},
+    {RKNN_FLOAT16_MM_INT8_TO_FLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_INT8, RKNN_TENSOR_FLOAT16},
+    {RKNN_FLOAT16_MM_INT4_TO_FLOAT32, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_INT4, RKNN_TENSOR_FLOAT32},
+    {RKNN_FLOAT16_MM_INT4_TO_FLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_INT4, RKNN_TENSOR_FLOAT16},
+    {RKNN_INT8_MM_INT8_TO_FLOAT32, RKNN_TENSOR_INT8, RKNN_TENSOR_INT8, RKNN_TENSOR_FLOAT32},
+    {RKNN_INT4_MM_INT4_TO_INT16, RKNN_TENSOR_INT4, RKNN_TENSOR_INT4, RKNN_TENSOR_INT16},
+    {RKNN_INT8_MM_INT4_TO_INT32, RKNN_TENSOR_INT8, RKNN_TENSOR_INT4, RKNN_TENSOR_INT32},
+    {RKNN_FLOAT16_MM_INT4_TO_BFLOAT16, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_INT4, RKNN_TENSOR_BFLOAT16},
+    {RKNN_INT8_MM_INT4_TO_FLOAT16, RKNN_TENSOR_INT8, RKNN_TENSOR_INT4, RKNN_TENSOR_FLOAT16},
 };
 
 const TypeInfo* type_info(int t) {
@@ -73,8 +74,11 @@ std::size_t elem_size(rknn_tensor_type t) {
   }
 }
 
-// RK3588's native B blocks (the vendor's header): (N/subN, K/32, subN, 32).
-std::int32_t native_sub_n(rknn_tensor_type b) { return b == RKNN_TENSOR_FLOAT16 ? 16 : 32; }
+// RK3588's native B blocks (the vendor's header): (N/subN, K/32, subN, 32), subN 16 for
+// float16, 32 for int8, 64 for int4.
+std::int32_t native_sub_n(rknn_tensor_type b) {
+  return b == RKNN_TENSOR_FLOAT16 ? 16 : b == RKNN_TENSOR_INT4 ? 64 : 32;
+}
 
 std::size_t native_b_index(std::int64_t k, std::int64_t n, std::int64_t K, std::int32_t sub_n) {
   return static_cast<std::size_t>(((n / sub_n) * (K / 32) + k / 32) * sub_n * 32 + (n % sub_n) * 32 + k % 32);
@@ -89,6 +93,7 @@ struct MatmulCtx {
   std::vector<rknn_matmul_io_attr> attrs;  // per shape
   std::size_t shape = 0;
   MemRef a, b, c;
+  MatmulQuant qa, qb, qc;  // rknn_matmul_set_quant_params
   int core_mask = RKNN_NPU_CORE_AUTO;
 };
 
@@ -118,7 +123,7 @@ void fill_tensor(rknn_matmul_tensor_attr* t, const char* name, std::vector<std::
     t->dims[i] = dims[i];
     n *= dims[i];
   }
-  t->size = static_cast<std::uint32_t>(n * elem_size(type));
+  t->size = static_cast<std::uint32_t>(matmul_bytes(type, n));
   t->type = type;
 }
 
@@ -139,15 +144,31 @@ int check_info(const char* fn, const rknn_matmul_info& info, const TypeInfo** ou
         fn, RKNN_ERR_PARAM_INVALID,
         fmt::format("info->AC_layout {} is not RKNN_MM_LAYOUT_NORM (0) or RKNN_MM_LAYOUT_NATIVE (1)", info.AC_layout));
   }
-  if (!ti->implemented) {
-    return not_implemented(
-        fn, fmt::format("matmul type {} ({})", get_matmul_type_string(static_cast<rknn_matmul_type>(t)), t));
-  }
   if (info.AC_layout == RKNN_MM_LAYOUT_NATIVE) return not_implemented(fn, "the native layout of A and C (AC_layout 1)");
-  if (info.B_quant_type != 0 || info.AC_quant_type != 0) {
-    return not_implemented(fn,
-                           fmt::format("B_quant_type {} / AC_quant_type {} (per-channel and per-group quantization)",
-                                       info.B_quant_type, info.AC_quant_type));
+  if (info.B_quant_type < RKNN_QUANT_TYPE_PER_LAYER_SYM || info.B_quant_type > RKNN_QUANT_TYPE_PER_GROUP_ASYM) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("info->B_quant_type {} is not an rknn_matmul_quant_type (0..5: PER_LAYER, PER_CHANNEL, "
+                            "PER_GROUP, each SYM or ASYM)",
+                            info.B_quant_type));
+  }
+  if (info.AC_quant_type != RKNN_QUANT_TYPE_PER_LAYER_SYM && info.AC_quant_type != RKNN_QUANT_TYPE_PER_LAYER_ASYM) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("info->AC_quant_type {} is not RKNN_QUANT_TYPE_PER_LAYER_SYM (0) or _ASYM (1): A and C "
+                            "are quantized per layer",
+                            info.AC_quant_type));
+  }
+  if (ti->b == RKNN_TENSOR_FLOAT16 && info.B_quant_type != RKNN_QUANT_TYPE_PER_LAYER_SYM) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("info->B_quant_type {}: B of {} is float16, which is not quantized (use 0)",
+                            info.B_quant_type, get_matmul_type_string(info.type)));
+  }
+  const bool per_group =
+      info.B_quant_type == RKNN_QUANT_TYPE_PER_GROUP_SYM || info.B_quant_type == RKNN_QUANT_TYPE_PER_GROUP_ASYM;
+  if (per_group && info.group_size <= 0) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("info->group_size {}: per-group quantization needs a positive group size (a divisor of K, "
+                            "e.g. 32)",
+                            info.group_size));
   }
   *out = ti;
   return RKNN_SUCC;
@@ -167,6 +188,20 @@ int shape_attrs(const char* fn, const rknn_matmul_info& info, const TypeInfo& ti
     return fail(fn, RKNN_ERR_PARAM_INVALID,
                 fmt::format("M {}, K {}, N {}: an operand would exceed 4 GiB (rknn_matmul_tensor_attr.size is 32-bit)",
                             s.M, s.K, s.N));
+  }
+  const bool per_group =
+      info.B_quant_type == RKNN_QUANT_TYPE_PER_GROUP_SYM || info.B_quant_type == RKNN_QUANT_TYPE_PER_GROUP_ASYM;
+  if (per_group && s.K % info.group_size != 0) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("K {} is not a multiple of info->group_size {} (per-group quantization splits K into "
+                            "groups)",
+                            s.K, info.group_size));
+  }
+  // Packed int4 rows start on byte boundaries only for even K; RK3588's int4 rule is stricter.
+  if (ti.b == RKNN_TENSOR_INT4 && (s.K % 32 != 0 || s.N % 64 != 0)) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{} needs K a multiple of 32 and N of 64 (RK3588's int4 alignment); K is {}, N {}",
+                            get_matmul_type_string(info.type), s.K, s.N));
   }
   const auto M = static_cast<std::uint32_t>(s.M), K = static_cast<std::uint32_t>(s.K),
              N = static_cast<std::uint32_t>(s.N);
@@ -238,6 +273,14 @@ int read_operand(const char* fn, const MemRef& m, const rknn_matmul_tensor_attr&
   return RKNN_SUCC;
 }
 
+// Where B's element (k, n) sits in B's layout (element index).
+std::size_t b_source_index(int layout, std::int64_t k, std::int64_t n, std::int64_t K, std::int64_t N,
+                           std::int32_t sub_n) {
+  if (layout == RKNN_MM_LAYOUT_TP_NORM) return static_cast<std::size_t>(n * K + k);
+  if (layout == RKNN_MM_LAYOUT_NATIVE) return native_b_index(k, n, K, sub_n);
+  return static_cast<std::size_t>(k * N + n);
+}
+
 // B as row-major K x N elements (bytes of element size `es`) from its layout.
 std::vector<std::uint8_t> b_row_major(const std::vector<std::uint8_t>& b, int layout, std::int64_t K, std::int64_t N,
                                       std::size_t es, std::int32_t sub_n) {
@@ -245,36 +288,68 @@ std::vector<std::uint8_t> b_row_major(const std::vector<std::uint8_t>& b, int la
   std::vector<std::uint8_t> out(static_cast<std::size_t>(K * N) * es);
   for (std::int64_t k = 0; k < K; ++k) {
     for (std::int64_t n = 0; n < N; ++n) {
-      const std::size_t src =
-          layout == RKNN_MM_LAYOUT_TP_NORM ? static_cast<std::size_t>(n * K + k) : native_b_index(k, n, K, sub_n);
-      std::memcpy(&out[static_cast<std::size_t>(k * N + n) * es], &b[src * es], es);
+      std::memcpy(&out[static_cast<std::size_t>(k * N + n) * es], &b[b_source_index(layout, k, n, K, N, sub_n) * es],
+                  es);
     }
   }
   return out;
 }
 
+// The types whose B is int8 or int4 (rknn_matmul_quant.h): A and B unpacked row-major,
+// then the exact integer product requantized into C.
+void compute_integer_b(const MatmulCtx& c, const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b,
+                       std::vector<std::uint8_t>* out) {
+  const rknn_matmul_shape& s = c.shapes[c.shape];
+  const std::int64_t M = s.M, K = s.K, N = s.N;
+  std::vector<std::int32_t> ai, bi(static_cast<std::size_t>(K * N));
+  std::vector<double> af;
+  const std::size_t mk = static_cast<std::size_t>(M * K);
+  if (c.type->a == RKNN_TENSOR_FLOAT16) {
+    af.resize(mk);
+    for (std::size_t i = 0; i < mk; ++i) {
+      std::uint16_t h;
+      std::memcpy(&h, &a[i * 2], 2);
+      af[i] = half_to_float(h);
+    }
+  } else {
+    ai.resize(mk);
+    for (std::size_t i = 0; i < mk; ++i) ai[i] = int_element(a.data(), c.type->a, i);
+  }
+  const std::int32_t sub_n = native_sub_n(c.type->b);
+  for (std::int64_t k = 0; k < K; ++k) {
+    for (std::int64_t n = 0; n < N; ++n) {
+      bi[static_cast<std::size_t>(k * N + n)] =
+          int_element(b.data(), c.type->b, b_source_index(c.info.B_layout, k, n, K, N, sub_n));
+    }
+  }
+  QuantProduct p;
+  p.M = M;
+  p.K = K;
+  p.N = N;
+  p.a = c.type->a;
+  p.c = c.type->c;
+  p.b_quant_type = c.info.B_quant_type;
+  p.group_size = c.info.group_size;
+  p.qa = &c.qa;
+  p.qb = &c.qb;
+  p.qc = &c.qc;
+  quantized_product(p, ai, af, bi, out);
+}
+
 // C = A x B on the project's kernels: float16 widened exactly and multiplied by oneDNN's
-// sgemm (float32 accumulation, as the NPU's float16 path accumulates), int8 accumulated
-// exactly in int32.
+// sgemm (float32 accumulation, as the NPU's float16 path accumulates); an integer B through
+// compute_integer_b (exact, then requantized).
 int compute(const char* fn, const MatmulCtx& c, const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b,
             std::vector<std::uint8_t>* out) {
   const rknn_matmul_shape& s = c.shapes[c.shape];
   const std::int64_t M = s.M, K = s.K, N = s.N;
   const std::size_t mk = static_cast<std::size_t>(M * K), kn = static_cast<std::size_t>(K * N),
                     mn = static_cast<std::size_t>(M * N);
-  out->assign(mn * elem_size(c.type->c), 0);
-  if (c.type->a == RKNN_TENSOR_INT8) {
-    const auto* pa = reinterpret_cast<const std::int8_t*>(a.data());
-    const auto* pb = reinterpret_cast<const std::int8_t*>(b.data());
-    auto* pc = reinterpret_cast<std::int32_t*>(out->data());
-    for (std::int64_t m = 0; m < M; ++m) {
-      for (std::int64_t k = 0; k < K; ++k) {
-        const std::int32_t x = pa[m * K + k];
-        for (std::int64_t n = 0; n < N; ++n) pc[m * N + n] += x * pb[k * N + n];
-      }
-    }
+  if (c.type->b != RKNN_TENSOR_FLOAT16) {
+    compute_integer_b(c, a, b, out);
     return RKNN_SUCC;
   }
+  out->assign(mn * elem_size(c.type->c), 0);
   std::vector<float> fa(mk), fb(kn), fc(mn);
   for (std::size_t i = 0; i < mk; ++i) {
     std::uint16_t h;
@@ -427,7 +502,9 @@ int matmul_run(Handle h) {
         fmt::format("C memory {} holds {} bytes, the current shape needs {}", c->c->describe(), c->c->size, io.C.size));
   }
   const rknn_matmul_shape& s = c->shapes[c->shape];
-  b = b_row_major(b, c->info.B_layout, s.K, s.N, elem_size(c->type->b), native_sub_n(c->type->b));
+  if (c->type->b == RKNN_TENSOR_FLOAT16) {
+    b = b_row_major(b, c->info.B_layout, s.K, s.N, elem_size(c->type->b), native_sub_n(c->type->b));
+  }
   if (const int r = compute(fn, *c, a, b, &out); r != RKNN_SUCC) return r;
   std::string why;
   if (!device_write(*c->c, out, true, &why)) return fail(fn, RKNN_ERR_FAIL, why);
@@ -457,11 +534,111 @@ int matmul_destroy(Handle h) {
   return RKNN_SUCC;
 }
 
-int matmul_quant_params(const char* fn, Handle h) {
+namespace {
+
+// The context's quantization of tensor `name` and its element type; nullptr for another name.
+MatmulQuant* quant_of(MatmulCtx& c, const std::string& name, rknn_tensor_type* type) {
+  if (name == "A") return *type = c.type->a, &c.qa;
+  if (name == "B") return *type = c.type->b, &c.qb;
+  if (name == "C") return *type = c.type->c, &c.qc;
+  return nullptr;
+}
+
+bool is_integer(rknn_tensor_type t) {
+  return t == RKNN_TENSOR_INT4 || t == RKNN_TENSOR_INT8 || t == RKNN_TENSOR_INT16 || t == RKNN_TENSOR_INT32;
+}
+
+// The zero points `t` holds (int16/int32 C: int32's).
+bool zp_in_range(rknn_tensor_type t, std::int32_t zp) {
+  if (t == RKNN_TENSOR_INT4) return zp >= -8 && zp <= 7;
+  if (t == RKNN_TENSOR_INT8) return zp >= -128 && zp <= 127;
+  if (t == RKNN_TENSOR_INT16) return zp >= -32768 && zp <= 32767;
+  return true;
+}
+
+}  // namespace
+
+int matmul_set_quant_params(Handle h, const rknn_quant_params& params) {
+  static constexpr char fn[] = "rknn_matmul_set_quant_params";
   clear_last_error();
   int code = RKNN_SUCC;
-  if (!find_ctx(fn, h, &code)) return code;
-  return not_implemented(fn, "matmul quantization parameters (the types that use them are not implemented yet)");
+  auto c = find_ctx(fn, h, &code);
+  if (!c) return code;
+  std::lock_guard<std::mutex> lock(c->mu);
+  const std::string name(params.name, strnlen(params.name, sizeof params.name));
+  rknn_tensor_type type = RKNN_TENSOR_INT8;
+  MatmulQuant* q = quant_of(*c, name, &type);
+  if (q == nullptr) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("params->name \"{}\" is not A, B or C (copy io_attr.A/B/C.name)", name));
+  }
+  if (!is_integer(type)) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{} of {} is {}, which takes no quantization parameters", name,
+                            get_matmul_type_string(c->info.type), get_type_string(type)));
+  }
+  const bool is_b = name == "B";
+  const rknn_matmul_shape& s = c->shapes.front();  // every shape shares K and N
+  const std::size_t want = is_b ? b_quant_count(c->info.B_quant_type, s.K, s.N, c->info.group_size) : 1;
+  if (params.scale == nullptr || params.scale_len < 0 || static_cast<std::size_t>(params.scale_len) != want) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("{} takes {} scale(s) (B_quant_type {}, K {}, N {}, group_size {}); params->scale_len is "
+                            "{}{}",
+                            name, want, c->info.B_quant_type, s.K, s.N, c->info.group_size, params.scale_len,
+                            params.scale == nullptr ? " and params->scale is NULL" : ""));
+  }
+  if (params.zp_len != 0 && (params.zp == nullptr || params.zp_len != params.scale_len)) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID,
+                fmt::format("params->zp_len {} must be 0 (zero points 0) or scale_len {}, with params->zp set",
+                            params.zp_len, params.scale_len));
+  }
+  // Even rknn_matmul_quant_type values are the symmetric ones.
+  const bool symmetric = (is_b ? c->info.B_quant_type : c->info.AC_quant_type) % 2 == 0;
+  MatmulQuant next;
+  next.scale.assign(params.scale, params.scale + want);
+  next.zp.assign(want, 0);
+  for (std::size_t i = 0; i < want; ++i) {
+    if (!(std::isfinite(next.scale[i]) && next.scale[i] > 0)) {
+      return fail(fn, RKNN_ERR_PARAM_INVALID,
+                  fmt::format("{} scale[{}] is {}: scales must be positive and finite", name, i, next.scale[i]));
+    }
+    if (params.zp_len == 0) continue;
+    next.zp[i] = params.zp[i];
+    if (!zp_in_range(type, next.zp[i]) || (symmetric && next.zp[i] != 0)) {
+      return fail(fn, RKNN_ERR_PARAM_INVALID,
+                  fmt::format("{} zp[{}] is {}: {}", name, i, next.zp[i],
+                              symmetric ? "a symmetric quantization type (info->B_quant_type / AC_quant_type even) "
+                                          "has zero points 0"
+                                        : fmt::format("outside {}'s range", get_type_string(type))));
+    }
+  }
+  *q = std::move(next);
+  return RKNN_SUCC;
+}
+
+int matmul_get_quant_params(Handle h, rknn_quant_params* params, float* scale) {
+  static constexpr char fn[] = "rknn_matmul_get_quant_params";
+  clear_last_error();
+  int code = RKNN_SUCC;
+  auto c = find_ctx(fn, h, &code);
+  if (!c) return code;
+  std::lock_guard<std::mutex> lock(c->mu);
+  std::string name(params->name, strnlen(params->name, sizeof params->name));
+  if (name.empty()) name = "B";  // the vendor documents this call for B
+  rknn_tensor_type type = RKNN_TENSOR_INT8;
+  const MatmulQuant* q = quant_of(*c, name, &type);
+  if (q == nullptr) {
+    return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("params->name \"{}\" is not A, B or C (empty means B)", name));
+  }
+  const auto n = static_cast<std::int32_t>(q->scale.size());
+  if (params->scale != nullptr) {
+    std::copy_n(q->scale.begin(), std::clamp(params->scale_len, 0, n), params->scale);
+  }
+  if (params->zp != nullptr) std::copy_n(q->zp.begin(), std::clamp(params->zp_len, 0, n), params->zp);
+  params->scale_len = n;
+  params->zp_len = n;
+  *scale = q->scale.front();
+  return RKNN_SUCC;
 }
 
 int matmul_b_to_native(const void* in, void* out, int K, int N, const rknn_matmul_info& info) {
@@ -480,6 +657,11 @@ int matmul_b_to_native(const void* in, void* out, int K, int N, const rknn_matmu
   auto* dst = static_cast<std::uint8_t*>(out);
   for (std::int64_t k = 0; k < K; ++k) {
     for (std::int64_t n = 0; n < N; ++n) {
+      if (ti->b == RKNN_TENSOR_INT4) {  // nibbles move one by one
+        set_int_element(dst, ti->b, native_b_index(k, n, K, sub_n),
+                        int_element(src, ti->b, static_cast<std::size_t>(k * N + n)));
+        continue;
+      }
       std::memcpy(dst + native_b_index(k, n, K, sub_n) * es, src + static_cast<std::size_t>(k * N + n) * es, es);
     }
   }
