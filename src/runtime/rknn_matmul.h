@@ -8,13 +8,19 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "rknn/rknn_matmul_api.h"
 #include "runtime/rknn_context.h"
 
 namespace svp::runtime::rknn {
 
+// rknn_matmul_create on the library's platform (RK3588, docs/rknn.md).
 int matmul_create(Handle* out, const rknn_matmul_info& info, rknn_matmul_io_attr* io_attr);
+// The same on `platform`'s rules (rknn_matmul_platform.h: RK3588, RK3576, RK3566/RK3568,
+// RK3562); the context then runs through the other functions as any.
+int matmul_create_on(const std::string& platform, Handle* out, const rknn_matmul_info& info,
+                     rknn_matmul_io_attr* io_attr);
 int matmul_create_dynamic_shape(Handle* out, const rknn_matmul_info& info, int shape_num,
                                 const rknn_matmul_shape* shapes, rknn_matmul_io_attr* io_attrs);
 int matmul_set_io_mem(Handle ctx, rknn_tensor_mem* mem, const rknn_matmul_tensor_attr& attr);
@@ -30,7 +36,7 @@ int matmul_set_quant_params(Handle ctx, const rknn_quant_params& params);
 // count), *scale its first scale.
 int matmul_get_quant_params(Handle ctx, rknn_quant_params* params, float* scale);
 // rknn_B_normal_layout_to_native_layout: row-major K x N `in` into the native layout of
-// info.type's B on RK3588 (docs/rknn.md).
+// info.type's B on the library's platform (docs/rknn.md).
 int matmul_b_to_native(const void* in, void* out, int K, int N, const rknn_matmul_info& info);
 // Whether `h` is a live matmul context (rknn_create_mem / rknn_destroy_mem accept it).
 bool is_matmul_context(Handle h);

@@ -279,7 +279,7 @@ TEST(RknnMatmul, BadArgumentsGiveTheVendorCodeAndAMessage) {
       {info_of(1 << 30, 32, 1 << 30, RKNN_INT8_MM_INT8_TO_INT32), RKNN_ERR_PARAM_INVALID, "exceed 4 GiB"},
       {info_of(4, 32, 32, RKNN_INT8_MM_INT8_TO_INT32, 3), RKNN_ERR_PARAM_INVALID, "not an rknn_matmul_layout"},
       {info_of(4, 33, 32, RKNN_INT8_MM_INT8_TO_INT32, RKNN_MM_LAYOUT_NATIVE), RKNN_ERR_PARAM_INVALID, "multiple of 32"},
-      {info_of(4, 32, 32, RKNN_INT4_MM_INT4_TO_INT16), RKNN_ERR_PARAM_INVALID, "N of 64 (RK3588's int4 alignment)"},
+      {info_of(4, 32, 32, RKNN_INT4_MM_INT4_TO_INT16), RKNN_ERR_PARAM_INVALID, "N of 64 on RK3588"},
   };
   for (const auto& b : bad) {
     rknn_matmul_info i = b.info;
@@ -288,10 +288,11 @@ TEST(RknnMatmul, BadArgumentsGiveTheVendorCodeAndAMessage) {
     EXPECT_EQ(ctx, 0u) << "no handle on failure";
     EXPECT_TRUE(contains(last_error(), b.message)) << last_error();
   }
-  rknn_matmul_info native_ac = info;
+  rknn_matmul_info native_ac = info_of(4, 48, 32, RKNN_INT8_MM_INT8_TO_INT32);
   native_ac.AC_layout = RKNN_MM_LAYOUT_NATIVE;
-  EXPECT_EQ(rknn_matmul_create(&ctx, &native_ac, &io), RKNN_ERR_FAIL);
-  EXPECT_TRUE(contains(last_error(), "not implemented yet")) << last_error();
+  EXPECT_EQ(rknn_matmul_create(&ctx, &native_ac, &io), RKNN_ERR_PARAM_INVALID);
+  EXPECT_TRUE(contains(last_error(), "native A and C layouts of RKNN_INT8_MM_INT8_TO_INT32 needs K a multiple of 32"))
+      << last_error();
 
   ASSERT_EQ(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC) << last_error();
   rknn_tensor_mem* small = rknn_create_mem(ctx, io.A.size - 1);
