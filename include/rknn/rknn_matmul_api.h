@@ -112,7 +112,7 @@ typedef enum {
 
 /* What to create. The vendor states per-SoC alignment rules for K and N (RK3588/RK3576:
  * K a multiple of 32 for int8/float16/int4; N of 32 for int8, 16 for float16, 64 for int4;
- * RK3566/RK3568 and RK3562 smaller ones) and K <= 10240; docs/rknn.md says which svp-acl
+ * RK3566/RK3568 and RK3562 smaller ones) and K <= 10240; docs/rknn.md says where svp-acl
  * enforces. */
 typedef struct rknn_matmul_info_t {
     int32_t M;
