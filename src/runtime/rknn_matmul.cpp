@@ -221,10 +221,8 @@ int shape_attrs(const char* fn, const rknn_matmul_info& info, const TypeInfo& ti
     const NativeBlock blk = native_b_block(platform, ti.b);
     const std::int32_t ka = std::max(k_align, blk.sub_k), na = std::max(n_align, blk.sub_n);
     if (s.K % ka != 0 || s.N % na != 0) return misaligned("the native B layout", ka, na);
-    if (platform.native_b_max_k > 0 && s.K > platform.native_b_max_k) {
-      return not_implemented(fn, fmt::format("the native B layout with K {} > {} (split into segments on {})", s.K,
-                                             platform.native_b_max_k, platform.name));
-    }
+    // Above the SoC's segment K the data is segments of native B (rknn_matmul_platform.h);
+    // the dims still describe the whole, as the vendor's conversion sizes it.
     const auto sn = static_cast<std::uint32_t>(blk.sub_n), sk = static_cast<std::uint32_t>(blk.sub_k);
     fill_tensor(&io->B, "B", {N / sn, K / sk, sn, sk}, ti.b);
   } else if (info.B_layout == RKNN_MM_LAYOUT_TP_NORM) {
@@ -316,7 +314,8 @@ std::vector<std::uint8_t> b_row_major(const MatmulCtx& c, const std::vector<std:
   const bool tp = c.info.B_layout == RKNN_MM_LAYOUT_TP_NORM;
   return gather(b, c.type->b, static_cast<std::size_t>(K * N), [&](std::size_t i) {
     const auto k = static_cast<std::int64_t>(i) / N, n = static_cast<std::int64_t>(i) % N;
-    return tp ? static_cast<std::size_t>(n * K + k) : native_b_at(k, n, K, blk);
+    return tp ? static_cast<std::size_t>(n * K + k)
+              : native_b_segmented_at(k, n, K, N, blk, c.platform->native_b_max_k);
   });
 }
 
@@ -707,7 +706,8 @@ int matmul_b_to_native(const void* in, void* out, int K, int N, const rknn_matmu
   const std::size_t es = matmul_bytes(ti->b, 1);
   for (std::int64_t k = 0; k < K; ++k) {
     for (std::int64_t n = 0; n < N; ++n) {
-      const std::size_t from = static_cast<std::size_t>(k * N + n), to = native_b_at(k, n, K, blk);
+      const std::size_t from = static_cast<std::size_t>(k * N + n),
+                        to = native_b_segmented_at(k, n, K, N, blk, platform.native_b_max_k);
       if (ti->b == RKNN_TENSOR_INT4) {  // nibbles move one by one
         set_int_element(dst, ti->b, to, int_element(src, ti->b, from));
       } else {

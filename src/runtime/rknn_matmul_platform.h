@@ -5,6 +5,7 @@
 // segments. docs/rknn.md ("Matmul") lists the figures.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -42,6 +43,14 @@ std::int32_t native_c_sub_n(const MatmulPlatform& p, rknn_matmul_type type);
 inline std::size_t native_b_at(std::int64_t k, std::int64_t n, std::int64_t K, NativeBlock blk) {
   return static_cast<std::size_t>(((n / blk.sub_n) * (K / blk.sub_k) + k / blk.sub_k) * blk.sub_n * blk.sub_k +
                                   (n % blk.sub_n) * blk.sub_k + k % blk.sub_k);
+}
+// The same in a B of K rows split into segments of `segment_k` rows (0: one segment), each
+// segment a native B of its own rows, one after another.
+inline std::size_t native_b_segmented_at(std::int64_t k, std::int64_t n, std::int64_t K, std::int64_t N,
+                                         NativeBlock blk, std::int64_t segment_k) {
+  if (segment_k <= 0 || K <= segment_k) return native_b_at(k, n, K, blk);
+  const std::int64_t k0 = k / segment_k * segment_k;
+  return static_cast<std::size_t>(k0 * N) + native_b_at(k - k0, n, std::min(segment_k, K - k0), blk);
 }
 inline std::size_t native_rows_at(std::int64_t row, std::int64_t col, std::int64_t rows, std::int32_t sub) {
   return static_cast<std::size_t>(((col / sub) * rows + row) * sub + col % sub);

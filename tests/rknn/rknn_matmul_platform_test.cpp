@@ -6,6 +6,7 @@
 // lacks is refused with the vendor's code and a message.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -62,6 +63,8 @@ void b_block(const std::string& soc, int bits, int* sub_n, int* sub_k) {
     *sub_n = bits == 4 ? 64 : bits == 8 ? 32 : 16;
   }
 }
+// Above this K the native B is segments of this many rows, each a native B (0: never).
+int segment_k(const std::string& soc) { return soc == "RK3588" ? 8192 : soc == "RK3576" ? 4096 : 0; }
 int c_sub_n(const std::string& soc, rknn_matmul_type type) {
   return soc == "RK3588" && type == RKNN_INT4_MM_INT4_TO_INT16 ? 8 : 4;
 }
@@ -125,10 +128,13 @@ std::vector<std::uint32_t> run(const TypeBits& t, const Run& r, int M, int K, in
   }
   for (int k = 0; k < K; ++k) {
     for (int n = 0; n < N; ++n) {
-      const std::size_t at =
-          r.b_layout == RKNN_MM_LAYOUT_NATIVE
-              ? static_cast<std::size_t>(((n / bn) * (K / bk) + k / bk) * bn * bk + (n % bn) * bk + k % bk)
-              : static_cast<std::size_t>(k) * N + n;
+      std::size_t at = static_cast<std::size_t>(k) * N + n;
+      if (r.b_layout == RKNN_MM_LAYOUT_NATIVE) {
+        const int seg = segment_k(r.soc) > 0 && K > segment_k(r.soc) ? segment_k(r.soc) : K;
+        const int k0 = k / seg * seg, kt = std::min(seg, K - k0), kk = k - k0;
+        at = static_cast<std::size_t>(k0) * N +
+             static_cast<std::size_t>(((n / bn) * (kt / bk) + kk / bk) * bn * bk + (n % bn) * bk + kk % bk);
+      }
       lb[at] = b[static_cast<std::size_t>(k) * N + n];
     }
   }
@@ -209,6 +215,24 @@ TEST(RknnMatmulPlatform, NativeAAndCGiveTheRowMajorProductOnEverySocForEveryType
   }
 }
 
+TEST(RknnMatmulPlatform, NativeBAboveTheSegmentKIsSegmentsOfNativeB) {
+  // RK3588 splits a native B into segments of 8192 rows, RK3576 of 4096.
+  const int M = 2, N = 64;
+  std::mt19937 rng(12);
+  for (const TypeBits& t : {kAll[1], kAll[6]}) {  // int8 -> int32, float16 x int4 -> float32
+    for (int K : {4160, 10240}) {
+      const std::vector<std::uint32_t> a = random_elements(static_cast<std::size_t>(M) * K, t.a, &rng);
+      const std::vector<std::uint32_t> b = random_elements(static_cast<std::size_t>(K) * N, t.b, &rng);
+      const std::vector<std::uint32_t> want = run(t, {"RK3588"}, M, K, N, a, b);
+      ASSERT_EQ(want.size(), static_cast<std::size_t>(M) * N);
+      for (const char* soc : {"RK3588", "RK3576"}) {
+        SCOPED_TRACE(std::string(soc) + " " + get_matmul_type_string(t.type) + " K " + std::to_string(K));
+        EXPECT_EQ(run(t, {soc, RKNN_MM_LAYOUT_NORM, RKNN_MM_LAYOUT_NATIVE}, M, K, N, a, b), want);
+      }
+    }
+  }
+}
+
 TEST(RknnMatmulPlatform, EachSocRefusesWhatItsMatmulLacks) {
   auto create = [](const char* soc, rknn_matmul_type type, int K, int N, int b_layout, int ac_layout) {
     rknn_matmul_info info;
@@ -238,10 +262,6 @@ TEST(RknnMatmulPlatform, EachSocRefusesWhatItsMatmulLacks) {
   EXPECT_TRUE(contains(last_error(), "K a multiple of 32 and N of 8 on RK3562")) << last_error();
   EXPECT_EQ(create("RK3588", RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32, 64, 8, native, norm), RKNN_ERR_PARAM_INVALID);
   EXPECT_TRUE(contains(last_error(), "N of 16 on RK3588")) << last_error();
-  // RK3576 segments a native B above K 4096, RK3588 above 8192 (segments: not implemented).
-  EXPECT_EQ(create("RK3588", RKNN_INT8_MM_INT8_TO_INT32, 4160, 32, native, norm), RKNN_SUCC) << last_error();
-  EXPECT_EQ(create("RK3576", RKNN_INT8_MM_INT8_TO_INT32, 4160, 32, native, norm), RKNN_ERR_FAIL);
-  EXPECT_TRUE(contains(last_error(), "split into segments on RK3576")) << last_error();
   // Native A/C: RK3566 int8 A in blocks of 8 along K (but K still aligned to 32).
   EXPECT_EQ(create("RK3566", RKNN_INT8_MM_INT8_TO_INT32, 40, 16, norm, native), RKNN_ERR_PARAM_INVALID);
   EXPECT_TRUE(contains(last_error(), "native A and C layouts")) << last_error();
