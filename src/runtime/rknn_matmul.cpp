@@ -354,7 +354,12 @@ void compute_integer_b(const MatmulCtx& c, const std::vector<std::uint8_t>& a, c
     ai.resize(mk);
     for (std::size_t i = 0; i < mk; ++i) ai[i] = int_element(a.data(), c.type->a, i);
   }
-  for (std::size_t i = 0; i < bi.size(); ++i) bi[i] = int_element(b.data(), c.type->b, i);
+  // B transposed (N x K): the product walks K contiguously.
+  for (std::int64_t k = 0; k < K; ++k) {
+    for (std::int64_t n = 0; n < N; ++n) {
+      bi[static_cast<std::size_t>(n * K + k)] = int_element(b.data(), c.type->b, static_cast<std::size_t>(k * N + n));
+    }
+  }
   QuantProduct p;
   p.M = M;
   p.K = K;

@@ -104,7 +104,7 @@ void store_c(rknn_tensor_type c, std::size_t i, std::int64_t total, double real,
 }  // namespace
 
 void quantized_product(const QuantProduct& p, const std::vector<std::int32_t>& a_int,
-                       const std::vector<double>& a_float, const std::vector<std::int32_t>& b,
+                       const std::vector<double>& a_float, const std::vector<std::int32_t>& b_t,
                        std::vector<std::uint8_t>* c) {
   const bool float_a = p.a == RKNN_TENSOR_FLOAT16;
   const bool per_group =
@@ -126,7 +126,7 @@ void quantized_product(const QuantProduct& p, const std::vector<std::int32_t>& a
         double acc_f = 0;
         std::int64_t acc_i = 0;
         for (std::int64_t k = g * group; k < (g + 1) * group; ++k) {
-          const std::int32_t bv = b[static_cast<std::size_t>(k * p.N + n)] - zpb;
+          const std::int32_t bv = b_t[static_cast<std::size_t>(n * p.K + k)] - zpb;
           const auto ai = static_cast<std::size_t>(m * p.K + k);
           if (float_a) {
             acc_f += a_float[ai] * bv;

@@ -51,10 +51,10 @@ struct QuantProduct {
 //   otherwise real = sA * sum_g sB[g,n] * acc_g (double; sA 1 for a float A), then
 //   INT8 C: round(real / sC) half away from zero, + zpC, saturated; FLOAT32 / FLOAT16 /
 //   BFLOAT16 C: real rounded to float32, then to C's type (nearest even).
-// `a_int` / `a_float`: A as integers or as float16 values (whichever p.a is); `b`: B's
-// integers.
+// `a_int` / `a_float`: A (row-major M x K) as integers or as float16 values (whichever p.a
+// is); `b_t`: B's integers transposed, N x K row-major.
 void quantized_product(const QuantProduct& p, const std::vector<std::int32_t>& a_int,
-                       const std::vector<double>& a_float, const std::vector<std::int32_t>& b,
+                       const std::vector<double>& a_float, const std::vector<std::int32_t>& b_t,
                        std::vector<std::uint8_t>* c);
 
 }  // namespace svp::runtime::rknn
