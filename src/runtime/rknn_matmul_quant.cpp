@@ -125,14 +125,14 @@ void quantized_product(const QuantProduct& p, const std::vector<std::int32_t>& a
         const std::int32_t zpb = p.qb->zp[q];
         double acc_f = 0;
         std::int64_t acc_i = 0;
-        for (std::int64_t k = g * group; k < (g + 1) * group; ++k) {
-          const std::int32_t bv = b_t[static_cast<std::size_t>(n * p.K + k)] - zpb;
-          const auto ai = static_cast<std::size_t>(m * p.K + k);
-          if (float_a) {
-            acc_f += a_float[ai] * bv;
-          } else {
-            acc_i += static_cast<std::int64_t>(a_int[ai] - zpa) * bv;
-          }
+        const std::int64_t k0 = g * group;
+        const std::int32_t* br = &b_t[static_cast<std::size_t>(n * p.K + k0)];
+        if (float_a) {  // in k order: the sum's rounding is part of the documented result
+          const double* ar = &a_float[static_cast<std::size_t>(m * p.K + k0)];
+          for (std::int64_t k = 0; k < group; ++k) acc_f += ar[k] * (br[k] - zpb);
+        } else {  // exact, so any order (the compiler may vectorize)
+          const std::int32_t* ar = &a_int[static_cast<std::size_t>(m * p.K + k0)];
+          for (std::int64_t k = 0; k < group; ++k) acc_i += static_cast<std::int64_t>(ar[k] - zpa) * (br[k] - zpb);
         }
         total += acc_i;
         real += static_cast<double>(p.qb->scale[q]) * (float_a ? acc_f : static_cast<double>(acc_i));
