@@ -289,6 +289,44 @@ TEST(RknnMatmulQuant, EveryIntegerBTypeQuantAndLayoutMatchesTheReferenceBitForBi
   }
 }
 
+TEST(RknnMatmulQuant, DynamicMKeepsTheQuantizationForEveryShape) {
+  // INT8_MM_INT4_TO_FLOAT16, B per channel with zero points; A memory for the largest M.
+  Problem p = make_problem(kIntegerB[10], RKNN_QUANT_TYPE_PER_CHANNEL_ASYM, 21);
+  rknn_matmul_info info = info_of(p, RKNN_MM_LAYOUT_NORM);
+  rknn_matmul_shape shapes[] = {{1, p.K, p.N}, {p.M, p.K, p.N}};
+  rknn_matmul_io_attr io[2];
+  rknn_matmul_ctx ctx = 0;
+  ASSERT_EQ(rknn_matmul_create_dynamic_shape(&ctx, &info, 2, shapes, io), RKNN_SUCC) << last_error();
+  ASSERT_EQ(set_quant(ctx, "A", {p.sa}, {p.zpa}), RKNN_SUCC) << last_error();
+  ASSERT_EQ(set_quant(ctx, "B", p.sb, p.zpb), RKNN_SUCC) << last_error();
+  rknn_tensor_mem* a = rknn_create_mem(ctx, io[1].A.size);
+  rknn_tensor_mem* b = rknn_create_mem(ctx, io[1].B.size);
+  rknn_tensor_mem* c = rknn_create_mem(ctx, io[1].C.size);
+  ASSERT_TRUE(a && b && c);
+  const std::vector<std::uint8_t> pa = pack(p.a_int, p.t.a), pb = pack(p.b, p.t.b);
+  std::memcpy(a->virt_addr, pa.data(), pa.size());
+  std::memcpy(b->virt_addr, pb.data(), pb.size());
+  for (int s : {1, 0}) {
+    SCOPED_TRACE("M " + std::to_string(shapes[s].M));
+    ASSERT_EQ(rknn_matmul_set_dynamic_shape(ctx, &shapes[s]), RKNN_SUCC) << last_error();
+    ASSERT_EQ(rknn_matmul_set_io_mem(ctx, a, &io[s].A), RKNN_SUCC) << last_error();
+    ASSERT_EQ(rknn_matmul_set_io_mem(ctx, b, &io[s].B), RKNN_SUCC) << last_error();
+    ASSERT_EQ(rknn_matmul_set_io_mem(ctx, c, &io[s].C), RKNN_SUCC) << last_error();
+    ASSERT_EQ(rknn_matmul_run(ctx), RKNN_SUCC) << last_error();
+    Problem first = p;
+    first.M = shapes[s].M;
+    first.a_int.resize(static_cast<std::size_t>(first.M) * p.K);  // A's first M rows
+    const std::vector<std::uint32_t> want = reference(first);
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      std::uint16_t got = 0;
+      std::memcpy(&got, static_cast<const std::uint8_t*>(c->virt_addr) + i * 2, 2);
+      ASSERT_EQ(got, want[i]) << "element " << i;
+    }
+  }
+  for (rknn_tensor_mem* m : {a, b, c}) EXPECT_EQ(rknn_destroy_mem(ctx, m), RKNN_SUCC);
+  EXPECT_EQ(rknn_matmul_destroy(ctx), RKNN_SUCC);
+}
+
 TEST(RknnMatmulQuant, QuantizationChangesTheResultAsTheParametersSay) {
   // A guard against a reference that ignores what it is given: doubling B's scale doubles a
   // float32 C exactly, and a zero point of B shifts it by zpB * sum(a) * sB.
