@@ -633,10 +633,13 @@ int matmul_set_quant_params(Handle h, const rknn_quant_params& params) {
   const bool is_b = name == "B";
   const rknn_matmul_shape& s = c->shapes.front();  // every shape shares K and N
   const std::size_t want = is_b ? b_quant_count(c->info.B_quant_type, s.K, s.N, c->info.group_size) : 1;
-  if (params.scale == nullptr || params.scale_len < 0 || static_cast<std::size_t>(params.scale_len) != want) {
+  // One value for all (the vendor's dynamic-shape demo sets a per-channel B so) is broadcast.
+  const bool broadcast = params.scale_len == 1;
+  if (params.scale == nullptr || (!broadcast && static_cast<std::size_t>(std::max(params.scale_len, 0)) != want) ||
+      params.scale_len <= 0) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,
-                fmt::format("{} takes {} scale(s) (B_quant_type {}, K {}, N {}, group_size {}); params->scale_len is "
-                            "{}{}",
+                fmt::format("{} takes {} scale(s) (or 1 for all; B_quant_type {}, K {}, N {}, group_size {}); "
+                            "params->scale_len is {}{}",
                             name, want, c->info.B_quant_type, s.K, s.N, c->info.group_size, params.scale_len,
                             params.scale == nullptr ? " and params->scale is NULL" : ""));
   }
@@ -648,15 +651,17 @@ int matmul_set_quant_params(Handle h, const rknn_quant_params& params) {
   // Even rknn_matmul_quant_type values are the symmetric ones.
   const bool symmetric = (is_b ? c->info.B_quant_type : c->info.AC_quant_type) % 2 == 0;
   MatmulQuant next;
-  next.scale.assign(params.scale, params.scale + want);
+  next.scale.resize(want);
   next.zp.assign(want, 0);
   for (std::size_t i = 0; i < want; ++i) {
+    const std::size_t from = broadcast ? 0 : i;
+    next.scale[i] = params.scale[from];
     if (!(std::isfinite(next.scale[i]) && next.scale[i] > 0)) {
       return fail(fn, RKNN_ERR_PARAM_INVALID,
                   fmt::format("{} scale[{}] is {}: scales must be positive and finite", name, i, next.scale[i]));
     }
     if (params.zp_len == 0) continue;
-    next.zp[i] = params.zp[i];
+    next.zp[i] = params.zp[from];
     if (!zp_in_range(type, next.zp[i]) || (symmetric && next.zp[i] != 0)) {
       return fail(fn, RKNN_ERR_PARAM_INVALID,
                   fmt::format("{} zp[{}] is {}: {}", name, i, next.zp[i],

@@ -425,7 +425,7 @@ TEST(RknnMatmulQuant, QuantParamsAreCheckedAndReadBack) {
   std::vector<float> sb(2 * 32);
   for (std::size_t i = 0; i < sb.size(); ++i) sb[i] = 0.01f * static_cast<float>(i + 1);
   EXPECT_EQ(set_quant(ctx, "B", std::vector<float>(32, 0.1f), {}), RKNN_ERR_PARAM_INVALID);
-  EXPECT_TRUE(contains(last_error(), "B takes 64 scale(s)")) << last_error();
+  EXPECT_TRUE(contains(last_error(), "B takes 64 scale(s) (or 1 for all")) << last_error();
   EXPECT_EQ(set_quant(ctx, "B", sb, std::vector<int>(64, 1)), RKNN_ERR_PARAM_INVALID);
   EXPECT_TRUE(contains(last_error(), "symmetric")) << last_error();
   EXPECT_EQ(set_quant(ctx, "A", {0.5f}, {3}), RKNN_ERR_PARAM_INVALID) << "AC_quant_type 0 is symmetric";
@@ -450,6 +450,12 @@ TEST(RknnMatmulQuant, QuantParamsAreCheckedAndReadBack) {
   EXPECT_EQ(zp, std::vector<std::int32_t>(64, 0));
   EXPECT_EQ(q.scale_len, 64);
   EXPECT_EQ(first, sb[0]);
+  // One scale is broadcast to every group and column.
+  EXPECT_EQ(set_quant(ctx, "B", {0.5f}, {}), RKNN_SUCC) << last_error();
+  std::vector<float> again(64);
+  q.scale = again.data();
+  ASSERT_EQ(rknn_matmul_get_quant_params(ctx, &q, &first), RKNN_SUCC) << last_error();
+  EXPECT_EQ(again, std::vector<float>(64, 0.5f));
   std::snprintf(q.name, sizeof q.name, "A");
   ASSERT_EQ(rknn_matmul_get_quant_params(ctx, &q, &first), RKNN_SUCC) << last_error();
   EXPECT_EQ(first, 0.25f);
