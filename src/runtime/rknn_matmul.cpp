@@ -52,6 +52,13 @@ const TypeInfo kTypes[] = {
     {RKNN_INT8_MM_INT4_TO_FLOAT16, RKNN_TENSOR_INT8, RKNN_TENSOR_INT4, RKNN_TENSOR_FLOAT16},
 };
 
+// The enumerator's name; the header's get_matmul_type_string (as the vendor's) has no case
+// for RKNN_INT8_MM_INT4_TO_FLOAT16.
+const char* matmul_type_name(int t) {
+  return t == RKNN_INT8_MM_INT4_TO_FLOAT16 ? "RKNN_INT8_MM_INT4_TO_FLOAT16"
+                                           : get_matmul_type_string(static_cast<rknn_matmul_type>(t));
+}
+
 const TypeInfo* type_info(int t) {
   for (const TypeInfo& x : kTypes) {
     if (x.value == t) return &x;
@@ -137,7 +144,7 @@ int check_info(const char* fn, const rknn_matmul_info& info, const MatmulPlatfor
   if (!platform_supports(platform, static_cast<rknn_matmul_type>(t))) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,
                 fmt::format("{} is not supported on {} (its matmul has float16 -> float32 and int8 -> int32 only)",
-                            get_matmul_type_string(static_cast<rknn_matmul_type>(t)), platform.name));
+                            matmul_type_name(t), platform.name));
   }
   if (info.B_quant_type < RKNN_QUANT_TYPE_PER_LAYER_SYM || info.B_quant_type > RKNN_QUANT_TYPE_PER_GROUP_ASYM) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,
@@ -154,7 +161,7 @@ int check_info(const char* fn, const rknn_matmul_info& info, const MatmulPlatfor
   if (ti->b == RKNN_TENSOR_FLOAT16 && info.B_quant_type != RKNN_QUANT_TYPE_PER_LAYER_SYM) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,
                 fmt::format("info->B_quant_type {}: B of {} is float16, which is not quantized (use 0)",
-                            info.B_quant_type, get_matmul_type_string(info.type)));
+                            info.B_quant_type, matmul_type_name(raw_enum(info.type))));
   }
   const bool per_group =
       info.B_quant_type == RKNN_QUANT_TYPE_PER_GROUP_SYM || info.B_quant_type == RKNN_QUANT_TYPE_PER_GROUP_ASYM;
@@ -195,7 +202,7 @@ int shape_attrs(const char* fn, const rknn_matmul_info& info, const TypeInfo& ti
   // layouts, and packed int4 (whose rows must start on byte boundaries).
   const std::int32_t k_align = std::max(k_alignment(platform, ti.a), k_alignment(platform, ti.b));
   const std::int32_t n_align = n_alignment(platform, ti.b);
-  const char* type_name = get_matmul_type_string(info.type);
+  const char* type_name = matmul_type_name(raw_enum(info.type));
   auto misaligned = [&](const char* what, std::int32_t ka, std::int32_t na) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,
                 fmt::format("{} of {} needs K a multiple of {} and N of {} on {}; K is {}, N {}", what, type_name, ka,
@@ -628,7 +635,7 @@ int matmul_set_quant_params(Handle h, const rknn_quant_params& params) {
   if (!is_integer(type)) {
     return fail(fn, RKNN_ERR_PARAM_INVALID,
                 fmt::format("{} of {} is {}, which takes no quantization parameters", name,
-                            get_matmul_type_string(c->info.type), get_type_string(type)));
+                            matmul_type_name(raw_enum(c->info.type)), get_type_string(type)));
   }
   const bool is_b = name == "B";
   const rknn_matmul_shape& s = c->shapes.front();  // every shape shares K and N

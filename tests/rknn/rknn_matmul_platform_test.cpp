@@ -256,6 +256,8 @@ TEST(RknnMatmulPlatform, EachSocRefusesWhatItsMatmulLacks) {
   EXPECT_TRUE(contains(last_error(), "not supported on RK3566")) << last_error();
   EXPECT_EQ(create("RK3562", RKNN_FLOAT16_MM_INT8_TO_FLOAT32, 64, 64, norm, norm), RKNN_ERR_PARAM_INVALID);
   EXPECT_TRUE(contains(last_error(), "not supported on RK3562")) << last_error();
+  EXPECT_EQ(create("RK3566", RKNN_INT8_MM_INT4_TO_FLOAT16, 64, 64, norm, norm), RKNN_ERR_PARAM_INVALID);
+  EXPECT_TRUE(contains(last_error(), "RKNN_INT8_MM_INT4_TO_FLOAT16 is not supported")) << last_error();
   // float16 native B: RK3566 (8, 16) blocks, K aligned to 16; RK3562 K to 32; RK3588 N to 16.
   EXPECT_EQ(create("RK3566", RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32, 48, 8, native, norm), RKNN_SUCC) << last_error();
   EXPECT_EQ(create("RK3562", RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32, 48, 8, native, norm), RKNN_ERR_PARAM_INVALID);
