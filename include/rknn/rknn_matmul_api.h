@@ -112,7 +112,7 @@ typedef enum {
 
 /* What to create. The vendor states per-SoC alignment rules for K and N (RK3588/RK3576:
  * K a multiple of 32 for int8/float16/int4; N of 32 for int8, 16 for float16, 64 for int4;
- * RK3566/RK3568 and RK3562 smaller ones) and K <= 10240; docs/rknn.md says which svp-acl
+ * RK3566/RK3568 and RK3562 smaller ones) and K <= 10240; docs/rknn.md says where svp-acl
  * enforces. */
 typedef struct rknn_matmul_info_t {
     int32_t M;
@@ -120,11 +120,11 @@ typedef struct rknn_matmul_info_t {
     int32_t N;
     rknn_matmul_type type;
     int16_t B_layout;        /* rknn_matmul_layout */
-    int16_t B_quant_type;    /* 0 per layer, 1 per channel, 2 per group */
+    int16_t B_quant_type;    /* rknn_matmul_quant_type */
     int16_t AC_layout;       /* rknn_matmul_layout (NORM or NATIVE) */
-    int16_t AC_quant_type;   /* 0 only */
+    int16_t AC_quant_type;   /* RKNN_QUANT_TYPE_PER_LAYER_SYM or _ASYM */
     int32_t iommu_domain_id; /* 4 GiB address domains on the board */
-    int16_t group_size;      /* B_quant_type 2 */
+    int16_t group_size;      /* elements of K per group (B_quant_type PER_GROUP_*) */
     int8_t reserved[34];
 } rknn_matmul_info;
 
@@ -148,7 +148,9 @@ int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem* mem, rknn_matmu
 /* The NPU cores the context's runs use (RK3588/RK3576). */
 int rknn_matmul_set_core_mask(rknn_matmul_ctx context, rknn_core_mask core_mask);
 
-/* Quantization parameters of A, B or C (the integer types). */
+/* Quantization parameters of A, B or C (the integer tensors): scale_len/zp_len 1 for A and C;
+ * for B 1 (per layer), N (per channel) or K/group_size x N (per group). Unset: scale 1, zero
+ * point 0. get_quant_params reads back the tensor params->name names (empty: B). */
 int rknn_matmul_set_quant_params(rknn_matmul_ctx context, rknn_quant_params* params);
 int rknn_matmul_get_quant_params(rknn_matmul_ctx ctx, rknn_quant_params* params, float* scale);
 

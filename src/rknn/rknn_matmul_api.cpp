@@ -52,7 +52,7 @@ int rknn_matmul_set_core_mask(rknn_matmul_ctx context, rknn_core_mask core_mask)
 int rknn_matmul_set_quant_params(rknn_matmul_ctx context, rknn_quant_params* params) {
   return guard(__func__, [&](const char* fn) {
     RKNN_RETURN_IF_FAILED(require(fn, params, "params"));
-    return core::matmul_quant_params(fn, context);
+    return core::matmul_set_quant_params(context, *params);
   });
 }
 
@@ -60,7 +60,7 @@ int rknn_matmul_get_quant_params(rknn_matmul_ctx ctx, rknn_quant_params* params,
   return guard(__func__, [&](const char* fn) {
     RKNN_RETURN_IF_FAILED(require(fn, params, "params"));
     RKNN_RETURN_IF_FAILED(require(fn, scale, "scale"));
-    return core::matmul_quant_params(fn, ctx);
+    return core::matmul_get_quant_params(ctx, params, scale);
   });
 }
 
