@@ -70,12 +70,12 @@ int main(int argc, char** argv) {
     }
     dump_tensor_attr(&input);
     dump_tensor_attr(&output);
-    if (output.n_elems != LENET_CLASSES || input.size_with_stride != LENET_PIXELS) {
+    if (output.n_elems != LENET_CLASSES || input.n_elems != LENET_PIXELS || input.w_stride != 28) {
         printf("the demo needs the batch-1 LeNet (28x28x1 pixels in, %d scores out)\n", LENET_CLASSES);
         goto out;
     }
     /* rknn_create_mem: cacheable (RKNN_FLAG_MEMORY_CACHEABLE is rknn_create_mem2's default). */
-    input_mem = rknn_create_mem(ctx, input.size_with_stride);
+    input_mem = rknn_create_mem(ctx, LENET_PIXELS); /* UINT8 pixels, converted by the NPU */
     output_mem = rknn_create_mem(ctx, output.n_elems * sizeof(float));
     if (input_mem == NULL || output_mem == NULL) {
         printf("rknn_create_mem fail!\n");

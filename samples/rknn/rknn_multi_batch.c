@@ -33,8 +33,9 @@ static int query_attrs(rknn_context ctx, rknn_tensor_attr* input, rknn_tensor_at
 static int run_batch_zero_copy(rknn_context ctx, const rknn_tensor_attr* input, rknn_tensor_mem* input_mem,
                                rknn_tensor_mem* output_mem, uint32_t output_size, uint32_t batch,
                                const unsigned char* images, float* scores) {
-    uint32_t in_offset = input->size_with_stride / batch, out_offset = output_size / batch;
     uint32_t height = input->dims[1], width = input->dims[2], stride = input->w_stride ? input->w_stride : width;
+    uint32_t input_size = input->n_elems / width * stride; /* UINT8 bytes, rows w_stride apart */
+    uint32_t in_offset = input_size / batch, out_offset = output_size / batch;
     uint32_t k, h;
     int ret;
     for (k = 0; k < batch; ++k) {
@@ -120,8 +121,10 @@ int main(int argc, char** argv) {
     }
 
     /* Zero copy, as §5.6.2 recommends: UINT8 NHWC input, float32 output. */
+    /* The model's input is float (size_with_stride counts 4 bytes an element); the memory
+     * holds UINT8 pixels, which the NPU converts as it reads them. */
     output_size = output.n_elems * (uint32_t)sizeof(float);
-    input_mem = rknn_create_mem(ctx, input.size_with_stride);
+    input_mem = rknn_create_mem(ctx, input.n_elems / input.dims[2] * (input.w_stride ? input.w_stride : input.dims[2]));
     output_mem = rknn_create_mem(ctx, output_size);
     if (input_mem == NULL || output_mem == NULL) {
         printf("rknn_create_mem fail!\n");
