@@ -3,8 +3,9 @@
  * the application selects one with rknn_set_input_shapes, reads the current attributes
  * (RKNN_QUERY_CURRENT_INPUT_ATTR / CURRENT_OUTPUT_ATTR) and runs, through the general API
  * (§5.4.4.1) and the zero-copy API (§5.4.4.2: memory of the largest set, bound again after
- * every switch with the current attributes). Check: every image of every set has the scores
- * it has alone in the batch-1 set, in both APIs.
+ * every switch with the current attributes, NHWC and then the native layout of
+ * CURRENT_NATIVE_INPUT_ATTR). Check: every image of every set has the scores it has alone in
+ * the batch-1 set, in every API (float: within 1e-5; int8: exactly).
  *   rknn_dynamic_shape IMAGES.u8 COUNT MODEL.rknn */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,21 +62,45 @@ static int select_shape(rknn_context ctx, const rknn_input_range* range, uint32_
     return 0;
 }
 
-/* §5.4.4.2: the batch's rows copied into memory w_stride pixels wide, both bound with the
- * current attributes, run, the float scores read from the output memory. */
+/* The guide's notes to §5.4.4.2: the input may be bound as NHWC with CURRENT_INPUT_ATTR or
+ * in the NPU's layout with CURRENT_NATIVE_INPUT_ATTR (rows w_stride apart), and memory of the
+ * largest set (NATIVE_INPUT_ATTR before any switch) holds every set. */
+static int query_current_native(rknn_context ctx, const rknn_tensor_attr* max_native, rknn_tensor_attr* native) {
+    memset(native, 0, sizeof *native);
+    if (rknn_query(ctx, RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR, native, sizeof *native) != RKNN_SUCC) {
+        printf("rknn_query(CURRENT_NATIVE_INPUT_ATTR) fail!\n");
+        return -1;
+    }
+    printf("current native input tensors:\n");
+    dump_tensor_attr(native);
+    if (native->size_with_stride > max_native->size_with_stride || native->w_stride < native->dims[2]) {
+        printf("the current set's native input (%u bytes) exceeds the largest set's (%u)\n", native->size_with_stride,
+               max_native->size_with_stride);
+        return -1;
+    }
+    return 0;
+}
+
+/* §5.4.4.2: the batch's rows copied into the memory as `bind` lays them out (NHWC, w_stride
+ * pixels a row), both memories bound, run, the float scores read from the output memory. */
 static int run_zero_copy(rknn_context ctx, rknn_tensor_mem* input_mem, rknn_tensor_mem* output_mem,
-                         rknn_tensor_attr* cur_input, rknn_tensor_attr* cur_output, const unsigned char* images,
+                         rknn_tensor_attr* bind, rknn_tensor_attr* cur_output, const unsigned char* images,
                          float* scores) {
-    uint32_t batch = cur_input->dims[0], height = cur_input->dims[1], width = cur_input->dims[2];
-    uint32_t channel = cur_input->dims[3], stride = cur_input->w_stride ? cur_input->w_stride : width;
+    uint32_t batch = bind->dims[0], height = bind->dims[1], width = bind->dims[2];
+    uint32_t channel = bind->dims[3], stride = bind->w_stride ? bind->w_stride : width;
     const unsigned char* src = images;
     unsigned char* dst = (unsigned char*)input_mem->virt_addr;
     uint32_t b, h;
     int ret;
+    if (bind->fmt != RKNN_TENSOR_NHWC) {
+        printf("the demo copies NHWC rows; the input's layout is %s\n", get_format_string(bind->fmt));
+        return -1;
+    }
     if ((size_t)batch * height * stride * channel > input_mem->size) {
         printf("input memory of %u bytes is too small for the set\n", input_mem->size);
         return -1;
     }
+    memset(input_mem->virt_addr, 0, input_mem->size);
     for (b = 0; b < batch; ++b) {
         for (h = 0; h < height; ++h) {
             memcpy(dst, src, (size_t)width * channel);
@@ -83,13 +108,14 @@ static int run_zero_copy(rknn_context ctx, rknn_tensor_mem* input_mem, rknn_tens
             dst += (size_t)stride * channel;
         }
     }
-    cur_input->type = RKNN_TENSOR_UINT8;
-    ret = rknn_set_io_mem(ctx, input_mem, cur_input);
+    bind->type = RKNN_TENSOR_UINT8;
+    ret = rknn_set_io_mem(ctx, input_mem, bind);
     if (ret < 0) {
         printf("rknn_set_io_mem(input) fail! ret=%d\n", ret);
         return -1;
     }
     cur_output->type = RKNN_TENSOR_FLOAT32;
+    cur_output->fmt = RKNN_TENSOR_NCHW;
     ret = rknn_set_io_mem(ctx, output_mem, cur_output);
     if (ret < 0) {
         printf("rknn_set_io_mem(output) fail! ret=%d\n", ret);
@@ -117,7 +143,7 @@ static int check_set(const char* api, uint32_t batch, const float* scores, const
 
 int main(int argc, char** argv) {
     rknn_context ctx = 0;
-    rknn_tensor_attr input_attr, output_attr, cur_input, cur_output;
+    rknn_tensor_attr input_attr, output_attr, cur_input, cur_output, native_attr, cur_native;
     rknn_input_range range;
     rknn_tensor_mem *input_mem = NULL, *output_mem = NULL;
     unsigned char* images = NULL;
@@ -189,9 +215,15 @@ int main(int argc, char** argv) {
         }
     }
 
-    /* §5.4.4.2: memory for the largest set (INPUT_ATTR / OUTPUT_ATTR before any switch
-     * describe it), bound with each set's current attributes. */
-    input_mem = rknn_create_mem(ctx, input_attr.size_with_stride);
+    /* §5.4.4.2: memory for the largest set (the attributes before any switch describe it;
+     * the native one has the wider rows), bound with each set's current attributes: NHWC as
+     * the guide's code does, then the native layout. */
+    memset(&native_attr, 0, sizeof native_attr);
+    if (rknn_query(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR, &native_attr, sizeof native_attr) != RKNN_SUCC) {
+        printf("rknn_query(NATIVE_INPUT_ATTR) fail!\n");
+        goto out;
+    }
+    input_mem = rknn_create_mem(ctx, native_attr.size_with_stride);
     output_mem = rknn_create_mem(ctx, output_attr.n_elems * sizeof(float));
     if (input_mem == NULL || output_mem == NULL) {
         printf("rknn_create_mem fail!\n");
@@ -200,7 +232,10 @@ int main(int argc, char** argv) {
     for (s = range.shape_number; s-- > 0;) {
         if (select_shape(ctx, &range, s, &input_attr, &cur_input, &cur_output) != 0 ||
             run_zero_copy(ctx, input_mem, output_mem, &cur_input, &cur_output, images, scores) != 0 ||
-            check_set("zero-copy API", cur_input.dims[0], scores, single, tolerance) != 0) {
+            check_set("zero-copy API, NHWC", cur_input.dims[0], scores, single, tolerance) != 0 ||
+            query_current_native(ctx, &native_attr, &cur_native) != 0 ||
+            run_zero_copy(ctx, input_mem, output_mem, &cur_native, &cur_output, images, scores) != 0 ||
+            check_set("zero-copy API, native", cur_native.dims[0], scores, single, tolerance) != 0) {
             goto out;
         }
     }
