@@ -7,7 +7,7 @@
 #   static  batch 1, the ONNX model's shape;
 #   dynamic configs.dynamic_input [[[1,1,28,28]], [[4,1,28,28]]] (batch gears 1 and 4, §5.4);
 #   batch4  subgraphs.input_size_list [[4,1,28,28]] (a model of batch 4, §5.6; rknn-toolkit2
-#           sets that with build(rknn_batch_size=4), which its YAML config has no key for).
+#           sets that with build(rknn_batch_size=4); svp-acl's rknn_convert YAML has no such key).
 #   run_lenet_demo.sh RKNN_CONVERT OUT_DIR DEMO float|int8 MODEL...
 # runs DEMO OUT_DIR/images.u8 8 OUT_DIR/lenet_MODEL.rknn... on the first 8 Fashion-MNIST
 # test images. Exit 77 without the dataset (a skip for ctest).
