@@ -69,10 +69,10 @@ class Model(_svp_acl.Model):
 
     def execute(self, inputs, batch=1, resolution=None, aipp=None):
         """Runs the model; ``aipp``: the parameters of its dynamic-AIPP input (below)."""
-        return super().execute(inputs, batch, resolution, _aipp_params(aipp, self.inputs()))
+        return super().execute(inputs, batch, resolution, _aipp_params(aipp, self))
 
     def execute_async(self, inputs, stream, callback, batch=1, resolution=None, aipp=None):
-        return super().execute_async(inputs, stream, callback, batch, resolution, _aipp_params(aipp, self.inputs()))
+        return super().execute_async(inputs, stream, callback, batch, resolution, _aipp_params(aipp, self))
 
     def async_execute(self, inputs, stream, batch=1, resolution=None, aipp=None):
         """Starts the execution on ``stream``; returns an asyncio future of the outputs
@@ -111,7 +111,7 @@ def _aipp_text(key, value):
     raise TypeError("aipp: {} = {!r} is not a number, bool or string".format(key, value))
 
 
-def _aipp_params(aipp, inputs):
+def _aipp_params(aipp, model):
     """aipp= as the binding takes it: {data input position: {key: text}}. One mapping of
     [aipp_op] keys is for the model's only dynamic-AIPP input; {position: mapping} names it."""
     if aipp is None:
@@ -124,7 +124,7 @@ def _aipp_params(aipp, inputs):
     if aipp and all(isinstance(k, int) for k in aipp):
         per_input = aipp
     else:
-        dynamic = [i for i, t in enumerate(inputs) if t.get("aipp") == "dynamic"]
+        dynamic = [i for i, t in enumerate(model.inputs()) if t.get("aipp") == "dynamic"]
         if len(dynamic) != 1:
             raise ValueError("aipp: the model has {} dynamic-AIPP inputs; give {{input position: parameters}}".format(
                 len(dynamic)) if dynamic else "aipp: the model has no dynamic-AIPP input")
