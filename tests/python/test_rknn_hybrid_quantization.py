@@ -151,3 +151,19 @@ def test_unknown_layers_bad_dtypes_malformed_and_edited_cfgs_are_refused_naming_
     assert "not a .model file" in messages.text()
     rknn.release()
     assert os.path.isfile(NAME + ".model")
+
+
+def test_step1_refuses_a_missing_model_or_dataset_and_bad_sizes_naming_them(tmp_path, monkeypatch, messages):
+    monkeypatch.chdir(tmp_path)
+    rknn = RKNN()
+    assert rknn.hybrid_quantization_step1(dataset="dataset.txt") == -1
+    assert "call load_onnx() first" in messages.text()
+    assert rknn.config(target_platform="rk3588") == 0 and rknn.load_onnx(model=LENET) == 0
+    for kwargs, expected in [({}, "dataset is required"),
+                             ({"dataset": "d.txt", "rknn_batch_size": 0}, "rknn_batch_size must be -1"),
+                             ({"dataset": "d.txt", "proposal_dataset_size": 0}, "proposal_dataset_size must be")]:
+        messages.lines.clear()
+        assert rknn.hybrid_quantization_step1(**kwargs) == -1
+        assert expected in messages.text(), messages.text()
+    assert not os.listdir(str(tmp_path))  # nothing written
+    rknn.release()
