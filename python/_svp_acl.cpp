@@ -9,6 +9,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <spdlog/sinks/base_sink.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cstring>
@@ -23,6 +24,7 @@
 #include "compiler/board_time.h"
 #include "compiler/compile.h"
 #include "compiler/onnx_import.h"
+#include "compiler/om_json.h"
 #include "compiler/onnx_io_edit.h"
 #include "convert.h"
 #include "convert_config.h"
@@ -339,9 +341,14 @@ class Runtime {
 
 // rknn_convert's YAML (written by rknn.api.RKNN.build from its arguments) → model bytes,
 // the warnings (settings without effect) and the compiler's log.
-py::tuple build_rknn(const std::string& yml, const std::string& target, const std::string& caller) {
+// high_precision / float_layers (rknn.api's hybrid_quantization_step2): layers raised one
+// step (--high_precision_layer: A8W8 → A16W8) or kept float32 (CompileOptions::float_layer).
+py::tuple build_rknn(const std::string& yml, const std::string& target, const std::string& caller,
+                     const std::vector<std::string>& high_precision, const std::vector<std::string>& float_layers) {
   auto plan = svp::rknn_convert::read_convert_config(yml, target);
   if (!plan.ok()) throw_status(plan.status());
+  plan->options.high_precision_layer = high_precision;
+  plan->options.float_layer = float_layers;
   std::optional<svp::Result<svp::rknn_convert::Converted>> r;
   {
     py::gil_scoped_release nogil;
@@ -427,6 +434,42 @@ py::dict predict_board_time(const py::bytes& image) {
   return r;
 }
 
+// A model image described as svp_atc --mode=1 writes om.json (compiler/om_json.h): per
+// layer its name, type, precision and tensors (dtype, quantization), as JSON text.
+std::string model_json(const py::bytes& image) {
+  const std::string bytes = image;
+  auto m = svp::model::read_model(bytes.data(), bytes.size());
+  if (!m.ok()) throw std::invalid_argument("the model image does not parse: " + m.status().message());
+  return svp::compiler::om_json(m->program, m->weights_size).dump();
+}
+
+// A YAML document as Python objects (mappings → dict, sequences → list, scalars → str), read
+// with the yaml-cpp the module links (Debian's Python has no YAML package by default).
+py::object yaml_to_python(const YAML::Node& n) {
+  if (n.IsMap()) {
+    py::dict d;
+    for (const auto& kv : n) d[py::str(kv.first.as<std::string>())] = yaml_to_python(kv.second);
+    return std::move(d);
+  }
+  if (n.IsSequence()) {
+    py::list l;
+    for (const auto& item : n) l.append(yaml_to_python(item));
+    return std::move(l);
+  }
+  if (n.IsScalar()) return py::str(n.Scalar());
+  return py::none();
+}
+
+py::object load_yaml(const std::string& path) {
+  try {
+    return yaml_to_python(YAML::LoadFile(path));
+  } catch (const YAML::BadFile&) {
+    throw std::invalid_argument(path + " cannot be read");
+  } catch (const YAML::Exception& e) {
+    throw std::invalid_argument(path + ": not valid YAML: " + e.what());
+  }
+}
+
 // An ONNX model's inputs (initializers excluded): [(name, dims)], -1 for a symbolic dimension.
 std::vector<std::pair<std::string, std::vector<std::int64_t>>> onnx_inputs(const std::string& path) {
   auto file = svp::compiler::OnnxFile::read(path);
@@ -508,6 +551,7 @@ PYBIND11_MODULE(_svp_acl, m) {
   m.doc() = "svp-acl's native module: the compiler (rknn_convert's conversion) and librknnrt (docs/python.md)";
   svp::log::get().sinks().push_back(std::make_shared<CaptureSink>());
   m.def("build_rknn", &build_rknn, py::arg("yml"), py::arg("target"), py::arg("caller"),
+        py::arg("high_precision") = std::vector<std::string>{}, py::arg("float_layers") = std::vector<std::string>{},
         "Compiles the model an rknn_convert YAML file describes; returns (image bytes, warnings, log).");
   m.def("analyse_rknn", &analyse_rknn, py::arg("yml"), py::arg("target"), py::arg("caller"), py::arg("accuracy_inputs"),
         "Compiles the YAML's model with the per-layer accuracy report on these inputs; returns a dict (csv, summary, log, command_line).");
@@ -515,6 +559,10 @@ PYBIND11_MODULE(_svp_acl, m) {
         "Compiles as svp_atc does with these --key=value arguments; returns (image bytes, log, ignored flags).");
   m.def("predict_board_time", &predict_board_time, py::arg("image"),
         "The board timing model's predicted time of a model image on its target: dict (soc, layers, task_us, total_us).");
+  m.def("model_json", &model_json, py::arg("image"),
+        "A model image as svp_atc --mode=1's om.json (JSON text): layers with precision and tensor quantization.");
+  m.def("load_yaml", &load_yaml, py::arg("path"),
+        "A YAML file as dicts, lists and strings; ValueError naming the file and line when it is not valid YAML.");
   m.def("onnx_inputs", &onnx_inputs, py::arg("path"),
         "An ONNX model's inputs as [(name, dims)], -1 for a symbolic dimension.");
   m.def("rknn_platform", &rknn_platform, py::arg("name"),

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "svp/acl.hpp"
+#include "svp_run/aipp_input.h"
+#include "svp_run/model_name.h"
 
 namespace py = pybind11;
 namespace acl = svp::acl;
@@ -134,19 +136,86 @@ void check_input(const acl::tensor_desc& t, const py::array& a, std::uint64_t ba
   }
 }
 
+// One data input as the model's user sees it: its index in the model's input table and,
+// for dynamic AIPP, the index of the parameter input attached to it.
+struct DataInput {
+  std::size_t index = 0;
+  bool dynamic_aipp = false;
+  std::size_t attached = 0;
+};
+
+// Dynamic AIPP parameters per data input (positions in `DataInput` order): the keys and
+// values of an ais_bench [aipp_op] section, as svp_run's --aipp_config reads them.
+using AippParams = std::map<std::size_t, std::map<std::string, std::string>>;
+
+// A dynamic-AIPP input's source image: the parameters set on the dataset
+// (svp_acl_mdl_set_input_aipp, through svp_run's own parameter builder), the input's stride
+// queried again and the buffer re-strided, then the image's rows copied in, as svp_run
+// and the vendor sample do (docs/aipp.md).
+void fill_dynamic_aipp(const acl::model& m, const acl::model_desc& d, const acl::model_io& io, const DataInput& in,
+                       const std::map<std::string, std::string>& params, const py::array& a, std::mutex& mu) {
+  const std::string name = d.input(in.index).name;
+  svp::run::SourceLayout src;
+  svp_acl_mdl_aipp* aipp = nullptr;
+  try {
+    aipp = svp::run::make_aipp(params, "aipp of input '" + name + "'", &src);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(e.what());
+  }
+  std::unique_ptr<svp_acl_mdl_aipp, svp_acl_error (*)(svp_acl_mdl_aipp*)> owned(aipp, svp_acl_mdl_destroy_aipp);
+  if (!a.dtype().is(py::dtype::of<std::uint8_t>()) || static_cast<std::size_t>(a.nbytes()) != src.bytes()) {
+    throw py::value_error("input '" + name + "' has dynamic AIPP: it takes the source image, " + src.describe() +
+                          " as uint8 (any shape), not " + std::to_string(a.nbytes()) + " bytes of " +
+                          dtype_name(a.dtype()));
+  }
+  svp_acl_mdl_dataset* ds = const_cast<svp_acl_mdl_dataset*>(io.inputs().native_handle());
+  std::lock_guard<std::mutex> lock(mu);  // the description's stride follows the last parameters set
+  if (svp_acl_mdl_set_input_aipp(m.id(), ds, in.attached, aipp) != SVP_ACL_SUCCESS) {
+    throw py::value_error("aipp of input '" + name + "': svp_acl_mdl_set_input_aipp: " + svp_acl_get_recent_err_msg());
+  }
+  const std::size_t stride = svp_acl_mdl_get_input_default_stride(d.native_handle(), in.index);
+  svp_acl_data_buffer* b = svp_acl_mdl_get_dataset_buffer(ds, in.index);
+  const std::size_t size = svp_acl_get_data_buffer_size(b);
+  if (src.row_bytes > stride || src.rows * stride > size) {
+    throw std::runtime_error("input '" + name + "': the model reports " + std::to_string(size) + " bytes at a stride of " +
+                             std::to_string(stride) + ", too small for " + src.describe());
+  }
+  auto* base = static_cast<std::uint8_t*>(svp_acl_get_data_buffer_addr(b));
+  if (svp_acl_update_data_buffer(b, base, size, stride) != SVP_ACL_SUCCESS) {
+    throw std::runtime_error("svp_acl_update_data_buffer: " + std::string(svp_acl_get_recent_err_msg()));
+  }
+  py::array c = py::array::ensure(a, py::array::c_style);
+  const auto* bytes = static_cast<const std::uint8_t*>(c.data());
+  for (std::size_t r = 0; r < src.rows; ++r) std::memcpy(base + r * stride, bytes + r * src.row_bytes, src.row_bytes);
+}
+
 // A model's datasets filled from numpy arrays (checked first, with the GIL held).
-acl::model_io make_io(const acl::model& m, const acl::model_desc& d, const std::vector<py::array>& arrays,
-                      std::uint64_t batch) {
-  const std::size_t n = d.num_data_inputs();
+acl::model_io make_io(const acl::model& m, const acl::model_desc& d, const std::vector<DataInput>& data,
+                      const std::vector<py::array>& arrays, std::uint64_t batch, const AippParams& aipp,
+                      std::mutex& aipp_mu) {
+  const std::size_t n = data.size();
   if (arrays.size() != n) {
     throw py::value_error("the model has " + std::to_string(n) + " data input(s), " + std::to_string(arrays.size()) +
                           " array(s) given");
   }
   if (batch == 0) throw py::value_error("batch must be at least 1");
+  for (const auto& kv : aipp) {
+    if (kv.first >= n || !data[kv.first].dynamic_aipp) {
+      throw py::value_error("aipp: input " + std::to_string(kv.first) + " is not a dynamic-AIPP input of the model");
+    }
+  }
   std::vector<acl::tensor_desc> ins;
   for (std::size_t i = 0; i < n; ++i) {
-    ins.push_back(d.input(i));
-    check_input(ins.back(), arrays[i], batch);
+    ins.push_back(d.input(data[i].index));
+    if (!data[i].dynamic_aipp) {
+      check_input(ins.back(), arrays[i], batch);
+    } else if (aipp.count(i) == 0) {
+      throw py::value_error("input '" + ins.back().name + "' has dynamic AIPP: give its parameters with aipp={...} " +
+                            "(the [aipp_op] keys of svp_run --aipp_config: input_format, src_image_size_w, "
+                            "src_image_size_h, ...; docs/python.md)");
+    } else if (batch != 1) {
+      throw std::invalid_argument("batch > 1 with dynamic AIPP is not implemented yet in svp_acl.Model");
+    }
   }
   acl::io_options o;
   o.batch = batch;
@@ -156,8 +225,12 @@ acl::model_io make_io(const acl::model& m, const acl::model_desc& d, const std::
     io.emplace(env().rt, m, o);
   }
   for (std::size_t i = 0; i < n; ++i) {
+    if (data[i].dynamic_aipp) {
+      fill_dynamic_aipp(m, d, *io, data[i], aipp.at(i), arrays[i], aipp_mu);
+      continue;
+    }
     py::array c = py::array::ensure(arrays[i], py::array::c_style);
-    const acl::tensor_view v = io->input(i);
+    const acl::tensor_view v = io->input(data[i].index);
     const auto* bytes = static_cast<const std::uint8_t*>(c.data());
     for (std::uint64_t item = 0; item < batch; ++item) v.write(bytes + item * v.dense_bytes(), v.dense_bytes(), item);
   }
@@ -190,6 +263,7 @@ class Model {
   Model(const py::bytes& image, std::optional<std::int32_t> priority) {
     std::string s = image;
     std::vector<std::uint8_t> bytes(s.begin(), s.end());
+    name_ = svp::run::model_names(bytes).name;
     py::gil_scoped_release nogil;
     Env& e = env();
     e.ctx.make_current();
@@ -201,6 +275,7 @@ class Model {
       model_ = acl::model(e.rt, std::move(bytes));
     }
     desc_ = model_.describe();
+    data_ = data_inputs(model_.id(), desc_);
     svp_acl_mdl_hw hw{};
     has_gears_ = svp_acl_mdl_get_dynamic_hw(desc_.native_handle(), 0, &hw) == SVP_ACL_SUCCESS && hw.hw_count > 0;
   }
@@ -215,7 +290,11 @@ class Model {
   py::list inputs() const {
     live();
     py::list l;
-    for (std::size_t i = 0; i < desc_.num_data_inputs(); ++i) l.append(describe(desc_.input(i)));
+    for (const DataInput& in : data_) {
+      py::dict t = describe(desc_.input(in.index));
+      if (in.dynamic_aipp) t["aipp"] = "dynamic";
+      l.append(t);
+    }
     return l;
   }
   py::list outputs() const {
@@ -246,10 +325,11 @@ class Model {
     model_.configure(c);
   }
 
-  py::list execute(const std::vector<py::array>& arrays, std::uint64_t batch, const std::optional<Resolution>& hw) {
+  py::list execute(const std::vector<py::array>& arrays, std::uint64_t batch, const std::optional<Resolution>& hw,
+                   const AippParams& aipp) {
     live();
     std::unique_lock<std::mutex> gear = select_gear(hw);
-    acl::model_io io = make_io(model_, desc_, arrays, batch);
+    acl::model_io io = make_io(model_, desc_, data_, arrays, batch, aipp, aipp_mu_);
     {
       py::gil_scoped_release nogil;
       model_.execute(env().ctx, io.inputs(), io.outputs());
@@ -259,7 +339,8 @@ class Model {
   }
 
   void execute_async(const std::vector<py::array>& arrays, Stream& s, py::function callback, std::uint64_t batch,
-                     const std::optional<Resolution>& hw);
+                     const std::optional<Resolution>& hw, const AippParams& aipp);
+  const std::string& name() const { return name_; }
 
   void close() {
     py::gil_scoped_release nogil;
@@ -302,10 +383,35 @@ class Model {
     }
     return lock;
   }
+  // The data inputs: every input but task_buf, work_buf and dynamic AIPP's parameter
+  // inputs (those are filled from the aipp= parameters).
+  static std::vector<DataInput> data_inputs(std::uint32_t id, const acl::model_desc& d) {
+    std::vector<DataInput> all;
+    std::set<std::size_t> attached;
+    for (std::size_t i = 0; i < d.num_data_inputs(); ++i) {
+      DataInput in;
+      in.index = i;
+      svp_acl_mdl_aipp_type type = SVP_ACL_DATA_WITHOUT_AIPP;
+      if (svp_acl_mdl_get_input_aipp_type(id, i, &type, &in.attached) == SVP_ACL_SUCCESS &&
+          type == SVP_ACL_DATA_WITH_DYNAMIC_AIPP) {
+        in.dynamic_aipp = true;
+        attached.insert(in.attached);
+      }
+      all.push_back(in);
+    }
+    std::vector<DataInput> data;
+    for (const DataInput& in : all) {
+      if (attached.count(in.index) == 0) data.push_back(in);
+    }
+    return data;
+  }
   acl::model model_;
   acl::model_desc desc_;
+  std::vector<DataInput> data_;
+  std::string name_;                      // the name the model stores (the model dump selects by it)
   bool has_gears_ = false;
   std::mutex gear_mu_;
+  std::mutex aipp_mu_;
 };
 
 // Every open stream, so that interpreter exit can drain them while Python still runs the
@@ -432,12 +538,12 @@ void complete_run(acl::detail::pending_op* self, svp_acl_error rc, bool aborted)
 }
 
 void Model::execute_async(const std::vector<py::array>& arrays, Stream& s, py::function callback,
-                          std::uint64_t batch, const std::optional<Resolution>& hw) {
+                          std::uint64_t batch, const std::optional<Resolution>& hw, const AippParams& aipp) {
   live();
   std::shared_ptr<acl::stream> stream = s.handle();
   std::unique_lock<std::mutex> gear = select_gear(hw);
   auto run = std::make_unique<AsyncRun>();
-  run->io = make_io(model_, desc_, arrays, batch);
+  run->io = make_io(model_, desc_, data_, arrays, batch, aipp, aipp_mu_);
   run->model = model_.state();
   run->callback = std::move(callback);
   run->complete = &complete_run;
@@ -485,6 +591,29 @@ class Profiling {
   acl::prof_collection run_;
 };
 
+// The model dump (docs/runtime.md "Model dump"): svp_acl_mdl_init_dump + set_dump with a
+// configuration file, active for the models loaded until dump_stop (finalize_dump, which
+// returns once every queued tensor is on disk).
+void dump_start(const std::string& config_path) {
+  py::gil_scoped_release nogil;
+  env();
+  if (svp_acl_mdl_init_dump() != SVP_ACL_SUCCESS) {
+    throw std::runtime_error(std::string("svp_acl_mdl_init_dump: ") + svp_acl_get_recent_err_msg());
+  }
+  if (svp_acl_mdl_set_dump(config_path.c_str()) != SVP_ACL_SUCCESS) {
+    const std::string why = svp_acl_get_recent_err_msg();
+    (void)svp_acl_mdl_finalize_dump();
+    throw std::invalid_argument("svp_acl_mdl_set_dump: " + why);
+  }
+}
+
+void dump_stop() {
+  py::gil_scoped_release nogil;
+  if (svp_acl_mdl_finalize_dump() != SVP_ACL_SUCCESS) {
+    throw std::runtime_error(std::string("svp_acl_mdl_finalize_dump: ") + svp_acl_get_recent_err_msg());
+  }
+}
+
 // atexit: drains every open stream while the interpreter still runs callbacks, then stops
 // the context's report thread (it would otherwise outlive the interpreter).
 void drain_at_exit() {
@@ -526,9 +655,11 @@ void bind_svp_runtime(py::module_& m) {
       .def("batches", &Model::batches)
       .def("resolutions", &Model::resolutions)
       .def("set_priority", &Model::set_priority, py::arg("priority"))
-      .def("execute", &Model::execute, py::arg("inputs"), py::arg("batch") = 1, py::arg("resolution") = py::none())
+      .def("execute", &Model::execute, py::arg("inputs"), py::arg("batch") = 1, py::arg("resolution") = py::none(),
+           py::arg("aipp") = AippParams{})
       .def("execute_async", &Model::execute_async, py::arg("inputs"), py::arg("stream"), py::arg("callback"),
-           py::arg("batch") = 1, py::arg("resolution") = py::none())
+           py::arg("batch") = 1, py::arg("resolution") = py::none(), py::arg("aipp") = AippParams{})
+      .def_property_readonly("name", &Model::name)
       .def("close", &Model::close)
       .def_property_readonly("closed", &Model::closed);
   py::class_<Profiling>(m, "Profiling", "File-mode profiling of the SVP runtime (svp_acl_prof_*).")
@@ -539,4 +670,8 @@ void bind_svp_runtime(py::module_& m) {
   m.attr("PROF_TASK_TIME") = SVP_ACL_PROF_TASK_TIME;
   m.attr("PROF_AICPU") = SVP_ACL_PROF_AICPU_TRACE;
   m.def("_shutdown", &drain_at_exit);
+  m.def("_dump_start", &dump_start, py::arg("config_path"));
+  m.def("_dump_stop", &dump_stop);
+  m.def("read_aipp_config", &svp::run::read_aipp_config, py::arg("path"),
+        "An ais_bench [aipp_op] file (svp_run --aipp_config) as a dict of its keys and values (strings).");
 }

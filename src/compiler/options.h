@@ -47,6 +47,10 @@ struct CompileOptions {
   std::vector<std::int64_t> dynamic_batch_size;  // --dynamic_batch_size="1,2,4,8"
   std::vector<std::string> force_to_cpu;         // --force_to_cpu="a;b"
   std::vector<std::string> high_precision_layer;  // --high_precision_layer="a;b": float in an int8 model
+  // Layers kept float32 in a quantized model whatever the mode (Node::keep_float). No
+  // svp_atc flag: rknn.api's hybrid_quantization_step2 sets it from the layers its
+  // quantization cfg marks float16/float32.
+  std::vector<std::string> float_layer;
   std::int32_t online_model_type = 2;
   bool save_original_model = false;
   std::int32_t log_level = 2;        // 0 debug .. 3 error; 2: warnings and progress

@@ -61,14 +61,25 @@ void Dumper::start_from_acl_json(DumpConfig config) {
   session_.fetch_add(1);
 }
 
+// A process that never calls svp_acl_finalize (the Python module keeps its runtime to the
+// end) still exits cleanly: a joinable writer thread would abort in std::thread's destructor.
+Dumper::~Dumper() { stop_writer(); }
+
 void Dumper::shutdown() {
   drain();
-  std::thread writer;
   {
     std::lock_guard<std::mutex> lock(mu_);
     mode_ = Mode::kOff;
     config_.reset();
     session_.fetch_add(1);
+  }
+  stop_writer();
+}
+
+void Dumper::stop_writer() {
+  std::thread writer;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
     writer = std::move(writer_);
   }
@@ -118,6 +129,7 @@ Status Dumper::api_finalize() {
     session_.fetch_add(1);  // models loaded under it stop dumping
   }
   drain();
+  stop_writer();  // the next dump starts its own writer with its first record
   return Status::Ok();
 }
 

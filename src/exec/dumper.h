@@ -65,6 +65,7 @@ struct DumpRecord {
 class Dumper {
  public:
   static Dumper& instance();
+  ~Dumper();
 
   // svp_acl_init with an acl.json "dump" section.
   void start_from_acl_json(DumpConfig config);
@@ -94,6 +95,7 @@ class Dumper {
  private:
   enum class Mode { kOff, kAclJson, kApi };
   void writer_main();
+  void stop_writer();  // finishes the queue, then joins the writer thread
   void write_one(const DumpRecord& r);
 
   mutable std::mutex mu_;  // state and queue

@@ -312,6 +312,25 @@ TEST(QuantizeA8W8, ANodeForcedOntoTheAiCpuComputesInFloat) {
   EXPECT_EQ(n.g.value(n.c).dtype, DType::kFloat32);
 }
 
+// CompileOptions::float_layer (rknn.api's hybrid_quantization_step2 float16/float32 layers):
+// float32 in an A8W8 model, not one step up as --high_precision_layer.
+TEST(QuantizeA8W8, AFloatLayerStaysFloat32BetweenInt8NeighboursAndAnUnknownOneIsRefusedByName) {
+  Net n = net();
+  ASSERT_TRUE(mark_float_layers(n.g, {"conv"}).ok());
+  auto rep = quantize_graph(n.g, batches(4, 1), QuantizeOptions{});
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_EQ(rep->float_layers, 1u);
+  EXPECT_EQ(rep->a16_layers, 0u);
+  const Node& conv = n.g.node(n.conv);
+  EXPECT_EQ(n.g.value(conv.inputs[1]).dtype, DType::kFloat32);
+  EXPECT_EQ(n.g.value(n.c).dtype, DType::kFloat32);
+  EXPECT_EQ(n.g.value(n.r).dtype, DType::kUint8);  // the Relu after it is A8W8
+  Net m = net();
+  const Status st = mark_float_layers(m.g, {"no_such_layer"});
+  EXPECT_EQ(st.code(), err::kInvalidParam);
+  EXPECT_NE(st.message().find("\"no_such_layer\" is not a node"), std::string::npos) << st.message();
+}
+
 TEST(QuantizeA8W8, AnUnknownHighPrecisionLayerIsRefusedByName) {
   Net n = net();
   const Status st = mark_high_precision(n.g, {"conv", "no_such_layer"});

@@ -190,6 +190,12 @@ std::map<std::string, std::string> read_aipp_config(const std::string& path) {
 svp_acl_mdl_aipp* make_aipp(const std::map<std::string, std::string>& config, const std::string& path,
                             SourceLayout* source) {
   const Keys k(config, path);
+  // read_aipp_config checks its file's keys; a caller's own map (svp_acl.Model's aipp=) too.
+  for (const auto& kv : config) {
+    if (known_keys().count(kv.first) == 0) {
+      bad(path, "unknown key '" + kv.first + "' (ATC aipp-config names, docs/svp_run.md)");
+    }
+  }
   for (const char* key : {"input_format", "src_image_size_w", "src_image_size_h"}) {
     if (!k.has(key)) bad(path, std::string(key) + " is missing (input_format, src_image_size_w and src_image_size_h are mandatory)");
   }

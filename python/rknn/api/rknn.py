@@ -20,6 +20,7 @@ import numpy as np
 from svp_acl import _svp_acl
 
 from rknn.api import codegen as _codegen
+from rknn.api import hybrid as _hybrid
 
 _log = logging.getLogger("rknn")
 
@@ -192,7 +193,104 @@ class RKNN:
             out.append([batch] + shape[1:])
         return out
 
-    def _convert(self, quantize, dataset, accuracy_inputs=None):
+    @_returns_code
+    def hybrid_quantization_step1(self, dataset=None, rknn_batch_size=-1, proposal=False, proposal_dataset_size=1):
+        """Quantizes the loaded ONNX model on `dataset` and writes {model}.model, {model}.data
+        and {model}.quantization.cfg in the working directory (hybrid.py); with proposal=True
+        the cfg's custom_quantize_layers lists the layers whose single cosine is worst."""
+        self._live()
+        if self._onnx is None:
+            raise _Refused("no model: call load_onnx() first")
+        if dataset is None:
+            raise _Refused("dataset is required: the list file of calibration inputs, as for build()")
+        batch = 1 if rknn_batch_size in (-1, None) else rknn_batch_size
+        if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+            raise _Refused("rknn_batch_size must be -1 or a positive integer, not {!r}".format(rknn_batch_size))
+        if isinstance(proposal_dataset_size, bool) or not isinstance(proposal_dataset_size, int) or \
+                proposal_dataset_size < 1:
+            raise _Refused("proposal_dataset_size must be a positive integer, not {!r}".format(proposal_dataset_size))
+        if self._platform is None:
+            self._platform = _svp_acl.rknn_platform(_DEFAULT_PLATFORM)
+        self._batch_shapes = self._batched_shapes(batch) if batch > 1 else None
+        image, warnings, _ = self._convert(True, dataset)
+        for w in warnings:
+            _log.warning("hybrid_quantization_step1: %s", _api_names(w))
+        layers = self._proposal(image, dataset, proposal_dataset_size) if proposal else []
+        name = os.path.splitext(os.path.basename(self._onnx["model"]))[0]
+        recipe = {"format": _hybrid.RECIPE_FORMAT, "onnx": self._onnx, "config": self._config,
+                  "platform": self._platform, "dataset": os.path.abspath(dataset), "batch_shapes": self._batch_shapes}
+        with open(name + ".model", "w") as f:
+            json.dump(recipe, f, indent=1)
+        with open(name + ".data", "wb") as f:
+            f.write(image)
+        _hybrid.write_cfg(name + ".quantization.cfg", layers, _hybrid.quantize_parameters(image))
+        _log.info("hybrid_quantization_step1: wrote %s.model, %s.data, %s.quantization.cfg%s", name, name, name,
+                  " ({} layer(s) proposed)".format(len(layers)) if proposal else "")
+
+    def _proposal(self, image, dataset, count):
+        """The per-layer accuracy analysis on the dataset's first `count` items (.npy / .bin:
+        one path per input on a line), its worst layers (hybrid.propose)."""
+        probe = _svp_acl.Runtime(image)
+        try:
+            names = [a["name"] for a in probe.inputs()]
+        finally:
+            probe.close()
+        base = os.path.dirname(os.path.abspath(dataset))
+        with open(dataset) as f:
+            items = [line.split() for line in f if line.strip()][:count]
+        for line in items:
+            if len(line) != len(names):
+                raise _Refused("dataset line {!r} gives {} path(s); the model has {} input(s)".format(
+                    " ".join(line), len(line), len(names)))
+            odd = [p for p in line if not p.endswith((".npy", ".bin"))]
+            if odd:
+                raise _Refused("proposal=True with image files in the dataset ({}) is not implemented yet in svp-acl: "
+                               "list .npy items".format(odd[0]))
+        with tempfile.TemporaryDirectory(prefix="svp_hybrid_") as tmp:
+            lists = []
+            for i, name in enumerate(names):
+                listed = os.path.join(tmp, "input{}.txt".format(i))
+                with open(listed, "w") as f:
+                    f.write("".join(os.path.join(base, line[i]) + "\n" for line in items))
+                lists.append("{}:{}".format(name, listed))
+            report = self._convert(True, dataset, ";".join(lists))
+        return _hybrid.propose(_report_rows(report["csv"]))
+
+    @_returns_code
+    def hybrid_quantization_step2(self, model_input, data_input, model_quantization_cfg):
+        """Builds the model of step1's files with the cfg's custom_quantize_layers raised:
+        int16 as A16W8 (--high_precision_layer), float16/float32 as float32 layers."""
+        self._live()
+        with open(model_input) as f:
+            try:
+                recipe = json.load(f)
+            except ValueError:
+                recipe = None
+        if not isinstance(recipe, dict) or recipe.get("format") != _hybrid.RECIPE_FORMAT:
+            raise _Refused("{} is not a .model file written by svp-acl's hybrid_quantization_step1".format(model_input))
+        with open(data_input, "rb") as f:
+            step1_image = f.read()
+        try:
+            step1_params = _hybrid.quantize_parameters(step1_image)
+        except ValueError as e:
+            raise _Refused("{} is not the .data file of hybrid_quantization_step1 ({})".format(data_input, e))
+        high, floats = _hybrid.read_cfg(model_quantization_cfg, step1_params)
+        self._onnx, self._config, self._platform = recipe["onnx"], recipe["config"], recipe["platform"]
+        self._batch_shapes = recipe["batch_shapes"]
+        try:
+            image, warnings, _ = self._convert(True, recipe["dataset"], layers=(high, floats))
+        except (ValueError, RuntimeError) as e:
+            message = str(e).replace("--high_precision_layer names", "custom_quantize_layers names")
+            message = re.sub(r'float layer "(.*?)" is not', r'custom_quantize_layers names "\1", which is not', message)
+            raise _Refused("{}: {}".format(model_quantization_cfg, message))
+        for w in warnings:
+            _log.warning("hybrid_quantization_step2: %s", _api_names(w))
+        self._model = image
+        self._built = (True, recipe["dataset"])
+        self._close_runtime()
+        _log.info("hybrid_quantization_step2: built with %d layer(s) int16 and %d float", len(high), len(floats))
+
+    def _convert(self, quantize, dataset, accuracy_inputs=None, layers=((), ())):
         models = {"name": "model", "platform": "onnx", "model_file_path": self._onnx["model"], "quantize": quantize}
         subgraphs = {k: self._onnx[k] for k in ("inputs", "input_size_list", "outputs") if self._onnx[k] is not None}
         configs = dict(self._config)
@@ -214,7 +312,7 @@ class RKNN:
                 json.dump({"models": models}, f, indent=1)
             if accuracy_inputs is not None:
                 return _svp_acl.analyse_rknn(yml, self._platform, "rknn.api.RKNN.accuracy_analysis", accuracy_inputs)
-            return _svp_acl.build_rknn(yml, self._platform, caller)
+            return _svp_acl.build_rknn(yml, self._platform, caller, list(layers[0]), list(layers[1]))
 
     @_returns_code
     def export_rknn(self, export_path, cpp_gen_cfg=None):

@@ -275,6 +275,20 @@ Status mark_high_precision(Graph& g, const std::vector<std::string>& names) {
   return Status::Ok();
 }
 
+Status mark_float_layers(Graph& g, const std::vector<std::string>& names) {
+  for (const std::string& want : names) {
+    const std::vector<NodeId> found = g.nodes_named(want);
+    if (found.empty()) {
+      return Error(err::kInvalidParam,
+                   "float layer \"{}\" is not a node of the model (ONNX node names; svp_atc --mode=1 lists them in "
+                   "om.json)",
+                   want);
+    }
+    for (NodeId id : found) g.node(id).keep_float = true;
+  }
+  return Status::Ok();
+}
+
 namespace {
 
 // The float activations: graph inputs and node outputs that are float32 and not yet

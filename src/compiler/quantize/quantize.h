@@ -110,6 +110,10 @@ struct QuantizeReport {
 // err::kInvalidParam naming an unknown node.
 Status mark_high_precision(Graph& g, const std::vector<std::string>& names);
 
+// CompileOptions::float_layer: the named nodes (graph or ONNX names) stay float32 in any
+// quantized mode (Node::keep_float). err::kInvalidParam naming an unknown node.
+Status mark_float_layers(Graph& g, const std::vector<std::string>& names);
+
 // A value's encodings: the calibrated 8-bit one (possibly clipped by the method) and, for
 // int16, the magnitude of its whole observed range.
 struct ValueEncoding {

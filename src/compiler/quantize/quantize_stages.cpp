@@ -84,7 +84,8 @@ Status load_calibration_pass(Graph& g, PassContext& ctx) {
   q.progress = o.calibration_progress;
   q.activation_bits = s.mode->activation_bits;
   q.cube_only = s.mode->cube_only;
-  return mark_high_precision(g, o.high_precision_layer);
+  if (auto st = mark_high_precision(g, o.high_precision_layer); !st.ok()) return st;
+  return mark_float_layers(g, o.float_layer);
 }
 
 // A8W8 only: the encodings are int8 (other modes keep QDQ pairs as the ops they are).
