@@ -1,4 +1,4 @@
-"""The onnxruntime check of the YOLO RKNN demo (samples/rknn/yolo) and its Python twin.
+"""The onnxruntime check of the YOLO RKNN demo (samples/rknn/yolo).
 
     check_yolo.py calib DUMP_DIR... OUT_LIST
         the demo's input.npy dumps (UINT8 NHWC) as float32 NCHW calibration items, listed
@@ -7,9 +7,6 @@
         converter's mean 0 / std 255 does; the demo's outputs and boxes compared with it
     check_yolo.py summary REPORT.json
         int8: the agreement over all images checked against INT8_MIN_AGREEMENT
-    check_yolo.py python MODEL.rknn DUMP_DIR
-        the exported model run by rknn.api (load_rknn, init_runtime, inference) on the pixels
-        the C demo set: every output must equal the C demo's, bit for bit
 
 Boxes of the onnxruntime outputs come from a NumPy post-processing written here (the zoo's
 yolov5 rules, vectorised), not from the demo's C code.
@@ -18,8 +15,10 @@ Pass criteria (exit 0; 1 = a difference):
 - float: cosine >= 0.9999 on every output, and the same boxes (class, corners) as
   onnxruntime's, scores within 1e-4; a corner may differ by one pixel only where the
   box edge sits within 1e-3 pixel of an integer (the int truncation of the zoo).
-- int8: the weights are synthetic (tests/yolo_onnx_model.cpp), so there is no ground truth;
-  the int8 model's task answer is compared with onnxruntime's float answer: a box agrees
+- int8: every output's cosine with onnxruntime's float output >= INT8_MIN_COSINE (0.9;
+  measured 0.964 to 0.998 on the ctest's icons, 0.77 on a busier one). The weights are
+  synthetic (tests/yolo_onnx_model.cpp), so there is no ground truth; the int8 model's task
+  answer is compared with onnxruntime's float answer: a box agrees
   when onnxruntime has a box of the same class at IoU >= 0.5 (greedy, by score). Required:
   2 x agreeing / (int8 boxes + float boxes) (the F1 of the matching), summed over all
   images checked (REPORT.json), at least INT8_MIN_AGREEMENT. Measured 0.64 on the three
@@ -42,6 +41,7 @@ ROOT = os.path.join(HERE, "..", "..", "..")
 ANCHORS = np.array([[10, 13, 16, 30, 33, 23], [30, 61, 62, 45, 59, 119], [116, 90, 156, 198, 373, 326]],
                    dtype=np.float32).reshape(3, 3, 2)
 INT8_MIN_AGREEMENT = 0.5
+INT8_MIN_COSINE = 0.9
 BOX_THRESH, NMS_THRESH, CLASSES, MAX_BOXES = np.float32(0.25), 0.45, 80, 128
 
 
@@ -177,32 +177,13 @@ def check_ort(model, dump, stdout, mode, report):
         located = agreement(demo, ref, same_class=False)
         print("int8 boxes {}, onnxruntime float boxes {}, agreeing {} (class aside: {})".format(
             len(demo), len(ref), matched, located))
-        ok = True
+        ok = min(cos) >= INT8_MIN_COSINE
         if report:
             totals = json.load(open(report)) if os.path.exists(report) else {"int8": 0, "float": 0, "matched": 0}
             totals["int8"] += len(demo)
             totals["float"] += len(ref)
             totals["matched"] += matched
             json.dump(totals, open(report, "w"))
-    return ok
-
-
-def check_python(model, dump):
-    from rknn.api import RKNN
-    pixels = np.load(os.path.join(dump, "input.npy"))
-    rknn = RKNN()
-    if rknn.load_rknn(model) != 0 or rknn.init_runtime() != 0:
-        sys.exit("rknn.api could not load {}".format(model))
-    outputs = rknn.inference(inputs=[pixels], data_format=["nhwc"])
-    rknn.release()
-    ok = True
-    for i, py in enumerate(outputs):
-        c = np.load(os.path.join(dump, "output{}.npy".format(i)))
-        same = py.shape == c.shape and np.array_equal(py.astype(np.float32), c)
-        diff = float(np.abs(py.astype(np.float64) - c).max()) if py.shape == c.shape else float("inf")
-        print("output{}: python {} {} vs C {}: {} (max |diff| {:g})".format(i, py.dtype, py.shape, c.shape,
-                                                                           "identical" if same else "DIFFERENT", diff))
-        ok = ok and same
     return ok
 
 
@@ -219,15 +200,14 @@ def main(argv):
         lines = []
         for k, dump in enumerate(argv[1:-1]):
             x = np.load(os.path.join(dump, "input.npy")).transpose(0, 3, 1, 2).astype(np.float32)
-            path = os.path.join(os.path.dirname(os.path.abspath(argv[-1])), "calib_{}.npy".format(k))
+            stem = os.path.splitext(os.path.abspath(argv[-1]))[0]  # beside the list, named after it
+            path = "{}_{}.npy".format(stem, k)
             np.save(path, np.ascontiguousarray(x))
             lines.append(path)
         open(argv[-1], "w").write("\n".join(lines) + "\n")
         return 0
     if len(argv) in (5, 6) and argv[0] == "ort":
         ok = check_ort(argv[1], argv[2], argv[3], argv[4], argv[5] if len(argv) == 6 else None)
-    elif len(argv) == 3 and argv[0] == "python":
-        ok = check_python(argv[1], argv[2])
     elif len(argv) == 2 and argv[0] == "summary":
         ok = summary(argv[1])
         print("rknn_yolo_check {}".format("OK" if ok else "FAILED"))

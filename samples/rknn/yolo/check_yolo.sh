@@ -4,7 +4,7 @@
 #   check_yolo.sh python PYTHON MODELS_DIR NORMAL_DEMO ZERO_COPY_DEMO IMAGE.png
 # float|int8: each image through the demo and onnxruntime; int8 ends with the agreement
 # over all images (check_yolo.py summary). python: the fp and i8 models, each run by both
-# demos and by rknn.api on the same pixels, outputs identical.
+# demos and by rknn.api on the same pixels, outputs identical (samples/python/same_as_c.py).
 # Models from make_models.sh (missing: it was skipped), onnxruntime-node or the images
 # missing: exit 77.
 set -eu
@@ -27,12 +27,13 @@ if [ "$mode" = python ]; then
       rm -rf "$dump/run" && mkdir "$dump/run"
       "$demo" "$models/yolov5n_$m.rknn" "$image" "$dump/run" > "$dump/stdout.txt" || { cat "$dump/stdout.txt"; exit 1; }
       echo "$m $(basename "$demo"): $(tail -n 1 "$dump/stdout.txt")"
-      "$py" "$here/check_yolo.py" python "$models/yolov5n_$m.rknn" "$dump/run" > "$dump/check.txt" ||
+      "$py" "$here/../../python/same_as_c.py" "$models/yolov5n_$m.rknn" "$dump/run/input.npy" \
+        "$dump/run/output0.npy" "$dump/run/output1.npy" "$dump/run/output2.npy" > "$dump/check.txt" ||
         { cat "$dump/check.txt"; exit 1; }
       cat "$dump/check.txt"
     done
   done
-  echo "python and C outputs identical"
+  echo "python and C outputs identical: fp and i8, normal and zero-copy demo"
   exit 0
 fi
 demo=$1 models=$2
