@@ -24,8 +24,9 @@ Pass criteria (exit 0; 1 = a difference):
   images checked (REPORT.json), at least INT8_MIN_AGREEMENT. Measured 0.64 on the three
   icons of the ctest (calibration on rendered pages; per image 0.33 to 0.94): the synthetic
   scores sit near the 0.25 threshold and the class is the argmax of 80 near-equal
-  probabilities, so int8 noise moves boxes across both; 0.5 fails on any systematic error
-  (a wrong zero point, scale or layout gives about 0) without failing on that noise
+  probabilities, so int8 noise moves boxes across both; 0.5 fails on a systematic error
+  (each icon's int8 answers against another icon's float ones: 0 agreeing) without failing
+  on that noise
   (docs/rknn.md "YOLO demo").
 """
 import json
