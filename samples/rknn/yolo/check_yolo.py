@@ -85,7 +85,7 @@ def iou_zoo(a, b):
     return 0.0 if u <= 0 else w * h / u
 
 
-def post_process(outputs, letterbox, image_size):
+def post_process(outputs, letterbox, model_size):
     boxes, scores, classes = candidates(outputs)
     order = np.argsort(-scores, kind="stable")
     kept = []
@@ -95,24 +95,27 @@ def post_process(outputs, letterbox, image_size):
     # NMS in the zoo removes j for a kept i only; removed boxes never remove others, which
     # the loop above reproduces (a box is compared with kept ones only).
     scale, xpad, ypad = letterbox
-    w_img, h_img = image_size
+    model_w, model_h = model_size
     out = []
     for i in kept[:MAX_BOXES]:
         x, y, w, h = boxes[i]
-        corners = [(x - np.float32(xpad)) / np.float32(scale), (y - np.float32(ypad)) / np.float32(scale),
-                   (x + w - np.float32(xpad)) / np.float32(scale), (y + h - np.float32(ypad)) / np.float32(scale)]
-        limits = [w_img, h_img, w_img, h_img]
-        out.append((int(classes[i]), float(scores[i]),
-                    [min(max(int(c), 0), lim) for c, lim in zip(corners, limits)], [float(c) for c in corners]))
+        # The zoo clamps in the input's pixels (padding removed), then undoes the scale.
+        edges = [(x - np.float32(xpad), model_w), (y - np.float32(ypad), model_h),
+                 (x + w - np.float32(xpad), model_w), (y + h - np.float32(ypad), model_h)]
+        corners = [np.float32(min(max(v, np.float32(0)), np.float32(hi))) / np.float32(scale) for v, hi in edges]
+        out.append((int(classes[i]), float(scores[i]), [int(c) for c in corners], [float(c) for c in corners]))
     return out
 
 
 def read_demo(stdout):
     text = open(stdout).read()
-    m = re.search(r"image (\d+)x(\d+) letterboxed by ([0-9.]+) \(pad (\d+), (\d+)\)", text)
+    m = re.search(r"image (\d+)x(\d+) letterboxed by ([0-9.]+) \(pad (\d+), (\d+)\) into (\d+)x(\d+)", text)
     dets = [(int(c), float(s), [int(v) for v in box.split()])
             for c, s, box in re.findall(r"det \d+: class (\d+) score ([0-9.]+) box ([-0-9 ]+)", text)]
-    return (float(m.group(3)), int(m.group(4)), int(m.group(5))), (int(m.group(1)), int(m.group(2))), dets
+    img_w, img_h, model_w, model_h = (int(m.group(k)) for k in (1, 2, 6, 7))
+    # The demo's float scale (min of the two ratios in float32), not its printed rounding.
+    scale = min(np.float32(model_w) / np.float32(img_w), np.float32(model_h) / np.float32(img_h))
+    return (scale, int(m.group(4)), int(m.group(5))), (model_w, model_h), dets
 
 
 def onnxruntime(model, dump):

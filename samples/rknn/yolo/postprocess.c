@@ -17,10 +17,8 @@ typedef struct {
     int index; /* order of discovery: ties keep it (a stable sort, as std::sort is not) */
 } candidate_t;
 
-static int clamp_int(float v, int lo, int hi) {
-    int x = (int)v;
-    return x < lo ? lo : (x > hi ? hi : x);
-}
+/* The zoo's clamp: in the model input's pixels, before the letterbox scale is undone. */
+static float clamp_f(float v, int hi) { return v < 0.0f ? 0.0f : (v > (float)hi ? (float)hi : v); }
 
 static int8_t qnt_f32_to_affine(float f32, int32_t zp, float scale) {
     float dst = f32 / scale + (float)zp;
@@ -100,8 +98,8 @@ int post_process(const yolo_output_t outputs[YOLO_LEVELS], int model_w, int mode
     candidate_t* cand = (candidate_t*)malloc(sizeof(candidate_t) * MAX_CANDIDATES);
     unsigned char* removed;
     int count = 0, level, i, j;
-    (void)model_w;
-    (void)model_h;
+    (void)img_w; /* the zoo clamps to the model input, not to the image (see clamp_f) */
+    (void)img_h;
     memset(od_results, 0, sizeof *od_results);
     if (cand == NULL) return -1;
     for (level = 0; level < YOLO_LEVELS; ++level) {
@@ -126,10 +124,10 @@ int post_process(const yolo_output_t outputs[YOLO_LEVELS], int model_w, int mode
         object_detect_result* r;
         if (removed[i]) continue;
         r = &od_results->results[od_results->count++];
-        r->box.left = clamp_int((cand[i].box[0] - (float)lb->x_pad) / lb->scale, 0, img_w);
-        r->box.top = clamp_int((cand[i].box[1] - (float)lb->y_pad) / lb->scale, 0, img_h);
-        r->box.right = clamp_int((cand[i].box[0] + cand[i].box[2] - (float)lb->x_pad) / lb->scale, 0, img_w);
-        r->box.bottom = clamp_int((cand[i].box[1] + cand[i].box[3] - (float)lb->y_pad) / lb->scale, 0, img_h);
+        r->box.left = (int)(clamp_f(cand[i].box[0] - (float)lb->x_pad, model_w) / lb->scale);
+        r->box.top = (int)(clamp_f(cand[i].box[1] - (float)lb->y_pad, model_h) / lb->scale);
+        r->box.right = (int)(clamp_f(cand[i].box[0] + cand[i].box[2] - (float)lb->x_pad, model_w) / lb->scale);
+        r->box.bottom = (int)(clamp_f(cand[i].box[1] + cand[i].box[3] - (float)lb->y_pad, model_h) / lb->scale);
         r->prop = cand[i].score;
         r->cls_id = cand[i].cls;
     }

@@ -48,7 +48,9 @@ typedef struct {
     int x_pad, y_pad;
 } letterbox_t;
 
-/* 0 = success; results in image pixels, clipped to img_w x img_h. */
+/* 0 = success; results in image pixels: each corner clamped to [0, model_w or model_h]
+ * after removing the padding, then divided by the scale and truncated, as the zoo does (so
+ * a box may reach past the image by up to the padding / scale). */
 int post_process(const yolo_output_t outputs[YOLO_LEVELS], int model_w, int model_h, const letterbox_t* lb,
                  int img_w, int img_h, object_detect_result_list* od_results);
 
