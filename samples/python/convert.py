@@ -11,7 +11,8 @@ inference) or with librknnrt from C (samples/rknn/yolo, samples/rknn/ppocr).
 The zoo keeps one convert.py per model, differing only in mean_values / std_values and, for
 PP-OCR, the fixed input shape its ONNX export was given; this one script carries those
 values (MODEL_CONFIGS, the zoo's numbers) and picks them by the model file's name, so the
-same script converts the classifier, the YOLO detector and PP-OCR det / rec.
+same script converts the classifier (LeNet, MobileNet, ResNet), the YOLO detector and
+PP-OCR det / rec.
 """
 import os
 import sys
@@ -34,9 +35,12 @@ MODEL_CONFIGS = [
     # examples/mobilenet, resnet: ImageNet normalisation of RGB pixels.
     ("mobilenet", [[123.675, 116.28, 103.53]], [[58.395, 57.12, 57.375]], None),
     ("resnet", [[123.675, 116.28, 103.53]], [[58.395, 57.12, 57.375]], None),
+    # svp-acl's trained classifier (models/lenet_fashion_mnist.onnx, grey [0, 1] input):
+    # pixels / 255, so that the model takes raw pixels as the zoo's classifiers do.
+    ("lenet", [[0]], [[255]], None),
 ]
-# Any other model (e.g. models/lenet_fashion_mnist.onnx): inputs as they are.
-DEFAULT_CONFIG = ([[0]], [[1]], None)
+# Any other model: inputs as they are.
+DEFAULT_CONFIG = (None, None, None)
 
 
 def parse_arg():
@@ -77,7 +81,10 @@ if __name__ == "__main__":
 
     # Pre-process config
     print("--> Config model")
-    rknn.config(mean_values=mean, std_values=std, target_platform=platform)
+    if mean is None:
+        rknn.config(target_platform=platform)
+    else:
+        rknn.config(mean_values=mean, std_values=std, target_platform=platform)
     print("done")
 
     # Load model
