@@ -4,10 +4,10 @@
 # the C demos on a document and checked twice: against onnxruntime
 # (tests/oracle/rknn_ppocr_check.mjs, its float or int8 criteria) and against rknn.api on
 # the same pixels (samples/python/same_as_c.py: every output identical, every text line).
-# float: both fp. int8: det i8, rec fp, as the model zoo offers them (its PPOCR-Rec is fp
-# only; convert.py's default "normal" int8 loses spaces on 9 % of the characters here,
-# docs/python.md). det i8 calibration: the float demo's pixels of two pages of
-# samples/ocr/eval/calibration, never the checked document.
+# float: det and rec fp. int8: det i8 only, as the model zoo offers PP-OCR (its PPOCR-Rec
+# is fp only, checked by the float run; convert.py's default "normal" int8 loses spaces on
+# 9 % of the characters here, docs/rknn.md). det i8 calibration: the float demo's pixels of
+# two pages of samples/ocr/eval/calibration, never the checked document.
 #   check_convert_py.sh float|int8 PYTHON DET_DEMO REC_DEMO OUT_DIR DOCUMENT.png
 # Without rknn.api or the npm models: exit 77.
 set -eu
@@ -30,7 +30,6 @@ rm -rf "$out"
 mkdir -p "$out/det" "$out/rec"
 # convert.py picks its config by the file name ("det", "rec"): the npm names carry them.
 convert "$assets/ch_PP-OCRv4_det_infer.onnx" rk3588 fp "$out/det_fp.rknn" > "$out/convert.log"
-convert "$assets/ch_PP-OCRv4_rec_infer.onnx" rk3588 fp "$out/rec_fp.rknn" >> "$out/convert.log"
 if [ "$mode" = int8 ]; then
   calib=$here/../../ocr/eval/calibration
   det_dumps=
@@ -42,16 +41,19 @@ if [ "$mode" = int8 ]; then
   # shellcheck disable=SC2086
   "$py" "$here/../yolo/check_yolo.py" calib $det_dumps "$out/calib/det.txt"
   convert "$assets/ch_PP-OCRv4_det_infer.onnx" rk3588 i8 "$out/det.rknn" "$out/calib/det.txt" >> "$out/convert.log"
-  cp "$out/rec_fp.rknn" "$out/rec.rknn"
 else
+  convert "$assets/ch_PP-OCRv4_rec_infer.onnx" rk3588 fp "$out/rec.rknn" >> "$out/convert.log"
   cp "$out/det_fp.rknn" "$out/det.rknn"
-  cp "$out/rec_fp.rknn" "$out/rec.rknn"
 fi
 "$det_demo" "$out/det.rknn" "$doc" "$out/det" > "$out/det/stdout.txt" || { cat "$out/det/stdout.txt"; exit 1; }
 cat "$out/det/stdout.txt"
 # shellcheck disable=SC2086
 $check det "$assets/ch_PP-OCRv4_det_infer.onnx" "$out/det" "$out/det/stdout.txt" $det_norm "$mode"
 "$py" "$here/../../python/same_as_c.py" "$out/det.rknn" "$out/det/input.npy" "$out/det/output.npy"
+if [ "$mode" = int8 ]; then
+  echo "convert.py PP-OCR $mode: onnxruntime and Python checks OK"
+  exit 0
+fi
 # The lines: the boxes the float detector finds (as check_ppocr.sh does).
 boxes=$("$det_demo" "$out/det_fp.rknn" "$doc" | sed -n 's/^box [0-9]*: \([0-9,]*\) .*/\1/p')
 # shellcheck disable=SC2086
@@ -61,8 +63,10 @@ cat "$out/rec/stdout.txt"
 # shellcheck disable=SC2086
 $check rec "$assets/ch_PP-OCRv4_rec_infer.onnx" "$out/rec" "$out/rec/stdout.txt" $rec_norm float \
   "$assets/ppocr_keys_v1.txt"
+pairs=
 for f in "$out/rec"/input_*.npy; do
-  k=${f##*input_}
-  "$py" "$here/../../python/same_as_c.py" "$out/rec.rknn" "$f" "$out/rec/output_$k"
+  pairs="$pairs -- $f $out/rec/output_${f##*input_}"
 done
+# shellcheck disable=SC2086
+"$py" "$here/../../python/same_as_c.py" "$out/rec.rknn" ${pairs# -- }
 echo "convert.py PP-OCR $mode: onnxruntime and Python checks OK"
