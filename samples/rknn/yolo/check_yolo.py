@@ -21,8 +21,8 @@ Pass criteria (exit 0; 1 = a difference):
   answer is compared with onnxruntime's float answer: a box agrees
   when onnxruntime has a box of the same class at IoU >= 0.5 (greedy, by score). Required:
   2 x agreeing / (int8 boxes + float boxes) (the F1 of the matching), summed over all
-  images checked (REPORT.json), at least INT8_MIN_AGREEMENT. Measured 0.64 on the three
-  icons of the ctest (calibration on rendered pages; per image 0.33 to 0.94): the synthetic
+  images checked (REPORT.json), at least INT8_MIN_AGREEMENT. Measured 0.69 on the three
+  icons of the ctest (calibration on rendered pages; per image 0.38 to 0.89): the synthetic
   scores sit near the 0.25 threshold and the class is the argmax of 80 near-equal
   probabilities, so int8 noise moves boxes across both; 0.5 fails on a systematic error
   (each icon's int8 answers against another icon's float ones: 0 agreeing) without failing
@@ -52,7 +52,8 @@ def cosine(a, b):
 
 
 def candidates(outputs):
-    """Every cell of every level passing both thresholds: boxes (x, y, w, h) in input pixels."""
+    """Every cell of every level whose objectness and best class pass the threshold: boxes
+    (x, y, w, h) in input pixels, scores objectness x class."""
     boxes, scores, classes = [], [], []
     for level, o in enumerate(outputs):
         _, _, gh, gw = o.shape
@@ -63,7 +64,7 @@ def candidates(outputs):
             conf = o[a, 4]
             best = o[a, 5:].max(axis=0)
             cls = o[a, 5:].argmax(axis=0)
-            keep = (conf >= BOX_THRESH) & (best * conf >= BOX_THRESH)
+            keep = (conf >= BOX_THRESH) & (best > BOX_THRESH)  # the zoo: the class itself passes
             x = (o[a, 0] * np.float32(2) - np.float32(0.5) + gx) * stride
             y = (o[a, 1] * np.float32(2) - np.float32(0.5) + gy) * stride
             w = (o[a, 2] * np.float32(2)) ** 2 * ANCHORS[level, a, 0]

@@ -37,6 +37,11 @@ static int passes(const yolo_output_t* o, size_t i, int8_t thres_i8) {
     return ((const float*)o->data)[i] >= BOX_THRESH;
 }
 
+static int class_passes(const yolo_output_t* o, size_t i, int8_t thres_i8) {
+    if (o->is_quant) return ((const int8_t*)o->data)[i] > thres_i8;
+    return ((const float*)o->data)[i] > BOX_THRESH;
+}
+
 static int process_level(const yolo_output_t* o, const int* anchors, int stride, candidate_t* cand, int count) {
     const size_t grid_len = (size_t)o->grid_h * (size_t)o->grid_w;
     const int8_t thres_i8 = o->is_quant ? qnt_f32_to_affine(BOX_THRESH, o->zp, o->scale) : 0;
@@ -45,18 +50,23 @@ static int process_level(const yolo_output_t* o, const int* anchors, int stride,
         for (i = 0; i < o->grid_h; ++i) {
             for (j = 0; j < o->grid_w; ++j) {
                 const size_t base = (size_t)a * (5 + OBJ_CLASS_NUM) * grid_len + (size_t)i * o->grid_w + (size_t)j;
-                float box_conf, best = -1.0f, x, y, w, h;
+                float box_conf, best, x, y, w, h;
                 int best_id = 0;
                 if (!passes(o, base + 4 * grid_len, thres_i8)) continue;
                 box_conf = value(o, base + 4 * grid_len);
-                for (k = 0; k < OBJ_CLASS_NUM; ++k) {
+                best = value(o, base + 5 * grid_len);
+                for (k = 1; k < OBJ_CLASS_NUM; ++k) {
                     float p = value(o, base + (5 + (size_t)k) * grid_len);
                     if (p > best) {
                         best = p;
                         best_id = k;
                     }
                 }
-                if (best * box_conf < BOX_THRESH || count >= MAX_CANDIDATES) continue;
+                /* The zoo keeps a cell whose best class probability itself passes (strictly, in
+                 * the int8 domain for int8 outputs); the score, their product, may be lower. */
+                if (!class_passes(o, base + (5 + (size_t)best_id) * grid_len, thres_i8) || count >= MAX_CANDIDATES) {
+                    continue;
+                }
                 x = value(o, base) * 2.0f - 0.5f;
                 y = value(o, base + grid_len) * 2.0f - 0.5f;
                 w = value(o, base + 2 * grid_len) * 2.0f;

@@ -2,7 +2,8 @@
  * YOLOv5 post-processing as the model zoo's yolov5 demo does it (its postprocess.cc, written
  * here in C99): per level and anchor, cells whose objectness passes BOX_THRESH; the box
  * decoded from the sigmoid outputs (xy * 2 - 0.5 + grid, (wh * 2)^2 * anchor) times the
- * stride; kept if objectness x best class probability passes BOX_THRESH; sorted by score;
+ * stride; kept if the best class probability is above BOX_THRESH, scored objectness x that
+ * probability; sorted by score (stable: ties keep their order, the zoo's quicksort does not);
  * NMS per class at NMS_THRESH; boxes mapped back through the letterbox. int8 outputs are
  * compared with the threshold quantized and dequantized with each output's zp and scale.
  */
