@@ -802,16 +802,26 @@ void SoftNpuDevice::dispatch_board(Actions& a) {
   for (;;) {
     if (arbiter_.empty()) return;
     Core* pick = nullptr;
+    Run* run = nullptr;
     Nanos t = 0;
     Nanos horizon = std::numeric_limits<Nanos>::max();
     for (auto& core : cores_) {
       if (is_free(*core)) {
-        // The earliest arrival among the tasks this core may take (core masks).
+        // The earliest arrival among the tasks this core may take (core masks), and the
+        // best of them then; a split task starts when the last of its cores became free.
         const std::optional<Nanos> first = arbiter_.earliest(fits_on(*core));
         if (!first) continue;
-        const Nanos ct = std::max(core->free_at, *first);
+        Nanos ct = std::max(core->free_at, *first);
+        Run* r = static_cast<Run*>(arbiter_.best(ct, fits_on(*core)));  // not null: a wait starts by ct
+        if (r->settings.core_split) {
+          const std::uint32_t m = mask_of(*r);
+          for (std::uint32_t j = 0; j < cores_.size() && j < 32; ++j) {
+            if ((m >> j & 1u) != 0) ct = std::max(ct, cores_[j]->free_at);
+          }
+        }
         if (pick == nullptr || ct < t) {
           pick = core.get();
+          run = r;
           t = ct;
         }
       } else if (core->in_flight && !core->at_boundary) {
@@ -819,13 +829,6 @@ void SoftNpuDevice::dispatch_board(Actions& a) {
       }
     }
     if (pick == nullptr || t >= horizon) return;
-    // Not null: some wait of a task that fits starts at or before t.
-    Run* run = static_cast<Run*>(arbiter_.best(t, fits_on(*pick)));
-    // A split task starts when the last of its cores became free (the others stood idle).
-    for (std::uint32_t j = 0; j < cores_.size() && j < 32; ++j) {
-      if (run->settings.core_split && (mask_of(*run) >> j & 1u) != 0) t = std::max(t, cores_[j]->free_at);
-    }
-    if (t >= horizon) return;
     arbiter_.remove(run);
     run->run_level = run->level_at(t);
     run->on_core = true;
