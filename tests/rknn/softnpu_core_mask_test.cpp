@@ -87,12 +87,16 @@ class SoftNpuCoreMask : public ::testing::Test {
 
   // Queues `task` on a queue of its own behind the start, bound to `mask`; returns the event
   // recorded when it ends.
-  EventId queue(std::shared_ptr<CoreTask> task, std::uint32_t mask, bool split = false) {
+  // `release`: the task arrives at that board time (0: with the start).
+  EventId queue(std::shared_ptr<CoreTask> task, std::uint32_t mask, bool split = false, Nanos release = 0) {
     const SqId q = sq();
     TaskSettings s;
     s.core_mask = mask;
     s.core_split = split;
     EXPECT_TRUE(device_->submit(q, Entry::Wait(start_)).ok());
+    if (release != 0) {
+      EXPECT_TRUE(device_->submit(q, Entry::Release(release)).ok());
+    }
     EXPECT_TRUE(device_->submit(q, Entry::Task(std::move(task), s)).ok());
     const EventId done = event();
     EXPECT_TRUE(device_->submit(q, Entry::Record(done)).ok());
@@ -185,6 +189,17 @@ TEST_F(SoftNpuCoreMask, ASplitTaskOnCores01LeavesCore2ToOthers) {
   EXPECT_EQ(at(es), 2 * kMs);
   EXPECT_EQ(at(ey), 2 * kMs);
   EXPECT_EQ(y->cores(), (std::vector<std::uint32_t>{2, 2}));
+}
+
+TEST_F(SoftNpuCoreMask, ASplitTaskStartsWhenTheLastOfItsCoresIsFree) {
+  auto x = task(1, 2 * kMs);  // core 1 until 2 ms
+  auto s = task(2, 2 * kMs);  // 4 ms on one core, 2 ms on two
+  const EventId ex = queue(x, 1u << 1);
+  const EventId es = queue(s, 0b011, true, 1 * kMs);  // arrives at 1 ms: core 0 idle, core 1 busy
+  go();
+  ASSERT_EQ(at(start_), 0);
+  EXPECT_EQ(at(ex), 2 * kMs);
+  EXPECT_EQ(at(es), 4 * kMs) << "started at 2 ms, when core 1 became free, not at its 1 ms arrival";
 }
 
 TEST_F(SoftNpuCoreMask, MaskBitsBeyondTheDevicesCoresAreIgnored) {
