@@ -88,11 +88,15 @@ class SoftNpuCoreMask : public ::testing::Test {
   // Queues `task` on a queue of its own behind the start, bound to `mask`; returns the event
   // recorded when it ends.
   // `release`: the task arrives at that board time (0: with the start).
-  EventId queue(std::shared_ptr<CoreTask> task, std::uint32_t mask, bool split = false, Nanos release = 0) {
+  // `priority` and `preemptible` as TaskSettings'.
+  EventId queue(std::shared_ptr<CoreTask> task, std::uint32_t mask, bool split = false, Nanos release = 0,
+                int priority = 3, bool preemptible = false) {
     const SqId q = sq();
     TaskSettings s;
     s.core_mask = mask;
     s.core_split = split;
+    s.priority = priority;
+    s.preemptible = preemptible;
     EXPECT_TRUE(device_->submit(q, Entry::Wait(start_)).ok());
     if (release != 0) {
       EXPECT_TRUE(device_->submit(q, Entry::Release(release)).ok());
@@ -200,6 +204,17 @@ TEST_F(SoftNpuCoreMask, ASplitTaskStartsWhenTheLastOfItsCoresIsFree) {
   ASSERT_EQ(at(start_), 0);
   EXPECT_EQ(at(ex), 2 * kMs);
   EXPECT_EQ(at(es), 4 * kMs) << "started at 2 ms, when core 1 became free, not at its 1 ms arrival";
+}
+
+TEST_F(SoftNpuCoreMask, AHigherPriorityTaskOnAHeldCorePreemptsTheSplitTask) {
+  auto r = task(3, 3 * kMs);  // split over three cores: boundaries at 1, 2 and 3 ms
+  auto p = task(1, 1 * kMs);
+  const EventId er = queue(r, 0b111, true, 0, 7, true);
+  const EventId ep = queue(p, 1u << 2, false, 1'500'000, 0);  // core 2, held by the split task
+  go();
+  ASSERT_EQ(at(start_), 0);
+  EXPECT_EQ(at(ep), 3 * kMs) << "ran from the split task's 2 ms boundary";
+  EXPECT_EQ(at(er), 4 * kMs) << "its last segment waited for all three cores";
 }
 
 TEST_F(SoftNpuCoreMask, MaskBitsBeyondTheDevicesCoresAreIgnored) {

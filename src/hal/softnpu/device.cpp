@@ -689,25 +689,34 @@ std::uint32_t SoftNpuDevice::mask_of(const Contender& c) const {
 
 bool SoftNpuDevice::is_free(const Core& core) const { return core.run == nullptr && core.held == nullptr; }
 
+bool SoftNpuDevice::fits(const Contender& c, const Core& core) const {
+  const std::uint32_t m = mask_of(c);
+  if (m == 0) return true;  // any one idle core (RKNN_NPU_CORE_AUTO)
+  if (core.index >= 32 || (m >> core.index & 1u) == 0) return false;
+  if (!c.settings.core_split) return true;
+  // A split task is led by the lowest core of its mask and needs every one of them free.
+  if (core.index != static_cast<std::uint32_t>(__builtin_ctz(m))) return false;
+  for (std::uint32_t j = 0; j < cores_.size() && j < 32; ++j) {
+    if ((m >> j & 1u) != 0 && !is_free(*cores_[j])) return false;
+  }
+  return true;
+}
+
 Arbiter::Fits SoftNpuDevice::fits_on(const Core& core) const {
-  return [this, &core](const Contender& c) {
-    const std::uint32_t m = mask_of(c);
-    if (m == 0) return true;  // any one idle core (RKNN_NPU_CORE_AUTO)
-    if (core.index >= 32 || (m >> core.index & 1u) == 0) return false;
-    if (!c.settings.core_split) return true;
-    // A split task is led by the lowest core of its mask and needs every one of them free.
-    if (core.index != static_cast<std::uint32_t>(__builtin_ctz(m))) return false;
-    for (std::uint32_t j = 0; j < cores_.size() && j < 32; ++j) {
-      if ((m >> j & 1u) != 0 && !is_free(*cores_[j])) return false;
-    }
-    return true;
-  };
+  return [this, &core](const Contender& c) { return fits(c, core); };
 }
 
 Arbiter::Fits SoftNpuDevice::may_use(const Core& core) const {
-  return [this, &core](const Contender& c) {
+  // The cores the running task occupies: its lead and, split, the ones it holds.
+  std::uint32_t occupied = 0;
+  for (const auto& o : cores_) {
+    if (o->index < 32 && (o.get() == &core || (core.run != nullptr && o->held == core.run))) {
+      occupied |= std::uint32_t{1} << o->index;
+    }
+  }
+  return [this, occupied](const Contender& c) {
     const std::uint32_t m = mask_of(c);
-    return m == 0 || (core.index < 32 && (m >> core.index & 1u) != 0);
+    return m == 0 || (m & occupied) != 0;
   };
 }
 
@@ -761,11 +770,24 @@ void SoftNpuDevice::dispatch(Actions& a) {
     return;
   }
   const Nanos now = clock_->now();
-  for (auto& core : cores_) {
-    if (!is_free(*core)) continue;
-    // Another core may still have a task that fits it (core masks), so no early return.
-    Contender* c = arbiter_.best(now, fits_on(*core));
-    if (c == nullptr) continue;
+  for (;;) {
+    // The best waiting task some free core may take goes first, to the lowest such core
+    // (with core masks, the first free core's best may not be the best of all: a split
+    // task must not take cores a better task bound to one of them is waiting for).
+    Contender* c = arbiter_.best(now, [this](const Contender& x) {
+      for (const auto& core : cores_) {
+        if (is_free(*core) && fits(x, *core)) return true;
+      }
+      return false;
+    });
+    if (c == nullptr) return;
+    Core* core = nullptr;
+    for (const auto& k : cores_) {
+      if (is_free(*k) && fits(*c, *k)) {
+        core = k.get();
+        break;
+      }
+    }
     arbiter_.remove(c);
     Run* run = static_cast<Run*>(c);
     run->run_level = run->level_at(now);
@@ -786,7 +808,7 @@ void SoftNpuDevice::dispatch(Actions& a) {
       core->counted_idle = false;
       idle_cores_.fetch_sub(1, std::memory_order_relaxed);
     }
-    a.cores.push_back(core.get());
+    a.cores.push_back(core);
   }
 }
 
@@ -819,7 +841,11 @@ void SoftNpuDevice::dispatch_board(Actions& a) {
             if ((m >> j & 1u) != 0) ct = std::max(ct, cores_[j]->free_at);
           }
         }
-        if (pick == nullptr || ct < t) {
+        // At the same time the better task goes first (it may need a core the other would take).
+        const bool better =
+            run != nullptr && ct == t && r != run &&
+            arbiter_.best(ct, [r, run](const Contender& x) { return &x == r || &x == run; }) == r;
+        if (pick == nullptr || ct < t || better) {
           pick = core.get();
           run = r;
           t = ct;

@@ -141,9 +141,11 @@ class SoftNpuDevice final : public Device {
   std::uint32_t mask_of(const Contender& c) const;
   // Neither running a task nor held by a split task led by another core.
   bool is_free(const Core& core) const;
-  // The waiting tasks `core` (free) may take now.
+  // Whether `core` (free) may take `c` now, and the same as an arbiter filter.
+  bool fits(const Contender& c, const Core& core) const;
   Arbiter::Fits fits_on(const Core& core) const;
-  // The waiting tasks whose mask includes `core` (preemption of the task running on it).
+  // The waiting tasks whose mask includes `core` or a core its task holds (preemption of
+  // the task running on it).
   Arbiter::Fits may_use(const Core& core) const;
   // `run` takes `lead`; a split task also holds the other cores of its mask.
   void occupy(Run& run, Core& lead);
