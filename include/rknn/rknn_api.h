@@ -124,7 +124,10 @@ typedef enum _rknn_query_cmd {
     RKNN_QUERY_CURRENT_OUTPUT_ATTR = 15,        /*   (dynamic-shape models) */
     RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR = 16,
     RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR = 17,
-    RKNN_QUERY_CMD_MAX
+    RKNN_QUERY_CMD_MAX,
+    /* svp-acl's own (not Rockchip's): each NPU core's load over the last second, the figures
+     * a board shows in /sys/kernel/debug/rknpu/load (rknn_svp_npu_load). */
+    RKNN_QUERY_SVP_NPU_LOAD = 0x5301
 } rknn_query_cmd;
 
 /* ---- Tensor descriptions ----------------------------------------------------------- */
@@ -286,6 +289,16 @@ typedef struct _rknn_mem_size {
 typedef struct _rknn_custom_string {
     char string[1024];
 } rknn_custom_string;
+
+/* RKNN_QUERY_SVP_NPU_LOAD (svp-acl's own): the percentage of the last second each emulated
+ * NPU core of the context's device was busy, and the same as the board's debugfs text,
+ * "NPU load:  Core0: 30%, Core1: 30%, Core2: 30%". */
+#define RKNN_SVP_MAX_NPU_CORES 8
+typedef struct _rknn_svp_npu_load {
+    uint32_t n_cores;
+    uint32_t load[RKNN_SVP_MAX_NPU_CORES];
+    char text[128];
+} rknn_svp_npu_load;
 
 /* rknn_tensor_mem.flags: who frees the descriptor itself in rknn_destroy_mem. */
 typedef enum _rknn_tensor_mem_flags {

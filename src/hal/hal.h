@@ -69,6 +69,13 @@ struct TaskSettings {
   // opaque to the HAL and handed back in every TaskEvent (profiling::ExecTrace::tag).
   bool traced = false;
   std::uint64_t trace_tag = 0;
+  // Which emulated cores may run the task (bit k = core k; bits beyond the device's cores
+  // are ignored; 0 or none left = any one idle core), and whether it is split across every
+  // core of the mask: it then starts only when all of them are free and occupies them all
+  // until it leaves the core, each segment taking 1/n of its board time (RKNN's multi-core
+  // masks, docs/rknn.md "Multi-core").
+  std::uint32_t core_mask = 0;
+  bool core_split = false;
 };
 
 // Handed to a segment while it runs on a core.

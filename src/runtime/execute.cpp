@@ -82,6 +82,8 @@ Status Runtime::execute(const LoadedModel& loaded, std::uint32_t model_id, Execu
   (*task)->hold(std::move(pins));
   hal::TaskSettings settings = task_settings(loaded, **task);
   if (aicpu_inline) settings.aicpu_inline = true;  // "AI-CPU operators are handled internally"
+  settings.core_mask = args.core_mask;
+  settings.core_split = args.core_split;
   SVP_RETURN_IF_ERROR(check_work_buf(stream, model_id, (*task)->model(), (*task)->work_buf()));
   SVP_RETURN_IF_ERROR(submit_task(stream, *task, settings));
   return sync ? synchronize_stream(stream) : Status::Ok();

@@ -137,7 +137,7 @@ void release_buffers(Ctx& c) {
 
 // The configuration librknnrt starts the runtime with: SVP_ACL_RKNN_CONFIG's acl.json if set
 // (librknnrt has no svp_acl_init to pass one), else the defaults with the device memory
-// limit of the first model's board (the model's --soc_version). Without a model (memory
+// limit and NPU cores of the first model's board (the model's --soc_version). Without a model (memory
 // created before the first rknn_init) or with an image that does not parse (rknn_init then
 // reports its error), the default board's.
 Result<RuntimeConfig> rknn_runtime_config(const std::vector<std::uint8_t>& image) {
@@ -152,7 +152,9 @@ Result<RuntimeConfig> rknn_runtime_config(const std::vector<std::uint8_t>& image
     if (m.ok()) soc = target::find_profile(compiled_soc(m->program.compiler.command_line));
   }
   if (soc == nullptr || soc->family != target::Family::kRknn) return parse_config("{}", "librknnrt's defaults");
-  auto cfg = parse_config(fmt::format("{{\"softnpu\": {{\"soc_version\": \"{}\"}}}}", soc->name),
+  // The board's NPU cores, each an emulated core (rknn_set_core_mask binds runs to them).
+  auto cfg = parse_config(fmt::format("{{\"softnpu\": {{\"soc_version\": \"{}\", \"cores\": {}}}}}", soc->name,
+                                      std::max<std::uint32_t>(soc->npu_cores, 1)),
                           "librknnrt's defaults");
   if (cfg.ok()) {
     cfg->backend.memory_limit_origin = fmt::format(

@@ -1,9 +1,14 @@
 // rknn_set_core_mask and rknn_set_batch_core_num: which NPU cores of a multi-core platform a
-// context's runs may use (RK3588: 3 cores, RK3576: 2; the model's platform, src/target's
-// npu_cores). The choice is checked against the platform and recorded (RKNN_QUERY_PERF_DETAIL
-// reports it); the software NPU runs the same kernels whatever it is: the multi-core
-// speed-up of the board is timing-model work (issue 27), not host time.
+// context's runs use (RK3588: 3 cores, RK3576: 2; the model's platform, src/target's
+// npu_cores), and each core's load (RKNN_QUERY_SVP_NPU_LOAD). The software NPU's device has
+// the platform's cores (rknn_context.cpp); a context's runs go to the cores core_use() names:
+// one core (a single-core mask, or any idle one for AUTO), or all the cores of a multi-core
+// mask at once (docs/rknn.md "Multi-core").
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
 
 #include "runtime/rknn_ctx.h"
 
@@ -46,6 +51,42 @@ bool is_core_mask_of(int mask, std::uint32_t cores) {
                      mask == RKNN_NPU_CORE_0_1 || mask == RKNN_NPU_CORE_0_1_2;
   return mask == RKNN_NPU_CORE_AUTO || mask == RKNN_NPU_CORE_ALL ||
          (named && (static_cast<std::uint32_t>(mask) >> cores) == 0);
+}
+
+CoreUse core_use(const Ctx& c) {
+  const std::uint32_t cores = std::min<std::uint32_t>(c.platform->npu_cores, 32);
+  const std::uint32_t all = cores >= 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << cores) - 1;
+  CoreUse u;
+  if (cores <= 1) return u;
+  if (c.core_mask == RKNN_NPU_CORE_AUTO) {
+    // AUTO runs "in single-core mode on an idle core"; rknn_set_batch_core_num(n) makes a
+    // run use n cores: the first n (the vendor names no order).
+    if (c.batch_core_num > 1) {
+      u.mask = all & ((std::uint32_t{1} << c.batch_core_num) - 1);
+      u.split = true;
+    }
+    return u;
+  }
+  u.mask = c.core_mask == RKNN_NPU_CORE_ALL ? all : static_cast<std::uint32_t>(c.core_mask) & all;
+  u.split = (u.mask & (u.mask - 1)) != 0;  // more than one core: the work is split across them
+  return u;
+}
+
+int npu_load(const char* fn, Ctx& c, rknn_svp_npu_load* out) {
+  CurrentContextScope keep(*c.rt);
+  Status s = c.rt->set_current_context(c.rt_context);
+  if (!s.ok()) return fail(fn, RKNN_ERR_CTX_INVALID, s.message());
+  auto status = c.rt->core_status(RKNN_SVP_MAX_NPU_CORES);
+  if (!status.ok()) return fail(fn, RKNN_ERR_FAIL, "the NPU's load could not be read: " + status.status().message());
+  std::memset(out, 0, sizeof *out);
+  out->n_cores = static_cast<std::uint32_t>(status->size());
+  std::string text = "NPU load: ";
+  for (std::size_t k = 0; k < status->size(); ++k) {
+    out->load[k] = std::min<std::uint32_t>((*status)[k].utilization, 100);
+    text += fmt::format("{} Core{}: {}%", k == 0 ? "" : ",", k, out->load[k]);
+  }
+  std::snprintf(out->text, sizeof out->text, "%s", text.c_str());
+  return RKNN_SUCC;
 }
 
 int set_core_mask(Handle h, int mask) {

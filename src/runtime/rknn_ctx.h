@@ -111,7 +111,7 @@ struct Ctx {
   std::atomic<bool> shared_reported{false};
   std::uint32_t flags = 0;                            // rknn_init's
   bool simulator = false;                             // mark_simulator: the Python toolkit's context
-  int core_mask = RKNN_NPU_CORE_AUTO;                 // rknn_set_core_mask (recorded: rknn_cores.cpp)
+  int core_mask = RKNN_NPU_CORE_AUTO;                 // rknn_set_core_mask (rknn_cores.cpp: core_use)
   int batch_core_num = 1;                             // rknn_set_batch_core_num
   const target::DeviceProfile* platform = nullptr;    // whose native layouts are reported
   std::vector<Binding> in_bind, out_bind;
@@ -213,6 +213,17 @@ std::string shape_sets_text(const Ctx& c, const model::Model& m);
 
 // "RKNN_NPU_CORE_0_1" for a core mask value, else its hex (rknn_cores.cpp).
 std::string core_mask_name(int mask);
+
+// The emulated NPU cores a context's runs use (rknn_cores.cpp, docs/rknn.md "Multi-core"):
+// `mask` (bit k = core k; 0 = any one idle core) and whether the work is split across all of
+// them at once.
+struct CoreUse {
+  std::uint32_t mask = 0;
+  bool split = false;
+};
+CoreUse core_use(const Ctx& c);
+// RKNN_QUERY_SVP_NPU_LOAD: each core's load over the last second on the context's device.
+int npu_load(const char* fn, Ctx& c, rknn_svp_npu_load* out);
 
 // RKNN_QUERY_INPUT_DYNAMIC_RANGE (rknn_shapes.cpp).
 int query_dynamic_range(const char* fn, const Ctx& c, void* info, std::uint32_t size);

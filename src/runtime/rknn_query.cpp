@@ -189,6 +189,11 @@ int query(Handle h, int cmd, void* info, std::uint32_t size) {
     case RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR: return query_native(fn, c, false, false, info, size, true);
     case RKNN_QUERY_INPUT_DYNAMIC_RANGE: return query_dynamic_range(fn, c, info, size);
     case RKNN_QUERY_DEVICE_MEM_INFO: return query_device_mem(fn, c, info, size);
+    case RKNN_QUERY_SVP_NPU_LOAD: {
+      rknn_svp_npu_load load{};
+      if (const int r = npu_load(fn, c, &load); r != RKNN_SUCC) return r;
+      return copy_struct(fn, info, size, load, "rknn_svp_npu_load");
+    }
     default:
       return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("cmd {} is not an rknn_query_cmd (0..{})", cmd,
                                                           static_cast<int>(RKNN_QUERY_CMD_MAX) - 1));

@@ -30,6 +30,9 @@ ExecuteArgs execute_args(const Ctx& c, void* task, void* work) {
   args.aicpu_inline = true;
   args.gear = c.shape_sets[c.shape].gear;  // the context's own shape set (rknn_set_input_shapes)
   args.batch = c.shape_sets[c.shape].batch;
+  const CoreUse use = core_use(c);
+  args.core_mask = use.mask;
+  args.core_split = use.split;
   return args;
 }
 

@@ -115,6 +115,10 @@ struct ExecuteArgs {
   // AI-CPU layers run on the submitting side's AI-CPU worker as in a synchronous execution,
   // without svp_acl_rt_process_aicpu_task (rknn's non-blocking runs; "handled internally").
   bool aicpu_inline = false;
+  // The emulated NPU cores the execution may run on and whether it is split across all of
+  // them (hal::TaskSettings::core_mask / core_split; rknn_set_core_mask).
+  std::uint32_t core_mask = 0;
+  bool core_split = false;
   // Tokens the front-end took on what the execution must outlive (the C API's datasets
   // and data buffer descriptors): held until the execution is done, like the memory pins.
   std::vector<std::shared_ptr<void>> pins;

@@ -57,13 +57,14 @@ std::uint32_t Arbiter::wait_ticks(const Contender& c, Nanos now, Nanos now_tick)
   return static_cast<std::uint32_t>(std::min<Nanos>(now_tick - reset_tick, config_.cap_ticks));
 }
 
-Contender* Arbiter::best(Nanos now) const {
+Contender* Arbiter::best(Nanos now, const Fits& fits) const {
   Contender* best = nullptr;
   int best_level = 0;
   std::uint32_t best_ticks = 0;
   const Nanos now_tick = now / config_.tick;
   for (Contender* c : waiting_) {
     if (c->wait_start > now) continue;  // arrives later (board clock: a future release)
+    if (fits && !fits(*c)) continue;
     const int level = c->promotes() ? c->level_at(now) : c->level;
     const std::uint32_t ticks = wait_ticks(*c, now, now_tick);
     const bool better = best == nullptr || level < best_level ||
@@ -78,20 +79,24 @@ Contender* Arbiter::best(Nanos now) const {
   return best;
 }
 
-std::optional<Nanos> Arbiter::earliest() const {
+std::optional<Nanos> Arbiter::earliest(const Fits& fits) const {
   std::optional<Nanos> t;
   for (const Contender* c : waiting_) {
+    if (fits && !fits(*c)) continue;
     if (!t || c->wait_start < *t) t = c->wait_start;
   }
   return t;
 }
 
-Contender* Arbiter::preemptor(const Contender& running, int running_level, Nanos now) const {
+Contender* Arbiter::preemptor(const Contender& running, int running_level, Nanos now, const Fits& fits) const {
   if (!running.settings.preemptible) return nullptr;
   // Any waiting task of strictly higher priority whose model may preempt raises the
   // request; the core it frees then goes to the best waiting task by the usual rules.
   for (Contender* c : waiting_) {
-    if (c->wait_start <= now && c->settings.preempt_enable && c->level_at(now) < running_level) return c;
+    if (c->wait_start <= now && c->settings.preempt_enable && c->level_at(now) < running_level &&
+        (!fits || fits(*c))) {
+      return c;
+    }
   }
   return nullptr;
 }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -55,14 +56,19 @@ class Arbiter {
 
   // A task whose wait starts after `now` (on the board clock, an arrival at a later board
   // time) does not compete yet.
-  // Best waiting task, or nullptr. Does not remove it.
-  Contender* best(Nanos now) const;
-  // A waiting task allowed to interrupt `running` (level `running_level`), or nullptr.
-  Contender* preemptor(const Contender& running, int running_level, Nanos now) const;
+  // Which waiting tasks a question is about: those a given core may take (a task bound to
+  // other emulated cores by its core mask does not compete for this one). Empty: all.
+  using Fits = std::function<bool(const Contender&)>;
 
-  // The earliest wait start of the waiting tasks (board clock: when an idle core next has
-  // something to take), or nothing when none waits.
-  std::optional<Nanos> earliest() const;
+  // Best waiting task (among those that fit), or nullptr. Does not remove it.
+  Contender* best(Nanos now, const Fits& fits = {}) const;
+  // A waiting task (among those that fit) allowed to interrupt `running` (level
+  // `running_level`), or nullptr.
+  Contender* preemptor(const Contender& running, int running_level, Nanos now, const Fits& fits = {}) const;
+
+  // The earliest wait start of the waiting tasks that fit (board clock: when an idle core
+  // next has something to take), or nothing when none waits.
+  std::optional<Nanos> earliest(const Fits& fits = {}) const;
 
   // Wait counter of `c` in ticks at `now`, as the hardware would report it.
   std::uint32_t wait_ticks(const Contender& c, Nanos now) const { return wait_ticks(c, now, now / config_.tick); }

@@ -43,6 +43,9 @@ struct SoftNpuDevice::Run : Contender {
   Status aicpu_status;
   Core* holder = nullptr;   // busy-wait: the core held meanwhile
   Nanos at = 0;             // board clock: the board time the task has reached
+  // The emulated cores it occupies while on a core: 1, or every core of its mask when it is
+  // split (TaskSettings::core_split; the others are held, Core::held).
+  std::uint32_t cores = 1;
 };
 
 struct SoftNpuDevice::Item {
@@ -102,6 +105,9 @@ struct SoftNpuDevice::Core {
   CoreUsage usage;  // guarded by mu_
   Waiter waiter;  // the core thread waits for `run` (and busy-wait AI-CPU results); condition under mu_
   Run* run = nullptr;
+  // A split task led by another core occupies this one too (guarded by mu_): the core takes
+  // no task meanwhile, and its usage counts the lead's segments.
+  Run* held = nullptr;
   bool counted_idle = false;  // counted in idle_cores_; guarded by mu_
   std::thread thread;
   // Board clock (guarded by mu_): the segment in flight ends at board time `seg_end`; an
@@ -675,6 +681,88 @@ void SoftNpuDevice::advance(Sq& sq, Actions& a) {
   }
 }
 
+std::uint32_t SoftNpuDevice::mask_of(const Contender& c) const {
+  const std::size_t n = cores_.size();
+  const std::uint32_t all = n >= 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << n) - 1;
+  return c.settings.core_mask & all;
+}
+
+bool SoftNpuDevice::is_free(const Core& core) const { return core.run == nullptr && core.held == nullptr; }
+
+bool SoftNpuDevice::fits(const Contender& c, const Core& core) const {
+  const std::uint32_t m = mask_of(c);
+  if (m == 0) return true;  // any one idle core (RKNN_NPU_CORE_AUTO)
+  if (core.index >= 32 || (m >> core.index & 1u) == 0) return false;
+  if (!c.settings.core_split) return true;
+  // A split task is led by the lowest core of its mask and needs every one of them free.
+  if (core.index != static_cast<std::uint32_t>(__builtin_ctz(m))) return false;
+  for (std::uint32_t j = 0; j < cores_.size() && j < 32; ++j) {
+    if ((m >> j & 1u) != 0 && !is_free(*cores_[j])) return false;
+  }
+  return true;
+}
+
+Arbiter::Fits SoftNpuDevice::fits_on(const Core& core) const {
+  return [this, &core](const Contender& c) { return fits(c, core); };
+}
+
+Arbiter::Fits SoftNpuDevice::may_use(const Core& core) const {
+  // The cores the running task occupies: its lead and, split, the ones it holds.
+  std::uint32_t occupied = 0;
+  for (const auto& o : cores_) {
+    if (o->index < 32 && (o.get() == &core || (core.run != nullptr && o->held == core.run))) {
+      occupied |= std::uint32_t{1} << o->index;
+    }
+  }
+  return [this, occupied](const Contender& c) {
+    const std::uint32_t m = mask_of(c);
+    return m == 0 || (m & occupied) != 0;
+  };
+}
+
+void SoftNpuDevice::occupy(Run& run, Core& lead) {
+  run.cores = 1;
+  const std::uint32_t m = mask_of(run);
+  if (!run.settings.core_split) return;
+  for (std::uint32_t j = 0; j < cores_.size() && j < 32; ++j) {
+    if ((m >> j & 1u) == 0 || j == lead.index) continue;
+    cores_[j]->held = &run;
+    ++run.cores;
+  }
+}
+
+void SoftNpuDevice::release_held(Run& run) {
+  for (auto& core : cores_) {
+    if (core->held != &run) continue;
+    core->held = nullptr;
+    if (board_) core->free_at = run.at;
+  }
+}
+
+Nanos SoftNpuDevice::board_ns(const Run& run, std::size_t segment) const {
+  // The vendor splits a layer's work (output channels, or the batch) across the cores;
+  // modelled as an ideal split of each segment (docs/rknn.md "Multi-core").
+  return run.task->board_ns(segment) / run.cores;
+}
+
+void SoftNpuDevice::usage_begin(const Run& run, Core& lead) {
+  const Nanos now = clock_->now();
+  lead.usage.begin(now);
+  if (run.cores == 1) return;
+  for (auto& core : cores_) {
+    if (core->held == &run) core->usage.begin(now);
+  }
+}
+
+void SoftNpuDevice::usage_end(const Run& run, Core& lead, std::uint64_t macs) {
+  const Nanos now = clock_->now();
+  lead.usage.end(now, macs / run.cores + macs % run.cores);
+  if (run.cores == 1) return;
+  for (auto& core : cores_) {
+    if (core->held == &run) core->usage.end(now, macs / run.cores);
+  }
+}
+
 void SoftNpuDevice::dispatch(Actions& a) {
   if (arbiter_.empty()) return;
   if (board_) {
@@ -682,16 +770,31 @@ void SoftNpuDevice::dispatch(Actions& a) {
     return;
   }
   const Nanos now = clock_->now();
-  for (auto& core : cores_) {
-    if (core->run != nullptr) continue;
-    Contender* c = arbiter_.best(now);
+  for (;;) {
+    // The best waiting task some free core may take goes first, to the lowest such core
+    // (with core masks, the first free core's best may not be the best of all: a split
+    // task must not take cores a better task bound to one of them is waiting for).
+    Contender* c = arbiter_.best(now, [this](const Contender& x) {
+      for (const auto& core : cores_) {
+        if (is_free(*core) && fits(x, *core)) return true;
+      }
+      return false;
+    });
     if (c == nullptr) return;
+    Core* core = nullptr;
+    for (const auto& k : cores_) {
+      if (is_free(*k) && fits(*c, *k)) {
+        core = k.get();
+        break;
+      }
+    }
     arbiter_.remove(c);
     Run* run = static_cast<Run*>(c);
     run->run_level = run->level_at(now);
     run->on_core = true;
     run->core = core->index;
     core->run = run;
+    occupy(*run, *core);
     if (traced(*run)) {
       TaskEvent ev = event_of(*run, run->started ? TaskEventKind::kResume : TaskEventKind::kStart, now);
       ev.core = core->index;
@@ -705,7 +808,7 @@ void SoftNpuDevice::dispatch(Actions& a) {
       core->counted_idle = false;
       idle_cores_.fetch_sub(1, std::memory_order_relaxed);
     }
-    a.cores.push_back(core.get());
+    a.cores.push_back(core);
   }
 }
 
@@ -719,16 +822,32 @@ void SoftNpuDevice::dispatch_board(Actions& a) {
   // another core ends after t (a boundary at or before t may still add arrivals or free a
   // core). A core taking its own boundary decision (`at_boundary`) has reached its time.
   for (;;) {
-    const std::optional<Nanos> first = arbiter_.earliest();
-    if (!first) return;
+    if (arbiter_.empty()) return;
     Core* pick = nullptr;
+    Run* run = nullptr;
     Nanos t = 0;
     Nanos horizon = std::numeric_limits<Nanos>::max();
     for (auto& core : cores_) {
-      if (core->run == nullptr) {
-        const Nanos ct = std::max(core->free_at, *first);
-        if (pick == nullptr || ct < t) {
+      if (is_free(*core)) {
+        // The earliest arrival among the tasks this core may take (core masks), and the
+        // best of them then; a split task starts when the last of its cores became free.
+        const std::optional<Nanos> first = arbiter_.earliest(fits_on(*core));
+        if (!first) continue;
+        Nanos ct = std::max(core->free_at, *first);
+        Run* r = static_cast<Run*>(arbiter_.best(ct, fits_on(*core)));  // not null: a wait starts by ct
+        if (r->settings.core_split) {
+          const std::uint32_t m = mask_of(*r);
+          for (std::uint32_t j = 0; j < cores_.size() && j < 32; ++j) {
+            if ((m >> j & 1u) != 0) ct = std::max(ct, cores_[j]->free_at);
+          }
+        }
+        // At the same time the better task goes first (it may need a core the other would take).
+        const bool better =
+            run != nullptr && ct == t && r != run &&
+            arbiter_.best(ct, [r, run](const Contender& x) { return &x == r || &x == run; }) == r;
+        if (pick == nullptr || ct < t || better) {
           pick = core.get();
+          run = r;
           t = ct;
         }
       } else if (core->in_flight && !core->at_boundary) {
@@ -736,15 +855,15 @@ void SoftNpuDevice::dispatch_board(Actions& a) {
       }
     }
     if (pick == nullptr || t >= horizon) return;
-    Run* run = static_cast<Run*>(arbiter_.best(t));  // not null: some wait starts at or before t
     arbiter_.remove(run);
     run->run_level = run->level_at(t);
     run->on_core = true;
     run->core = pick->index;
     run->at = t;
     pick->run = run;
+    occupy(*run, *pick);
     pick->in_flight = true;
-    pick->seg_end = t + (run->next < run->segments ? run->task->board_ns(run->next) : 0);
+    pick->seg_end = t + (run->next < run->segments ? board_ns(*run, run->next) : 0);
     raise_board_now(t);
     if (traced(*run)) {
       TaskEvent ev = event_of(*run, run->started ? TaskEventKind::kResume : TaskEventKind::kStart, t);
@@ -795,7 +914,7 @@ void SoftNpuDevice::run_board(Core& core, Run& run, std::unique_lock<std::mutex>
     }
     const std::size_t index = run.next;
     SegmentContext ctx{core.index, run.sq, memory_, index_, run.id, run.run_level};
-    core.usage.begin(clock_->now());
+    usage_begin(run, core);
     lock.unlock();
     // Deviation: AI-CPU segments run on the core (as with aicpu_inline), their predicted
     // time on the board's CPU counted on the core (docs/scheduling.md "Board clock").
@@ -807,7 +926,7 @@ void SoftNpuDevice::run_board(Core& core, Run& run, std::unique_lock<std::mutex>
     }
     const std::uint64_t macs = run.task->segment_macs(index);
     lock.lock();
-    core.usage.end(clock_->now(), macs);
+    usage_end(run, core, macs);
     ++run.next;
     core.waiter.wait(lock, kWaitForever, wait_, [&] { return run.cancel || stopping_ || my_turn(core); });
     if (run.cancel || stopping_) continue;  // handled at the loop top
@@ -821,7 +940,7 @@ void SoftNpuDevice::run_board(Core& core, Run& run, std::unique_lock<std::mutex>
     core.at_boundary = true;
     Actions boundary;
     schedule(boundary);  // arrivals up to now enter arbitration; idle cores take what they can
-    if (Contender* by = arbiter_.preemptor(run, run.run_level, run.at); by != nullptr) {
+    if (Contender* by = arbiter_.preemptor(run, run.run_level, run.at, may_use(core)); by != nullptr) {
       run.on_core = false;
       ++preemptions_;
       if (traced(run)) {
@@ -841,7 +960,7 @@ void SoftNpuDevice::run_board(Core& core, Run& run, std::unique_lock<std::mutex>
       }
       break;
     }
-    core.seg_end = run.at + run.task->board_ns(run.next);
+    core.seg_end = run.at + board_ns(run, run.next);
     core.at_boundary = false;
     dispatch(boundary);  // the horizon moved: an idle core may take a task before seg_end
     wake_turns(core, boundary);
@@ -949,17 +1068,17 @@ void SoftNpuDevice::core_main(Core& core) {
         }
         post_aicpu(run, &core);
         // A busy-waiting core is occupied: it counts as busy for the utilisation figure.
-        core.usage.begin(clock_->now());
+        usage_begin(run, core);
         core.waiter.wait(lock, kWaitForever, wait_,
                          [&] { return run.aicpu_done || ((run.cancel || stopping_) && !run.aicpu_running); });
         run.holder = nullptr;
-        core.usage.end(clock_->now(), run.task->segment_macs(index));
+        usage_end(run, core, run.task->segment_macs(index));
         if (!run.aicpu_done) continue;  // cancelled while waiting: handled at the loop top
         run.aicpu_done = false;
         st = std::move(run.aicpu_status);
       } else {
         SegmentContext ctx{core.index, run.sq, memory_, index_, run.id, run.run_level};
-        core.usage.begin(clock_->now());
+        usage_begin(run, core);
         lock.unlock();
         try {
           st = run.task->run_segment(index, ctx);
@@ -968,7 +1087,7 @@ void SoftNpuDevice::core_main(Core& core) {
         }
         const std::uint64_t macs = run.task->segment_macs(index);
         lock.lock();
-        core.usage.end(clock_->now(), macs);
+        usage_end(run, core, macs);
       }
       ++run.next;
       if (!st.ok()) {
@@ -990,7 +1109,7 @@ void SoftNpuDevice::core_main(Core& core) {
       }
       if (run.next < run.segments && !run.cancel && !stopping_) {
         const Nanos now = clock_->now();
-        if (Contender* by = arbiter_.preemptor(run, run.run_level, now); by != nullptr) {
+        if (Contender* by = arbiter_.preemptor(run, run.run_level, now, may_use(core)); by != nullptr) {
           // Interrupted at a segment boundary: context (next segment) is kept, the task
           // starts a new wait at the level it ran at, and the core goes to the best waiter.
           run.on_core = false;
@@ -1009,6 +1128,7 @@ void SoftNpuDevice::core_main(Core& core) {
       }
     }
     core.run = nullptr;
+    release_held(run);
     if (finished) finish_run(run, std::move(status), a);
     if (released && run.cancel) a.released = true;
     schedule(a);

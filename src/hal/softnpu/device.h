@@ -136,6 +136,27 @@ class SoftNpuDevice final : public Device {
 
   void core_main(Core& core);
 
+  // Core masks (TaskSettings::core_mask / core_split); all require mu_.
+  // The task's mask limited to this device's cores (0: any core).
+  std::uint32_t mask_of(const Contender& c) const;
+  // Neither running a task nor held by a split task led by another core.
+  bool is_free(const Core& core) const;
+  // Whether `core` (free) may take `c` now, and the same as an arbiter filter.
+  bool fits(const Contender& c, const Core& core) const;
+  Arbiter::Fits fits_on(const Core& core) const;
+  // The waiting tasks whose mask includes `core` or a core its task holds (preemption of
+  // the task running on it).
+  Arbiter::Fits may_use(const Core& core) const;
+  // `run` takes `lead`; a split task also holds the other cores of its mask.
+  void occupy(Run& run, Core& lead);
+  // The cores `run` held besides its lead become free (board clock: at run.at).
+  void release_held(Run& run);
+  // Board time of `run`'s segment on the cores it occupies.
+  Nanos board_ns(const Run& run, std::size_t segment) const;
+  // Usage of the lead core and of the cores it holds.
+  void usage_begin(const Run& run, Core& lead);
+  void usage_end(const Run& run, Core& lead, std::uint64_t macs);
+
   // Board clock (docs/scheduling.md "Board clock"); all require mu_.
   void dispatch_board(Actions& actions);
   // Runs `run` on `core` until it finishes, fails or is preempted, deciding at each segment
