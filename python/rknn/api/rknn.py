@@ -64,11 +64,18 @@ class _Refused(Exception):
     """A call's arguments or state refused: the call logs the message and returns -1."""
 
 
+class _SignatureError(TypeError):
+    """An argument the toolkit's signature does not have: raised, as Python raises it for the
+    toolkit's own explicitly declared parameters."""
+
+
 def _returns_code(method):
     """Toolkit calls that return 0 / -1: a refusal or failure is logged, not raised."""
     def call(self, *args, **kwargs):
         try:
             method(self, *args, **kwargs)
+        except _SignatureError:
+            raise
         except (_Refused, ValueError, TypeError, NotImplementedError, OSError, RuntimeError) as e:
             _log.error("%s: %s", method.__name__, _api_names(str(e)))
             return -1
@@ -116,7 +123,8 @@ class RKNN:
         self._live()
         unknown = sorted(set(kwargs) - set(_CONFIG_MAPPED) - set(_CONFIG_UNSUPPORTED))
         if unknown:
-            raise _Refused("unknown argument(s) {} (rknn-toolkit2's config() has no such argument)".format(", ".join(unknown)))
+            raise _SignatureError("config() got unexpected keyword argument(s) {} (rknn-toolkit2's config() has no "
+                                  "such argument)".format(", ".join(unknown)))
         unsupported = _non_default({k: v for k, v in kwargs.items() if not isinstance(v, np.ndarray)}, _CONFIG_UNSUPPORTED)
         if unsupported:
             raise _Refused("{} not implemented yet in svp-acl (leave at the default; docs/python.md)".format(
