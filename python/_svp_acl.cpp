@@ -385,10 +385,25 @@ py::dict analyse_rknn(const std::string& yml, const std::string& target, const s
 
 // svp_atc's command line (`--key=value` arguments, parsed by svp_atc's own parser) → the
 // model image bytes and the compiler's log; no file is written.
-py::tuple compile_atc(const std::vector<std::string>& args) {
+// `progress` (None, or a callable (stage, done, total)) hears of calibration and of the
+// per-layer accuracy analysis as they go, on the compiling thread with the GIL taken; an
+// exception it raises is printed and otherwise ignored (the compile goes on).
+py::tuple compile_atc(const std::vector<std::string>& args, const py::object& progress) {
   auto parsed = svp::compiler::parse_atc_command_line(args);
   if (!parsed.ok()) throw_status(parsed.status());
   if (parsed->options.mode != 0) throw std::invalid_argument("mode: only --mode=0 (compile) is available from Python");
+  if (!progress.is_none()) {
+    auto report = [&progress](const char* stage, std::size_t done, std::size_t total) {
+      py::gil_scoped_acquire gil;
+      try {
+        progress(stage, done, total);
+      } catch (py::error_already_set& e) {
+        e.discard_as_unraisable("svp_acl.compile progress callback");
+      }
+    };
+    parsed->options.calibration_progress = [report](std::size_t d, std::size_t t) { report("calibration", d, t); };
+    parsed->options.accuracy_progress = [report](std::size_t d, std::size_t t) { report("accuracy_report", d, t); };
+  }
   std::optional<svp::Result<svp::compiler::CompileResult>> r;
   {
     py::gil_scoped_release nogil;
@@ -555,8 +570,9 @@ PYBIND11_MODULE(_svp_acl, m) {
         "Compiles the model an rknn_convert YAML file describes; returns (image bytes, warnings, log).");
   m.def("analyse_rknn", &analyse_rknn, py::arg("yml"), py::arg("target"), py::arg("caller"), py::arg("accuracy_inputs"),
         "Compiles the YAML's model with the per-layer accuracy report on these inputs; returns a dict (csv, summary, log, command_line).");
-  m.def("compile_atc", &compile_atc, py::arg("args"),
-        "Compiles as svp_atc does with these --key=value arguments; returns (image bytes, log, ignored flags).");
+  m.def("compile_atc", &compile_atc, py::arg("args"), py::arg("progress") = py::none(),
+        "Compiles as svp_atc does with these --key=value arguments; returns (image bytes, log, ignored flags). "
+        "progress(stage, done, total) is called as calibration and the accuracy analysis go.");
   m.def("predict_board_time", &predict_board_time, py::arg("image"),
         "The board timing model's predicted time of a model image on its target: dict (soc, layers, task_us, total_us).");
   m.def("model_json", &model_json, py::arg("image"),

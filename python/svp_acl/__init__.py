@@ -209,22 +209,44 @@ def compile(model, **options):  # noqa: A001  (svp_atc's verb)
 
     Keyword names and values are svp_atc's flags (docs/compiler.md), e.g.
     ``compile("lenet.onnx", framework=5, soc_version="RK3588", compile_mode="float")``;
-    ``framework`` defaults to 5 (ONNX). ``output`` is not taken: write the bytes yourself.
-    A flag svp_atc does not know raises ValueError naming it (with the nearest known flag);
-    one it does not implement raises NotImplementedError; the compiler's log lines go to
-    the ``svp_acl`` logger at DEBUG.
+    ``framework`` defaults to 5 (ONNX). ``output="dir/name"`` also writes ``dir/name.om``, as
+    svp_atc does. A flag svp_atc does not know raises ValueError naming it (with the nearest
+    known flag); one it does not implement raises NotImplementedError; the compiler's log
+    lines go to the ``svp_acl`` logger at DEBUG, and calibration and ``accuracy_report``
+    progress at INFO as it happens (about every tenth of the work). ``progress=callable``
+    receives ``(stage, done, total)`` instead, for every step.
     """
-    if "output" in options:
-        raise ValueError("compile: output is not taken (compile returns the bytes; write them to <output>.om)")
+    output = options.pop("output", None)
+    progress = options.pop("progress", None)
+    if progress is not None and not callable(progress):
+        raise TypeError("compile: progress must be a callable (stage, done, total), not {!r}".format(progress))
     options.setdefault("framework", 5)
     args = ["--model=" + str(model)]
     for key, value in options.items():
         if isinstance(value, bool):
             value = "true" if value else "false"
         args.append("--{}={}".format(key, value))
-    image, log, ignored = _svp_acl.compile_atc(args)
+    image, log, ignored = _svp_acl.compile_atc(args, progress if progress is not None else _log_progress())
     for flag in ignored:
         _log.warning("compile: --%s has no effect on the software NPU", flag)
     for line in log:
         _log.debug("compile: %s", line)
+    if output is not None:
+        path = str(output) + ".om"
+        with open(path, "wb") as f:
+            f.write(image)
+        _log.info("compile: wrote %s (%d bytes)", path, len(image))
     return image
+
+
+def _log_progress():
+    """A progress callback that logs each stage at INFO when it starts, about every tenth of
+    the way, and when it ends."""
+    last = {}
+
+    def report(stage, done, total):
+        step = max(1, total // 10)
+        if done == total or done == 1 or done - last.get(stage, 0) >= step:
+            last[stage] = done
+            _log.info("compile: %s %d/%d", stage, done, total)
+    return report

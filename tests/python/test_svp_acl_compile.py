@@ -45,6 +45,32 @@ def test_a_missing_model_raises():
         svp_acl.compile("nope.onnx", soc_version="RK3588", compile_mode="float")
 
 
-def test_output_is_refused_because_the_bytes_are_returned():
-    with pytest.raises(ValueError, match="output"):
-        svp_acl.compile(LENET, output="lenet")
+def test_output_writes_the_om_file_svp_atc_would_and_returns_the_same_bytes(tmp_path):
+    image = svp_acl.compile(LENET, soc_version="RK3588", compile_mode="float", output=str(tmp_path / "lenet"))
+    assert (tmp_path / "lenet.om").read_bytes() == image
+
+
+def calibration_list(tmp_path, n):
+    lines = []
+    for i in range(n):
+        path = tmp_path / "item{}.npy".format(i)
+        np.save(path, fashion_like(100 + i))
+        lines.append(str(path))
+    (tmp_path / "calib.txt").write_text("\n".join(lines) + "\n")
+    return "{}:{}".format(_svp_acl.onnx_inputs(LENET)[0][0], tmp_path / "calib.txt")
+
+
+def test_calibration_progress_reaches_the_callback_and_the_logger_as_it_goes(tmp_path, caplog):
+    image_list = calibration_list(tmp_path, 12)
+    seen = []
+    svp_acl.compile(LENET, soc_version="RK3588", image_list=image_list, progress=lambda *a: seen.append(a))
+    calibration = [a for a in seen if a[0] == "calibration"]
+    assert calibration, seen
+    assert [d for _, d, _ in calibration] == sorted(d for _, d, _ in calibration)
+    assert calibration[-1][1] == calibration[-1][2] and len(calibration) >= 2
+    caplog.set_level("INFO", logger="svp_acl")
+    svp_acl.compile(LENET, soc_version="RK3588", image_list=image_list)
+    lines = [r.getMessage() for r in caplog.records if "calibration" in r.getMessage()]
+    assert lines and lines[-1].endswith("{0}/{0}".format(calibration[-1][2])), lines
+    with pytest.raises(TypeError, match="progress"):
+        svp_acl.compile(LENET, soc_version="RK3588", compile_mode="float", progress=3)
