@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include "common/half.h"
+#include "runtime/config.h"
+#include "target/device_profile.h"
 #include "kernels/onednn/sgemm_matmul.h"
 #include "runtime/rknn_matmul_platform.h"
 #include "runtime/rknn_matmul_quant.h"
@@ -431,8 +434,40 @@ bool is_matmul_context(Handle h) {
   return g_ctxs.count(h) != 0;
 }
 
+namespace {
+
+// The board whose rules the C API follows: the RKNN SoC SVP_ACL_RKNN_CONFIG's
+// softnpu.soc_version names (the software NPU's configured board), else RK3588's. Not the
+// first model's platform: the library's answers would then depend on what ran before.
+int board_platform(const char* fn, const MatmulPlatform** out) {
+  *out = &default_matmul_platform();
+  const char* path = std::getenv("SVP_ACL_RKNN_CONFIG");
+  if (path == nullptr || path[0] == '\0') return RKNN_SUCC;
+  auto cfg = load_config(path);
+  if (!cfg.ok()) return fail(fn, RKNN_ERR_FAIL, "SVP_ACL_RKNN_CONFIG: " + cfg.status().message());
+  const target::DeviceProfile* soc = target::find_profile(cfg->backend.board_target);
+  if (soc == nullptr || soc->family != target::Family::kRknn) return RKNN_SUCC;  // no RKNN board named
+  const MatmulPlatform* p = find_matmul_platform(soc->name);
+  if (p == nullptr) {
+    return fail(fn, RKNN_ERR_FAIL,
+                fmt::format("the board SVP_ACL_RKNN_CONFIG names ({}) has no matmul library (RK3588, RK3576, "
+                            "RK3566, RK3568 and RK3562 have)",
+                            soc->name));
+  }
+  *out = p;
+  return RKNN_SUCC;
+}
+
+}  // namespace
+
 int matmul_create(Handle* out, const rknn_matmul_info& info, rknn_matmul_io_attr* io_attr) {
-  return create("rknn_matmul_create", default_matmul_platform(), out, info, {{info.M, info.K, info.N}}, io_attr);
+  static constexpr char fn[] = "rknn_matmul_create";
+  const MatmulPlatform* p = nullptr;
+  if (const int r = board_platform(fn, &p); r != RKNN_SUCC) {
+    *out = 0;
+    return r;
+  }
+  return create(fn, *p, out, info, {{info.M, info.K, info.N}}, io_attr);
 }
 
 int matmul_create_on(const std::string& platform, Handle* out, const rknn_matmul_info& info,
@@ -454,8 +489,12 @@ int matmul_create_dynamic_shape(Handle* out, const rknn_matmul_info& info, int s
     *out = 0;
     return fail(fn, RKNN_ERR_PARAM_INVALID, fmt::format("shape_num {} is not in 1..{}", shape_num, kMaxShapes));
   }
-  return create(fn, default_matmul_platform(), out, info, std::vector<rknn_matmul_shape>(shapes, shapes + shape_num),
-                io_attrs);
+  const MatmulPlatform* p = nullptr;
+  if (const int r = board_platform(fn, &p); r != RKNN_SUCC) {
+    *out = 0;
+    return r;
+  }
+  return create(fn, *p, out, info, std::vector<rknn_matmul_shape>(shapes, shapes + shape_num), io_attrs);
 }
 
 int matmul_set_io_mem(Handle h, rknn_tensor_mem* mem, const rknn_matmul_tensor_attr& attr) {
@@ -709,7 +748,9 @@ int matmul_get_quant_params(Handle h, rknn_quant_params* params, float* scale) {
 int matmul_b_to_native(const void* in, void* out, int K, int N, const rknn_matmul_info& info) {
   static constexpr char fn[] = "rknn_B_normal_layout_to_native_layout";
   clear_last_error();
-  const MatmulPlatform& platform = default_matmul_platform();
+  const MatmulPlatform* board = nullptr;
+  if (const int r = board_platform(fn, &board); r != RKNN_SUCC) return r;
+  const MatmulPlatform& platform = *board;
   const TypeInfo* ti = nullptr;
   rknn_matmul_info normal = info;
   normal.B_layout = RKNN_MM_LAYOUT_NATIVE;

@@ -6,7 +6,11 @@
 // lacks is refused with the vendor's code and a message.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -288,6 +292,47 @@ TEST(RknnMatmulPlatform, EachSocRefusesWhatItsMatmulLacks) {
   EXPECT_EQ(rknn_matmul_set_core_mask(ctx, RKNN_NPU_CORE_0), RKNN_ERR_FAIL);
   EXPECT_TRUE(contains(last_error(), "RK3566 has one NPU core")) << last_error();
   EXPECT_EQ(rknn_matmul_destroy(ctx), RKNN_SUCC);
+}
+
+// rknn_matmul_create (the C API) follows the board SVP_ACL_RKNN_CONFIG names, else RK3588.
+TEST(RknnMatmulPlatform, TheCApiFollowsTheBoardTheRknnConfigNames) {
+  // The software NPU starts before the variable is set: it is read at start, and this test
+  // must not decide the board of the tests after it in the same process.
+  std::string why;
+  ASSERT_NE(runtime::rknn::core_runtime(&why), nullptr) << why;
+  const std::string path = ::testing::TempDir() + "svp_matmul_board_" + std::to_string(::getpid()) + ".json";
+  auto create_with_board = [&](const char* soc) {
+    if (soc != nullptr) {
+      std::FILE* f = std::fopen(path.c_str(), "w");
+      EXPECT_NE(f, nullptr);
+      std::fprintf(f, "{\"softnpu\": {\"soc_version\": \"%s\"}}\n", soc);
+      std::fclose(f);
+      EXPECT_EQ(::setenv("SVP_ACL_RKNN_CONFIG", path.c_str(), 1), 0);
+    } else {
+      EXPECT_EQ(::unsetenv("SVP_ACL_RKNN_CONFIG"), 0);
+    }
+    rknn_matmul_info info;
+    std::memset(&info, 0, sizeof info);
+    info.M = 2;
+    info.K = 64;
+    info.N = 64;
+    info.type = RKNN_INT4_MM_INT4_TO_INT16;  // RK3588's and RK3576's, not RK3566's
+    rknn_matmul_io_attr io;
+    rknn_matmul_ctx ctx = 0;
+    const int r = rknn_matmul_create(&ctx, &info, &io);
+    if (ctx != 0) {
+      EXPECT_EQ(rknn_matmul_destroy(ctx), RKNN_SUCC);
+    }
+    return r;
+  };
+  EXPECT_EQ(create_with_board(nullptr), RKNN_SUCC) << last_error();
+  EXPECT_EQ(create_with_board("RK3576"), RKNN_SUCC) << last_error();
+  EXPECT_EQ(create_with_board("RK3566"), RKNN_ERR_PARAM_INVALID);
+  EXPECT_TRUE(contains(last_error(), "not supported on RK3566")) << last_error();
+  EXPECT_EQ(create_with_board("RV1106"), RKNN_ERR_FAIL);
+  EXPECT_TRUE(contains(last_error(), "RV1106")) << last_error();
+  EXPECT_EQ(::unsetenv("SVP_ACL_RKNN_CONFIG"), 0);
+  std::remove(path.c_str());
 }
 
 }  // namespace
