@@ -39,7 +39,9 @@ fi
 demo=$1 models=$2
 shift 2
 model=$models/yolov5n_$( [ "$mode" = float ] && echo fp || echo i8 ).rknn
+qdq=$models/yolov5n_i8.qdq.onnx
 need "$model" "$@"
+[ "$mode" = float ] || need "$qdq"
 if [ ! -d "$SVP_NPM_MODULES/onnxruntime-node" ]; then
   echo "check_yolo.sh: onnxruntime-node is missing: run scripts/npm_deps.sh and set SVP_NPM_MODULES"
   exit 77
@@ -50,7 +52,13 @@ for image in "$@"; do
   mkdir -p "$dump/$k"
   "$demo" "$model" "$image" "$dump/$k" > "$dump/$k/stdout.txt" || { cat "$dump/$k/stdout.txt"; exit 1; }
   echo "$(basename "$image"): $(tail -n 1 "$dump/$k/stdout.txt")"
-  "$py" "$here/check_yolo.py" ort "$models/yolov5n.onnx" "$dump/$k" "$dump/$k/stdout.txt" "$mode" "$dump/report.json"
+  if [ "$mode" = float ]; then
+    "$py" "$here/check_yolo.py" ort "$models/yolov5n.onnx" "$dump/$k" "$dump/$k/stdout.txt" float
+  else
+    # The summary decides: every image is checked and reported first.
+    "$py" "$here/check_yolo.py" ort "$models/yolov5n.onnx" "$dump/$k" "$dump/$k/stdout.txt" int8 "$dump/report.json" \
+      "$qdq" || true
+  fi
 done
 if [ "$mode" = int8 ]; then
   "$py" "$here/check_yolo.py" summary "$dump/report.json"
