@@ -2,8 +2,9 @@
 # The YOLO demo checked against onnxruntime (check_yolo.py), or against rknn.api:
 #   check_yolo.sh float|int8 PYTHON DEMO MODELS_DIR IMAGE.png...
 #   check_yolo.sh python PYTHON MODELS_DIR NORMAL_DEMO ZERO_COPY_DEMO IMAGE.png
-# float|int8: each image through the demo and onnxruntime; int8 ends with the agreement
-# over all images (check_yolo.py summary). python: the fp and i8 models, each run by both
+# float|int8: each image through the demo and onnxruntime; int8 against onnxruntime on the
+# QDQ export of the same quantization (yolov5n_i8.qdq.onnx), ending with the agreement over
+# all images (check_yolo.py summary). python: the fp and i8 models, each run by both
 # demos and by rknn.api on the same pixels, outputs identical (samples/python/same_as_c.py).
 # Models from make_models.sh (missing: it was skipped), onnxruntime-node or the images
 # missing: exit 77.
@@ -61,7 +62,7 @@ for image in "$@"; do
   fi
 done
 if [ "$mode" = int8 ]; then
-  "$py" "$here/check_yolo.py" summary "$dump/report.json"
+  "$py" "$here/check_yolo.py" summary "$dump/report.json" "$k"
 else
   echo "rknn_yolo_check OK"
 fi
