@@ -344,11 +344,15 @@ class Runtime {
 // high_precision / float_layers (rknn.api's hybrid_quantization_step2): layers raised one
 // step (--high_precision_layer: A8W8 → A16W8) or kept float32 (CompileOptions::float_layer).
 py::tuple build_rknn(const std::string& yml, const std::string& target, const std::string& caller,
-                     const std::vector<std::string>& high_precision, const std::vector<std::string>& float_layers) {
+                     const std::vector<std::string>& high_precision, const std::vector<std::string>& float_layers,
+                     bool export_qdq) {
   auto plan = svp::rknn_convert::read_convert_config(yml, target);
   if (!plan.ok()) throw_status(plan.status());
   plan->options.high_precision_layer = high_precision;
   plan->options.float_layer = float_layers;
+  // The compiler only asks whether a QDQ model is wanted (it returns the bytes; svp_atc
+  // writes them to the named file): here the bytes go back to rknn.api.RKNN.export_qdq.
+  if (export_qdq) plan->options.export_qdq = "rknn.api.RKNN.export_qdq";
   std::optional<svp::Result<svp::rknn_convert::Converted>> r;
   {
     py::gil_scoped_release nogil;
@@ -357,7 +361,7 @@ py::tuple build_rknn(const std::string& yml, const std::string& target, const st
   if (!r->ok()) throw_status(r->status());
   svp::rknn_convert::Converted& c = **r;
   py::bytes image(reinterpret_cast<const char*>(c.image.data()), c.image.size());
-  return py::make_tuple(image, c.warnings, c.log);
+  return py::make_tuple(image, c.warnings, c.log, py::bytes(c.qdq_onnx));
 }
 
 // rknn.api.RKNN.accuracy_analysis: the model of the YAML compiled again with svp_atc's
@@ -567,7 +571,9 @@ PYBIND11_MODULE(_svp_acl, m) {
   svp::log::get().sinks().push_back(std::make_shared<CaptureSink>());
   m.def("build_rknn", &build_rknn, py::arg("yml"), py::arg("target"), py::arg("caller"),
         py::arg("high_precision") = std::vector<std::string>{}, py::arg("float_layers") = std::vector<std::string>{},
-        "Compiles the model an rknn_convert YAML file describes; returns (image bytes, warnings, log).");
+        py::arg("export_qdq") = false,
+        "Compiles the model an rknn_convert YAML file describes; returns (image bytes, warnings, log, QDQ ONNX "
+        "bytes: the quantization as svp_atc --export_qdq writes it with export_qdq=True, empty otherwise).");
   m.def("analyse_rknn", &analyse_rknn, py::arg("yml"), py::arg("target"), py::arg("caller"), py::arg("accuracy_inputs"),
         "Compiles the YAML's model with the per-layer accuracy report on these inputs; returns a dict (csv, summary, log, command_line).");
   m.def("compile_atc", &compile_atc, py::arg("args"), py::arg("progress") = py::none(),

@@ -1,11 +1,13 @@
 """ONNX -> model for librknnrt, written as the Rockchip model zoo's convert.py scripts are,
 run unchanged on svp-acl's rknn.api (docs/python.md).
 
-    python3 convert.py <onnx_model> [platform] [i8|fp] [output.rknn] [dataset.txt]
+    python3 convert.py <onnx_model> [platform] [i8|fp] [output.rknn] [dataset.txt] [qdq.onnx]
 
 platform: rk3588, rk3576, rk3566, rk3568, rk3562, rv1106, rv1103 (default rk3588); i8
 quantizes with the dataset list (DATASET_PATH: one .npy / .png / .jpg per line, relative to
-the list), fp keeps float. Run the exported model with rknn.api (load_rknn, init_runtime,
+the list), fp keeps float. qdq.onnx (svp-acl's addition, i8 only): the built model's
+quantization also written as a QDQ ONNX model (RKNN.export_qdq), which onnxruntime runs with
+the very scales and zero points of output.rknn. Run the exported model with rknn.api (load_rknn, init_runtime,
 inference) or with librknnrt from C (samples/rknn/yolo, samples/rknn/ppocr).
 
 The zoo keeps one convert.py per model, differing only in mean_values / std_values and, for
@@ -61,7 +63,11 @@ def parse_arg():
         do_quant = model_type == "i8"
     output_path = sys.argv[4] if len(sys.argv) > 4 else DEFAULT_RKNN_PATH
     dataset = sys.argv[5] if len(sys.argv) > 5 else DATASET_PATH
-    return model_path, platform, do_quant, output_path, dataset
+    qdq_path = sys.argv[6] if len(sys.argv) > 6 else None
+    if qdq_path is not None and not do_quant:
+        print("ERROR: a QDQ model ({}) is the quantization of an i8 model: fp quantizes nothing".format(qdq_path))
+        sys.exit(1)
+    return model_path, platform, do_quant, output_path, dataset, qdq_path
 
 
 def model_config(model_path):
@@ -73,7 +79,7 @@ def model_config(model_path):
 
 
 if __name__ == "__main__":
-    model_path, platform, do_quant, output_path, dataset = parse_arg()
+    model_path, platform, do_quant, output_path, dataset, qdq_path = parse_arg()
     mean, std, input_size_list = model_config(model_path)
 
     # Create RKNN object
@@ -113,6 +119,14 @@ if __name__ == "__main__":
         print("Export rknn model failed!")
         sys.exit(ret)
     print("done")
+
+    if qdq_path is not None:
+        print("--> Export the quantization as QDQ ONNX (svp-acl)")
+        ret = rknn.export_qdq(qdq_path)
+        if ret != 0:
+            print("Export QDQ model failed!")
+            sys.exit(ret)
+        print("done")
 
     # Release
     rknn.release()

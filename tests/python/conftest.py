@@ -21,8 +21,9 @@ def npm_modules():
     return env if env else os.path.join(SOURCE_DIR, "build", "npm", "node_modules")
 
 
-def onnxruntime(onnx, inputs, out_dir):
-    """onnxruntime's outputs of `onnx` on `inputs` ({name: array}), in the model's order."""
+def onnxruntime(onnx, inputs, out_dir, as_written=False):
+    """onnxruntime's outputs of `onnx` on `inputs` ({name: array}), in the model's order;
+    as_written: no graph optimisations (QDQ models: every node computed as written)."""
     if not os.path.isdir(os.path.join(npm_modules(), "onnxruntime-node")):
         pytest.skip("needs the npm package onnxruntime-node (scripts/npm_deps.sh; SVP_NPM_MODULES)")
     os.makedirs(out_dir, exist_ok=True)
@@ -31,6 +32,8 @@ def onnxruntime(onnx, inputs, out_dir):
         path = os.path.join(out_dir, "in_" + name + ".npy")
         np.save(path, array)
         args.append(name + "=" + path)
+    if as_written:
+        args.append("--as-written")
     env = dict(os.environ, SVP_NPM_MODULES=npm_modules())
     done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, "onnxruntime oracle failed: " + done.stderr

@@ -7,6 +7,7 @@ import pytest
 
 from conftest import LENET, cosine, fashion_like, onnxruntime
 from rknn.api import RKNN
+from svp_acl import _svp_acl
 
 
 def convert(tmp_path, do_quantization, dataset=None, **config):
@@ -52,6 +53,38 @@ def test_int8_model_built_from_a_dataset_list_agrees_with_onnxruntime(tmp_path):
     assert cosine(got, want) > 0.99
     assert int(np.argmax(got)) == int(np.argmax(want))
     assert not np.array_equal(got, want)  # int8: not the float model's exact values
+
+
+def test_export_qdq_writes_the_int8_builds_quantization_that_onnxruntime_runs_alike(tmp_path):
+    """svp-acl's RKNN.export_qdq: the quantization of the last int8 build as QDQ ONNX; run
+    as written by onnxruntime it gives the exported model's outputs within one output step."""
+    items = fashion_like(5, n=8)
+    for k in range(len(items)):
+        np.save(tmp_path / "calib_{}.npy".format(k), items[k:k + 1])
+    (tmp_path / "dataset.txt").write_text("".join("calib_{}.npy\n".format(k) for k in range(len(items))))
+    rknn = RKNN()
+    assert rknn.config(target_platform="rk3588") == 0
+    assert rknn.load_onnx(model=LENET) == 0
+    assert rknn.export_qdq(str(tmp_path / "none.onnx")) == -1  # nothing built yet
+    assert rknn.build(do_quantization=True, dataset=str(tmp_path / "dataset.txt")) == 0
+    path, qdq = str(tmp_path / "lenet_i8.rknn"), str(tmp_path / "lenet_i8.qdq.onnx")
+    assert rknn.export_rknn(path) == 0
+    assert rknn.export_qdq(qdq) == 0
+    assert rknn.build(do_quantization=False) == 0
+    assert rknn.export_qdq(str(tmp_path / "float.onnx")) == -1  # a float build has no quantization
+    assert not os.path.exists(str(tmp_path / "float.onnx"))
+    rknn.release()
+    with open(path, "rb") as f:
+        runtime = _svp_acl.Runtime(f.read())
+    step = runtime.outputs()[0]["scale"]
+    runtime.close()
+    for seed in (6, 7):
+        x = fashion_like(seed)
+        (got,) = run_saved(path, x)
+        (want,) = onnxruntime(qdq, {"image": x}, str(tmp_path / "ort_{}".format(seed)), as_written=True)
+        assert got.shape == want.shape == (1, 10)
+        assert np.abs(got - want).max() <= step * 1.01
+        assert int(np.argmax(got)) == int(np.argmax(want))
 
 
 def test_mean_and_std_values_normalise_raw_input_inside_the_model(tmp_path):

@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from conftest import LENET, cosine, fashion_like
+from conftest import LENET, cosine, fashion_like, onnxruntime
 from rknn.api import RKNN
 from rknn.api import hybrid
 from svp_acl import _svp_acl
@@ -121,7 +121,18 @@ def test_an_int16_layer_is_a16w8_in_the_compiled_model(step1):
     precisions = hybrid.layer_precisions(rknn._model)
     assert precisions["/conv1/Conv"] == "A16W8"
     assert precisions["/conv2/Conv"] == "A8W8" and precisions["/fc3/Gemm"] == "A8W8"
-    rknn.release()
+    # RKNN.export_qdq writes step2's quantization, the int16 layer included (as rounded float
+    # arithmetic): onnxruntime runs it as written within one output step of the model.
+    qdq = str(tmp_path / "hybrid.qdq.onnx")
+    assert rknn.export_qdq(qdq) == 0
+    runtime = _svp_acl.Runtime(rknn._model)
+    step = runtime.outputs()[0]["scale"]
+    runtime.close()
+    xs = fashion_like(22, n=2)
+    got = outputs(rknn, xs)
+    for k in range(len(xs)):
+        (want,) = onnxruntime(qdq, {"image": xs[k:k + 1]}, str(tmp_path / "ort_{}".format(k)), as_written=True)
+        assert np.abs(got[k] - want).max() <= step * 1.01
 
 
 def test_unknown_layers_bad_dtypes_malformed_and_edited_cfgs_are_refused_naming_them(step1, messages):

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -608,6 +609,43 @@ TEST_F(RknnConvert, CryptLevelAlsoWritesAnEncryptedModelLibrknnrtRunsAlike) {
   const Outcome rv = convert(yml, "rv1106", "--crypt_level 1");
   EXPECT_EQ(rv.exit_code, 2) << rv.output;
   EXPECT_TRUE(contains(rv.output, "not supported on RV1106")) << rv.output;
+}
+
+// --export_qdq FILE (svp-acl's, svp_atc's flag): the int8 model's quantization as a QDQ
+// ONNX model beside the .rknn. onnxruntime running it as written (the reference of the
+// demos' int8 checks) gives the .rknn's outputs within one output step, on raw pixels (the
+// mean/std normalisation is inside both). A float configuration is refused before anything
+// is written.
+TEST_F(RknnConvert, ExportQdqWritesTheInt8QuantizationThatOnnxruntimeRunsAlike) {
+  SKIP_WITHOUT_ONNXRUNTIME();
+  write_dataset(255.0f);
+  const std::string q = "    quantize: true\n    dataset: ./dataset.txt\n    configs:\n"
+                        "      quantized_method: channel\n      mean_values: [[0]]\n      std_values: [[255]]\n";
+  const std::string qdq = (dir_ / "lenet.qdq.onnx").string();
+  const Outcome o = convert(write("model_config.yml", lenet_yml(q, "lenet_int8")), "rk3588", "--export_qdq " + qdq);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_TRUE(contains(o.output, "lenet.qdq.onnx (the quantization as QDQ ONNX)")) << o.output;
+  std::vector<float> x = uniform(28 * 28, 21);
+  for (float& v : x) v = std::round(v * 255.0f);
+  const Run int8 = run_rknn("lenet_int8.rknn", x);
+  ASSERT_EQ(int8.y.size(), 10u);
+  const std::string cmd = test::onnxruntime_command(qdq, (dir_ / "qdq").string(), {{int8.input, (dir_ / "x.npy").string()}}) +
+                          " --as-written 2> '" + (dir_ / "qdq.log").string() + "'";
+  test::write_npy_f32((dir_ / "x.npy").string(), {1, 1, 28, 28}, x);
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const std::vector<float> ref = test::read_npy_f32((dir_ / "qdq" / (int8.output + ".npy")).string()).data;
+  ASSERT_EQ(ref.size(), 10u);
+  for (std::size_t i = 0; i < 10; ++i) EXPECT_LE(std::fabs(int8.y[i] - ref[i]), int8.out_attr.scale * 1.01f) << i;
+  EXPECT_EQ(std::max_element(int8.y.begin(), int8.y.end()) - int8.y.begin(),
+            std::max_element(ref.begin(), ref.end()) - ref.begin());
+
+  fs::remove_all(dir_ / "out");
+  fs::remove(qdq);
+  const Outcome f = convert(write("float.yml", lenet_yml("    quantize: false\n")), "rk3588", "--export_qdq " + qdq);
+  EXPECT_EQ(f.exit_code, 2) << f.output;
+  EXPECT_TRUE(contains(f.output, "models.quantize is false")) << f.output;
+  EXPECT_FALSE(fs::exists(qdq));
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
 }
 
 // configs.model_pruning (seed 000 §5.8): Conv output channels whose weights and bias are

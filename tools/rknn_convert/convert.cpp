@@ -106,6 +106,7 @@ Result<Converted> convert(ConvertPlan plan, const std::string& caller) {
   out.layer_accuracy_csv = std::move(r->layer_accuracy_csv);
   out.accuracy_summary = std::move(r->accuracy_summary);
   out.command_line = o.command_line;
+  out.qdq_onnx = std::move(r->qdq_onnx);
   return out;
 }
 

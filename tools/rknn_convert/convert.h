@@ -23,6 +23,9 @@ struct Converted {
   std::string layer_accuracy_csv;
   std::vector<std::string> accuracy_summary;
   std::string command_line;
+  // With plan.options.export_qdq non-empty: the quantized model as a QDQ ONNX model
+  // (compiler/qdq_export.h), the very encodings `image` holds; the caller writes it.
+  std::string qdq_onnx;
 };
 
 // Compiles `plan`. `caller` is what the image records before its svp_atc equivalent (the

@@ -7,7 +7,8 @@
 // 2 a configuration or usage error, 3 a file that cannot be read or written, 4 an option
 // svp-acl does not implement yet. --crypt_level N (svp-acl's addition) also writes
 // <models.name>.crypt.rknn, the model encrypted as rknn.api's export_encrypted_rknn_model
-// encrypts it (docs/rknn.md "Model encryption").
+// encrypts it (docs/rknn.md "Model encryption"). --export_qdq FILE (svp-acl's, svp_atc's
+// flag) also writes an int8 model's quantization as a QDQ ONNX model that onnxruntime runs.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -40,7 +41,7 @@ int fail(const svp::Status& s) {
 
 int main(int argc, char** argv) {
   CLI::App app{"rknn_convert: ONNX -> model for librknnrt, from rknn-toolkit2's rknn_convert YAML (docs/rknn.md)"};
-  std::string target, config, out_dir, accuracy_inputs, device_id;
+  std::string target, config, out_dir, accuracy_inputs, device_id, export_qdq;
   bool verbose = false, eval_perf = false;
   int crypt_level = 0;
   app.add_option("-t", target, "target platform: rk3588, rk3576, rk3566, rk3568, rk3562, rv1106, rv1103")->required();
@@ -50,6 +51,9 @@ int main(int argc, char** argv) {
   app.add_option("--crypt_level", crypt_level,
                  "svp-acl: also write <name>.crypt.rknn, encrypted at this level (1, 2 or 3; "
                  "export_encrypted_rknn_model's levels)");
+  app.add_option("--export_qdq", export_qdq,
+                 "svp-acl: also write the int8 model's quantization as a QDQ ONNX model to this file (svp_atc's "
+                 "--export_qdq; onnxruntime runs it)");
   app.add_flag("-e", eval_perf, "vendor: evaluate time and memory on a board (not implemented yet)");
   app.add_option("-a", accuracy_inputs, "vendor: accuracy analysis on these images (not implemented yet)");
   app.add_option("-d", device_id, "vendor: adb device id (not implemented yet)")->expected(0, 1);
@@ -78,6 +82,14 @@ int main(int argc, char** argv) {
                              "RK3562/RK3566/RK3568/RK3576/RK3588)", soc));
     }
   }
+  if (!export_qdq.empty()) {
+    if (is_float) {
+      return fail(svp::Error(err::kInvalidParam, "--export_qdq writes the int8 quantization, and {} builds a float "
+                             "model (models.quantize is false): set models.quantize: true or leave the flag out",
+                             config));
+    }
+    plan->options.export_qdq = export_qdq;
+  }
   auto r = svp::rknn_convert::convert(std::move(*plan), "rknn_convert -t " + target + " -i " + config + " -o " + out_dir);
   if (!r.ok()) return fail(r.status());
   for (std::size_t i = plan_warnings; i < r->warnings.size(); ++i) {
@@ -95,6 +107,12 @@ int main(int argc, char** argv) {
   if (!file) return fail(svp::Error(err::kInvalidFile, "cannot write {}", out));
   std::fprintf(stderr, "rknn_convert: wrote %s (%zu bytes, %s, %s)\n", out.c_str(), r->image.size(), soc.c_str(),
                is_float ? "float" : "int8 asymmetric");
+  if (!export_qdq.empty()) {
+    std::ofstream qdq(export_qdq, std::ios::binary | std::ios::trunc);
+    qdq.write(r->qdq_onnx.data(), static_cast<std::streamsize>(r->qdq_onnx.size()));
+    if (!qdq) return fail(svp::Error(err::kInvalidFile, "cannot write {} (--export_qdq)", export_qdq));
+    std::fprintf(stderr, "rknn_convert: wrote %s (the quantization as QDQ ONNX)\n", export_qdq.c_str());
+  }
   if (app.count("--crypt_level") == 0) return kOk;
   auto sealed = svp::runtime::rknn::encrypt_model(r->image, crypt_level);
   if (!sealed.ok()) return fail(sealed.status());

@@ -109,6 +109,7 @@ class RKNN:
         self._onnx = None
         self._model = None      # the built or loaded model image
         self._built = None      # build()'s (do_quantization, dataset)
+        self._qdq = None        # the built int8 model's quantization as QDQ ONNX bytes (export_qdq)
         self._batch_shapes = None  # build(rknn_batch_size > 1): the inputs' batched shapes
         self.accuracy_report = None  # accuracy_analysis()'s rows (svp-acl's addition)
         self._runtime = None
@@ -152,6 +153,7 @@ class RKNN:
                       "outputs": outputs}
         self._model = None
         self._built = None  # accuracy_analysis needs a build of this model
+        self._qdq = None
 
     @_returns_code
     def build(self, do_quantization=True, dataset=None, rknn_batch_size=None, auto_hybrid=False):
@@ -167,8 +169,11 @@ class RKNN:
         if self._platform is None:
             self._platform = _svp_acl.rknn_platform(_DEFAULT_PLATFORM)
         self._batch_shapes = self._batched_shapes(batch) if batch > 1 else None
-        image, warnings, log = self._convert(bool(do_quantization), dataset)
+        # An int8 build also keeps its quantization as a QDQ ONNX model (export_qdq): the same
+        # compile, so exactly the encodings the model holds.
+        image, warnings, log, qdq = self._convert(bool(do_quantization), dataset, qdq=bool(do_quantization))
         self._built = (bool(do_quantization), dataset)
+        self._qdq = qdq or None
         for w in warnings:
             _log.warning("build: %s", _api_names(w))
         for line in log:
@@ -220,7 +225,7 @@ class RKNN:
         if self._platform is None:
             self._platform = _svp_acl.rknn_platform(_DEFAULT_PLATFORM)
         self._batch_shapes = self._batched_shapes(batch) if batch > 1 else None
-        image, warnings, _ = self._convert(True, dataset)
+        image, warnings, _, _ = self._convert(True, dataset)
         for w in warnings:
             _log.warning("hybrid_quantization_step1: %s", _api_names(w))
         layers = self._proposal(image, dataset, proposal_dataset_size) if proposal else []
@@ -286,7 +291,7 @@ class RKNN:
         self._onnx, self._config, self._platform = recipe["onnx"], recipe["config"], recipe["platform"]
         self._batch_shapes = recipe["batch_shapes"]
         try:
-            image, warnings, _ = self._convert(True, recipe["dataset"], layers=(high, floats))
+            image, warnings, _, qdq = self._convert(True, recipe["dataset"], layers=(high, floats), qdq=True)
         except (ValueError, RuntimeError) as e:
             message = str(e).replace("--high_precision_layer names", "custom_quantize_layers names")
             message = re.sub(r'float layer "(.*?)" is not', r'custom_quantize_layers names "\1", which is not', message)
@@ -294,11 +299,12 @@ class RKNN:
         for w in warnings:
             _log.warning("hybrid_quantization_step2: %s", _api_names(w))
         self._model = image
+        self._qdq = qdq or None
         self._built = (True, recipe["dataset"])
         self._close_runtime()
         _log.info("hybrid_quantization_step2: built with %d layer(s) int16 and %d float", len(high), len(floats))
 
-    def _convert(self, quantize, dataset, accuracy_inputs=None, layers=((), ())):
+    def _convert(self, quantize, dataset, accuracy_inputs=None, layers=((), ()), qdq=False):
         models = {"name": "model", "platform": "onnx", "model_file_path": self._onnx["model"], "quantize": quantize}
         subgraphs = {k: self._onnx[k] for k in ("inputs", "input_size_list", "outputs") if self._onnx[k] is not None}
         configs = dict(self._config)
@@ -320,7 +326,7 @@ class RKNN:
                 json.dump({"models": models}, f, indent=1)
             if accuracy_inputs is not None:
                 return _svp_acl.analyse_rknn(yml, self._platform, "rknn.api.RKNN.accuracy_analysis", accuracy_inputs)
-            return _svp_acl.build_rknn(yml, self._platform, caller, list(layers[0]), list(layers[1]))
+            return _svp_acl.build_rknn(yml, self._platform, caller, list(layers[0]), list(layers[1]), qdq)
 
     @_returns_code
     def export_rknn(self, export_path, cpp_gen_cfg=None):
@@ -332,6 +338,19 @@ class RKNN:
             raise _Refused("no model: call build() or load_rknn() first")
         with open(export_path, "wb") as f:
             f.write(self._model)
+
+    @_returns_code
+    def export_qdq(self, export_path):
+        """svp-acl's addition: writes the quantization of the last build(do_quantization=True)
+        (or hybrid_quantization_step2) as a QDQ ONNX model, as svp_atc --export_qdq does:
+        onnxruntime runs it with the very scales and zero points the built model holds, the
+        reference for the int8 model's task answers (docs/python.md)."""
+        self._live()
+        if self._qdq is None:
+            raise _Refused("no int8 build: export_qdq writes the quantization of build(do_quantization=True) "
+                           "(a float build or a model from load_rknn has none)")
+        with open(export_path, "wb") as f:
+            f.write(self._qdq)
 
     @_returns_code
     def export_encrypted_rknn_model(self, input_model, output_model=None, crypt_level=1):
@@ -379,6 +398,7 @@ class RKNN:
                            "ONNX model with load_onnx() + build(), or with rknn_convert".format(path))
         self._model = data
         self._built = None
+        self._qdq = None
         self._close_runtime()
 
     @_returns_code
@@ -570,6 +590,7 @@ class RKNN:
         """Frees the runtime and the model; the object cannot be used afterwards."""
         self._close_runtime()
         self._model = None
+        self._qdq = None
         self._released = True
         if self._file_log is not None:
             _log.removeHandler(self._file_log)

@@ -2,11 +2,13 @@
 
     check_yolo.py calib DUMP_DIR... OUT_LIST
         the demo's input.npy dumps (UINT8 NHWC) as float32 NCHW calibration items, listed
-    check_yolo.py ort MODEL.onnx DUMP_DIR DEMO_STDOUT float|int8 [REPORT.json]
+    check_yolo.py ort MODEL.onnx DUMP_DIR DEMO_STDOUT float
+    check_yolo.py ort MODEL.onnx DUMP_DIR DEMO_STDOUT int8 REPORT.json QDQ.onnx
         onnxruntime (tests/oracle/ort_run.mjs) on the pixels the demo set, / 255 as the
-        converter's mean 0 / std 255 does; the demo's outputs and boxes compared with it
-    check_yolo.py summary REPORT.json
-        int8: the agreement over all images checked against INT8_MIN_AGREEMENT
+        converter's mean 0 / std 255 does; int8: also on the QDQ export of the int8 model's
+        quantization (make_models.sh), raw pixels; the demo's outputs and boxes compared
+    check_yolo.py summary REPORT.json IMAGES
+        int8: the agreement over all IMAGES checked against INT8_MIN_QDQ_AGREEMENT
 
 Boxes of the onnxruntime outputs come from a NumPy post-processing written here (the zoo's
 yolov5 rules, vectorised), not from the demo's C code.
@@ -15,19 +17,21 @@ Pass criteria (exit 0; 1 = a difference):
 - float: cosine >= 0.9999 on every output, and the same boxes (class, corners) as
   onnxruntime's, scores within 1e-4; a corner may differ by one pixel only where the
   box edge sits within 1e-3 pixel of an integer (the int truncation of the zoo).
-- int8: every output's cosine with onnxruntime's float output >= INT8_MIN_COSINE (0.9;
-  measured 0.964 to 0.998 on the ctest's icons, 0.77 on a busier one). The weights are
-  synthetic (tests/yolo_onnx_model.cpp), so there is no ground truth; the int8 model's task
-  answer is compared with onnxruntime's float answer: a box agrees
-  when onnxruntime has a box of the same class at IoU >= 0.5 (greedy, by score). Required:
-  2 x agreeing / (int8 boxes + float boxes) (the F1 of the matching), summed over all
-  images checked (REPORT.json), at least INT8_MIN_AGREEMENT. Measured 0.69 on the three
-  icons of the ctest (calibration on rendered pages; per image 0.38 to 0.89): the synthetic
-  scores sit near the 0.25 threshold and the class is the argmax of 80 near-equal
-  probabilities, so int8 noise moves boxes across both; 0.5 fails on a systematic error
-  (each icon's int8 answers against another icon's float ones: 0 agreeing) without failing
-  on that noise
-  (docs/rknn.md "YOLO demo").
+- int8: the reference is onnxruntime running the QDQ export of the very quantization the
+  .rknn holds (RKNN.export_qdq: same scales and zero points), as written. Required: every
+  output's cosine with it >= INT8_MIN_QDQ_COSINE (0.98; measured 0.9885 to 0.998 on the
+  ctest's icons) and, over all images, the box agreement with it (2 x agreeing / (int8
+  boxes + QDQ boxes); a box agrees when the other has one of the same class at IoU >= 0.5,
+  greedy by score) >= INT8_MIN_QDQ_AGREEMENT (0.65; measured 0.765). Equal boxes are
+  printed per image, not required: this synthetic-weight detector amplifies single
+  rounding ties (svp-acl's integer kernels are exact except within 6e-4 of a step from a
+  .5 tie; onnxruntime's as-written float arithmetic rounds those the other way) through its
+  60 layers until half the output elements differ by a step or more, and its scores sit
+  near the 0.25 threshold with the class the argmax of 80 near-equal probabilities; the
+  same QDQ model run by onnxruntime's own int8 kernels agrees with its as-written run only
+  to 0.747 (printed as information). Also information: the agreement with onnxruntime's
+  float model (measured 0.69). 0.65 fails on a systematic error (each icon's int8 answers
+  against another icon's: 0 agreeing) (docs/rknn.md "YOLO demo").
 """
 import json
 import os
@@ -41,8 +45,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..", "..")
 ANCHORS = np.array([[10, 13, 16, 30, 33, 23], [30, 61, 62, 45, 59, 119], [116, 90, 156, 198, 373, 326]],
                    dtype=np.float32).reshape(3, 3, 2)
-INT8_MIN_AGREEMENT = 0.5
-INT8_MIN_COSINE = 0.9
+INT8_MIN_QDQ_AGREEMENT = 0.65
+INT8_MIN_QDQ_COSINE = 0.98
 BOX_THRESH, NMS_THRESH, CLASSES, MAX_BOXES = np.float32(0.25), 0.45, 80, 128
 
 
@@ -119,15 +123,21 @@ def read_demo(stdout):
     return (scale, int(m.group(4)), int(m.group(5))), (model_w, model_h), dets
 
 
-def onnxruntime(model, dump):
+def onnxruntime(model, dump, qdq=False, optimised=False):
+    """The float ONNX model on the pixels / 255 (the converter's mean 0 / std 255), or with
+    qdq the QDQ export on the raw pixels (its graph starts with the model's normalisation,
+    as the int8 model does), as written (float arithmetic between the Quantize/Dequantize
+    pairs: ort_run.mjs --as-written) or optimised (onnxruntime's own int8 kernels)."""
     pixels = np.load(os.path.join(dump, "input.npy"))
-    x = np.ascontiguousarray(pixels.transpose(0, 3, 1, 2)).astype(np.float32) / np.float32(255)
-    ort_dir = os.path.join(dump, "ort")
+    x = np.ascontiguousarray(pixels.transpose(0, 3, 1, 2)).astype(np.float32)
+    if not qdq:
+        x /= np.float32(255)
+    ort_dir = os.path.join(dump, ("qdq_opt" if optimised else "qdq") if qdq else "ort")
     os.makedirs(ort_dir, exist_ok=True)
     np.save(os.path.join(ort_dir, "images.npy"), x)
     modules = os.environ.get("SVP_NPM_MODULES", os.path.join(ROOT, "build", "npm", "node_modules"))
     done = subprocess.run(["node", os.path.join(ROOT, "tests", "oracle", "ort_run.mjs"), model, ort_dir,
-                           "images=" + os.path.join(ort_dir, "images.npy")],
+                           "images=" + os.path.join(ort_dir, "images.npy")] + (["--as-written"] if qdq and not optimised else []),
                           env=dict(os.environ, SVP_NPM_MODULES=modules), capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit("onnxruntime failed: " + done.stderr)
@@ -154,6 +164,28 @@ def same_float_boxes(demo, ref):
     return True
 
 
+def int8_step(outputs):
+    """The int8 outputs' quantization step: the smallest gap between two values they hold
+    (dequantized int8: multiples of the scale)."""
+    return min(float(np.diff(np.unique(o)).min()) for o in outputs)
+
+
+def same_int8_boxes(demo, ref, step):
+    """The demo's boxes against onnxruntime's on the QDQ export: same count and order, same
+    class, corners within one pixel (float truncation of the same box), score within one
+    step of each factor (objectness x class: (obj + cls) x step + step^2 <= 2 steps + step^2)."""
+    if len(demo) != len(ref):
+        print("int8 boxes: demo {} vs onnxruntime QDQ {}".format(len(demo), len(ref)))
+        return False
+    tolerance = 2 * step + step * step
+    for k, ((c, s, box), (rc, rs, rbox, _)) in enumerate(zip(demo, ref)):
+        if c != rc or abs(s - rs) > tolerance or max(abs(b - r) for b, r in zip(box, rbox)) > 1:
+            print("box {}: demo class {} {:.6f} {} vs onnxruntime QDQ class {} {:.6f} {}".format(
+                k, c, s, box, rc, rs, rbox))
+            return False
+    return True
+
+
 def agreement(demo, ref, same_class=True):
     used, matched = set(), 0
     for c, _, box in demo:
@@ -167,37 +199,67 @@ def agreement(demo, ref, same_class=True):
     return matched
 
 
-def check_ort(model, dump, stdout, mode, report):
+def check_ort(model, dump, stdout, mode, report, qdq_model=None):
     letterbox, size, demo = read_demo(stdout)
     ref_out = onnxruntime(model, dump)
     got = [np.load(os.path.join(dump, "output{}.npy".format(i))) for i in range(3)]
     cos = [cosine(g, r) for g, r in zip(got, ref_out)]
     ref = post_process(ref_out, letterbox, size)
-    print("cosine per output: {}".format(", ".join("{:.6f}".format(c) for c in cos)))
+    print("cosine per output{}: {}".format(" (float model)" if qdq_model else "",
+                                           ", ".join("{:.6f}".format(c) for c in cos)))
     if mode == "float":
         ok = min(cos) >= 0.9999 and same_float_boxes(demo, ref)
         print("boxes: demo {}, onnxruntime {}".format(len(demo), len(ref)))
     else:
+        # The task answer: the boxes of onnxruntime running the QDQ export of this very
+        # quantization (same scales and zero points), equal; float onnxruntime is information.
+        qdq_out = onnxruntime(qdq_model, dump, qdq=True)
+        qdq_cos = [cosine(g, r) for g, r in zip(got, qdq_out)]
+        step = int8_step(got)
+        qdq = post_process(qdq_out, letterbox, size)
+        print("cosine per output (QDQ export): {}".format(", ".join("{:.6f}".format(c) for c in qdq_cos)))
+        equal = same_int8_boxes(demo, qdq, step)
+        qdq_matched = agreement(demo, qdq)
+        # onnxruntime against itself: the same QDQ model through its int8 kernels.
+        own = post_process(onnxruntime(qdq_model, dump, qdq=True, optimised=True), letterbox, size)
+        own_matched = agreement([(c, s, box) for c, s, box, _ in qdq], own)
+        print("int8 boxes {}, onnxruntime QDQ boxes {} ({}), agreeing {}; onnxruntime's int8 kernels on the QDQ "
+              "export: {} boxes, agreeing with its as-written run {}".format(
+                  len(demo), len(qdq), "equal" if equal else "not equal", qdq_matched, len(own), own_matched))
         matched = agreement(demo, ref)
         located = agreement(demo, ref, same_class=False)
         print("int8 boxes {}, onnxruntime float boxes {}, agreeing {} (class aside: {})".format(
             len(demo), len(ref), matched, located))
-        ok = min(cos) >= INT8_MIN_COSINE
+        ok = min(qdq_cos) >= INT8_MIN_QDQ_COSINE
+        if not ok:
+            print("cosine with onnxruntime on the QDQ export {:.6f} < {}".format(min(qdq_cos), INT8_MIN_QDQ_COSINE))
         if report:
-            totals = json.load(open(report)) if os.path.exists(report) else {"int8": 0, "float": 0, "matched": 0}
-            totals["int8"] += len(demo)
-            totals["float"] += len(ref)
-            totals["matched"] += matched
+            keys = ("images", "equal", "int8", "float", "matched", "qdq", "qdq_matched", "own", "own_matched")
+            totals = json.load(open(report)) if os.path.exists(report) else dict.fromkeys(keys, 0)
+            for key, n in zip(keys, (1, int(equal), len(demo), len(ref), matched, len(qdq), qdq_matched, len(own),
+                                     own_matched)):
+                totals[key] += n
+            totals["ok"] = totals.get("ok", True) and ok
             json.dump(totals, open(report, "w"))
     return ok
 
 
-def summary(report):
-    totals = json.load(open(report))
-    f1 = 2.0 * totals["matched"] / max(1, totals["int8"] + totals["float"])
-    print("int8 vs onnxruntime float: {} int8 boxes, {} float boxes, {} agreeing: agreement {:.3f} (needs >= {})"
-          .format(totals["int8"], totals["float"], totals["matched"], f1, INT8_MIN_AGREEMENT))
-    return f1 >= INT8_MIN_AGREEMENT
+def summary(report, images):
+    t = json.load(open(report))
+    f1 = 2.0 * t["matched"] / max(1, t["int8"] + t["float"])
+    qdq_f1 = 2.0 * t["qdq_matched"] / max(1, t["int8"] + t["qdq"])
+    own_f1 = 2.0 * t["own_matched"] / max(1, t["qdq"] + t["own"])
+    print("int8 vs onnxruntime float (information): {} int8 boxes, {} float boxes, {} agreeing: agreement {:.3f}"
+          .format(t["int8"], t["float"], t["matched"], f1))
+    print("onnxruntime on the QDQ export, as written vs its int8 kernels (information): {} and {} boxes, {} "
+          "agreeing: agreement {:.3f}".format(t["qdq"], t["own"], t["own_matched"], own_f1))
+    print("int8 vs onnxruntime on the QDQ export: boxes equal on {} of {} images; {} int8 boxes, {} QDQ boxes, {} "
+          "agreeing: agreement {:.3f} (needs >= {}; every output's cosine >= {}: {})".format(
+              t["equal"], t["images"], t["int8"], t["qdq"], t["qdq_matched"], qdq_f1, INT8_MIN_QDQ_AGREEMENT,
+              INT8_MIN_QDQ_COSINE, "yes" if t["ok"] else "NO"))
+    if t["images"] != images:
+        print("{} of {} images checked (an image's check failed before its report: above)".format(t["images"], images))
+    return t["images"] == images > 0 and t["ok"] and qdq_f1 >= INT8_MIN_QDQ_AGREEMENT
 
 
 def main(argv):
@@ -211,10 +273,12 @@ def main(argv):
             lines.append(path)
         open(argv[-1], "w").write("\n".join(lines) + "\n")
         return 0
-    if len(argv) in (5, 6) and argv[0] == "ort":
-        ok = check_ort(argv[1], argv[2], argv[3], argv[4], argv[5] if len(argv) == 6 else None)
-    elif len(argv) == 2 and argv[0] == "summary":
-        ok = summary(argv[1])
+    if len(argv) == 5 and argv[0] == "ort" and argv[4] == "float":
+        ok = check_ort(argv[1], argv[2], argv[3], argv[4], None)
+    elif len(argv) == 7 and argv[0] == "ort" and argv[4] == "int8":
+        ok = check_ort(argv[1], argv[2], argv[3], argv[4], argv[5], argv[6])
+    elif len(argv) == 3 and argv[0] == "summary":
+        ok = summary(argv[1], int(argv[2]))
         print("rknn_yolo_check {}".format("OK" if ok else "FAILED"))
         return 0 if ok else 1
     else:

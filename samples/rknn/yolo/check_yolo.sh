@@ -2,8 +2,9 @@
 # The YOLO demo checked against onnxruntime (check_yolo.py), or against rknn.api:
 #   check_yolo.sh float|int8 PYTHON DEMO MODELS_DIR IMAGE.png...
 #   check_yolo.sh python PYTHON MODELS_DIR NORMAL_DEMO ZERO_COPY_DEMO IMAGE.png
-# float|int8: each image through the demo and onnxruntime; int8 ends with the agreement
-# over all images (check_yolo.py summary). python: the fp and i8 models, each run by both
+# float|int8: each image through the demo and onnxruntime; int8 against onnxruntime on the
+# QDQ export of the same quantization (yolov5n_i8.qdq.onnx), ending with the agreement over
+# all images (check_yolo.py summary). python: the fp and i8 models, each run by both
 # demos and by rknn.api on the same pixels, outputs identical (samples/python/same_as_c.py).
 # Models from make_models.sh (missing: it was skipped), onnxruntime-node or the images
 # missing: exit 77.
@@ -39,7 +40,9 @@ fi
 demo=$1 models=$2
 shift 2
 model=$models/yolov5n_$( [ "$mode" = float ] && echo fp || echo i8 ).rknn
+qdq=$models/yolov5n_i8.qdq.onnx
 need "$model" "$@"
+[ "$mode" = float ] || need "$qdq"
 if [ ! -d "$SVP_NPM_MODULES/onnxruntime-node" ]; then
   echo "check_yolo.sh: onnxruntime-node is missing: run scripts/npm_deps.sh and set SVP_NPM_MODULES"
   exit 77
@@ -50,10 +53,16 @@ for image in "$@"; do
   mkdir -p "$dump/$k"
   "$demo" "$model" "$image" "$dump/$k" > "$dump/$k/stdout.txt" || { cat "$dump/$k/stdout.txt"; exit 1; }
   echo "$(basename "$image"): $(tail -n 1 "$dump/$k/stdout.txt")"
-  "$py" "$here/check_yolo.py" ort "$models/yolov5n.onnx" "$dump/$k" "$dump/$k/stdout.txt" "$mode" "$dump/report.json"
+  if [ "$mode" = float ]; then
+    "$py" "$here/check_yolo.py" ort "$models/yolov5n.onnx" "$dump/$k" "$dump/$k/stdout.txt" float
+  else
+    # The summary decides: every image is checked and reported first.
+    "$py" "$here/check_yolo.py" ort "$models/yolov5n.onnx" "$dump/$k" "$dump/$k/stdout.txt" int8 "$dump/report.json" \
+      "$qdq" || true
+  fi
 done
 if [ "$mode" = int8 ]; then
-  "$py" "$here/check_yolo.py" summary "$dump/report.json"
+  "$py" "$here/check_yolo.py" summary "$dump/report.json" "$k"
 else
   echo "rknn_yolo_check OK"
 fi

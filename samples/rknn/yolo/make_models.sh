@@ -3,7 +3,8 @@
 # (tests/yolo_onnx_model.cpp, 320x320, synthetic weights) converted by the zoo-style
 # samples/python/convert.py for RK3588, float (fp) and int8 (i8). int8 calibration: the
 # float demo's letterboxed pixels of four rendered pages (samples/ocr/eval/calibration), a
-# source of another origin than the icons the checks run on.
+# source of another origin than the icons the checks run on. The i8 model's quantization
+# is also written as QDQ ONNX (yolov5n_i8.qdq.onnx): onnxruntime's int8 reference.
 #   make_models.sh PYTHON YOLO_ONNX_MODEL FLOAT_DEMO OUT_DIR
 # Without the Python package (rknn.api): a message and exit 77 (a skip for ctest).
 set -eu
@@ -27,5 +28,5 @@ done
 # shellcheck disable=SC2086
 "$py" "$here/check_yolo.py" calib $dumps "$out/calib/dataset.txt"
 "$py" "$here/../../python/convert.py" "$out/yolov5n.onnx" rk3588 i8 "$out/yolov5n_i8.rknn" "$out/calib/dataset.txt" \
-  > "$out/convert_i8.log" 2>&1 || { cat "$out/convert_i8.log"; exit 1; }
-echo "converted $out/yolov5n_fp.rknn $out/yolov5n_i8.rknn"
+  "$out/yolov5n_i8.qdq.onnx" > "$out/convert_i8.log" 2>&1 || { cat "$out/convert_i8.log"; exit 1; }
+echo "converted $out/yolov5n_fp.rknn $out/yolov5n_i8.rknn $out/yolov5n_i8.qdq.onnx"
