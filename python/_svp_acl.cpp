@@ -352,7 +352,10 @@ py::tuple build_rknn(const std::string& yml, const std::string& target, const st
   plan->options.float_layer = float_layers;
   // The compiler only asks whether a QDQ model is wanted (it returns the bytes; svp_atc
   // writes them to the named file): here the bytes go back to rknn.api.RKNN.export_qdq.
-  if (export_qdq) plan->options.export_qdq = "rknn.api.RKNN.export_qdq";
+  if (export_qdq) {
+    plan->options.export_qdq = "rknn.api.RKNN.export_qdq";
+    plan->options.export_qdq_optional = true;  // a model without a QDQ form still builds
+  }
   std::optional<svp::Result<svp::rknn_convert::Converted>> r;
   {
     py::gil_scoped_release nogil;
@@ -361,7 +364,7 @@ py::tuple build_rknn(const std::string& yml, const std::string& target, const st
   if (!r->ok()) throw_status(r->status());
   svp::rknn_convert::Converted& c = **r;
   py::bytes image(reinterpret_cast<const char*>(c.image.data()), c.image.size());
-  return py::make_tuple(image, c.warnings, c.log, py::bytes(c.qdq_onnx));
+  return py::make_tuple(image, c.warnings, c.log, py::bytes(c.qdq_onnx), c.qdq_error);
 }
 
 // rknn.api.RKNN.accuracy_analysis: the model of the YAML compiled again with svp_atc's

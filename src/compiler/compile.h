@@ -19,6 +19,8 @@ struct CompileResult {
   std::string calibration_param;
   // --export_qdq: the quantized graph as a serialized QDQ ONNX model; empty otherwise.
   std::string qdq_onnx;
+  // Why qdq_onnx is empty although asked for (CompileOptions::export_qdq_optional).
+  std::string qdq_error;
   // --accuracy_report: per-layer accuracy as CSV (quant/layer_accuracy.h); empty otherwise.
   std::string layer_accuracy_csv;
   std::string layer_accuracy_html;  // the same as a page with a chart (svp_atc writes both)

@@ -82,6 +82,10 @@ struct CompileOptions {
   // --export_qdq=FILE (ours): the quantized graph as a QDQ ONNX model (qdq_export.h);
   // compile() fills CompileResult::qdq_onnx, svp_atc writes it.
   std::string export_qdq;
+  // With export_qdq: a model the QDQ form cannot express (opset below 10, ...) still
+  // compiles; CompileResult::qdq_onnx stays empty and qdq_error says why (rknn.api's int8
+  // builds keep the export for RKNN.export_qdq without depending on it).
+  bool export_qdq_optional = false;
   // Called after each calibration batch: (done, total). svp_atc prints progress with it.
   std::function<void(std::size_t, std::size_t)> calibration_progress;
   // Called after each input --accuracy_report analysed: (done, total).

@@ -304,6 +304,14 @@ class QdqWriter {
 }  // namespace
 
 Result<std::string> qdq_onnx(const Graph& quantized, const std::string& doc) {
+  // The model is written at its own opset, whose ops keep their semantics there; below 10
+  // ONNX has no QuantizeLinear / DequantizeLinear, and a file using them would not load.
+  if (quantized.opset < 10) {
+    return Error(err::kFeatureUnsupported,
+                 "--export_qdq: the model declares opset {}, and QuantizeLinear / DequantizeLinear exist from opset "
+                 "10; export the model at opset 10 or later (e.g. with ONNX's version converter) to get its QDQ form",
+                 quantized.opset);
+  }
   Graph g = quantized;  // constants are shared, not copied
   QdqWriter writer(g);
   if (Status st = writer.rewrite(); !st.ok()) return st;

@@ -177,6 +177,22 @@ TEST_F(QdqExport, CompilingTheExportAgainGivesTheSameOutputs) {
   }
 }
 
+TEST_F(QdqExport, BelowOpset10TheExportIsRefusedNotWrittenInvalid) {
+  // Opset 9 has no QuantizeLinear: the compile fails naming the opset, instead of writing
+  // a file onnxruntime refuses to load.
+  auto r = compile(options(conv_hardswish(9), "m9"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("opset 9"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("opset 10"), std::string::npos) << r.status().message();
+  // Asked for as optional (rknn.api's int8 builds), the model compiles without its QDQ form.
+  CompileOptions o = options(conv_hardswish(9), "m9_optional");
+  o.export_qdq_optional = true;
+  auto optional = compile(o);
+  ASSERT_TRUE(optional.ok()) << optional.status().message();
+  EXPECT_TRUE(optional->qdq_onnx.empty());
+  EXPECT_NE(optional->qdq_error.find("opset 9"), std::string::npos) << optional->qdq_error;
+}
+
 TEST_F(QdqExport, BelowOpset13PerChannelWeightsAndHardSwishAreWrittenAsTheirArithmetic) {
   auto r = compile(options(conv_hardswish(11), "m11"));
   ASSERT_TRUE(r.ok()) << r.status().message();

@@ -107,6 +107,7 @@ Result<Converted> convert(ConvertPlan plan, const std::string& caller) {
   out.accuracy_summary = std::move(r->accuracy_summary);
   out.command_line = o.command_line;
   out.qdq_onnx = std::move(r->qdq_onnx);
+  out.qdq_error = std::move(r->qdq_error);
   return out;
 }
 

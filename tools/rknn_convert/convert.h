@@ -26,6 +26,7 @@ struct Converted {
   // With plan.options.export_qdq non-empty: the quantized model as a QDQ ONNX model
   // (compiler/qdq_export.h), the very encodings `image` holds; the caller writes it.
   std::string qdq_onnx;
+  std::string qdq_error;  // CompileResult::qdq_error
 };
 
 // Compiles `plan`. `caller` is what the image records before its svp_atc equivalent (the

@@ -110,6 +110,7 @@ class RKNN:
         self._model = None      # the built or loaded model image
         self._built = None      # build()'s (do_quantization, dataset)
         self._qdq = None        # the built int8 model's quantization as QDQ ONNX bytes (export_qdq)
+        self._qdq_error = ""    # why an int8 build has none
         self._batch_shapes = None  # build(rknn_batch_size > 1): the inputs' batched shapes
         self.accuracy_report = None  # accuracy_analysis()'s rows (svp-acl's addition)
         self._runtime = None
@@ -154,6 +155,7 @@ class RKNN:
         self._model = None
         self._built = None  # accuracy_analysis needs a build of this model
         self._qdq = None
+        self._qdq_error = ""
 
     @_returns_code
     def build(self, do_quantization=True, dataset=None, rknn_batch_size=None, auto_hybrid=False):
@@ -171,7 +173,8 @@ class RKNN:
         self._batch_shapes = self._batched_shapes(batch) if batch > 1 else None
         # An int8 build also keeps its quantization as a QDQ ONNX model (export_qdq): the same
         # compile, so exactly the encodings the model holds.
-        image, warnings, log, qdq = self._convert(bool(do_quantization), dataset, qdq=bool(do_quantization))
+        image, warnings, log, qdq, self._qdq_error = self._convert(bool(do_quantization), dataset,
+                                                                   qdq=bool(do_quantization))
         self._built = (bool(do_quantization), dataset)
         self._qdq = qdq or None
         for w in warnings:
@@ -225,7 +228,7 @@ class RKNN:
         if self._platform is None:
             self._platform = _svp_acl.rknn_platform(_DEFAULT_PLATFORM)
         self._batch_shapes = self._batched_shapes(batch) if batch > 1 else None
-        image, warnings, _, _ = self._convert(True, dataset)
+        image, warnings = self._convert(True, dataset)[:2]
         for w in warnings:
             _log.warning("hybrid_quantization_step1: %s", _api_names(w))
         layers = self._proposal(image, dataset, proposal_dataset_size) if proposal else []
@@ -291,7 +294,8 @@ class RKNN:
         self._onnx, self._config, self._platform = recipe["onnx"], recipe["config"], recipe["platform"]
         self._batch_shapes = recipe["batch_shapes"]
         try:
-            image, warnings, _, qdq = self._convert(True, recipe["dataset"], layers=(high, floats), qdq=True)
+            image, warnings, _, qdq, self._qdq_error = self._convert(True, recipe["dataset"], layers=(high, floats),
+                                                                     qdq=True)
         except (ValueError, RuntimeError) as e:
             message = str(e).replace("--high_precision_layer names", "custom_quantize_layers names")
             message = re.sub(r'float layer "(.*?)" is not', r'custom_quantize_layers names "\1", which is not', message)
@@ -346,6 +350,8 @@ class RKNN:
         onnxruntime runs it with the very scales and zero points the built model holds, the
         reference for the int8 model's task answers (docs/python.md)."""
         self._live()
+        if self._qdq is None and self._qdq_error:
+            raise _Refused("the built model has no QDQ form: {}".format(self._qdq_error))
         if self._qdq is None:
             raise _Refused("no int8 build: export_qdq writes the quantization of build(do_quantization=True) "
                            "(a float build or a model from load_rknn has none)")
@@ -399,6 +405,7 @@ class RKNN:
         self._model = data
         self._built = None
         self._qdq = None
+        self._qdq_error = ""
         self._close_runtime()
 
     @_returns_code
@@ -591,6 +598,7 @@ class RKNN:
         self._close_runtime()
         self._model = None
         self._qdq = None
+        self._qdq_error = ""
         self._released = True
         if self._file_log is not None:
             _log.removeHandler(self._file_log)

@@ -153,8 +153,13 @@ Status quantize_pass(Graph& g, PassContext& ctx) {
   }
   if (!o.export_qdq.empty() && ctx.result != nullptr) {
     auto qdq = qdq_onnx(g, "svp_atc --export_qdq: " + o.command_line);
-    if (!qdq.ok()) return qdq.status();
-    ctx.result->qdq_onnx = std::move(*qdq);
+    if (qdq.ok()) {
+      ctx.result->qdq_onnx = std::move(*qdq);
+    } else if (o.export_qdq_optional) {
+      ctx.result->qdq_error = qdq.status().message();
+    } else {
+      return qdq.status();
+    }
   }
   log_quantization(s, o, &ctx.log);
   return Status::Ok();
