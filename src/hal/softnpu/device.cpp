@@ -788,28 +788,31 @@ void SoftNpuDevice::dispatch(Actions& a) {
         break;
       }
     }
-    arbiter_.remove(c);
-    Run* run = static_cast<Run*>(c);
-    run->run_level = run->level_at(now);
-    run->on_core = true;
-    run->core = core->index;
-    core->run = run;
-    occupy(*run, *core);
-    if (traced(*run)) {
-      TaskEvent ev = event_of(*run, run->started ? TaskEventKind::kResume : TaskEventKind::kStart, now);
-      ev.core = core->index;
-      ev.priority = run->run_level;
-      observer_->on_task_event(ev);
-    }
-    run->started = true;
-    // Busy from now on (it drains when the task ends): submitters stop kicking for it,
-    // even before its thread gets a CPU to notice.
-    if (core->counted_idle) {
-      core->counted_idle = false;
-      idle_cores_.fetch_sub(1, std::memory_order_relaxed);
-    }
-    a.cores.push_back(core);
+    start_on_core(*core, *static_cast<Run*>(c), now, a);
   }
+}
+
+void SoftNpuDevice::start_on_core(Core& core, Run& run, Nanos t, Actions& a) {
+  arbiter_.remove(&run);
+  run.run_level = run.level_at(t);
+  run.on_core = true;
+  run.core = core.index;
+  core.run = &run;
+  occupy(run, core);
+  if (traced(run)) {
+    TaskEvent ev = event_of(run, run.started ? TaskEventKind::kResume : TaskEventKind::kStart, t);
+    ev.core = core.index;
+    ev.priority = run.run_level;
+    observer_->on_task_event(ev);
+  }
+  run.started = true;
+  // Busy from now on (it drains when the task ends): submitters stop kicking for it,
+  // even before its thread gets a CPU to notice.
+  if (core.counted_idle) {
+    core.counted_idle = false;
+    idle_cores_.fetch_sub(1, std::memory_order_relaxed);
+  }
+  a.cores.push_back(&core);
 }
 
 void SoftNpuDevice::raise_board_now(Nanos t) {
@@ -855,28 +858,11 @@ void SoftNpuDevice::dispatch_board(Actions& a) {
       }
     }
     if (pick == nullptr || t >= horizon) return;
-    arbiter_.remove(run);
-    run->run_level = run->level_at(t);
-    run->on_core = true;
-    run->core = pick->index;
     run->at = t;
-    pick->run = run;
-    occupy(*run, *pick);
+    start_on_core(*pick, *run, t, a);
     pick->in_flight = true;
-    pick->seg_end = t + (run->next < run->segments ? board_ns(*run, run->next) : 0);
+    pick->seg_end = t + (run->next < run->segments ? board_ns(*run, run->next) : 0);  // after occupy: 1/n
     raise_board_now(t);
-    if (traced(*run)) {
-      TaskEvent ev = event_of(*run, run->started ? TaskEventKind::kResume : TaskEventKind::kStart, t);
-      ev.core = pick->index;
-      ev.priority = run->run_level;
-      observer_->on_task_event(ev);
-    }
-    run->started = true;
-    if (pick->counted_idle) {
-      pick->counted_idle = false;
-      idle_cores_.fetch_sub(1, std::memory_order_relaxed);
-    }
-    a.cores.push_back(pick);
   }
 }
 

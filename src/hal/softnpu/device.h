@@ -149,6 +149,9 @@ class SoftNpuDevice final : public Device {
   Arbiter::Fits may_use(const Core& core) const;
   // `run` takes `lead`; a split task also holds the other cores of its mask.
   void occupy(Run& run, Core& lead);
+  // `run` leaves the arbiter and starts (or resumes) on `core` at time `t` (host or board
+  // clock): occupy, the trace event, the idle count; the core is woken through `a`.
+  void start_on_core(Core& core, Run& run, Nanos t, Actions& a);
   // The cores `run` held besides its lead become free (board clock: at run.at).
   void release_held(Run& run);
   // Board time of `run`'s segment on the cores it occupies.
