@@ -29,7 +29,7 @@ tests=(libgtest-dev libgmock-dev  # GoogleTest
        python3-pytest             # the Python package's tests
        libonnx-testdata           # ONNX node conformance tests of the compiler
        dataset-fashion-mnist      # labelled data: accuracy tests and the main job (Fashion-MNIST)
-       adwaita-icon-theme         # pictures of another origin: the YOLO demo's test images
+       opencv-doc                 # photos of another origin: the YOLO demo's calibration and test images
        chromium                   # headless: the HTML report tests (svp_prof)
        strace                     # CI's dependency audit (deps_audit traces the build)
        ccache)                    # developers' rebuild cache; used only when asked for

@@ -19,9 +19,11 @@ Pass criteria (exit 0; 1 = a difference):
   onnxruntime's, scores within 1e-4; a corner may differ by one pixel only where the
   box edge sits within 1e-3 pixel of an integer (the int truncation of the zoo).
 - int8, the task answers: a detection is confident when its score (objectness x class) is
-  at least CONFIDENT (0.35: the zoo's 0.25 threshold plus 0.1, above the int8 score
-  changes of at most 0.08 measured on matched boxes; below it a box may cross the
-  threshold either way). Two detections match when they have the same class and IoU >= 0.5.
+  at least CONFIDENT (0.35: the zoo's 0.25 threshold plus 0.1; below it a box may cross
+  the threshold either way: matched int8 and QDQ scores differ by up to 0.067 on the
+  held-out photos, int8 and float ones by up to 0.175). Two detections match when they
+  have the same class and IoU >= 0.5; a confident box need only be matched by a detection
+  of the other run, whatever its score.
   (a) against onnxruntime running the QDQ export of the very quantization the .rknn holds
       (RKNN.export_qdq: same scales and zero points), as written: every confident int8
       detection matches one of onnxruntime's and every confident one of onnxruntime's
