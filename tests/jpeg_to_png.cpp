@@ -2,12 +2,15 @@
 // demo (samples/rknn/yolo) reads PNG, as the repository's other demos do, and its test photos
 // (Debian's opencv-doc) are mostly JPEG.
 //   jpeg_to_png IN.jpg OUT.png
+// jpeglib.h needs FILE and size_t declared before it: no reordering.
+// clang-format off
 #include <csetjmp>
 #include <cstdio>
 #include <vector>
 
 #include <jpeglib.h>
 #include <png.h>
+// clang-format on
 
 namespace {
 

@@ -15,13 +15,12 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "onnx_builder.h"
 
@@ -135,7 +134,8 @@ class Converter {
   static Dims attr_ints(const Json& n, const std::string& k) {
     Dims v;
     if (n.contains("attr") && n.at("attr").contains(k) && n.at("attr").at(k).contains("list")) {
-      for (const auto& x : n.at("attr").at(k).at("list").value("i", Json::array())) v.push_back(std::stoll(x.get<std::string>()));
+      for (const auto& x : n.at("attr").at(k).at("list").value("i", Json::array()))
+        v.push_back(std::stoll(x.get<std::string>()));
     }
     return v;
   }
@@ -173,7 +173,8 @@ class Converter {
     std::string out;
     if (op == "Placeholder") {
       Dims s;
-      for (const auto& d : n.at("attr").at("shape").at("shape").at("dim")) s.push_back(std::stoll(d.value("size", "-1")));
+      for (const auto& d : n.at("attr").at("shape").at("shape").at("dim"))
+        s.push_back(std::stoll(d.value("size", "-1")));
       if (s.size() != 4 || std::any_of(s.begin(), s.end(), [](std::int64_t d) { return d <= 0; })) {
         fail(name + ": the input must be a fixed NHWC shape");
       }
@@ -229,7 +230,8 @@ class Converter {
       x = emit(in.at(0));
     }
     const Dims& s = shape_.at(x);
-    if (s[3] != ci) fail(name + ": filter has " + std::to_string(ci) + " input channels, the input " + std::to_string(s[3]));
+    if (s[3] != ci)
+      fail(name + ": filter has " + std::to_string(ci) + " input channels, the input " + std::to_string(s[3]));
     if (padding == "SAME") {
       auto [t, bt] = same_pads(s[1], kh, strides[1], dil[1]);
       auto [l, r] = same_pads(s[2], kw, strides[2], dil[2]);
@@ -252,7 +254,8 @@ class Converter {
     std::vector<std::string> fused;
     if (n.at("op") == "_FusedConv2D") {
       if (n.contains("attr") && n.at("attr").contains("fused_ops")) {
-        for (const auto& f : n.at("attr").at("fused_ops").at("list").value("s", Json::array())) fused.push_back(base64(f));
+        for (const auto& f : n.at("attr").at("fused_ops").at("list").value("s", Json::array()))
+          fused.push_back(base64(f));
       }
       if (fused.empty() || fused[0] != "BiasAdd") fail(name + ": a fused convolution without BiasAdd is not supported");
       const Weight& bias = constant(in.at(2));

@@ -43,7 +43,7 @@ heads=StatefulPartitionedCall/model/tf_detect
   $heads/tf_conv2d_2/conv2d_59/BiasAdd > /dev/null
 "$py" "$here/../../python/convert.py" "$out/yolov5s.onnx" rk3588 fp "$out/yolov5s_fp.rknn" > "$out/convert_fp.log" 2>&1 ||
   { cat "$out/convert_fp.log"; exit 1; }
-dumps= k=0
+dumps="" k=0
 for f in $CALIBRATION; do
   mkdir -p "$out/calib/$k"
   "$demo" "$out/yolov5s_fp.rknn" "$out/images/${f%.*}.png" "$out/calib/$k" > /dev/null
