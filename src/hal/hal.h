@@ -86,6 +86,10 @@ struct SegmentContext {
   std::uint32_t device = 0;
   std::uint64_t task = 0;      // the device's number for this task (TaskEvent::task)
   int priority = 3;            // effective priority the task runs at (after promotion)
+  // Board clock: the segment's board time on the cores it occupies (its end minus its start
+  // on the board clock; 0 on the host clock), and how many cores that is (a split task's).
+  Nanos board_ns = 0;
+  std::uint32_t cores = 1;
 };
 
 // SegmentContext::core of an AI-CPU segment run by an application thread.
