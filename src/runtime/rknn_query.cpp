@@ -63,14 +63,20 @@ struct PerfTimes {
   std::string soc;
 };
 
+// The board clock's target on `c`'s runtime ("" on the host clock).
+std::string board_soc(const Ctx& c) {
+  if (!c.rt || !c.rt->config().backend.board_clock) return "";
+  const target::DeviceProfile* soc = target::find_profile(c.rt->config().backend.board_target);
+  return soc != nullptr ? soc->name : target::default_profile().name;  // as Runtime::load_model falls back
+}
+
 PerfTimes perf_times(const Ctx& c) {
   PerfTimes t;
   if (c.last_board_time) {
     t.board = true;
     t.layer_ns = &c.last_board_time->layer_ns;
     t.run_ns = c.last_board_time->run_ns;
-    const target::DeviceProfile* soc = target::find_profile(c.rt->config().backend.board_target);
-    t.soc = soc != nullptr ? soc->name : target::default_profile().name;  // as Runtime::load_model falls back
+    t.soc = board_soc(c);
     return t;
   }
   t.layer_ns = c.last_layer_ns.get();
@@ -175,6 +181,13 @@ int query_device_mem(const char* fn, const Ctx& c, void* info, std::uint32_t siz
 }
 
 }  // namespace
+
+std::string board_clock_soc(Handle h) {
+  Lookup l = find("rknn_query", h);
+  if (!l.ctx) return "";
+  CallScope call("rknn_query", *l.ctx);
+  return board_soc(*l.ctx);
+}
 
 int query(Handle h, int cmd, void* info, std::uint32_t size) {
   static constexpr char fn[] = "rknn_query";
