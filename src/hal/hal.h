@@ -267,8 +267,9 @@ class Device {
   virtual void set_task_observer(TaskObserver* observer) = 0;
   virtual std::uint32_t core_count() const = 0;
 
-  // How busy each core was over the last `window` (at most 1 s): the time the figures
-  // cover, the time the core held a task (running segments, or busy-waiting for an AI-CPU
+  // How busy each core was over the last `window` (at most 1 s) of device time (board time on
+  // the board clock, up to the latest board-time decision): the time the figures cover, the
+  // time the core held a task (running segments, or busy-waiting for an AI-CPU
   // operator), and the cube MACs it completed. One entry per core.
   struct CoreSample {
     Nanos window = 0;
