@@ -128,8 +128,9 @@ std::string perf_table(const model::Program& p, const PerfTimes& times, const Ct
     // (docs/board_time.md), so that the layers and this line add up to RKNN_QUERY_PERF_RUN.
     const std::uint64_t other = times.run_ns > total_ns ? times.run_ns - total_ns : 0;
     t += fmt::format("Task and NPU/CPU Switch Time(us): {}\n", round_us(other));
-    t += fmt::format("Total Predicted Run Time(us): {} (RKNN_QUERY_PERF_RUN; predicted board time on {}, not measured)\n",
-                     round_us(times.run_ns), times.soc);
+    t += fmt::format(
+        "Total Predicted Run Time(us): {} (RKNN_QUERY_PERF_RUN; predicted board time on {}, not measured)\n",
+        round_us(times.run_ns), times.soc);
   }
   t += rule + "\n";
   return t;
