@@ -119,9 +119,9 @@ class RknnBoardClockPerf : public ::testing::Test {
   }
 
   void init() {
-    ASSERT_EQ(rknn_init(&ctx_, image_.data(), static_cast<uint32_t>(image_.size()), RKNN_FLAG_COLLECT_PERF_MASK,
-                        nullptr),
-              RKNN_SUCC)
+    ASSERT_EQ(
+        rknn_init(&ctx_, image_.data(), static_cast<uint32_t>(image_.size()), RKNN_FLAG_COLLECT_PERF_MASK, nullptr),
+        RKNN_SUCC)
         << last_error();
   }
 
