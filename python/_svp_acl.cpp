@@ -271,6 +271,15 @@ class Runtime {
     return perf.run_duration;
   }
 
+  // The SoC the board clock predicts for (SVP_ACL_RKNN_CONFIG's softnpu.clock "board"), or
+  // None on the host clock: what perf_run / perf_detail report.
+  std::optional<std::string> board_clock() {
+    live();
+    std::string soc = svp::runtime::rknn::board_clock_soc(ctx_);
+    if (soc.empty()) return std::nullopt;
+    return soc;
+  }
+
   std::string perf_detail() {
     live();
     Capture c;
@@ -608,6 +617,7 @@ PYBIND11_MODULE(_svp_acl, m) {
       .def("run", &Runtime::run, py::arg("inputs"), py::arg("fmts"), py::arg("pass_through"))
       .def("perf_run", &Runtime::perf_run)
       .def("perf_detail", &Runtime::perf_detail)
+      .def("board_clock", &Runtime::board_clock)
       .def("sdk_version", &Runtime::sdk_version)
       .def("mem_size", &Runtime::mem_size)
       .def("shape_sets", &Runtime::shape_sets)

@@ -19,6 +19,8 @@ BoardSegments board_segments(const model::Program& p, const target::DeviceProfil
   out.segment_ns.reserve(t.segment_us.size());
   for (double us : t.segment_us) out.segment_ns.push_back(ns(us));
   out.task_ns = ns(t.task_us);
+  out.layer_ns.reserve(t.layers.size());
+  for (const target::LayerTime& l : t.layers) out.layer_ns.push_back(ns(l.us));
   return out;
 }
 

@@ -14,6 +14,9 @@ namespace svp::exec {
 struct BoardSegments {
   std::vector<std::uint64_t> segment_ns;  // per segment of one batch item (ProgramTime::segment_us)
   std::uint64_t task_ns = 0;              // once per execution (ProgramTime::task_us)
+  // Per layer (ProgramTime::layers[l].us): a segment's time is its layers' plus the switch
+  // into it (NPU <-> CPU), each rounded on its own.
+  std::vector<std::uint64_t> layer_ns;
 };
 
 BoardSegments board_segments(const model::Program& program, const target::DeviceProfile& device);

@@ -1,5 +1,6 @@
 #include "exec/execution.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -489,9 +490,22 @@ Status ModelExecution::run_segment(std::size_t index, hal::SegmentContext &ctx) 
     }
     if (dumped && dump_->outputs) dump_layer(l, item, false);
   }
+  if (request_.board_time) add_board_time(s, ctx);
   if (seg + 1 == nseg) store_outputs(item);
   if (index + 1 == segment_count()) pins_.clear();  // done with the application's memory
   return Status::Ok();
+}
+
+void ModelExecution::add_board_time(const model::Segment &s, const hal::SegmentContext &ctx) {
+  BoardRunTime &b = *request_.board_time;
+  b.run_ns += ctx.board_ns;
+  const std::vector<std::uint64_t> &predicted = request_.model->board_at(request_.gear).layer_ns;
+  if (ctx.board_ns == 0 || predicted.empty()) return;  // the host clock
+  const std::uint64_t cores = std::max<std::uint32_t>(ctx.cores, 1);
+  for (std::int32_t l = s.begin; l < s.end; ++l) {
+    const auto i = static_cast<std::size_t>(l);
+    if (i < b.layer_ns.size() && i < predicted.size()) b.layer_ns[i] += predicted[i] / cores;  // the device's 1/n
+  }
 }
 
 std::vector<const IoBuffer *> ModelExecution::buffers() const {

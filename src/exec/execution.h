@@ -40,6 +40,15 @@
 
 namespace svp::exec {
 
+// What one execution took on the board clock (rknn's RKNN_QUERY_PERF_RUN / _DETAIL there):
+// the board time its segments advanced the clock by (task cost and NPU/CPU switches
+// included; time spent preempted or waiting excluded), and each layer's predicted board
+// time on the cores it ran on, summed over the batch items. Zero on the host clock.
+struct BoardRunTime {
+  std::uint64_t run_ns = 0;
+  std::vector<std::uint64_t> layer_ns;  // one entry per layer of the program run
+};
+
 struct Request {
   std::shared_ptr<const model::Model> model;
   std::uint32_t model_id = 0;
@@ -53,6 +62,8 @@ struct Request {
   // the program run; rknn's RKNN_FLAG_COLLECT_PERF_MASK). Written by the NPU thread running
   // the segments, read by whoever waited for the execution to end.
   std::shared_ptr<std::vector<std::uint64_t>> layer_ns;
+  // Set: the execution's board time is added to it (written and read as layer_ns is).
+  std::shared_ptr<BoardRunTime> board_time;
   // The front-end's custom operators (rknn_register_custom_ops), kept alive by the execution.
   std::shared_ptr<const kernels::CustomOps> custom_ops;
 };
@@ -106,6 +117,8 @@ class ModelExecution final : public hal::SegmentedTask {
   void dump_layer(std::int32_t layer, std::uint64_t item, bool inputs);
   std::pair<std::int64_t, std::int64_t> aipp_hw() const;  // AIPP hook (issue 4)
   void store_outputs(std::uint64_t item);
+  // Adds segment `s`'s board time (ctx.board_ns) and its layers' to request_.board_time.
+  void add_board_time(const model::Segment &s, const hal::SegmentContext &ctx);
   void record_op(std::int32_t layer, std::size_t seg, std::uint64_t item, const hal::SegmentContext &ctx,
                  profiling::Nanos start, profiling::Nanos end) const;
 

@@ -86,6 +86,10 @@ struct SegmentContext {
   std::uint32_t device = 0;
   std::uint64_t task = 0;      // the device's number for this task (TaskEvent::task)
   int priority = 3;            // effective priority the task runs at (after promotion)
+  // Board clock: the segment's board time on the cores it occupies (its end minus its start
+  // on the board clock; 0 on the host clock), and how many cores that is (a split task's).
+  Nanos board_ns = 0;
+  std::uint32_t cores = 1;
 };
 
 // SegmentContext::core of an AI-CPU segment run by an application thread.
@@ -263,8 +267,9 @@ class Device {
   virtual void set_task_observer(TaskObserver* observer) = 0;
   virtual std::uint32_t core_count() const = 0;
 
-  // How busy each core was over the last `window` (at most 1 s): the time the figures
-  // cover, the time the core held a task (running segments, or busy-waiting for an AI-CPU
+  // How busy each core was over the last `window` (at most 1 s) of device time (board time on
+  // the board clock, up to the latest board-time decision): the time the figures cover, the
+  // time the core held a task (running segments, or busy-waiting for an AI-CPU
   // operator), and the cube MACs it completed. One entry per core.
   struct CoreSample {
     Nanos window = 0;

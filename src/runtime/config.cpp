@@ -179,6 +179,7 @@ Status parse_softnpu(const json& s, const std::string& origin, RuntimeConfig* cf
     for (const auto& [k, v] : it->items()) b.options[k] = v.is_string() ? v.get<std::string>() : v.dump();
   }
   SVP_RETURN_IF_ERROR(parse_memory_limit(&s, origin, &b));
+  cfg->soc_version_given = s.contains("soc_version");
   static const char* const kKnown[] = {"devices", "cores", "wait_cap_ticks", "max_streams", "wait_tick_us",
                                        "cache_mode", "strict", "backend", "backend_options", "kernel_threads",
                                        "wait_policy", "spin_us", "soc_version", "device_memory_mb", "clock"};

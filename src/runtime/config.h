@@ -36,6 +36,9 @@ struct RuntimeConfig {
   std::uint32_t kernel_threads = 1;
   profiling::JsonSettings profiler;  // acl.json "profiler"
   std::optional<exec::DumpConfig> dump;  // acl.json "dump" (exec/dump_config.h)
+  // softnpu.soc_version was given (backend.board_target is otherwise the default target's;
+  // librknnrt then takes the first model's platform: docs/rknn.md "Performance queries").
+  bool soc_version_given = false;
 };
 
 // Parses the file at `path`; NULL or "" yields the defaults.

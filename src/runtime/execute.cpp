@@ -69,6 +69,11 @@ Status Runtime::execute(const LoadedModel& loaded, std::uint32_t model_id, Execu
     args.layer_ns->assign(loaded.model->program_at(r.gear).layers.size(), 0);
     r.layer_ns = std::move(args.layer_ns);
   }
+  if (args.board_time) {
+    *args.board_time = exec::BoardRunTime{};
+    args.board_time->layer_ns.assign(loaded.model->program_at(r.gear).layers.size(), 0);
+    r.board_time = std::move(args.board_time);
+  }
   r.custom_ops = std::move(args.custom_ops);
   auto task = exec::ModelExecution::create(std::move(r));
   if (!task.ok()) return task.status();

@@ -72,7 +72,8 @@ Status Runtime::launch_segmented_task(SegmentFn fn, std::uint32_t segments, cons
 }
 
 // Utilisation and throughput over the last second of the current context's device: busy
-// time (segments running, or a core busy-waiting for an AI-CPU operator) over wall time,
+// time (segments running, or a core busy-waiting for an AI-CPU operator) over wall time
+// (on the board clock: busy board time over elapsed board time, docs/scheduling.md),
 // and the cube MACs completed (2 FLOPs each) per second, in the vendor's TFLOPS x 100.
 Result<std::vector<CoreStatus>> Runtime::core_status(std::size_t max_cores) {
   constexpr hal::Nanos kWindow = 1'000'000'000;

@@ -141,15 +141,20 @@ void release_buffers(Ctx& c) {
 // created before the first rknn_init) or with an image that does not parse (rknn_init then
 // reports its error), the default board's.
 Result<RuntimeConfig> rknn_runtime_config(const std::vector<std::uint8_t>& image) {
-  if (const char* path = std::getenv("SVP_ACL_RKNN_CONFIG"); path != nullptr && path[0] != '\0') {
-    auto cfg = load_config(path);
-    if (!cfg.ok()) return Error(cfg.status().code(), "SVP_ACL_RKNN_CONFIG: {}", cfg.status().message());
-    return cfg;
-  }
   const target::DeviceProfile* soc = nullptr;
   if (!image.empty()) {
     auto m = model::read_model(image.data(), image.size());
     if (m.ok()) soc = target::find_profile(compiled_soc(m->program.compiler.command_line));
+  }
+  if (const char* path = std::getenv("SVP_ACL_RKNN_CONFIG"); path != nullptr && path[0] != '\0') {
+    auto cfg = load_config(path);
+    if (!cfg.ok()) return Error(cfg.status().code(), "SVP_ACL_RKNN_CONFIG: {}", cfg.status().message());
+    // A file without softnpu.soc_version: the board clock predicts the first model's platform
+    // (the default target is an SVP SoC, not the board an RKNN model was compiled for).
+    if (!cfg->soc_version_given && soc != nullptr && soc->family == target::Family::kRknn) {
+      cfg->backend.board_target = soc->name;
+    }
+    return cfg;
   }
   if (soc == nullptr || soc->family != target::Family::kRknn) return parse_config("{}", "librknnrt's defaults");
   // The board's NPU cores, each an emulated core (rknn_set_core_mask binds runs to them).

@@ -84,6 +84,11 @@ int destroy(Handle ctx);
 // platform's models through the normal API, RV1106/RV1103's too, whose board runtime lacks
 // it: marks `ctx` as the simulator's, so the normal API serves it. Not part of librknnrt's C API.
 int mark_simulator(Handle ctx);
+// The SoC whose predicted board time `ctx`'s runs take when the software NPU runs on the board
+// clock (SVP_ACL_RKNN_CONFIG's softnpu.clock "board"; RKNN_QUERY_PERF_* then report it); ""
+// on the host clock or for an unknown context. Not part of librknnrt's C API (rknn.api's
+// eval_perf labels its figures with it).
+std::string board_clock_soc(Handle ctx);
 int query(Handle ctx, int cmd, void* info, std::uint32_t size);
 int inputs_set(Handle ctx, std::uint32_t n, const rknn_input* inputs);
 // rknn_run: blocking, or with extend->non_block / RKNN_FLAG_ASYNC_MASK submitted only (the

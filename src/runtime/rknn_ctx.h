@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/execution.h"
 #include "model/format.h"
 #include "runtime/rknn_context.h"
 #include "runtime/rknn_layout.h"
@@ -136,6 +137,9 @@ struct Ctx {
   bool pending = false;
   // Per-layer times of the pending run and of the last finished one (RKNN_QUERY_PERF_*).
   std::shared_ptr<std::vector<std::uint64_t>> layer_ns, last_layer_ns;
+  // On the board clock (softnpu.clock "board"), the same runs' predicted board time: what
+  // RKNN_QUERY_PERF_* report there (null on the host clock).
+  std::shared_ptr<exec::BoardRunTime> board_time, last_board_time;
   std::string perf_text;  // RKNN_QUERY_PERF_DETAIL's text, owned here until the next query
   // RKNN_FLAG_ASYNC_MASK: frame done_frame's outputs (each output's device bytes), which
   // rknn_outputs_get returns while the next frame runs.

@@ -54,22 +54,58 @@ std::string shape_text(const std::vector<std::int64_t>& dims) {
   return "(" + fmt::format("{}", fmt::join(dims, ",")) + ")";
 }
 
+// Where the performance queries' times come from: host time of this machine, or on the
+// board clock (softnpu.clock "board") the board timing model's prediction for `soc`.
+struct PerfTimes {
+  const std::vector<std::uint64_t>* layer_ns = nullptr;
+  std::uint64_t run_ns = 0;  // the run's time (host: its layers'; board: its segments')
+  bool board = false;
+  std::string soc;
+};
+
+// The board clock's target on `c`'s runtime ("" on the host clock).
+std::string board_soc(const Ctx& c) {
+  if (!c.rt || !c.rt->config().backend.board_clock) return "";
+  const target::DeviceProfile* soc = target::find_profile(c.rt->config().backend.board_target);
+  return soc != nullptr ? soc->name : target::default_profile().name;  // as Runtime::load_model falls back
+}
+
+PerfTimes perf_times(const Ctx& c) {
+  PerfTimes t;
+  if (c.last_board_time) {
+    t.board = true;
+    t.layer_ns = &c.last_board_time->layer_ns;
+    t.run_ns = c.last_board_time->run_ns;
+    t.soc = board_soc(c);
+    return t;
+  }
+  t.layer_ns = c.last_layer_ns.get();
+  for (std::uint64_t x : *t.layer_ns) t.run_ns += x;
+  return t;
+}
+
+std::uint64_t round_us(std::uint64_t ns) { return (ns + 500) / 1000; }
+
 // The board prints a per-layer table for RKNN_QUERY_PERF_DETAIL; this is the same table with
-// the columns the software NPU can fill: host time per layer of the last run (no DDR/NPU
-// cycles, MAC usage or bandwidth: docs/rknn.md).
-std::string perf_table(const model::Program& p, const std::vector<std::uint64_t>& layer_ns, const Ctx& c) {
+// the columns the software NPU can fill: each layer's time in the last run (host time, or the
+// predicted board time on the board clock; no DDR/NPU cycles, MAC usage or bandwidth:
+// docs/rknn.md).
+std::string perf_table(const model::Program& p, const PerfTimes& times, const Ctx& c) {
   std::string t;
   const std::string rule(140, '-');
   t += rule + "\n";
-  t += fmt::format("{:^140}\n", "Network Layer Information Table (svp-acl software NPU, host time)");
-  // The cores the application chose (rknn_set_core_mask / rknn_set_batch_core_num): recorded,
-  // while the host time is one software core's.
+  const std::string clock =
+      times.board ? fmt::format("predicted board time on {} (board clock)", times.soc) : std::string("host time");
+  t += fmt::format("{:^140}\n", fmt::format("Network Layer Information Table (svp-acl software NPU, {})", clock));
+  // The cores the application chose (rknn_set_core_mask / rknn_set_batch_core_num): recorded;
+  // the host time is one software core's, the board time a split run's share (1/n).
   t += fmt::format("{:^140}\n", fmt::format("{} ({} NPU cores), batch core num {}", core_mask_name(c.core_mask),
                                              c.platform->npu_cores, c.batch_core_num));
   t += rule + "\n";
   t += fmt::format("{:<5}{:<22}{:<9}{:<7}{:<36}{:<22}{:>10}  {}\n", "ID", "OpType", "DataType", "Target", "InputShape",
                    "OutputShape", "Time(us)", "FullName");
   t += rule + "\n";
+  const std::vector<std::uint64_t>& layer_ns = *times.layer_ns;
   std::uint64_t total_ns = 0;
   for (std::size_t i = 0; i < p.layers.size(); ++i) {
     const model::Layer& l = p.layers[i];
@@ -83,10 +119,19 @@ std::string perf_table(const model::Program& p, const std::vector<std::uint64_t>
     total_ns += ns;
     t += fmt::format("{:<5}{:<22}{:<9}{:<7}{:<36}{:<22}{:>10}  {}\n", i + 1, l.op, model::dtype_name(out.dtype),
                      l.target == model::Target::kAiCpu ? "CPU" : "NPU", ins.empty() ? "\\" : fmt::format("{}", fmt::join(ins, ",")),
-                     shape_text(out.dims), (ns + 500) / 1000, l.name);
+                     shape_text(out.dims), round_us(ns), l.name);
   }
   t += rule + "\n";
-  t += fmt::format("Total Operator Elapsed Per Frame Time(us): {}\n", (total_ns + 500) / 1000);
+  t += fmt::format("Total Operator Elapsed Per Frame Time(us): {}\n", round_us(total_ns));
+  if (times.board) {
+    // The run's board time beyond its layers': the per-task cost and the NPU <-> CPU switches
+    // (docs/board_time.md), so that the layers and this line add up to RKNN_QUERY_PERF_RUN.
+    const std::uint64_t other = times.run_ns > total_ns ? times.run_ns - total_ns : 0;
+    t += fmt::format("Task and NPU/CPU Switch Time(us): {}\n", round_us(other));
+    t += fmt::format(
+        "Total Predicted Run Time(us): {} (RKNN_QUERY_PERF_RUN; predicted board time on {}, not measured)\n",
+        round_us(times.run_ns), times.soc);
+  }
   t += rule + "\n";
   return t;
 }
@@ -95,11 +140,10 @@ int query_perf(const char* fn, Ctx& c, int cmd, void* info, std::uint32_t size) 
   if (!c.last_layer_ns) {
     return fail(fn, RKNN_ERR_FAIL, "no run has finished on this context yet: query the performance after rknn_run");
   }
+  const PerfTimes times = perf_times(c);
   if (cmd == RKNN_QUERY_PERF_RUN) {
-    std::uint64_t ns = 0;
-    for (std::uint64_t x : *c.last_layer_ns) ns += x;
     rknn_perf_run r{};
-    r.run_duration = static_cast<std::int64_t>((ns + 500) / 1000);
+    r.run_duration = static_cast<std::int64_t>(round_us(times.run_ns));
     return copy_struct(fn, info, size, r, "rknn_perf_run");
   }
   if ((c.flags & RKNN_FLAG_COLLECT_PERF_MASK) == 0) {
@@ -109,7 +153,7 @@ int query_perf(const char* fn, Ctx& c, int cmd, void* info, std::uint32_t size) 
   if (size < sizeof(rknn_perf_detail)) return copy_struct(fn, info, size, rknn_perf_detail{}, "rknn_perf_detail");
   auto loaded = c.rt->models().lookup(c.model->model_id);
   if (!loaded.ok()) return fail(fn, RKNN_ERR_CTX_INVALID, loaded.status().message());
-  c.perf_text = perf_table(loaded->model->program_at(c.shape_sets[c.shape].gear), *c.last_layer_ns, c);
+  c.perf_text = perf_table(loaded->model->program_at(c.shape_sets[c.shape].gear), times, c);
   rknn_perf_detail d{};
   d.perf_data = c.perf_text.data();
   d.data_len = c.perf_text.size();
@@ -138,6 +182,13 @@ int query_device_mem(const char* fn, const Ctx& c, void* info, std::uint32_t siz
 }
 
 }  // namespace
+
+std::string board_clock_soc(Handle h) {
+  Lookup l = find("rknn_query", h);
+  if (!l.ctx) return "";
+  CallScope call("rknn_query", *l.ctx);
+  return board_soc(*l.ctx);
+}
 
 int query(Handle h, int cmd, void* info, std::uint32_t size) {
   static constexpr char fn[] = "rknn_query";

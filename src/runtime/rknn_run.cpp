@@ -75,6 +75,11 @@ int submit(const char* fn, Ctx& c, void* task, void* work, rknn_run_extend* exte
   ExecuteArgs args = execute_args(c, task, work);
   c.layer_ns = std::make_shared<std::vector<std::uint64_t>>();
   args.layer_ns = c.layer_ns;
+  c.board_time.reset();
+  if (c.rt->config().backend.board_clock) {
+    c.board_time = std::make_shared<exec::BoardRunTime>();
+    args.board_time = c.board_time;
+  }
   args.custom_ops = c.custom_ops;
   CurrentContextScope keep(*c.rt);
   Status s = c.rt->set_current_context(c.rt_context);
@@ -106,6 +111,7 @@ int settle(const char* fn, Ctx& c, std::int32_t timeout_ms) {
   }
   c.pending = false;
   c.last_layer_ns = std::move(c.layer_ns);
+  c.last_board_time = std::move(c.board_time);
   c.done_frame = c.frame_id;
   for (std::size_t k = 0; k < c.out_bind.size(); ++k) {
     if (!c.out_bind[k].mem) continue;

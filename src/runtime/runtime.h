@@ -36,6 +36,10 @@
 #include "runtime/handle_table.h"
 #include "runtime/reporter.h"
 
+namespace svp::exec {
+struct BoardRunTime;  // exec/execution.h
+}  // namespace svp::exec
+
 namespace svp::runtime {
 
 struct Context;
@@ -110,6 +114,8 @@ struct ExecuteArgs {
   std::optional<std::int32_t> gear;
   // Set: every layer's run time is added to it (exec::Request::layer_ns; sized here).
   std::shared_ptr<std::vector<std::uint64_t>> layer_ns;
+  // Set: the execution's board time is added to it (exec::Request::board_time; sized here).
+  std::shared_ptr<exec::BoardRunTime> board_time;
   // The front-end's custom operators (exec::Request::custom_ops).
   std::shared_ptr<const kernels::CustomOps> custom_ops;
   // AI-CPU layers run on the submitting side's AI-CPU worker as in a synchronous execution,

@@ -2,6 +2,7 @@
 import os
 import re
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -84,3 +85,51 @@ def test_eval_memory_needs_eval_mem_and_eval_perf_a_runtime():
     with pytest.raises(RuntimeError, match="eval_mem=True"):
         rknn.eval_memory()
     rknn.release()
+
+
+# The board clock is the runtime's configuration (SVP_ACL_RKNN_CONFIG, read when the process's
+# first init_runtime starts the software NPU): a fresh interpreter per clock.
+_EVAL_PERF_SCRIPT = r"""
+import re, sys
+from rknn.api import RKNN
+rknn = RKNN()
+assert rknn.config(target_platform="rk3588") == 0
+assert rknn.load_onnx(model=sys.argv[1]) == 0
+assert rknn.build(do_quantization=False) == 0
+assert rknn.init_runtime(perf_debug=sys.argv[2] == "1") == 0
+reports = [rknn.eval_perf(is_print=False) for _ in range(2)]
+print(reports[0])
+print("RUNS-IDENTICAL" if reports[0] == reports[1] else "RUNS-DIFFER")
+rknn.release()
+"""
+
+
+def eval_perf_in_process(tmp_path, clock, perf_debug):
+    env = dict(os.environ)
+    env.pop("SVP_ACL_RKNN_CONFIG", None)
+    if clock == "board":
+        (tmp_path / "acl.json").write_text('{"softnpu": {"clock": "board"}}')
+        env["SVP_ACL_RKNN_CONFIG"] = str(tmp_path / "acl.json")
+    done = subprocess.run([sys.executable, "-c", _EVAL_PERF_SCRIPT, LENET, "1" if perf_debug else "0"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_eval_perf_on_the_board_clock_reports_the_runs_predicted_board_time_labelled_as_predicted(tmp_path):
+    out = eval_perf_in_process(tmp_path, "board", perf_debug=True)
+    assert "PREDICTED board time on RK3588" in out and "HOST time" not in out
+    assert "predicted board time on RK3588 (board clock)" in out  # librknnrt's table header
+    assert "RUNS-IDENTICAL" in out  # a prediction: the same every run
+    run_us = int(re.search(r"Total Predicted Run Time\(us\): (\d+)", out).group(1))
+    # The runtime's run is the timing model's prediction for the model's target (rounded to us).
+    assert run_us == pytest.approx(predicted_total_us(out), abs=1)
+    summary = eval_perf_in_process(tmp_path, "board", perf_debug=False)
+    assert "(per-layer predicted times need init_runtime(perf_debug=True))" in summary
+    assert int(re.search(r"Total Predicted Run Time\(us\): (\d+)", summary).group(1)) == run_us
+
+
+def test_eval_perf_on_the_host_clock_still_reports_host_time(tmp_path):
+    out = eval_perf_in_process(tmp_path, "host", perf_debug=True)
+    assert "HOST time" in out and "(svp-acl software NPU, host time)" in out
+    assert "PREDICTED board time" not in out and "Total Predicted Run Time" not in out

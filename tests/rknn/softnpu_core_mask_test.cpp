@@ -217,6 +217,22 @@ TEST_F(SoftNpuCoreMask, AHigherPriorityTaskOnAHeldCorePreemptsTheSplitTask) {
   EXPECT_EQ(at(er), 4 * kMs) << "its last segment waited for all three cores";
 }
 
+TEST_F(SoftNpuCoreMask, CoreUsageOnTheBoardClockIsBusyBoardTimeOverElapsedBoardTime) {
+  // Board time differs from the (virtual) host time here: 3 ms and 2 ms per segment on the
+  // board, 1 ms of host time each. svp_acl_query_status divides busy by window.
+  auto a = task(2, 3 * kMs), b = task(1, 2 * kMs);
+  const EventId ea = queue(a, 1u << 0), eb = queue(b, 1u << 1);
+  go();
+  ASSERT_EQ(at(ea), 6 * kMs);
+  ASSERT_EQ(at(eb), 2 * kMs);
+  const auto usage = device_->core_usage(CoreUsage::kMaxWindow);
+  ASSERT_EQ(usage.size(), 3u);
+  for (const auto& u : usage) EXPECT_EQ(u.window, 6 * kMs) << "the board time the device reached";
+  EXPECT_EQ(usage[0].busy, 6 * kMs);
+  EXPECT_EQ(usage[1].busy, 2 * kMs);
+  EXPECT_EQ(usage[2].busy, 0);
+}
+
 TEST_F(SoftNpuCoreMask, MaskBitsBeyondTheDevicesCoresAreIgnored) {
   auto a = task(1, 1 * kMs), b = task(1, 1 * kMs);
   // Core 3 does not exist: the first runs on core 0; the second has no core left in its

@@ -8,6 +8,9 @@
 
 #include <sched.h>
 
+#include <chrono>
+#include <thread>
+
 #include "board_corun.h"
 #include "runtime/config.h"
 
@@ -157,6 +160,43 @@ TEST_F(BoardClockTest, AReleaseHoldsTheStreamUntilThatBoardTime) {
   ASSERT_ACL_OK(svp_acl_rt_destroy_event(a));
   ASSERT_ACL_OK(svp_acl_rt_destroy_event(b));
   ASSERT_ACL_OK(svp_acl_rt_destroy_stream(s));
+  ASSERT_ACL_OK(svp_acl_rt_reset_device(0));
+}
+
+// svp_acl_query_status on the board clock: busy board time over elapsed board time, per core
+// (docs/scheduling.md "What reports board time"). The device's board clock starts at 0; a
+// release holds the stream for R us of board time during which the core is idle.
+TEST_F(BoardClockTest, QueryStatusGivesTheBusyFractionOfBoardTime) {
+  const BuiltModel m = bg_model();
+  const Predicted p = predicted(m);
+  ASSERT_LT(3 * p.total_ns(), 1'000'000'000) << "the workload must fit in query_status's 1 s window";
+  const std::int64_t idle_us = p.total_ns() / 1000;  // idle for about one execution's time
+  ASSERT_ACL_OK(svp_acl_rt_set_device(0));
+  {
+    ModelRun run(m.image);
+    svp_acl_rt_stream s = nullptr;
+    ASSERT_ACL_OK(svp_acl_rt_create_stream(&s));
+    ASSERT_ACL_OK(svp_acl_ext_stream_release_at(s, static_cast<std::uint64_t>(idle_us)));
+    ASSERT_ACL_OK(run.execute_async(s));
+    ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(s));
+    svp_acl_status st{};
+    ASSERT_ACL_OK(svp_acl_query_status(&st));
+    const double busy = static_cast<double>(p.total_ns());
+    const double idle = static_cast<double>(idle_us) * 1000.0;
+    EXPECT_EQ(st.hw_utilization[0], static_cast<std::uint32_t>(std::lround(100.0 * busy / (idle + busy))));
+    EXPECT_NEAR(st.hw_utilization[0], 50.0, 1.0);
+    {
+      // A second execution starts where the device's clock stands: host time between the
+      // submissions (stretched here by a CPU hog) is not board time.
+      CpuHog hog;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      ASSERT_ACL_OK(run.execute_async(s));
+      ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(s));
+    }
+    ASSERT_ACL_OK(svp_acl_query_status(&st));
+    EXPECT_EQ(st.hw_utilization[0], static_cast<std::uint32_t>(std::lround(100.0 * 2 * busy / (idle + 2 * busy))));
+    ASSERT_ACL_OK(svp_acl_rt_destroy_stream(s));
+  }
   ASSERT_ACL_OK(svp_acl_rt_reset_device(0));
 }
 

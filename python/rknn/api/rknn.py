@@ -546,8 +546,10 @@ class RKNN:
 
     def eval_perf(self, is_print=True, fix_freq=True):
         """Runs the model once on zeros; returns the per-layer table: the board time the
-        timing model predicts for the model's target (docs/board_time.md) and the host time
-        measured here (per layer with init_runtime(perf_debug=True))."""
+        timing model predicts for the model's target (docs/board_time.md) and the run's time
+        on the software NPU (per layer with init_runtime(perf_debug=True)): host time measured
+        here, or on the board clock (SVP_ACL_RKNN_CONFIG with softnpu.clock "board") the
+        run's predicted board time, labelled as such (docs/python.md)."""
         self._live()
         if self._runtime is None:
             raise RuntimeError("eval_perf: call init_runtime() first")
@@ -560,13 +562,19 @@ class RKNN:
         self._runtime.run(zeros, [_fmt_of(a) for a in self._runtime.inputs()], [False] * len(zeros))
         total = self._runtime.perf_run()
         report = _predicted_table(_svp_acl.predict_board_time(self._model))
-        head = ("\nMeasured on svp-acl's software NPU: HOST time of this machine in microseconds, "
-                "not the board's time\n")
+        board = self._runtime.board_clock()  # SVP_ACL_RKNN_CONFIG with softnpu.clock "board"
+        if board is None:
+            head = ("\nMeasured on svp-acl's software NPU: HOST time of this machine in microseconds, "
+                    "not the board's time\n")
+            what, total_line = "host times", "Total Operator Elapsed Time(us)"
+        else:
+            head = ("\nRun on svp-acl's board clock (SVP_ACL_RKNN_CONFIG softnpu.clock \"board\"): PREDICTED board time on "
+                    "{} in microseconds, from the board timing model, NOT measured\n".format(board))
+            what, total_line = "predicted times", "Total Predicted Run Time(us)"
         if self._perf_debug:
             report += head + self._runtime.perf_detail()  # librknnrt's table ends with the total
         else:
-            report += "{}(per-layer host times need init_runtime(perf_debug=True))\nTotal Operator Elapsed Time(us): {}\n".format(
-                head, total)
+            report += "{}(per-layer {} need init_runtime(perf_debug=True))\n{}: {}\n".format(head, what, total_line, total)
         if is_print:
             print(report, file=sys.stdout)
         return report

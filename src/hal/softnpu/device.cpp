@@ -151,7 +151,7 @@ SoftNpuDevice::SoftNpuDevice(std::uint32_t index, const BackendConfig& config, M
   for (std::uint32_t i = 0; i < n; ++i) {
     auto core = std::make_unique<Core>();
     core->index = i;
-    core->usage = CoreUsage(clock_->now());
+    core->usage = CoreUsage(board_ ? 0 : clock_->now());  // the board clock starts at 0
     cores_.push_back(std::move(core));
   }
   try {
@@ -745,8 +745,7 @@ Nanos SoftNpuDevice::board_ns(const Run& run, std::size_t segment) const {
   return run.task->board_ns(segment) / run.cores;
 }
 
-void SoftNpuDevice::usage_begin(const Run& run, Core& lead) {
-  const Nanos now = clock_->now();
+void SoftNpuDevice::usage_begin(const Run& run, Core& lead, Nanos now) {
   lead.usage.begin(now);
   if (run.cores == 1) return;
   for (auto& core : cores_) {
@@ -754,8 +753,7 @@ void SoftNpuDevice::usage_begin(const Run& run, Core& lead) {
   }
 }
 
-void SoftNpuDevice::usage_end(const Run& run, Core& lead, std::uint64_t macs) {
-  const Nanos now = clock_->now();
+void SoftNpuDevice::usage_end(const Run& run, Core& lead, std::uint64_t macs, Nanos now) {
   lead.usage.end(now, macs / run.cores + macs % run.cores);
   if (run.cores == 1) return;
   for (auto& core : cores_) {
@@ -890,6 +888,7 @@ void SoftNpuDevice::run_board(Core& core, Run& run, std::unique_lock<std::mutex>
   // taken in board-time order whatever the host's speed.
   for (;;) {
     if (run.cancel || stopping_) {
+      usage_end(run, core, 0, run.at);  // a cancelled segment has no board end: it counts nothing
       *status = Error(err::kRtFailure, "task cancelled");
       *finished = true;
       break;
@@ -900,7 +899,11 @@ void SoftNpuDevice::run_board(Core& core, Run& run, std::unique_lock<std::mutex>
     }
     const std::size_t index = run.next;
     SegmentContext ctx{core.index, run.sq, memory_, index_, run.id, run.run_level};
-    usage_begin(run, core);
+    ctx.board_ns = core.seg_end - run.at;
+    ctx.cores = run.cores;
+    // Usage on the board clock is board time: the segment is busy from its board start (run.at)
+    // to its board end (core.seg_end), counted once that end is decided (below).
+    usage_begin(run, core, run.at);
     lock.unlock();
     // Deviation: AI-CPU segments run on the core (as with aicpu_inline), their predicted
     // time on the board's CPU counted on the core (docs/scheduling.md "Board clock").
@@ -912,12 +915,12 @@ void SoftNpuDevice::run_board(Core& core, Run& run, std::unique_lock<std::mutex>
     }
     const std::uint64_t macs = run.task->segment_macs(index);
     lock.lock();
-    usage_end(run, core, macs);
     ++run.next;
     core.waiter.wait(lock, kWaitForever, wait_, [&] { return run.cancel || stopping_ || my_turn(core); });
     if (run.cancel || stopping_) continue;  // handled at the loop top
     run.at = core.seg_end;
     raise_board_now(run.at);
+    usage_end(run, core, macs, run.at);
     if (!st.ok() || run.next >= run.segments) {
       if (!st.ok()) *status = std::move(st);
       *finished = true;
@@ -1054,17 +1057,17 @@ void SoftNpuDevice::core_main(Core& core) {
         }
         post_aicpu(run, &core);
         // A busy-waiting core is occupied: it counts as busy for the utilisation figure.
-        usage_begin(run, core);
+        usage_begin(run, core, clock_->now());
         core.waiter.wait(lock, kWaitForever, wait_,
                          [&] { return run.aicpu_done || ((run.cancel || stopping_) && !run.aicpu_running); });
         run.holder = nullptr;
-        usage_end(run, core, run.task->segment_macs(index));
+        usage_end(run, core, run.task->segment_macs(index), clock_->now());
         if (!run.aicpu_done) continue;  // cancelled while waiting: handled at the loop top
         run.aicpu_done = false;
         st = std::move(run.aicpu_status);
       } else {
         SegmentContext ctx{core.index, run.sq, memory_, index_, run.id, run.run_level};
-        usage_begin(run, core);
+        usage_begin(run, core, clock_->now());
         lock.unlock();
         try {
           st = run.task->run_segment(index, ctx);
@@ -1073,7 +1076,7 @@ void SoftNpuDevice::core_main(Core& core) {
         }
         const std::uint64_t macs = run.task->segment_macs(index);
         lock.lock();
-        usage_end(run, core, macs);
+        usage_end(run, core, macs, clock_->now());
       }
       ++run.next;
       if (!st.ok()) {
@@ -1314,7 +1317,8 @@ TaskEvent SoftNpuDevice::event_of(const Run& run, TaskEventKind kind, Nanos now)
 
 std::vector<Device::CoreSample> SoftNpuDevice::core_usage(Nanos window) {
   std::lock_guard<std::mutex> lock(mu_);
-  const Nanos now = clock_->now();
+  // On the board clock usage is kept in board time, up to the latest board-time decision.
+  const Nanos now = board_ ? board_now_.load(std::memory_order_relaxed) : clock_->now();
   std::vector<CoreSample> out;
   out.reserve(cores_.size());
   for (const auto& core : cores_) {

@@ -156,9 +156,10 @@ class SoftNpuDevice final : public Device {
   void release_held(Run& run);
   // Board time of `run`'s segment on the cores it occupies.
   Nanos board_ns(const Run& run, std::size_t segment) const;
-  // Usage of the lead core and of the cores it holds.
-  void usage_begin(const Run& run, Core& lead);
-  void usage_end(const Run& run, Core& lead, std::uint64_t macs);
+  // Usage of the lead core and of the cores it holds, at device time `now`: the host's now,
+  // or on the board clock the segment's board start / end (usage is then board time).
+  void usage_begin(const Run& run, Core& lead, Nanos now);
+  void usage_end(const Run& run, Core& lead, std::uint64_t macs, Nanos now);
 
   // Board clock (docs/scheduling.md "Board clock"); all require mu_.
   void dispatch_board(Actions& actions);
