@@ -140,8 +140,9 @@ void release_buffers(Ctx& c) {
 // limit and NPU cores of the first model's board (the model's --soc_version). Without a model (memory
 // created before the first rknn_init) or with an image that does not parse (rknn_init then
 // reports its error), the default board's.
-Result<RuntimeConfig> rknn_runtime_config(const std::vector<std::uint8_t>& image) {
-  const target::DeviceProfile* soc = nullptr;
+// A matmul context started first (no model) gives its platform instead (`soc`).
+Result<RuntimeConfig> rknn_runtime_config(const std::vector<std::uint8_t>& image, const std::string& soc_name = "") {
+  const target::DeviceProfile* soc = soc_name.empty() ? nullptr : target::find_profile(soc_name);
   if (!image.empty()) {
     auto m = model::read_model(image.data(), image.size());
     if (m.ok()) soc = target::find_profile(compiled_soc(m->program.compiler.command_line));
@@ -170,10 +171,11 @@ Result<RuntimeConfig> rknn_runtime_config(const std::vector<std::uint8_t>& image
   return cfg;
 }
 
-Result<std::shared_ptr<Runtime>> runtime_for_rknn(const std::vector<std::uint8_t>& image) {
+Result<std::shared_ptr<Runtime>> runtime_for_rknn(const std::vector<std::uint8_t>& image,
+                                                  const std::string& soc = "") {
   auto rt = Runtime::get();
   if (rt.ok()) return rt;
-  auto cfg = rknn_runtime_config(image);
+  auto cfg = rknn_runtime_config(image, soc);
   if (!cfg.ok()) return cfg.status();
   const Status s = Runtime::init_with_config(std::move(*cfg));
   if (!s.ok() && s.code() != err::kRepeatInitialize) return s;
@@ -448,8 +450,8 @@ CallScope::CallScope(const char* fn, Ctx& c) : c_(c), lock_(c.mu, std::try_to_lo
   c.busy_fn.store(fn);
 }
 
-std::shared_ptr<Runtime> core_runtime(std::string* why) {
-  auto rt = runtime_for_rknn({});
+std::shared_ptr<Runtime> core_runtime(std::string* why, const std::string& soc) {
+  auto rt = runtime_for_rknn({}, soc);
   if (rt.ok()) return *rt;
   *why = rt.status().message();
   return nullptr;

@@ -72,7 +72,8 @@ const std::string& last_warning();
 // RKNN_SUCC when `ctx` is a live context, else RKNN_ERR_CTX_INVALID (logged).
 int check_context(const char* fn, Handle ctx);
 // The runtime core every rknn call uses (started on first use); null with *why on failure.
-std::shared_ptr<Runtime> core_runtime(std::string* why);
+// Started here, it has `soc`'s NPU cores (a matmul context's platform; empty: the defaults).
+std::shared_ptr<Runtime> core_runtime(std::string* why, const std::string& soc = "");
 
 // rknn_init: `model` is `size` bytes of model image, or with size == 0 a file path.
 int init(Handle* out, const void* model, std::uint32_t size, std::uint32_t flag, rknn_init_extend* extend);

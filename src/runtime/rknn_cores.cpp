@@ -53,24 +53,26 @@ bool is_core_mask_of(int mask, std::uint32_t cores) {
          (named && (static_cast<std::uint32_t>(mask) >> cores) == 0);
 }
 
-CoreUse core_use(const Ctx& c) {
-  const std::uint32_t cores = std::min<std::uint32_t>(c.platform->npu_cores, 32);
+CoreUse core_use_of(int core_mask, std::uint32_t platform_cores, int batch_core_num) {
+  const std::uint32_t cores = std::min<std::uint32_t>(platform_cores, 32);
   const std::uint32_t all = cores >= 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << cores) - 1;
   CoreUse u;
   if (cores <= 1) return u;
-  if (c.core_mask == RKNN_NPU_CORE_AUTO) {
+  if (core_mask == RKNN_NPU_CORE_AUTO) {
     // AUTO runs "in single-core mode on an idle core"; rknn_set_batch_core_num(n) makes a
     // run use n cores: the first n (the vendor names no order).
-    if (c.batch_core_num > 1) {
-      u.mask = all & ((std::uint32_t{1} << c.batch_core_num) - 1);
+    if (batch_core_num > 1) {
+      u.mask = all & ((std::uint32_t{1} << batch_core_num) - 1);
       u.split = true;
     }
     return u;
   }
-  u.mask = c.core_mask == RKNN_NPU_CORE_ALL ? all : static_cast<std::uint32_t>(c.core_mask) & all;
+  u.mask = core_mask == RKNN_NPU_CORE_ALL ? all : static_cast<std::uint32_t>(core_mask) & all;
   u.split = (u.mask & (u.mask - 1)) != 0;  // more than one core: the work is split across them
   return u;
 }
+
+CoreUse core_use(const Ctx& c) { return core_use_of(c.core_mask, c.platform->npu_cores, c.batch_core_num); }
 
 int npu_load(const char* fn, Ctx& c, rknn_svp_npu_load* out) {
   CurrentContextScope keep(*c.rt);

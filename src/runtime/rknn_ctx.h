@@ -226,6 +226,9 @@ struct CoreUse {
   bool split = false;
 };
 CoreUse core_use(const Ctx& c);
+// The same for any core_mask / batch_core_num on a platform of `platform_cores` (a matmul
+// context's, rknn_matmul_task.cpp).
+CoreUse core_use_of(int core_mask, std::uint32_t platform_cores, int batch_core_num);
 // RKNN_QUERY_SVP_NPU_LOAD: each core's load over the last second on the context's device.
 int npu_load(const char* fn, Ctx& c, rknn_svp_npu_load* out);
 

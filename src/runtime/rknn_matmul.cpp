@@ -22,6 +22,7 @@
 #include "kernels/onednn/sgemm_matmul.h"
 #include "runtime/rknn_matmul_platform.h"
 #include "runtime/rknn_matmul_quant.h"
+#include "runtime/rknn_matmul_task.h"
 #include "runtime/rknn_mem.h"
 
 namespace svp::runtime::rknn {
@@ -95,6 +96,7 @@ struct MatmulCtx {
   MemRef a, b, c;
   MatmulQuant qa, qb, qc;  // rknn_matmul_set_quant_params
   int core_mask = RKNN_NPU_CORE_AUTO;
+  MatmulDevice device;  // where rknn_matmul_run computes (rknn_matmul_task.h)
 };
 
 std::mutex g_mu;
@@ -259,8 +261,7 @@ int create(const char* fn, const MatmulPlatform& platform, Handle* out, const rk
     if (const int r = shape_attrs(fn, info, *c->type, platform, s, &io); r != RKNN_SUCC) return r;
     c->attrs.push_back(io);
   }
-  std::string why;
-  if (!core_runtime(&why)) return fail(fn, RKNN_ERR_DEVICE_UNAVAILABLE, "the software NPU did not start: " + why);
+  if (const int r = c->device.open(fn, c->platform->name); r != RKNN_SUCC) return r;
   c->info = info;
   c->shapes = shapes;
   for (std::size_t i = 0; i < c->attrs.size(); ++i) io_attrs[i] = c->attrs[i];
@@ -588,7 +589,7 @@ int matmul_run(Handle h) {
   if (!c) return code;
   std::lock_guard<std::mutex> lock(c->mu);
   const rknn_matmul_io_attr& io = c->attrs[c->shape];
-  std::vector<std::uint8_t> a, b, out;
+  std::vector<std::uint8_t> a, b;
   if (const int r = read_operand(fn, c->a, io.A, &a); r != RKNN_SUCC) return r;
   if (const int r = read_operand(fn, c->b, io.B, &b); r != RKNN_SUCC) return r;
   if (!c->c) {
@@ -601,13 +602,22 @@ int matmul_run(Handle h) {
         fn, RKNN_ERR_PARAM_INVALID,
         fmt::format("C memory {} holds {} bytes, the current shape needs {}", c->c->describe(), c->c->size, io.C.size));
   }
-  a = a_row_major(*c, a);
-  b = b_row_major(*c, b);
-  if (const int r = compute(fn, *c, a, b, &out); r != RKNN_SUCC) return r;
-  out = c_in_layout(*c, out);
-  std::string why;
-  if (!device_write(*c->c, out, true, &why)) return fail(fn, RKNN_ERR_FAIL, why);
-  return RKNN_SUCC;
+  const rknn_matmul_shape& s = c->shapes[c->shape];
+  const MatmulWork work{s.M, s.K, s.N, c->type->a, c->platform->name};
+  // Operands are checked and read here, on the caller's thread (their errors are the
+  // caller's at once); the product and C's write are the NPU task's, which owns what it
+  // uses (the context, the operands) in case the wait ends before the task does.
+  auto body = [c, a = std::move(a), b = std::move(b)]() mutable -> int {
+    a = a_row_major(*c, a);
+    b = b_row_major(*c, b);
+    std::vector<std::uint8_t> out;
+    if (const int r = compute(fn, *c, a, b, &out); r != RKNN_SUCC) return r;
+    out = c_in_layout(*c, out);
+    std::string why;
+    if (!device_write(*c->c, out, true, &why)) return fail(fn, RKNN_ERR_FAIL, why);
+    return RKNN_SUCC;
+  };
+  return c->device.run(fn, c->core_mask, static_cast<std::uint32_t>(c->platform->cores), work, std::move(body));
 }
 
 int matmul_destroy(Handle h) {

@@ -1,0 +1,220 @@
+// rknn_matmul_run as a task on the software NPU's device (docs/rknn.md "Matmul"): the core
+// its rknn_matmul_set_core_mask selects is the one RKNN_QUERY_SVP_NPU_LOAD shows busy, AUTO
+// runs on any core, results stay exact, and matmul and model contexts run from several
+// threads at once (the lead runs this file under ThreadSanitizer too).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "compiler/compile.h"
+#include "rknn/rknn_api.h"
+#include "rknn/rknn_matmul_api.h"
+#include "rknn_test_support.h"
+#include "runtime/rknn_context.h"
+#include "runtime/rknn_matmul_task.h"
+#include "target/device_profile.h"
+
+namespace svp {
+namespace {
+
+using runtime::rknn::last_error;
+
+const std::string kLeNet = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
+
+rknn_context init_lenet() {
+  compiler::CompileOptions o;
+  o.model = kLeNet;
+  o.soc_version = target::find_profile("RK3588");
+  o.compile_mode = "float";
+  o.command_line = std::string("svp_atc --framework=5 --model=") + kLeNet + " --soc_version=RK3588";
+  auto r = compiler::compile(o);
+  if (!r.ok()) {
+    ADD_FAILURE() << r.status().message();
+    return 0;
+  }
+  rknn_context ctx = 0;
+  EXPECT_EQ(rknn_init(&ctx, r->model.image.data(), static_cast<uint32_t>(r->model.image.size()), 0, nullptr), RKNN_SUCC)
+      << last_error();
+  return ctx;
+}
+
+int run_lenet(rknn_context ctx) {
+  std::vector<float> x = test::uniform(28 * 28, 3);
+  rknn_input in;
+  std::memset(&in, 0, sizeof in);
+  in.buf = x.data();
+  in.size = static_cast<uint32_t>(x.size() * sizeof(float));
+  in.type = RKNN_TENSOR_FLOAT32;
+  in.fmt = RKNN_TENSOR_NCHW;
+  if (const int r = rknn_inputs_set(ctx, 1, &in); r != RKNN_SUCC) return r;
+  return rknn_run(ctx, nullptr);
+}
+
+rknn_svp_npu_load load_of(rknn_context ctx) {
+  rknn_svp_npu_load l{};
+  EXPECT_EQ(rknn_query(ctx, RKNN_QUERY_SVP_NPU_LOAD, &l, sizeof l), RKNN_SUCC) << last_error();
+  return l;
+}
+
+// An int8 x int8 -> int32 matmul context with random operands bound, and C computed here
+// exactly.
+struct Int8Matmul {
+  int M, K, N;
+  rknn_matmul_ctx ctx = 0;
+  rknn_tensor_mem *a = nullptr, *b = nullptr, *c = nullptr;
+  std::vector<std::int32_t> expected;
+
+  Int8Matmul(int m, int k, int n, unsigned seed) : M(m), K(k), N(n) {
+    rknn_matmul_info info;
+    std::memset(&info, 0, sizeof info);
+    info.M = M;
+    info.K = K;
+    info.N = N;
+    info.type = RKNN_INT8_MM_INT8_TO_INT32;
+    rknn_matmul_io_attr io;
+    std::memset(&io, 0, sizeof io);
+    EXPECT_EQ(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC) << last_error();
+    a = rknn_create_mem(ctx, io.A.size);
+    b = rknn_create_mem(ctx, io.B.size);
+    c = rknn_create_mem(ctx, io.C.size);
+    std::mt19937 rng(seed);
+    auto* pa = static_cast<std::int8_t*>(a->virt_addr);
+    auto* pb = static_cast<std::int8_t*>(b->virt_addr);
+    for (int i = 0; i < M * K; ++i) pa[i] = static_cast<std::int8_t>(static_cast<int>(rng() % 256) - 128);
+    for (int i = 0; i < K * N; ++i) pb[i] = static_cast<std::int8_t>(static_cast<int>(rng() % 256) - 128);
+    expected.assign(static_cast<std::size_t>(M) * N, 0);
+    for (int i = 0; i < M; ++i) {
+      for (int j = 0; j < N; ++j) {
+        std::int32_t s = 0;
+        for (int k = 0; k < K; ++k) s += pa[i * K + k] * pb[k * N + j];
+        expected[static_cast<std::size_t>(i) * N + j] = s;
+      }
+    }
+    EXPECT_EQ(rknn_matmul_set_io_mem(ctx, a, &io.A), RKNN_SUCC) << last_error();
+    EXPECT_EQ(rknn_matmul_set_io_mem(ctx, b, &io.B), RKNN_SUCC) << last_error();
+    EXPECT_EQ(rknn_matmul_set_io_mem(ctx, c, &io.C), RKNN_SUCC) << last_error();
+  }
+  ~Int8Matmul() { destroy(); }
+  void destroy() {
+    if (ctx == 0) return;
+    for (rknn_tensor_mem* m : {a, b, c}) rknn_destroy_mem(ctx, m);
+    EXPECT_EQ(rknn_matmul_destroy(ctx), RKNN_SUCC) << last_error();
+    ctx = 0;
+  }
+  bool exact() const { return std::memcmp(c->virt_addr, expected.data(), expected.size() * sizeof(std::int32_t)) == 0; }
+};
+
+TEST(RknnMatmulCores, AMatmulOnCore1LoadsCore1NotCore0) {
+  rknn_context model = init_lenet();  // the load query is a model context's
+  ASSERT_NE(model, 0u);
+  if (load_of(model).n_cores != 3) GTEST_SKIP() << "the process's NPU was set up by a model of another platform";
+  Int8Matmul mm(128, 256, 128, 1);
+  ASSERT_EQ(rknn_matmul_set_core_mask(mm.ctx, RKNN_NPU_CORE_1), RKNN_SUCC) << last_error();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // a window with no NPU work yet
+  rknn_svp_npu_load l = load_of(model);
+  for (int i = 0; i < 2000 && l.load[1] < 2; ++i) {
+    ASSERT_EQ(rknn_matmul_run(mm.ctx), RKNN_SUCC) << last_error();
+    if (i % 8 == 7) l = load_of(model);
+  }
+  l = load_of(model);
+  EXPECT_GE(l.load[1], 2u) << l.text;
+  EXPECT_EQ(l.load[0], 0u) << l.text;
+  EXPECT_EQ(l.load[2], 0u) << l.text;
+  EXPECT_TRUE(mm.exact());
+  EXPECT_EQ(rknn_destroy(model), RKNN_SUCC);
+}
+
+TEST(RknnMatmulCores, AnAutoMatmulRunsOnSomeCoreWithExactResults) {
+  Int8Matmul mm(33, 70, 45, 2);
+  ASSERT_EQ(rknn_matmul_set_core_mask(mm.ctx, RKNN_NPU_CORE_AUTO), RKNN_SUCC) << last_error();
+  ASSERT_EQ(rknn_matmul_run(mm.ctx), RKNN_SUCC) << last_error();
+  EXPECT_TRUE(mm.exact());
+  // A multi-core mask splits the task across its cores: the same exact product.
+  Int8Matmul split(33, 70, 45, 2);
+  ASSERT_EQ(rknn_matmul_set_core_mask(split.ctx, RKNN_NPU_CORE_0_1_2), RKNN_SUCC) << last_error();
+  ASSERT_EQ(rknn_matmul_run(split.ctx), RKNN_SUCC) << last_error();
+  EXPECT_TRUE(split.exact());
+}
+
+TEST(RknnMatmulCores, AMaskOfCoresTheSocLacksIsRefusedAndTheMaskKept) {
+  Int8Matmul mm(4, 32, 32, 3);
+  ASSERT_EQ(rknn_matmul_set_core_mask(mm.ctx, RKNN_NPU_CORE_2), RKNN_SUCC) << last_error();
+  EXPECT_EQ(rknn_matmul_set_core_mask(mm.ctx, static_cast<rknn_core_mask>(8)), RKNN_ERR_PARAM_INVALID);
+  ASSERT_EQ(rknn_matmul_run(mm.ctx), RKNN_SUCC) << last_error();
+  EXPECT_TRUE(mm.exact());
+}
+
+TEST(RknnMatmulCores, MatmulAndModelContextsRunFromSeveralThreadsAtOnce) {
+  rknn_context model = init_lenet();
+  ASSERT_NE(model, 0u);
+  rknn_context model2 = 0;
+  ASSERT_EQ(rknn_dup_context(&model, &model2), RKNN_SUCC) << last_error();
+  ASSERT_EQ(rknn_set_core_mask(model2, RKNN_NPU_CORE_1), RKNN_SUCC) << last_error();
+  Int8Matmul m0(16, 64, 32, 4), m1(24, 96, 16, 5);
+  ASSERT_EQ(rknn_matmul_set_core_mask(m0.ctx, RKNN_NPU_CORE_1), RKNN_SUCC) << last_error();
+  std::atomic<int> failures{0};
+  auto matmuls = [&](Int8Matmul& m) {
+    for (int i = 0; i < 30; ++i) {
+      if (rknn_matmul_run(m.ctx) != RKNN_SUCC || !m.exact()) ++failures;
+    }
+  };
+  auto models = [&](rknn_context ctx) {
+    for (int i = 0; i < 10; ++i) {
+      if (run_lenet(ctx) != RKNN_SUCC) ++failures;
+    }
+  };
+  std::thread t0(matmuls, std::ref(m0)), t1(matmuls, std::ref(m1)), t2(models, model), t3(models, model2);
+  t0.join();
+  t1.join();
+  t2.join();
+  t3.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(rknn_destroy(model2), RKNN_SUCC);
+  EXPECT_EQ(rknn_destroy(model), RKNN_SUCC);
+}
+
+TEST(RknnMatmulCores, DestroyRacingRunsEndsThemOrRefusesThemWithoutACrash) {
+  for (int round = 0; round < 5; ++round) {
+    Int8Matmul mm(64, 128, 64, 6 + static_cast<unsigned>(round));
+    const rknn_matmul_ctx ctx = mm.ctx;
+    std::atomic<bool> started{false};
+    std::atomic<int> unexpected{0};
+    std::thread runner([&] {
+      for (int i = 0; i < 50; ++i) {
+        const int r = rknn_matmul_run(ctx);
+        started = true;
+        if (r == RKNN_ERR_CTX_INVALID) break;  // destroyed: every later call is refused
+        if (r != RKNN_SUCC) ++unexpected;
+      }
+    });
+    while (!started) std::this_thread::yield();
+    // The memory stays the test's until both threads are done (the runner may still use it).
+    EXPECT_EQ(rknn_matmul_destroy(ctx), RKNN_SUCC) << last_error();
+    runner.join();
+    EXPECT_EQ(unexpected.load(), 0);
+    EXPECT_EQ(rknn_matmul_run(ctx), RKNN_ERR_CTX_INVALID);
+    mm.ctx = 0;
+    for (rknn_tensor_mem* m : {mm.a, mm.b, mm.c}) rknn_destroy_mem(ctx, m);
+  }
+}
+
+TEST(RknnMatmulBoardTime, APredictionGrowsWithTheWorkAndFloat16IsSlowerThanInt8) {
+  using runtime::rknn::matmul_board_ns;
+  using runtime::rknn::MatmulWork;
+  const auto small = matmul_board_ns(MatmulWork{64, 64, 64, RKNN_TENSOR_INT8, "RK3588"}, "RK3588");
+  const auto big = matmul_board_ns(MatmulWork{512, 1024, 512, RKNN_TENSOR_INT8, "RK3588"}, "RK3588");
+  const auto big_fp16 = matmul_board_ns(MatmulWork{512, 1024, 512, RKNN_TENSOR_FLOAT16, "RK3588"}, "RK3588");
+  EXPECT_GT(small, 0u);
+  EXPECT_GT(big, small);
+  EXPECT_GT(big_fp16, big);
+}
+
+}  // namespace
+}  // namespace svp
