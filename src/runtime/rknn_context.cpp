@@ -171,8 +171,7 @@ Result<RuntimeConfig> rknn_runtime_config(const std::vector<std::uint8_t>& image
   return cfg;
 }
 
-Result<std::shared_ptr<Runtime>> runtime_for_rknn(const std::vector<std::uint8_t>& image,
-                                                  const std::string& soc = "") {
+Result<std::shared_ptr<Runtime>> runtime_for_rknn(const std::vector<std::uint8_t>& image, const std::string& soc = "") {
   auto rt = Runtime::get();
   if (rt.ok()) return rt;
   auto cfg = rknn_runtime_config(image, soc);

@@ -17,13 +17,13 @@
 #include <vector>
 
 #include "common/half.h"
-#include "runtime/config.h"
-#include "target/device_profile.h"
 #include "kernels/onednn/sgemm_matmul.h"
+#include "runtime/config.h"
 #include "runtime/rknn_matmul_platform.h"
 #include "runtime/rknn_matmul_quant.h"
 #include "runtime/rknn_matmul_task.h"
 #include "runtime/rknn_mem.h"
+#include "target/device_profile.h"
 
 namespace svp::runtime::rknn {
 namespace {
