@@ -607,14 +607,14 @@ int matmul_run(Handle h) {
   // Operands are checked and read here, on the caller's thread (their errors are the
   // caller's at once); the product and C's write are the NPU task's, which owns what it
   // uses (the context, the operands) in case the wait ends before the task does.
-  auto body = [c, a = std::move(a), b = std::move(b)]() mutable -> int {
+  auto body = [c, a = std::move(a), b = std::move(b), dst = c->c]() mutable -> int {
     a = a_row_major(*c, a);
     b = b_row_major(*c, b);
     std::vector<std::uint8_t> out;
     if (const int r = compute(fn, *c, a, b, &out); r != RKNN_SUCC) return r;
     out = c_in_layout(*c, out);
     std::string why;
-    if (!device_write(*c->c, out, true, &why)) return fail(fn, RKNN_ERR_FAIL, why);
+    if (!device_write(*dst, out, true, &why)) return fail(fn, RKNN_ERR_FAIL, why);
     return RKNN_SUCC;
   };
   return c->device.run(fn, c->core_mask, static_cast<std::uint32_t>(c->platform->cores), work, std::move(body));

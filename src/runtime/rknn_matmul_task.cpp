@@ -29,6 +29,9 @@ class MatmulTask final : public hal::SegmentedTask {
     code = body_();
     if (code != RKNN_SUCC) message = last_error();
     clear_last_error();
+    // What the body holds (the matmul context) goes now, while its caller still waits and
+    // holds it too: the context is never released on a core thread.
+    body_ = nullptr;
     return Status::Ok();  // the matmul's own code is the caller's answer, not a device error
   }
   int code = RKNN_ERR_FAIL;  // read after the stream's wait
