@@ -131,6 +131,38 @@ TEST(RknnMatmulCores, AMatmulOnCore1LoadsCore1NotCore0) {
   EXPECT_EQ(rknn_destroy(model), RKNN_SUCC);
 }
 
+// Ends a model run started while a long matmul holds core 1: with the model on `model_mask`,
+// whether the model's run ended before the matmul's.
+bool model_ends_first(rknn_context model, int model_mask, Int8Matmul& mm) {
+  using Clock = std::chrono::steady_clock;
+  EXPECT_EQ(rknn_set_core_mask(model, static_cast<rknn_core_mask>(model_mask)), RKNN_SUCC) << last_error();
+  std::atomic<bool> started{false};
+  Clock::time_point mm_end;
+  std::thread t([&] {
+    started = true;
+    EXPECT_EQ(rknn_matmul_run(mm.ctx), RKNN_SUCC) << last_error();
+    mm_end = Clock::now();
+  });
+  while (!started) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the matmul is on core 1 by now
+  EXPECT_EQ(run_lenet(model), RKNN_SUCC) << last_error();
+  const Clock::time_point model_end = Clock::now();
+  t.join();
+  EXPECT_TRUE(mm.exact());
+  return model_end < mm_end;
+}
+
+TEST(RknnMatmulCores, AModelOnTheMatmulsCoreWaitsForItAndOneOnAnotherCoreDoesNot) {
+  rknn_context model = init_lenet();
+  ASSERT_NE(model, 0u);
+  if (load_of(model).n_cores != 3) GTEST_SKIP() << "the process's NPU was set up by a model of another platform";
+  Int8Matmul mm(256, 1024, 256, 11);  // tens of ms of host work: far longer than a LeNet run
+  ASSERT_EQ(rknn_matmul_set_core_mask(mm.ctx, RKNN_NPU_CORE_1), RKNN_SUCC) << last_error();
+  EXPECT_TRUE(model_ends_first(model, RKNN_NPU_CORE_0, mm));
+  EXPECT_FALSE(model_ends_first(model, RKNN_NPU_CORE_1, mm));
+  EXPECT_EQ(rknn_destroy(model), RKNN_SUCC);
+}
+
 TEST(RknnMatmulCores, AnAutoMatmulRunsOnSomeCoreWithExactResults) {
   Int8Matmul mm(33, 70, 45, 2);
   ASSERT_EQ(rknn_matmul_set_core_mask(mm.ctx, RKNN_NPU_CORE_AUTO), RKNN_SUCC) << last_error();
