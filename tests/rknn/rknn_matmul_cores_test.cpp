@@ -1,13 +1,18 @@
 // rknn_matmul_run as a task on the software NPU's device (docs/rknn.md "Matmul"): the core
-// its rknn_matmul_set_core_mask selects is the one RKNN_QUERY_SVP_NPU_LOAD shows busy, AUTO
-// runs on any core, results stay exact, and matmul and model contexts run from several
+// its rknn_matmul_set_core_mask selects is the one RKNN_QUERY_SVP_NPU_LOAD shows busy, a model
+// on that core waits for it, AUTO runs on any core, results stay exact, the board clock
+// charges the core the predicted time, and matmul and model contexts run from several
 // threads at once (the lead runs this file under ThreadSanitizer too).
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <thread>
@@ -19,6 +24,7 @@
 #include "rknn_test_support.h"
 #include "runtime/rknn_context.h"
 #include "runtime/rknn_matmul_task.h"
+#include "runtime/runtime.h"
 #include "target/device_profile.h"
 
 namespace svp {
@@ -235,6 +241,47 @@ TEST(RknnMatmulCores, DestroyRacingRunsEndsThemOrRefusesThemWithoutACrash) {
     mm.ctx = 0;
     for (rknn_tensor_mem* m : {mm.a, mm.b, mm.c}) rknn_destroy_mem(ctx, m);
   }
+}
+
+// Each core's busy time on the process's device (board time on the board clock).
+std::vector<hal::Nanos> busy_per_core() {
+  auto rt = runtime::Runtime::get();
+  EXPECT_TRUE(rt.ok());
+  if (!rt.ok()) return {};
+  auto ctx = (*rt)->create_context(0);
+  EXPECT_TRUE(ctx.ok());
+  std::vector<hal::Nanos> out;
+  if (auto usage = (*rt)->core_usage(1'000'000'000); usage.ok()) {
+    for (const auto& s : *usage) out.push_back(s.busy);
+  }
+  (void)(*rt)->destroy_context(*ctx);
+  return out;
+}
+
+TEST(RknnMatmulBoardTime, OnTheBoardClockAMatmulOnCore2BusiesCore2ForItsPredictedTime) {
+  ASSERT_EQ(runtime::rknn::live_contexts(), 0u);
+  (void)runtime::Runtime::finalize();  // started by an earlier test: this one needs the board clock
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("svp_matmul_board_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << R"({"softnpu": {"clock": "board", "cores": 3, "soc_version": "RK3588"}})";
+  ASSERT_EQ(::setenv("SVP_ACL_RKNN_CONFIG", path.c_str(), 1), 0);
+  {
+    Int8Matmul mm(64, 256, 128, 12);
+    ASSERT_EQ(rknn_matmul_set_core_mask(mm.ctx, RKNN_NPU_CORE_2), RKNN_SUCC) << last_error();
+    ASSERT_EQ(rknn_matmul_run(mm.ctx), RKNN_SUCC) << last_error();
+    EXPECT_TRUE(mm.exact());
+    const std::vector<hal::Nanos> busy = busy_per_core();
+    ASSERT_EQ(busy.size(), 3u);
+    const hal::Nanos predicted =
+        runtime::rknn::matmul_board_ns(runtime::rknn::MatmulWork{64, 256, 128, RKNN_TENSOR_INT8, "RK3588"}, "RK3588");
+    EXPECT_GT(predicted, 0u);
+    EXPECT_EQ(busy[2], predicted);
+    EXPECT_EQ(busy[0], 0u);
+    EXPECT_EQ(busy[1], 0u);
+  }
+  ::unsetenv("SVP_ACL_RKNN_CONFIG");
+  std::filesystem::remove(path);
+  (void)runtime::Runtime::finalize();  // the next test starts it afresh
 }
 
 TEST(RknnMatmulBoardTime, APredictionGrowsWithTheWorkAndFloat16IsSlowerThanInt8) {
