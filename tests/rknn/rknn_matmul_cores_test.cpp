@@ -143,14 +143,22 @@ bool model_ends_first(rknn_context model, int model_mask, Int8Matmul& mm) {
   using Clock = std::chrono::steady_clock;
   EXPECT_EQ(rknn_set_core_mask(model, static_cast<rknn_core_mask>(model_mask)), RKNN_SUCC) << last_error();
   std::atomic<bool> started{false};
+  std::atomic<bool> mm_done{false};
   Clock::time_point mm_end;
   std::thread t([&] {
     started = true;
     EXPECT_EQ(rknn_matmul_run(mm.ctx), RKNN_SUCC) << last_error();
     mm_end = Clock::now();
+    mm_done = true;
   });
   while (!started) std::this_thread::yield();
-  std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the matmul is on core 1 by now
+  // On core 1, start the model only once core 1 is seen busy: the load counts the running segment, and
+  // the window holds no earlier work (the caller waited it out). A fixed sleep instead would
+  // assert the host scheduler's timing (a loaded or sanitized run may not have submitted yet).
+  // (Seen busy, or already done: either way the matmul took core 1 before the model.)
+  const Clock::time_point give_up = Clock::now() + std::chrono::seconds(20);
+  while (model_mask == RKNN_NPU_CORE_1 && load_of(model).load[1] == 0 && !mm_done && Clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
   EXPECT_EQ(run_lenet(model), RKNN_SUCC) << last_error();
   const Clock::time_point model_end = Clock::now();
   t.join();
@@ -164,7 +172,9 @@ TEST(RknnMatmulCores, AModelOnTheMatmulsCoreWaitsForItAndOneOnAnotherCoreDoesNot
   if (load_of(model).n_cores != 3) GTEST_SKIP() << "the process's NPU was set up by a model of another platform";
   Int8Matmul mm(256, 1024, 256, 11);  // tens of ms of host work: far longer than a LeNet run
   ASSERT_EQ(rknn_matmul_set_core_mask(mm.ctx, RKNN_NPU_CORE_1), RKNN_SUCC) << last_error();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // a load window with no work
   EXPECT_TRUE(model_ends_first(model, RKNN_NPU_CORE_0, mm));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // the first matmul leaves it
   EXPECT_FALSE(model_ends_first(model, RKNN_NPU_CORE_1, mm));
   EXPECT_EQ(rknn_destroy(model), RKNN_SUCC);
 }
