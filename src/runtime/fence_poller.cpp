@@ -80,11 +80,11 @@ void FencePoller::cancel(std::uint64_t id) {
   Done done;
   {
     std::unique_lock<std::mutex> lock(mu_);
+    // The wait itself or an earlier one (an owner's earlier runs) may have ended and be
+    // running its Done: it returns first, so that nothing of the owner's runs afterwards.
+    idle_.wait(lock, [&] { return firing_.empty() || *firing_.begin() > id; });
     auto it = waits_.find(id);
-    if (it == waits_.end()) {
-      idle_.wait(lock, [&] { return firing_.count(id) == 0; });
-      return;
-    }
+    if (it == waits_.end()) return;
     done = std::move(it->second.done);
     to_close_.push_back(it->second.fd);
     waits_.erase(it);

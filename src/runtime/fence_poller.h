@@ -48,9 +48,12 @@ class FencePoller {
   // Watches `fd` (taken over: the poller closes it) until it is readable or `limit` has
   // passed. Returns the wait's id for cancel().
   std::uint64_t watch(int fd, std::chrono::milliseconds limit, Done done);
-  // Ends wait `id` with kCancelled on this thread if it is still pending; if its Done is
-  // running on the poller thread, returns once that has returned. Afterwards the wait's
-  // Done has run and will not run again. Unknown or finished ids: nothing to do.
+  // Ends wait `id` with kCancelled on this thread if it is still pending. If its Done, or
+  // that of an earlier wait, is running on the poller thread, returns once that has returned.
+  // Afterwards the Done of `id` has run and will not run again, and no Done of an earlier
+  // wait that ended is still running (an owner whose earlier waits have all ended, as a
+  // context's earlier runs have, is done with all of its own). Unknown or finished ids:
+  // nothing to cancel.
   void cancel(std::uint64_t id);
 
  private:
