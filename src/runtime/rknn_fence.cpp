@@ -9,7 +9,6 @@
 // its fence signals, no emulated core is held meanwhile. The output fence is a task on the
 // stream after the execution.
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
