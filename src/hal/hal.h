@@ -255,6 +255,13 @@ class Device {
   virtual Status synchronize_event(EventId e, TimeoutMs timeout) = 0;
   // Milliseconds between two completed timeline events.
   virtual Result<float> elapsed_ms(EventId start, EventId end) = 0;
+  // A record of `e` that the host completes instead of a queue: waits submitted after this
+  // call wait for it (an external fence, e.g. RKNN's input fence, which a host thread watches
+  // while no core is held). Returns the record's number for complete_host_record.
+  virtual Result<std::uint64_t> begin_host_record(EventId e) = 0;
+  // Completes host record `record` of `e` (begin_host_record), with `error` inherited by the
+  // queues waiting for it. Completing it twice, or after a later record completed, does nothing.
+  virtual Status complete_host_record(EventId e, std::uint64_t record, Status error) = 0;
 
   // Runs a posted AI-CPU segment on the calling thread and lets its task continue.
   // Returns an error only if the job no longer exists (its stream was destroyed); the

@@ -89,4 +89,16 @@ Result<float> Runtime::event_elapsed_ms(void* start, void* end) const {
   return backend_->device((*a)->device).elapsed_ms((*a)->id, (*b)->id);
 }
 
+Result<std::uint64_t> Runtime::begin_host_record(void* event) {
+  auto ev = resolve_event(event);
+  if (!ev.ok()) return ev.status();
+  return backend_->device((*ev)->device).begin_host_record((*ev)->id);
+}
+
+Status Runtime::complete_host_record(void* event, std::uint64_t record, Status error) {
+  auto ev = resolve_event(event);
+  if (!ev.ok()) return ev.status();
+  return backend_->device((*ev)->device).complete_host_record((*ev)->id, record, std::move(error));
+}
+
 }  // namespace svp::runtime

@@ -592,9 +592,12 @@ int destroy(Handle h) {
   if (!c) return find("rknn_destroy", h).code;
   {
     CallScope call("rknn_destroy", *c);  // waits for a call in flight on this context
+    // A run still waiting for its input fence does not wait for it any longer: it fails.
+    cancel_input_fence(*c);
     // ... and for a run in flight: its buffers cannot be freed under it.
     // A failed run was logged by settle; destroying goes on.
     (void)settle("rknn_destroy", *c);
+    release_input_fence(*c);
     if (c->custom_ops) c->custom_ops->release();  // the destroy callbacks, now (seed 000 §5.5.4.1)
     release_buffers(*c);
     c->in_bind.clear();

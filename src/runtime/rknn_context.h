@@ -124,6 +124,9 @@ int set_batch_core_num(Handle ctx, int core_num);
 int unsupported(const char* fn, Handle ctx, const std::string& what);
 // For tests: live contexts in this process.
 std::size_t live_contexts();
+// For tests: how long a run waits for its input fence before failing (10 s, the board
+// driver's job timeout, unless changed). Returns the previous limit.
+int set_input_fence_limit_ms(int ms);
 // For tests: how many contexts were reported as used by two threads at once (CallScope).
 std::size_t shared_context_reports();
 

@@ -20,6 +20,10 @@
 #include "runtime/runtime.h"
 #include "target/device_profile.h"
 
+namespace svp::runtime {
+class FencePoller;  // fence_poller.h
+}  // namespace svp::runtime
+
 namespace svp::runtime::rknn {
 
 class CustomOpTable;  // rknn_custom_ops.h
@@ -153,6 +157,12 @@ struct Ctx {
   bool shares_weights = false;
   // rknn_register_custom_ops's op types and instances (null: none registered).
   std::shared_ptr<CustomOpTable> custom_ops;
+  // RKNN_FLAG_FENCE_IN_OUTSIDE (rknn_fence.cpp): the runtime event the stream waits on while
+  // the process's fence watcher waits for the application's fence, and the watcher's wait of
+  // the run in flight (0: none). Created by the first run with an input fence.
+  void* fence_event = nullptr;
+  std::shared_ptr<FencePoller> fence_poller;
+  std::uint64_t fence_wait = 0;
 };
 
 struct Lookup {
@@ -261,9 +271,17 @@ int check_model_buffer(const char* fn, const Ctx& c);
 
 // RKNN_FLAG_FENCE_IN_OUTSIDE (rknn_fence.cpp): queues on c's stream a wait for the
 // application's fence `fence_fd` (-1: none) before the next execution; the descriptor is
-// duplicated, so the application may close its own. A fence not signalled within 10 s fails
-// the run. RKNN_ERR_PARAM_INVALID for a descriptor that is not open.
+// duplicated, so the application may close its own. A host thread (FencePoller) waits for
+// the fence; the stream waits on an event it completes, so no NPU core is held meanwhile. A
+// fence not signalled within 10 s fails the run. RKNN_ERR_PARAM_INVALID for a descriptor that
+// is not open.
 int queue_input_fence(const char* fn, Ctx& c, int fence_fd);
+// rknn_destroy, before the run in flight is waited for: ends its wait for an input fence, if
+// any, so that the run fails at once instead of waiting for the fence.
+void cancel_input_fence(Ctx& c);
+// rknn_destroy, once no run is in flight: releases the context's fence event and its hold on
+// the fence watcher (the last holder joins its thread).
+void release_input_fence(Ctx& c);
 // RKNN_FLAG_FENCE_OUT_OUTSIDE: queues after the execution the signal of a new fence (an
 // eventfd, readable once the run has ended, successfully or not), given to the application
 // in *fence_fd; the application closes it.

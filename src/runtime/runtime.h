@@ -182,6 +182,10 @@ class Runtime {
   Result<hal::EventInfo> query_event(void* event) const;
   Status synchronize_event(void* event);
   Result<float> event_elapsed_ms(void* start, void* end) const;
+  // A record of `event` completed by the host (complete_host_record) rather than by a
+  // stream: stream waits submitted after it wait for the host (hal::Device::begin_host_record).
+  Result<std::uint64_t> begin_host_record(void* event);
+  Status complete_host_record(void* event, std::uint64_t record, Status error);
 
   // Host callbacks.
   Status subscribe_report(std::uint64_t thread_id, void* stream);

@@ -306,6 +306,42 @@ TEST_P(HalConformance, AWaitHoldsItsQueueUntilTheRecordOnAnotherQueueRetires) {
   EXPECT_TRUE(info->error.ok());
 }
 
+TEST_P(HalConformance, AWaitOnAHostRecordHoldsNoCoreAndInheritsItsError) {
+  ASSERT_NO_FATAL_FAILURE(start(/*cores=*/1));
+  const SqId waiting = new_sq(), other = new_sq();
+  const EventId e = new_event();
+  auto first = device().begin_host_record(e);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(device().query_event(e)->state, EventState::kPending);
+  submit(waiting, Entry::Wait(e));
+  submit(waiting, task("behind_host"));
+  // The only core is free while the wait stalls its queue.
+  submit(other, task("other"));
+  sync(other);
+  EXPECT_TRUE(trace_.contains("other0"));
+  EXPECT_FALSE(device().synchronize_sq(waiting, kShortMs).ok());
+  EXPECT_FALSE(trace_.contains("behind_host0"));
+  ASSERT_TRUE(device().complete_host_record(e, *first, Status::Ok()).ok());
+  sync(waiting);
+  EXPECT_TRUE(trace_.contains("behind_host0"));
+  EXPECT_EQ(device().query_event(e)->state, EventState::kComplete);
+  EXPECT_TRUE(device().complete_host_record(e, *first, Error(err::kRtFailure, "late")).ok()) << "completed twice";
+  EXPECT_TRUE(device().query_event(e)->error.ok()) << "a second completion changes nothing";
+
+  // A host record completed with an error: the waiting queue inherits it.
+  auto second = device().begin_host_record(e);
+  ASSERT_TRUE(second.ok());
+  EXPECT_GT(*second, *first);
+  submit(waiting, Entry::Wait(e));
+  ASSERT_TRUE(device().complete_host_record(e, *second, Error(err::kRtFailure, "fence timed out")).ok());
+  EXPECT_EQ(device().synchronize_sq(waiting, kBoundMs).code(), err::kRtFailure);
+  EXPECT_EQ(device().complete_host_record(e, *second + 1, Status::Ok()).code(), err::kInvalidParam)
+      << "a record never begun";
+  const EventId gone = new_event();
+  ASSERT_TRUE(device().destroy_event(gone).ok());
+  EXPECT_FALSE(device().begin_host_record(gone).ok());
+}
+
 TEST_P(HalConformance, SynchronizeEventTimesOutWhilePendingAndReturnsOnceTheRecordRetires) {
   ASSERT_NO_FATAL_FAILURE(start());
   const SqId q = new_sq();

@@ -6,9 +6,11 @@
 // it again with the test's configuration.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -193,6 +195,31 @@ TEST_F(RknnBoardClockPerf, PerfRunIsTheProgramsPredictedBoardTimeOnTheModelsPlat
     run_once();
     EXPECT_EQ(perf_run(), expected) << "with the host slowed down";
   }
+}
+
+TEST_F(RknnBoardClockPerf, ARunThatWaitedForItsInputFenceReportsTheSamePerfRun) {
+  configure(R"({"softnpu": {"clock": "board"}})");
+  ASSERT_EQ(rknn_init(&ctx_, image_.data(), static_cast<uint32_t>(image_.size()),
+                      RKNN_FLAG_COLLECT_PERF_MASK | RKNN_FLAG_FENCE_IN_OUTSIDE, nullptr),
+            RKNN_SUCC)
+      << last_error();
+  const std::int64_t expected = us_of(run_ns(predicted(image_, kSoc), 1));
+  run_once();
+  ASSERT_EQ(perf_run(), expected);
+  const int fence = ::eventfd(0, EFD_CLOEXEC);
+  ASSERT_GE(fence, 0);
+  rknn_run_extend ext{};
+  ext.fence_fd = fence;
+  ext.non_block = 1;
+  ASSERT_EQ(rknn_run(ctx_, &ext), RKNN_SUCC) << last_error();
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  const std::uint64_t one = 1;
+  ASSERT_EQ(::write(fence, &one, sizeof one), static_cast<ssize_t>(sizeof one));
+  rknn_run_extend done{};
+  ASSERT_EQ(rknn_wait(ctx_, &done), RKNN_SUCC) << last_error();
+  EXPECT_EQ(done.frame_id, 2u);
+  EXPECT_EQ(perf_run(), expected) << "the time waiting for the fence is not the run's";
+  EXPECT_EQ(::close(fence), 0);
 }
 
 TEST_F(RknnBoardClockPerf, PerfDetailRowsAreEachLayersPredictedTimeAndAddUpToPerfRunUnderAPredictedHeader) {

@@ -57,6 +57,10 @@ class FaultDevice final : public Device {
   Result<EventInfo> query_event(EventId e) override { return inner_->query_event(e); }
   Status synchronize_event(EventId e, TimeoutMs t) override { return inner_->synchronize_event(e, t); }
   Result<float> elapsed_ms(EventId a, EventId b) override { return inner_->elapsed_ms(a, b); }
+  Result<std::uint64_t> begin_host_record(EventId e) override { return inner_->begin_host_record(e); }
+  Status complete_host_record(EventId e, std::uint64_t record, Status error) override {
+    return inner_->complete_host_record(e, record, std::move(error));
+  }
   Status run_aicpu(const AiCpuJob& job) override { return inner_->run_aicpu(job); }
   void set_report_sink(ReportSink* sink) override { inner_->set_report_sink(sink); }
   void set_aicpu_sink(AiCpuSink* sink) override { inner_->set_aicpu_sink(sink); }

@@ -1266,6 +1266,30 @@ Status SoftNpuDevice::synchronize_event(EventId id, TimeoutMs timeout) {
   return ev->error;
 }
 
+Result<std::uint64_t> SoftNpuDevice::begin_host_record(EventId id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto ev = find_event(id);
+  if (!ev) return Error(err::kInvalidResourceHandle, "event does not exist on device {}", index_);
+  return ++ev->records;
+}
+
+Status SoftNpuDevice::complete_host_record(EventId id, std::uint64_t record, Status error) {
+  Actions a;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto ev = find_event(id);
+    if (!ev) return Error(err::kInvalidResourceHandle, "event does not exist on device {}", index_);
+    if (record == 0 || record > ev->records) {
+      return Error(err::kInvalidParam, "event record {} was never begun (begin_host_record)", record);
+    }
+    // Board clock: the host's signal arrives at the board time the device has reached.
+    complete_record(*ev, record, error, board_ ? board_now_.load() : clock_->now(), a);
+    schedule(a);
+  }
+  run_actions(a);
+  return Status::Ok();
+}
+
 Result<float> SoftNpuDevice::elapsed_ms(EventId start, EventId end) {
   std::lock_guard<std::mutex> lock(mu_);
   auto a = find_event(start);

@@ -81,6 +81,8 @@ class SoftNpuDevice final : public Device {
   Result<EventInfo> query_event(EventId e) override;
   Status synchronize_event(EventId e, TimeoutMs timeout) override;
   Result<float> elapsed_ms(EventId start, EventId end) override;
+  Result<std::uint64_t> begin_host_record(EventId e) override;
+  Status complete_host_record(EventId e, std::uint64_t record, Status error) override;
   Status run_aicpu(const AiCpuJob& job) override;
   void set_report_sink(ReportSink* sink) override;
   void set_aicpu_sink(AiCpuSink* sink) override;
