@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compiler/board_time.h"
+#include "cpu_hog.h"
 #include "compiler/builder.h"
 #include "model_io.h"
 #include "target/device_profile.h"
@@ -182,24 +183,7 @@ inline CoRun co_run(const BuiltModel& fg, const BuiltModel& bg, int kernel_threa
   return out;
 }
 
-// A thread that keeps one CPU busy while it lives (the host slowed down).
-class CpuHog {
- public:
-  CpuHog()
-      : thread_([this] {
-          volatile std::uint64_t x = 0;
-          while (!stop_.load(std::memory_order_relaxed)) x = x + 1;
-        }) {}
-  ~CpuHog() {
-    stop_ = true;
-    thread_.join();
-  }
-
- private:
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
-
+using test::CpuHog;
 
 // The workload's two models: a short foreground and a preemptible background of depthwise
 // convolutions (predicted slow on SVP targets, cheap on the host: board time fills quickly).

@@ -22,8 +22,10 @@
 
 #include "compiler/board_time.h"
 #include "compiler/compile.h"
+#include "cpu_hog.h"
 #include "model/format.h"
 #include "rknn/rknn_api.h"
+#include "rknn_lenet.h"
 #include "rknn_test_support.h"
 #include "runtime/rknn_context.h"
 #include "runtime/rknn_mem.h"
@@ -37,22 +39,10 @@ namespace fs = std::filesystem;
 using runtime::rknn::last_error;
 using test::contains;
 
-const std::string kLeNet = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
 constexpr const char* kSoc = "RK3588";  // LeNet's Flatten runs on the CPU there: NPU/CPU switches
+using test::CpuHog;
 
-std::vector<std::uint8_t> lenet_for(const char* soc) {
-  compiler::CompileOptions o;
-  o.model = kLeNet;
-  o.soc_version = target::find_profile(soc);
-  o.compile_mode = "float";
-  o.command_line = std::string("svp_atc --framework=5 --model=") + kLeNet + " --soc_version=" + soc;
-  auto r = compiler::compile(o);
-  if (!r.ok()) {
-    ADD_FAILURE() << r.status().message();
-    return {};
-  }
-  return r->model.image;
-}
+std::vector<std::uint8_t> lenet_for(const char* soc) { return test::compile_lenet(soc); }
 
 std::int64_t ns_of(double us) { return std::llround(us * 1000.0); }
 std::int64_t us_of(std::int64_t ns) { return (ns + 500) / 1000; }
@@ -73,24 +63,6 @@ std::int64_t run_ns(const target::ProgramTime& t, std::int64_t cores) {
   }
   return total;
 }
-
-// A thread that keeps one CPU busy while it lives (the host slowed down).
-class CpuHog {
- public:
-  CpuHog()
-      : thread_([this] {
-          volatile std::uint64_t x = 0;
-          while (!stop_.load(std::memory_order_relaxed)) x = x + 1;
-        }) {}
-  ~CpuHog() {
-    stop_ = true;
-    thread_.join();
-  }
-
- private:
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
 
 class RknnBoardClockPerf : public ::testing::Test {
  protected:
@@ -127,17 +99,7 @@ class RknnBoardClockPerf : public ::testing::Test {
         << last_error();
   }
 
-  void run_once() {
-    std::vector<float> x = test::uniform(28 * 28, 3);
-    rknn_input in;
-    std::memset(&in, 0, sizeof in);
-    in.buf = x.data();
-    in.size = static_cast<uint32_t>(x.size() * sizeof(float));
-    in.type = RKNN_TENSOR_FLOAT32;
-    in.fmt = RKNN_TENSOR_NCHW;
-    ASSERT_EQ(rknn_inputs_set(ctx_, 1, &in), RKNN_SUCC) << last_error();
-    ASSERT_EQ(rknn_run(ctx_, nullptr), RKNN_SUCC) << last_error();
-  }
+  void run_once() { ASSERT_EQ(test::run_lenet(ctx_), RKNN_SUCC) << last_error(); }
 
   std::int64_t perf_run() {
     rknn_perf_run r{};

@@ -9,11 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "compiler/compile.h"
 #include "rknn/rknn_api.h"
+#include "rknn_lenet.h"
 #include "rknn_test_support.h"
 #include "runtime/rknn_context.h"
-#include "target/device_profile.h"
 
 namespace svp {
 namespace {
@@ -21,44 +20,15 @@ namespace {
 using runtime::rknn::last_error;
 using test::contains;
 
-const std::string kLeNet = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
+rknn_context init_for(const char* soc, std::uint32_t flags = 0) { return test::init_lenet(soc, flags); }
 
-rknn_context init_for(const char* soc, std::uint32_t flags = 0) {
-  compiler::CompileOptions o;
-  o.model = kLeNet;
-  o.soc_version = target::find_profile(soc);
-  o.compile_mode = "float";
-  o.command_line = std::string("svp_atc --framework=5 --model=") + kLeNet + " --soc_version=" + soc;
-  auto r = compiler::compile(o);
-  if (!r.ok()) {
-    ADD_FAILURE() << r.status().message();
-    return 0;
-  }
-  rknn_context ctx = 0;
-  EXPECT_EQ(rknn_init(&ctx, r->model.image.data(), static_cast<uint32_t>(r->model.image.size()), flags, nullptr),
-            RKNN_SUCC)
-      << last_error();
-  return ctx;
-}
-
+// One run's output (empty after a failure, which is reported).
 std::vector<float> run(rknn_context ctx) {
-  std::vector<float> x = test::uniform(28 * 28, 3);
-  rknn_input in;
-  std::memset(&in, 0, sizeof in);
-  in.buf = x.data();
-  in.size = static_cast<uint32_t>(x.size() * sizeof(float));
-  in.type = RKNN_TENSOR_FLOAT32;
-  in.fmt = RKNN_TENSOR_NCHW;
-  EXPECT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC) << last_error();
-  EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC) << last_error();
-  rknn_output out;
-  std::memset(&out, 0, sizeof out);
-  out.want_float = 1;
-  EXPECT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC) << last_error();
-  std::vector<float> y(static_cast<const float*>(out.buf),
-                       static_cast<const float*>(out.buf) + out.size / sizeof(float));
-  EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
-  return y;
+  if (test::run_lenet(ctx) != RKNN_SUCC) {
+    ADD_FAILURE() << last_error();
+    return {};
+  }
+  return test::lenet_output(ctx);
 }
 
 TEST(RknnCoreMask, Rk3588TakesItsSevenMasksAndRefusesOthers) {

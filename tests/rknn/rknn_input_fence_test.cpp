@@ -15,6 +15,7 @@
 
 #include "compiler/compile.h"
 #include "rknn/rknn_api.h"
+#include "rknn_lenet.h"
 #include "rknn_test_support.h"
 #include "runtime/rknn_context.h"
 #include "target/device_profile.h"
@@ -26,59 +27,21 @@ using runtime::rknn::last_error;
 using test::contains;
 using Clock = std::chrono::steady_clock;
 
-const std::string kLeNet = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
-
 // LeNet compiled for RK3588 (three NPU cores), once for the file.
 const std::vector<std::uint8_t>& lenet() {
-  static const std::vector<std::uint8_t> image = [] {
-    compiler::CompileOptions o;
-    o.model = kLeNet;
-    o.soc_version = target::find_profile("RK3588");
-    o.compile_mode = "float";
-    auto r = compiler::compile(o);
-    if (!r.ok()) {
-      ADD_FAILURE() << r.status().message();
-      return std::vector<std::uint8_t>{};
-    }
-    return r->model.image;
-  }();
+  static const std::vector<std::uint8_t> image = test::compile_lenet("RK3588");
   return image;
 }
 
 // A context of LeNet that runs on NPU core 0 only.
 rknn_context init_on_core0(std::uint32_t flags) {
-  const auto& image = lenet();
-  rknn_context ctx = 0;
-  EXPECT_EQ(rknn_init(&ctx, const_cast<std::uint8_t*>(image.data()), static_cast<uint32_t>(image.size()), flags,
-                      nullptr),
-            RKNN_SUCC)
-      << last_error();
+  rknn_context ctx = test::init_image(lenet(), flags);
   EXPECT_EQ(rknn_set_core_mask(ctx, RKNN_NPU_CORE_0), RKNN_SUCC) << last_error();
   return ctx;
 }
 
-void set_input(rknn_context ctx, std::vector<float>& x) {
-  rknn_input in;
-  std::memset(&in, 0, sizeof in);
-  in.buf = x.data();
-  in.size = static_cast<uint32_t>(x.size() * sizeof(float));
-  in.type = RKNN_TENSOR_FLOAT32;
-  in.fmt = RKNN_TENSOR_NCHW;
-  EXPECT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC) << last_error();
-}
-
-std::vector<float> get_output(rknn_context ctx) {
-  rknn_output out;
-  std::memset(&out, 0, sizeof out);
-  out.want_float = 1;
-  if (rknn_outputs_get(ctx, 1, &out, nullptr) != RKNN_SUCC) {
-    ADD_FAILURE() << last_error();
-    return {};
-  }
-  std::vector<float> y(static_cast<const float*>(out.buf), static_cast<const float*>(out.buf) + out.size / sizeof(float));
-  EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
-  return y;
-}
+void set_input(rknn_context ctx, const std::vector<float>& x) { test::set_lenet_input(ctx, x); }
+std::vector<float> get_output(rknn_context ctx) { return test::lenet_output(ctx); }
 
 void signal(int fence) {
   const std::uint64_t one = 1;

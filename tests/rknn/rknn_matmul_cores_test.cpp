@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <random>
 #include <string>
 #include <thread>
@@ -21,6 +22,7 @@
 #include "compiler/compile.h"
 #include "rknn/rknn_api.h"
 #include "rknn/rknn_matmul_api.h"
+#include "rknn_lenet.h"
 #include "rknn_test_support.h"
 #include "runtime/rknn_context.h"
 #include "runtime/rknn_matmul_task.h"
@@ -32,42 +34,9 @@ namespace {
 
 using runtime::rknn::last_error;
 
-const std::string kLeNet = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
-
-rknn_context init_lenet() {
-  compiler::CompileOptions o;
-  o.model = kLeNet;
-  o.soc_version = target::find_profile("RK3588");
-  o.compile_mode = "float";
-  o.command_line = std::string("svp_atc --framework=5 --model=") + kLeNet + " --soc_version=RK3588";
-  auto r = compiler::compile(o);
-  if (!r.ok()) {
-    ADD_FAILURE() << r.status().message();
-    return 0;
-  }
-  rknn_context ctx = 0;
-  EXPECT_EQ(rknn_init(&ctx, r->model.image.data(), static_cast<uint32_t>(r->model.image.size()), 0, nullptr), RKNN_SUCC)
-      << last_error();
-  return ctx;
-}
-
-int run_lenet(rknn_context ctx) {
-  std::vector<float> x = test::uniform(28 * 28, 3);
-  rknn_input in;
-  std::memset(&in, 0, sizeof in);
-  in.buf = x.data();
-  in.size = static_cast<uint32_t>(x.size() * sizeof(float));
-  in.type = RKNN_TENSOR_FLOAT32;
-  in.fmt = RKNN_TENSOR_NCHW;
-  if (const int r = rknn_inputs_set(ctx, 1, &in); r != RKNN_SUCC) return r;
-  return rknn_run(ctx, nullptr);
-}
-
-rknn_svp_npu_load load_of(rknn_context ctx) {
-  rknn_svp_npu_load l{};
-  EXPECT_EQ(rknn_query(ctx, RKNN_QUERY_SVP_NPU_LOAD, &l, sizeof l), RKNN_SUCC) << last_error();
-  return l;
-}
+using test::init_lenet;
+using test::run_lenet;
+rknn_svp_npu_load load_of(rknn_context ctx) { return test::npu_load_of(ctx); }
 
 // An int8 x int8 -> int32 matmul context with random operands bound, and C computed here
 // exactly.
@@ -118,7 +87,7 @@ struct Int8Matmul {
 };
 
 TEST(RknnMatmulCores, AMatmulOnCore1LoadsCore1NotCore0) {
-  rknn_context model = init_lenet();  // the load query is a model context's
+  rknn_context model = init_lenet("RK3588");  // the load query is a model context's
   ASSERT_NE(model, 0u);
   if (load_of(model).n_cores != 3) GTEST_SKIP() << "the process's NPU was set up by a model of another platform";
   Int8Matmul mm(128, 256, 128, 1);
@@ -137,45 +106,67 @@ TEST(RknnMatmulCores, AMatmulOnCore1LoadsCore1NotCore0) {
   EXPECT_EQ(rknn_destroy(model), RKNN_SUCC);
 }
 
-// Ends a model run started while a long matmul holds core 1: with the model on `model_mask`,
-// whether the model's run ended before the matmul's.
-bool model_ends_first(rknn_context model, int model_mask, Int8Matmul& mm) {
-  using Clock = std::chrono::steady_clock;
-  EXPECT_EQ(rknn_set_core_mask(model, static_cast<rknn_core_mask>(model_mask)), RKNN_SUCC) << last_error();
-  std::atomic<bool> started{false};
-  std::atomic<bool> mm_done{false};
-  Clock::time_point mm_end;
-  std::thread t([&] {
-    started = true;
-    EXPECT_EQ(rknn_matmul_run(mm.ctx), RKNN_SUCC) << last_error();
-    mm_end = Clock::now();
-    mm_done = true;
-  });
-  while (!started) std::this_thread::yield();
-  // On core 1, start the model only once core 1 is seen busy: the load counts the running segment, and
-  // the window holds no earlier work (the caller waited it out). A fixed sleep instead would
-  // assert the host scheduler's timing (a loaded or sanitized run may not have submitted yet).
-  // (Seen busy, or already done: either way the matmul took core 1 before the model.)
-  const Clock::time_point give_up = Clock::now() + std::chrono::seconds(20);
-  while (model_mask == RKNN_NPU_CORE_1 && load_of(model).load[1] == 0 && !mm_done && Clock::now() < give_up)
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  EXPECT_EQ(run_lenet(model), RKNN_SUCC) << last_error();
-  const Clock::time_point model_end = Clock::now();
-  t.join();
-  EXPECT_TRUE(mm.exact());
-  return model_end < mm_end;
-}
-
+// A matmul whose segment holds core 1 until the test opens its gate, so the arbitration is
+// asserted on the order of events, not on host timing: a model on core 0 finishes while core 1
+// is held; one on core 1 cannot finish until the gate opens. (Comparing the two runs' end times
+// was flaky: on a loaded 2-CPU machine the matmul caller's wake-up can come after a short model
+// that started on the freed core.) The matmul goes through MatmulDevice, the code
+// rknn_matmul_run submits with; AMatmulOnCore1LoadsCore1NotCore0 covers the C API's mask.
 TEST(RknnMatmulCores, AModelOnTheMatmulsCoreWaitsForItAndOneOnAnotherCoreDoesNot) {
-  rknn_context model = init_lenet();
+  rknn_context model = init_lenet("RK3588");
   ASSERT_NE(model, 0u);
   if (load_of(model).n_cores != 3) GTEST_SKIP() << "the process's NPU was set up by a model of another platform";
-  Int8Matmul mm(256, 1024, 256, 11);  // tens of ms of host work: far longer than a LeNet run
-  ASSERT_EQ(rknn_matmul_set_core_mask(mm.ctx, RKNN_NPU_CORE_1), RKNN_SUCC) << last_error();
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // a load window with no work
-  EXPECT_TRUE(model_ends_first(model, RKNN_NPU_CORE_0, mm));
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // the first matmul leaves it
-  EXPECT_FALSE(model_ends_first(model, RKNN_NPU_CORE_1, mm));
+  runtime::rknn::MatmulDevice device;
+  ASSERT_EQ(device.open("test", "RK3588"), RKNN_SUCC) << last_error();
+  runtime::rknn::MatmulWork work;
+  work.M = 64, work.K = 64, work.N = 64;
+  work.a = RKNN_TENSOR_INT8;
+  work.platform = "RK3588";
+  std::promise<void> open_gate;
+  std::shared_future<void> gate = open_gate.get_future().share();
+  std::atomic<bool> holding{false};
+  std::thread mm([&] {
+    EXPECT_EQ(device.run("test", RKNN_NPU_CORE_1, 3, work,
+                         [&] {
+                           holding = true;
+                           gate.wait();
+                           return RKNN_SUCC;
+                         }),
+              RKNN_SUCC)
+        << last_error();
+  });
+  // Whatever fails below, the gate opens and the thread is joined.
+  struct Release {
+    std::promise<void>& p;
+    std::thread& t;
+    ~Release() {
+      try {
+        p.set_value();
+      } catch (const std::future_error&) {
+      }
+      t.join();
+    }
+  } release{open_gate, mm};
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!holding && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(holding) << "the matmul never reached core 1";
+
+  ASSERT_EQ(rknn_set_core_mask(model, RKNN_NPU_CORE_0), RKNN_SUCC) << last_error();
+  auto on_core0 = std::async(std::launch::async, [&] { return run_lenet(model); });
+  ASSERT_EQ(on_core0.wait_for(std::chrono::seconds(30)), std::future_status::ready)
+      << "a model on core 0 did not finish while a matmul held core 1";
+  EXPECT_EQ(on_core0.get(), RKNN_SUCC) << last_error();
+
+  ASSERT_EQ(rknn_set_core_mask(model, RKNN_NPU_CORE_1), RKNN_SUCC) << last_error();
+  auto on_core1 = std::async(std::launch::async, [&] { return run_lenet(model); });
+  // A LeNet run takes milliseconds; half a second on a held core must not be enough.
+  EXPECT_EQ(on_core1.wait_for(std::chrono::milliseconds(500)), std::future_status::timeout)
+      << "a model on core 1 finished while the matmul held core 1";
+  open_gate.set_value();
+  ASSERT_EQ(on_core1.wait_for(std::chrono::seconds(30)), std::future_status::ready)
+      << "the model on core 1 did not run once the matmul let the core go";
+  EXPECT_EQ(on_core1.get(), RKNN_SUCC) << last_error();
   EXPECT_EQ(rknn_destroy(model), RKNN_SUCC);
 }
 
@@ -200,7 +191,7 @@ TEST(RknnMatmulCores, AMaskOfCoresTheSocLacksIsRefusedAndTheMaskKept) {
 }
 
 TEST(RknnMatmulCores, MatmulAndModelContextsRunFromSeveralThreadsAtOnce) {
-  rknn_context model = init_lenet();
+  rknn_context model = init_lenet("RK3588");
   ASSERT_NE(model, 0u);
   rknn_context model2 = 0;
   ASSERT_EQ(rknn_dup_context(&model, &model2), RKNN_SUCC) << last_error();

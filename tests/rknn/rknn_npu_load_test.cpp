@@ -12,6 +12,7 @@
 
 #include "compiler/compile.h"
 #include "rknn/rknn_api.h"
+#include "rknn_lenet.h"
 #include "rknn_test_support.h"
 #include "runtime/rknn_context.h"
 #include "runtime/rknn_ctx.h"
@@ -23,43 +24,9 @@ namespace {
 using runtime::rknn::last_error;
 using test::contains;
 
-const std::string kLeNet = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
-
-rknn_context init_for(const char* soc) {
-  compiler::CompileOptions o;
-  o.model = kLeNet;
-  o.soc_version = target::find_profile(soc);
-  o.compile_mode = "float";
-  o.command_line = std::string("svp_atc --framework=5 --model=") + kLeNet + " --soc_version=" + soc;
-  auto r = compiler::compile(o);
-  if (!r.ok()) {
-    ADD_FAILURE() << r.status().message();
-    return 0;
-  }
-  rknn_context ctx = 0;
-  EXPECT_EQ(rknn_init(&ctx, r->model.image.data(), static_cast<uint32_t>(r->model.image.size()), 0, nullptr),
-            RKNN_SUCC)
-      << last_error();
-  return ctx;
-}
-
-void run_once(rknn_context ctx) {
-  std::vector<float> x = test::uniform(28 * 28, 3);
-  rknn_input in;
-  std::memset(&in, 0, sizeof in);
-  in.buf = x.data();
-  in.size = static_cast<uint32_t>(x.size() * sizeof(float));
-  in.type = RKNN_TENSOR_FLOAT32;
-  in.fmt = RKNN_TENSOR_NCHW;
-  ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC) << last_error();
-  ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC) << last_error();
-}
-
-rknn_svp_npu_load load_of(rknn_context ctx) {
-  rknn_svp_npu_load l{};
-  EXPECT_EQ(rknn_query(ctx, RKNN_QUERY_SVP_NPU_LOAD, &l, sizeof l), RKNN_SUCC) << last_error();
-  return l;
-}
+rknn_context init_for(const char* soc) { return test::init_lenet(soc); }
+void run_once(rknn_context ctx) { ASSERT_EQ(test::run_lenet(ctx), RKNN_SUCC) << last_error(); }
+rknn_svp_npu_load load_of(rknn_context ctx) { return test::npu_load_of(ctx); }
 
 // Runs `ctx` until core `core` shows at least 2% load (a few ms of busy time in the last
 // second), after a second with no NPU work in this process (the window then holds only these
