@@ -83,6 +83,80 @@ using MicroTile = void (*)(const std::int16_t*, std::int64_t, const std::int16_t
 constexpr MicroTile kMicroTiles[kMr + 1] = {nullptr,       micro_tile<1>, micro_tile<2>, micro_tile<3>,
                                             micro_tile<4>, micro_tile<5>, micro_tile<6>};
 
+// Float32 output: ((float)acc + bias)·scale, negatives → +0 under relu. A compare and mask,
+// not max_ps: max_ps(−0, 0) and max_ps(NaN, 0) give +0 where the scalar keeps its v.
+__attribute__((target("avx2"))) void requant_f32(const std::int32_t* acc, const float* bias, const float* scale,
+                                                 std::int64_t n, bool relu, float* y) {
+  const __m256 zero = _mm256_setzero_ps();
+  std::int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    const __m256 a = _mm256_cvtepi32_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + j)));
+    __m256 v = _mm256_mul_ps(_mm256_add_ps(a, _mm256_loadu_ps(bias + j)), _mm256_loadu_ps(scale + j));
+    if (relu) v = _mm256_andnot_ps(_mm256_cmp_ps(v, zero, _CMP_LT_OQ), v);
+    _mm256_storeu_ps(y + j, v);
+  }
+  for (; j < n; ++j) {
+    const float v = (static_cast<float>(acc[j]) + bias[j]) * scale[j];
+    y[j] = relu && v < 0.f ? 0.f : v;
+  }
+}
+
+struct Q8Lanes {
+  __m256 zp, lo, hi;
+  __m256i floor;
+};
+
+// Eight results of requantize_acc, then max with the relu floor, as int32. Each step is
+// the reference's single float operation in its order: (float)acc (cvtdq2ps, like
+// cvtsi2ss, rounds in the current mode), + bias, × scale, + zp; the target has no "fma",
+// so nothing is contracted. round_saturate maps NaN to 0 before the clamp: the ORD mask
+// does that. Clamping to [lo, hi] in float before rounding equals clamping after it (both
+// bounds are integers and rounding is monotone) and keeps cvtps2dq out of its 0x80000000
+// overflow result; cvtps2dq rounds in the current mode (ties to even), as rint does.
+__attribute__((target("avx2"))) inline __m256i requant8(const std::int32_t* acc, const float* bias, const float* scale,
+                                                        const Q8Lanes& k) {
+  const __m256 a = _mm256_cvtepi32_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc)));
+  const __m256 v = _mm256_add_ps(a, _mm256_loadu_ps(bias));
+  __m256 t = _mm256_add_ps(_mm256_mul_ps(v, _mm256_loadu_ps(scale)), k.zp);
+  t = _mm256_and_ps(t, _mm256_cmp_ps(t, t, _CMP_ORD_Q));
+  t = _mm256_min_ps(_mm256_max_ps(t, k.lo), k.hi);
+  return _mm256_max_epi32(_mm256_cvtps_epi32(t), k.floor);
+}
+
+// int8 (kSigned) or uint8 output. The int32 results are already within the type's range,
+// so the saturating packs are exact narrowing.
+template <bool kSigned>
+__attribute__((target("avx2"))) void requant_q8(const std::int32_t* acc, const float* bias, const float* scale,
+                                                std::int64_t n, const Int8Requant& q, std::uint8_t* y) {
+  // Locals: stores through the byte pointer may alias q, which would make the compiler
+  // reload it for every element of the scalar tail.
+  const std::int32_t zp = q.zp;
+  const std::int64_t lo = q.lo, hi = q.hi, floor = q.relu ? std::max<std::int64_t>(zp, lo) : lo;
+  const Q8Lanes k{_mm256_set1_ps(static_cast<float>(zp)), _mm256_set1_ps(static_cast<float>(lo)),
+                  _mm256_set1_ps(static_cast<float>(hi)), _mm256_set1_epi32(static_cast<std::int32_t>(floor))};
+  std::int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    // packs works per 128-bit half: [a0-3 b0-3 | a4-7 b4-7]; the permute restores a0-7 b0-7.
+    const __m256i w =
+        _mm256_permute4x64_epi64(_mm256_packs_epi32(requant8(acc + j, bias + j, scale + j, k),
+                                                    requant8(acc + j + 8, bias + j + 8, scale + j + 8, k)),
+                                 0xD8);
+    const __m128i h0 = _mm256_castsi256_si128(w), h1 = _mm256_extracti128_si256(w, 1);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + j), kSigned ? _mm_packs_epi16(h0, h1) : _mm_packus_epi16(h0, h1));
+  }
+  if (j + 8 <= n) {
+    const __m256i w = _mm256_packs_epi32(requant8(acc + j, bias + j, scale + j, k), _mm256_setzero_si256());
+    const __m128i h = _mm_unpacklo_epi64(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(y + j), kSigned ? _mm_packs_epi16(h, h) : _mm_packus_epi16(h, h));
+    j += 8;
+  }
+  for (; j < n; ++j) {
+    const float v = static_cast<float>(acc[j]) + bias[j];
+    const std::int64_t r = std::max(floor, detail::requantize_acc(v, scale[j], zp, lo, hi));
+    y[j] = kSigned ? static_cast<std::uint8_t>(static_cast<std::int8_t>(r)) : static_cast<std::uint8_t>(r);
+  }
+}
+
 class Int8ConvAvx2 final : public NativeKernel {
  public:
   Int8ConvAvx2(const Int8ConvShape& s, const Int8Weights& w, const IntParams& ip, DType x, DType y, bool relu,
@@ -97,12 +171,11 @@ class Int8ConvAvx2 final : public NativeKernel {
   // with zeros; taps outside the input are 0 (= zp_x before the subtraction).
   void im2col(const void* src, std::int64_t g, std::int64_t r0, std::int64_t r1, std::int16_t* a) const;
   // Accumulators of n channels from channel c0 of output pixel `row`, through the
-  // reference's int → float → requantize steps.
+  // reference's int → float → requantize steps (int8_requant_row).
   void put(const std::int32_t* acc, std::int64_t row, std::int64_t c0, std::int64_t n, void* dst) const;
 
   Int8ConvShape s_;
   DType xt_, yt_;
-  bool relu_;
   int threads_;
   bool depthwise_;
   std::int64_t cg_, mg_, k_, lda_, tiles_, rows_per_block_;
@@ -110,8 +183,8 @@ class Int8ConvAvx2 final : public NativeKernel {
   std::vector<std::int16_t> packed_;  // GEMM: [group][tile][lda/2][16][2]
   std::vector<std::int32_t> dw_;      // depthwise: [ky·kw + kx][c rounded up to 8], w in the low int16
   std::vector<float> scale_, bias_;   // per output channel; bias as the reference's (float)bias_q
-  std::int32_t zp_x_, zp_y_;
-  std::int64_t lo_ = 0, hi_ = 0;
+  std::int32_t zp_x_;
+  Int8Requant rq_;  // y's encoding and the folded Relu
 };
 
 Int8ConvAvx2::Int8ConvAvx2(const Int8ConvShape& s, const Int8Weights& w, const IntParams& ip, DType x, DType y,
@@ -119,20 +192,21 @@ Int8ConvAvx2::Int8ConvAvx2(const Int8ConvShape& s, const Int8Weights& w, const I
     : s_(s),
       xt_(x),
       yt_(y),
-      relu_(relu),
       threads_(std::max(threads, 1)),
       cg_(s.c / s.groups),
       mg_(s.m / s.groups),
       k_(cg_ * s.kh * s.kw),
-      zp_x_(ip.zp_x),
-      zp_y_(ip.zp_y) {
+      zp_x_(ip.zp_x) {
   depthwise_ = cg_ == 1 && mg_ == 1;
   lda_ = (k_ + 1) / 2 * 2;
   tiles_ = (mg_ + kNr - 1) / kNr;
   rows_per_block_ = block_rows(lda_);
+  rq_.y = y;
+  rq_.relu = relu;
+  rq_.zp = ip.zp_y;
   if (y != DType::kFloat32) {
-    lo_ = detail::qmin(y);
-    hi_ = detail::qmax(y);
+    rq_.lo = detail::qmin(y);
+    rq_.hi = detail::qmax(y);
   }
   for (std::int64_t c = 0; c < s.m; ++c) {
     scale_.push_back(ip.scales.size() == 1 ? ip.scales[0] : ip.scales[static_cast<std::size_t>(c)]);
@@ -200,39 +274,11 @@ void Int8ConvAvx2::im2col(const void* src, std::int64_t g, std::int64_t r0, std:
   }
 }
 
-// Compiled for AVX2 so that requantize_acc's rint becomes one instruction, not a libm call.
-__attribute__((target("avx2"))) void Int8ConvAvx2::put(const std::int32_t* acc, std::int64_t row, std::int64_t c0,
-                                                       std::int64_t n, void* dst) const {
+void Int8ConvAvx2::put(const std::int32_t* acc, std::int64_t row, std::int64_t c0, std::int64_t n, void* dst) const {
   const std::int64_t at = row * s_.m + c0;
-  const float* scale = scale_.data() + c0;
-  const float* bias = bias_.data() + c0;
-  // Locals: stores through the int8 output pointer may alias any member, which would make
-  // the compiler reload and reconvert them for every element.
-  const bool relu = relu_;
-  const std::int32_t zp = zp_y_;
-  const std::int64_t lo = lo_, hi = hi_;
-  if (yt_ == DType::kFloat32) {
-    float* y = static_cast<float*>(dst) + at;
-    for (std::int64_t j = 0; j < n; ++j) {
-      const float v = (static_cast<float>(acc[j]) + bias[j]) * scale[j];
-      y[j] = relu && v < 0.f ? 0.f : v;
-    }
-    return;
-  }
-  const std::int64_t floor = relu ? std::max<std::int64_t>(zp, lo) : lo;
-  if (yt_ == DType::kInt8) {
-    auto* y = static_cast<std::int8_t*>(dst) + at;
-    for (std::int64_t j = 0; j < n; ++j) {
-      const float v = static_cast<float>(acc[j]) + bias[j];
-      y[j] = static_cast<std::int8_t>(std::max(floor, detail::requantize_acc(v, scale[j], zp, lo, hi)));
-    }
-  } else {
-    auto* y = static_cast<std::uint8_t*>(dst) + at;
-    for (std::int64_t j = 0; j < n; ++j) {
-      const float v = static_cast<float>(acc[j]) + bias[j];
-      y[j] = static_cast<std::uint8_t>(std::max(floor, detail::requantize_acc(v, scale[j], zp, lo, hi)));
-    }
-  }
+  void* y = yt_ == DType::kFloat32 ? static_cast<void*>(static_cast<float*>(dst) + at)
+                                   : static_cast<void*>(static_cast<std::uint8_t*>(dst) + at);
+  int8_requant_row(acc, bias_.data() + c0, scale_.data() + c0, n, rq_, y);
 }
 
 void Int8ConvAvx2::run_gemm(const void* src, void* dst, std::uint8_t* scratch) const {
@@ -330,6 +376,17 @@ void Int8ConvAvx2::run_depthwise(const void* src, void* dst, std::uint8_t* scrat
 }
 
 }  // namespace
+
+void int8_requant_row(const std::int32_t* acc, const float* bias, const float* scale, std::int64_t n,
+                      const Int8Requant& q, void* y) {
+  if (q.y == DType::kFloat32) {
+    requant_f32(acc, bias, scale, n, q.relu, static_cast<float*>(y));
+  } else if (q.y == DType::kInt8) {
+    requant_q8<true>(acc, bias, scale, n, q, static_cast<std::uint8_t*>(y));
+  } else {
+    requant_q8<false>(acc, bias, scale, n, q, static_cast<std::uint8_t*>(y));
+  }
+}
 
 bool int8_avx2_available() {
   static const bool avx2 = __builtin_cpu_supports("avx2");
