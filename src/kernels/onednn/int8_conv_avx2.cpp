@@ -167,6 +167,8 @@ class Int8ConvAvx2 final : public NativeKernel {
  private:
   void run_gemm(const void* src, void* dst, std::uint8_t* scratch) const;
   void run_depthwise(const void* src, void* dst, std::uint8_t* scratch) const;
+  void depthwise_line(const void* src, std::int64_t b, std::int64_t oy, std::int32_t* acc) const;
+  void pack_depthwise(const Int8Weights& w);
   // Rows [r0, r1) of the implicit GEMM of group g as int16 (x − zp_x), K padded to lda_
   // with zeros; taps outside the input are 0 (= zp_x before the subtraction).
   void im2col(const void* src, std::int64_t g, std::int64_t r0, std::int64_t r1, std::int16_t* a) const;
@@ -182,7 +184,12 @@ class Int8ConvAvx2 final : public NativeKernel {
   std::size_t per_thread_ = 0;
   std::vector<std::int16_t> packed_;  // GEMM: [group][tile][lda/2][16][2]
   std::vector<std::int32_t> dw_;      // depthwise: [ky·kw + kx][c rounded up to 8], w in the low int16
-  std::vector<float> scale_, bias_;   // per output channel; bias as the reference's (float)bias_q
+  // Depthwise interior (every tap inside the input): the byte offset of tap ky·kw + kx from
+  // tap 0, −zp_x·Σ_taps w per channel (c rounded up to 8), and the output columns [lo, hi).
+  std::vector<std::int64_t> dw_off_;
+  std::vector<std::int32_t> dw_nzpw_;
+  std::int64_t dw_ox_lo_ = 0, dw_ox_hi_ = 0;
+  std::vector<float> scale_, bias_;  // per output channel; bias as the reference's (float)bias_q
   std::int32_t zp_x_;
   Int8Requant rq_;  // y's encoding and the folded Relu
 };
@@ -216,13 +223,7 @@ Int8ConvAvx2::Int8ConvAvx2(const Int8ConvShape& s, const Int8Weights& w, const I
     return w.data[o * w.s_o + ci * w.s_c + ky * w.s_kh + kx * w.s_kw];
   };
   if (depthwise_) {
-    const std::int64_t cpad = (s.c + 7) / 8 * 8;
-    dw_.assign(static_cast<std::size_t>(s.kh * s.kw * cpad), 0);
-    for (std::int64_t ky = 0; ky < s.kh; ++ky)
-      for (std::int64_t kx = 0; kx < s.kw; ++kx)
-        for (std::int64_t c = 0; c < s.c; ++c)
-          dw_[static_cast<std::size_t>((ky * s.kw + kx) * cpad + c)] =
-              static_cast<std::uint16_t>(static_cast<std::int16_t>(wat(c, 0, ky, kx)));
+    pack_depthwise(w);
     per_thread_ = align_up(static_cast<std::size_t>(s.ow * s.c) * sizeof(std::int32_t));
     return;
   }
@@ -241,6 +242,28 @@ Int8ConvAvx2::Int8ConvAvx2(const Int8ConvShape& s, const Int8Weights& w, const I
       }
   per_thread_ = align_up(static_cast<std::size_t>(rows_per_block_ * lda_) * sizeof(std::int16_t)) +
                 align_up(static_cast<std::size_t>(kMr * kNr) * sizeof(std::int32_t));
+}
+
+void Int8ConvAvx2::pack_depthwise(const Int8Weights& w) {
+  const Int8ConvShape& s = s_;
+  const std::int64_t cpad = (s.c + 7) / 8 * 8;
+  dw_.assign(static_cast<std::size_t>(s.kh * s.kw * cpad), 0);
+  dw_nzpw_.assign(static_cast<std::size_t>(cpad), 0);
+  for (std::int64_t ky = 0; ky < s.kh; ++ky)
+    for (std::int64_t kx = 0; kx < s.kw; ++kx) {
+      dw_off_.push_back((ky * s.dh * s.w + kx * s.dw) * s.c);
+      for (std::int64_t c = 0; c < s.c; ++c) {
+        const std::int8_t wv = w.data[c * w.s_o + ky * w.s_kh + kx * w.s_kw];
+        dw_[static_cast<std::size_t>((ky * s.kw + kx) * cpad + c)] = static_cast<std::uint16_t>(std::int16_t{wv});
+        // Wrapping (unsigned) sums: only their value modulo 2^32 matters, see depthwise_interior.
+        auto& z = dw_nzpw_[static_cast<std::size_t>(c)];
+        z = static_cast<std::int32_t>(static_cast<std::uint32_t>(z) - static_cast<std::uint32_t>(zp_x_ * wv));
+      }
+    }
+  // Columns whose taps ox·sw − pl + kx·dw all lie in [0, w).
+  const std::int64_t last = s.w - 1 + s.pl - (s.kw - 1) * s.dw;
+  dw_ox_lo_ = std::min(s.ow, (s.pl + s.sw - 1) / s.sw);
+  dw_ox_hi_ = last < 0 ? 0 : std::min(s.ow, last / s.sw + 1);
 }
 
 void Int8ConvAvx2::run(const void* src, void* dst, void* scratch) const {
@@ -360,17 +383,70 @@ __attribute__((target("avx2"))) void depthwise_pixel(const void* x, bool is_sign
   }
 }
 
+// Depthwise sums of n output pixels of one line whose taps all lie inside the input
+// (`first`: tap 0 of the first pixel, channel 0; `step` bytes to the next pixel): no bounds
+// tests, taps at fixed offsets, and zp_x out of the loop: Σ(x − zp)·w = Σx·w − zp·Σw. The
+// lanes add in wrapping int32, so the result is the true sum modulo 2^32, i.e. the sum
+// itself (int_params has checked that it fits int32). x sits in the low int16 of its lane
+// (x ≤ 255 fits) and the weight's high half is 0, so vpmaddwd gives x·w.
+template <bool kSigned>
+__attribute__((target("avx2"))) void depthwise_interior(const std::uint8_t* first, std::int64_t step, std::int64_t n,
+                                                        const std::int64_t* off, std::int64_t taps,
+                                                        const std::int32_t* dw, const std::int32_t* nzpw,
+                                                        std::int64_t c, std::int32_t zp, std::int32_t* acc) {
+  const std::int64_t cpad = (c + 7) / 8 * 8, c8 = c / 8 * 8;
+  for (std::int64_t p = 0; p < n; ++p, first += step, acc += c) {
+    for (std::int64_t ch = 0; ch < c8; ch += 8) {
+      __m256i sum = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(nzpw + ch));
+      for (std::int64_t t = 0; t < taps; ++t) {
+        const __m128i raw = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(first + off[t] + ch));
+        const __m256i xv = kSigned ? _mm256_cvtepi8_epi32(raw) : _mm256_cvtepu8_epi32(raw);
+        const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(dw + t * cpad + ch));
+        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(xv, wv));
+      }
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + ch), sum);
+    }
+    for (std::int64_t ch = c8; ch < c; ++ch) {
+      std::int32_t sum = 0;
+      for (std::int64_t t = 0; t < taps; ++t) {
+        const std::int32_t xv = kSigned ? static_cast<std::int8_t>(first[off[t] + ch]) : first[off[t] + ch];
+        sum += (xv - zp) * static_cast<std::int16_t>(dw[t * cpad + ch]);
+      }
+      acc[ch] = sum;
+    }
+  }
+}
+
+// The accumulators of output line (b, oy): border pixels through depthwise_pixel's bounds
+// tests, the interior (most of a line) through depthwise_interior.
+void Int8ConvAvx2::depthwise_line(const void* src, std::int64_t b, std::int64_t oy, std::int32_t* acc) const {
+  const bool is_signed = xt_ == DType::kInt8;
+  const std::int64_t iy0 = oy * s_.sh - s_.pt;
+  std::int64_t i0 = s_.ow, i1 = s_.ow;  // interior columns [i0, i1), none unless the rows are
+  if (iy0 >= 0 && iy0 + (s_.kh - 1) * s_.dh < s_.h && dw_ox_lo_ < dw_ox_hi_) {
+    i0 = dw_ox_lo_;
+    i1 = dw_ox_hi_;
+  }
+  for (std::int64_t ox = 0; ox < i0; ++ox)
+    depthwise_pixel(src, is_signed, zp_x_, dw_.data(), s_, b, oy, ox, acc + ox * s_.c);
+  if (i0 < i1) {
+    const auto* first = static_cast<const std::uint8_t*>(src) + ((b * s_.h + iy0) * s_.w + i0 * s_.sw - s_.pl) * s_.c;
+    const auto run = is_signed ? depthwise_interior<true> : depthwise_interior<false>;
+    run(first, s_.sw * s_.c, i1 - i0, dw_off_.data(), s_.kh * s_.kw, dw_.data(), dw_nzpw_.data(), s_.c, zp_x_,
+        acc + i0 * s_.c);
+  }
+  for (std::int64_t ox = i1; ox < s_.ow; ++ox)
+    depthwise_pixel(src, is_signed, zp_x_, dw_.data(), s_, b, oy, ox, acc + ox * s_.c);
+}
+
 void Int8ConvAvx2::run_depthwise(const void* src, void* dst, std::uint8_t* scratch) const {
   const std::int64_t lines = s_.n * s_.oh;
   const int nt = static_cast<int>(std::min<std::int64_t>(threads_, lines));
   const bool parallel = nt > 1 && lines * s_.ow * s_.c * s_.kh * s_.kw >= kParallelMacs;
-  const bool is_signed = xt_ == DType::kInt8;
 #pragma omp parallel for num_threads(nt) schedule(static) if (parallel)
   for (std::int64_t line = 0; line < lines; ++line) {
     auto* acc = reinterpret_cast<std::int32_t*>(scratch + static_cast<std::size_t>(omp_get_thread_num()) * per_thread_);
-    const std::int64_t b = line / s_.oh, oy = line % s_.oh;
-    for (std::int64_t ox = 0; ox < s_.ow; ++ox)
-      depthwise_pixel(src, is_signed, zp_x_, dw_.data(), s_, b, oy, ox, acc + ox * s_.c);
+    depthwise_line(src, line / s_.oh, line % s_.oh, acc);
     for (std::int64_t ox = 0; ox < s_.ow; ++ox) put(acc + ox * s_.c, line * s_.ow + ox, 0, s_.c, dst);
   }
 }
