@@ -172,6 +172,9 @@ class Int8ConvAvx2 final : public NativeKernel {
   // Rows [r0, r1) of the implicit GEMM of group g as int16 (x − zp_x), K padded to lda_
   // with zeros; taps outside the input are 0 (= zp_x before the subtraction).
   void im2col(const void* src, std::int64_t g, std::int64_t r0, std::int64_t r1, std::int16_t* a) const;
+  // The kw taps of input line iy from column ix0 (kw·cg_ values of one im2col row).
+  void im2col_taps(const std::uint8_t* x, std::int64_t g, std::int64_t b, std::int64_t iy, std::int64_t ix0,
+                   std::int16_t* out) const;
   // Accumulators of n channels from channel c0 of output pixel `row`, through the
   // reference's int → float → requantize steps (int8_requant_row).
   void put(const std::int32_t* acc, std::int64_t row, std::int64_t c0, std::int64_t n, void* dst) const;
@@ -277,23 +280,49 @@ void Int8ConvAvx2::run(const void* src, void* dst, void* scratch) const {
 void Int8ConvAvx2::im2col(const void* src, std::int64_t g, std::int64_t r0, std::int64_t r1, std::int16_t* a) const {
   const bool is_signed = xt_ == DType::kInt8;
   const auto* x = static_cast<const std::uint8_t*>(src);
+  // 1×1, stride 1, no padding on any side (output extent = input extent), one group, K
+  // even (lda_ = K): row r is input pixel r, so the block is one contiguous run of input
+  // bytes (a pointwise conv, a Gemm).
+  if (s_.kh == 1 && s_.kw == 1 && s_.sh == 1 && s_.sw == 1 && s_.pt == 0 && s_.pl == 0 && s_.oh == s_.h &&
+      s_.ow == s_.w && s_.groups == 1 && lda_ == k_) {
+    widen_row(x + r0 * s_.c, is_signed, zp_x_, (r1 - r0) * s_.c, a);
+    return;
+  }
   const std::int64_t plane = s_.oh * s_.ow;
   for (std::int64_t r = r0; r < r1; ++r) {
     std::int16_t* row = a + (r - r0) * lda_;
     const std::int64_t b = r / plane, oy = (r % plane) / s_.ow, ox = r % s_.ow;
-    std::int64_t pos = 0;
-    for (std::int64_t ky = 0; ky < s_.kh; ++ky) {
-      const std::int64_t iy = oy * s_.sh - s_.pt + ky * s_.dh;
-      for (std::int64_t kx = 0; kx < s_.kw; ++kx, pos += cg_) {
-        const std::int64_t ix = ox * s_.sw - s_.pl + kx * s_.dw;
-        if (iy < 0 || iy >= s_.h || ix < 0 || ix >= s_.w) {
-          std::fill(row + pos, row + pos + cg_, std::int16_t{0});
-        } else {
-          widen_row(x + ((b * s_.h + iy) * s_.w + ix) * s_.c + g * cg_, is_signed, zp_x_, cg_, row + pos);
-        }
-      }
-    }
+    for (std::int64_t ky = 0; ky < s_.kh; ++ky)
+      im2col_taps(x, g, b, oy * s_.sh - s_.pt + ky * s_.dh, ox * s_.sw - s_.pl, row + ky * s_.kw * cg_);
     std::fill(row + k_, row + lda_, std::int16_t{0});
+  }
+}
+
+void Int8ConvAvx2::im2col_taps(const std::uint8_t* x, std::int64_t g, std::int64_t b, std::int64_t iy, std::int64_t ix0,
+                               std::int16_t* out) const {
+  const bool is_signed = xt_ == DType::kInt8;
+  if (iy < 0 || iy >= s_.h) {
+    std::fill(out, out + s_.kw * cg_, std::int16_t{0});
+    return;
+  }
+  const std::uint8_t* line = x + (b * s_.h + iy) * s_.w * s_.c + g * cg_;
+  if (s_.groups == 1 && s_.dw == 1) {
+    // The taps inside the input, [kx0, kx1), are adjacent pixels of one group spanning all
+    // channels: one contiguous run (a 7×7 stem's 3 channels become 21 values, not 7 × 3).
+    const std::int64_t kx0 = std::clamp<std::int64_t>(-ix0, 0, s_.kw);
+    const std::int64_t kx1 = std::clamp<std::int64_t>(s_.w - ix0, kx0, s_.kw);
+    std::fill(out, out + kx0 * cg_, std::int16_t{0});
+    widen_row(line + (ix0 + kx0) * s_.c, is_signed, zp_x_, (kx1 - kx0) * cg_, out + kx0 * cg_);
+    std::fill(out + kx1 * cg_, out + s_.kw * cg_, std::int16_t{0});
+    return;
+  }
+  for (std::int64_t kx = 0; kx < s_.kw; ++kx, out += cg_) {
+    const std::int64_t ix = ix0 + kx * s_.dw;
+    if (ix < 0 || ix >= s_.w) {
+      std::fill(out, out + cg_, std::int16_t{0});
+    } else {
+      widen_row(line + ix * s_.c, is_signed, zp_x_, cg_, out);
+    }
   }
 }
 
