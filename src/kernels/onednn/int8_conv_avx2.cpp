@@ -451,7 +451,8 @@ __attribute__((target("avx2"))) void depthwise_interior(const std::uint8_t* firs
 void Int8ConvAvx2::depthwise_line(const void* src, std::int64_t b, std::int64_t oy, std::int32_t* acc) const {
   const bool is_signed = xt_ == DType::kInt8;
   const std::int64_t iy0 = oy * s_.sh - s_.pt;
-  std::int64_t i0 = s_.ow, i1 = s_.ow;  // interior columns [i0, i1), none unless the rows are
+  // Interior columns [i0, i1): none unless every kernel row of this line is inside the input.
+  std::int64_t i0 = s_.ow, i1 = s_.ow;
   if (iy0 >= 0 && iy0 + (s_.kh - 1) * s_.dh < s_.h && dw_ox_lo_ < dw_ox_hi_) {
     i0 = dw_ox_lo_;
     i1 = dw_ox_hi_;
