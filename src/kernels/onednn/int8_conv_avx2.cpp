@@ -40,12 +40,22 @@ __attribute__((target("avx2"))) void widen_row(const void* src, bool is_signed, 
       const __m256i v = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_sub_epi16(v, vzp));
     }
+    if (i < n && n >= 16) {  // the last 16, overlapping: rewrites equal values, no scalar tail
+      const __m256i v = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + n - 16)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + n - 16), _mm256_sub_epi16(v, vzp));
+      i = n;
+    }
     for (; i < n; ++i) dst[i] = static_cast<std::int16_t>(s[i] - zp);
   } else {
     const auto* s = static_cast<const std::uint8_t*>(src);
     for (; i + 16 <= n; i += 16) {
       const __m256i v = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_sub_epi16(v, vzp));
+    }
+    if (i < n && n >= 16) {
+      const __m256i v = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + n - 16)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + n - 16), _mm256_sub_epi16(v, vzp));
+      i = n;
     }
     for (; i < n; ++i) dst[i] = static_cast<std::int16_t>(s[i] - zp);
   }
