@@ -9,12 +9,15 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
+#include <limits>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "kernel_runner.h"
+#include "kernels/common.h"
 #include "kernels/onednn/int8_conv_avx2.h"
 #include "kernels/onednn/runtime.h"
 #include "compiler/builder.h"
@@ -292,6 +295,87 @@ TEST(FastConvInt8, TwoThreadsWithFoldedRelu) {
     }
     expect_exact(c.ref[0], c.fast[0], 4);
   }
+}
+
+// avx2_int8's requantization (int8_requant_row: 16 and 8 lanes at a time, then a scalar
+// tail) against the reference's steps value by value, on the values where a vector
+// rewrite can slip: accumulators landing exactly on x.5 after scaling (ties to even, with
+// odd and even zero points), far beyond the output range (saturation both ways, products
+// beyond int32 and float range, 0·inf = NaN), beyond 2^24 (the int → float rounding),
+// relu floors, int8, uint8 and float32 outputs, every n from 1 to 17. Bytes past n must
+// stay untouched.
+std::vector<std::uint8_t> requant_row_expected(const std::vector<std::int32_t>& acc, const std::vector<float>& bias,
+                                               const std::vector<float>& scale, const kernels::onednn::Int8Requant& q) {
+  std::vector<std::uint8_t> out;
+  for (std::size_t j = 0; j < acc.size(); ++j) {
+    const float v = static_cast<float>(acc[j]) + bias[j];
+    if (q.y == DType::kFloat32) {
+      const float r = v * scale[j];
+      const float f = q.relu && r < 0.f ? 0.f : r;
+      const auto* b = reinterpret_cast<const std::uint8_t*>(&f);
+      out.insert(out.end(), b, b + sizeof f);
+      continue;
+    }
+    const std::int64_t floor = q.relu ? std::max<std::int64_t>(q.zp, q.lo) : q.lo;
+    out.push_back(
+        static_cast<std::uint8_t>(std::max(floor, kernels::detail::requantize_acc(v, scale[j], q.zp, q.lo, q.hi))));
+  }
+  return out;
+}
+
+TEST(Int8RequantRow, IdenticalToRequantizeAccAtTiesSaturationAndTails) {
+  if (!kernels::onednn::int8_avx2_available()) GTEST_SKIP() << "no AVX2";
+  const std::int32_t accs[] = {0,
+                               1,
+                               -1,
+                               3,
+                               -3,
+                               5,
+                               -7,
+                               255,
+                               -255,
+                               1001,
+                               -1001,
+                               (1 << 24) + 1,
+                               -(1 << 24) - 3,
+                               1000000007,
+                               std::numeric_limits<std::int32_t>::max(),
+                               std::numeric_limits<std::int32_t>::min()};
+  const float scales[] = {0.5f, 0.25f, 1.f / 16, 1.f, 0.0123f, 1e-9f, 3e38f, std::numeric_limits<float>::infinity()};
+  const float biases[] = {0.f, 0.f, 1.f, -1.f, 2.f, -1000.f, 4097.f};
+  struct Enc {
+    DType y;
+    std::int64_t lo, hi;
+    std::vector<std::int32_t> zps;
+  };
+  const Enc encs[] = {{DType::kInt8, -128, 127, {-128, -3, 0, 4, 127}},
+                      {DType::kUint8, 0, 255, {0, 3, 128, 255}},
+                      {DType::kFloat32, 0, 0, {0}}};
+  std::uint32_t s = 23;
+  auto pick = [&s](const auto& list) { return list[testing::lcg(s) % std::size(list)]; };
+  for (const Enc& e : encs)
+    for (std::int32_t zp : e.zps)
+      for (bool relu : {false, true})
+        for (std::int64_t n = 1; n <= 17; ++n)
+          for (int trial = 0; trial < 8; ++trial) {
+            const kernels::onednn::Int8Requant q{e.y, relu, zp, e.lo, e.hi};
+            std::vector<std::int32_t> acc(static_cast<std::size_t>(n));
+            std::vector<float> bias(acc.size()), scale(acc.size());
+            for (std::size_t j = 0; j < acc.size(); ++j) {
+              // Half the trials all ties: odd accumulators, no bias, scale 1/2.
+              const bool tie = trial % 2 == 0;
+              acc[j] = tie ? 2 * static_cast<std::int32_t>(testing::lcg(s) % 601) - 601 : pick(accs);
+              bias[j] = tie ? 0.f : pick(biases);
+              scale[j] = tie ? 0.5f : pick(scales);
+            }
+            const std::vector<std::uint8_t> want = requant_row_expected(acc, bias, scale, q);
+            std::vector<std::uint8_t> got(want.size() + 64, 0xA5);
+            kernels::onednn::int8_requant_row(acc.data(), bias.data(), scale.data(), n, q, got.data());
+            ASSERT_EQ(Bytes(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(want.size())), want)
+                << "y " << static_cast<int>(e.y) << " zp " << zp << " relu " << relu << " n " << n << " trial "
+                << trial;
+            for (std::size_t i = want.size(); i < got.size(); ++i) ASSERT_EQ(got[i], 0xA5) << "wrote past n = " << n;
+          }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, FastConv, ::testing::ValuesIn(kConvCases),

@@ -5,8 +5,9 @@
 // operands are widened to int16 first — x − zp_x fits, |x − zp_x| ≤ 255 — and vpmaddwd adds
 // pairs of int16·int16 products into int32, which cannot round or saturate for 8-bit
 // operands. The accumulators are therefore the reference's (int_params has checked that
-// no int32 sum can overflow), and requantization calls the reference's own
-// requantize_acc: outputs are bit-identical to the reference kernels.
+// no int32 sum can overflow), and requantization performs the reference's requantize_acc
+// steps (eight lanes at a time, the same float operations in the same order, see
+// int8_requant_row): outputs are bit-identical to the reference kernels.
 //
 // Layout: activations NHWC (the fast path's), one row of the implicit GEMM per output
 // pixel; weights packed once at load into int16 tiles of 16 output channels. Padding taps
@@ -42,6 +43,23 @@ struct Int8Weights {
 // True when this CPU has AVX2 (the kernel's only requirement; checked at run time, the
 // code is compiled for it with a target attribute so the library still runs without).
 bool int8_avx2_available();
+
+// Output encoding of Int8ConvAvx2's requantization (y: int8, uint8 or float32; lo/hi its
+// range, unused for float32; relu folded as in make_int8_conv_avx2).
+struct Int8Requant {
+  model::DType y = model::DType::kInt8;
+  bool relu = false;
+  std::int32_t zp = 0;
+  std::int64_t lo = 0, hi = 0;
+};
+
+// y[j] for n accumulators of consecutive output channels, v = (float)acc + bias: float32
+// v·scale (0 for negatives under relu), else max(floor, requantize_acc(v, scale, zp, lo, hi))
+// with floor = max(zp, lo) under relu. Eight lanes at a time in AVX2 (one float rounding per step, in the reference's
+// order), bit-identical to the scalar loop, which handles the last n mod 8 values.
+// Requires AVX2 (int8_avx2_available()); exposed for the kernel tests.
+void int8_requant_row(const std::int32_t* acc, const float* bias, const float* scale, std::int64_t n,
+                      const Int8Requant& q, void* y);
 
 // x: int8 or uint8; y: int8, uint8 or float32. `relu` folds a following Relu (integer:
 // max(q, zp_y), the same encoding; float32: max(v, 0)). Never fails (the caller has
