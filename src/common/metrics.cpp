@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <tuple>
 
 namespace svp::compare {
 
@@ -75,6 +76,43 @@ inline v4f exp_nonpositive(v4f x) {
   return underflow ? v4f{} : p * scale;
 }
 
+// exp_nonpositive's operations on eight lanes (AVX2, no FMA: every lane gets the same
+// float operations in the same order, so the same bits), for CPUs that have it: the
+// exponentials are the largest part of the per-layer analysis's metrics.
+typedef float v8f __attribute__((vector_size(32)));
+typedef std::int32_t v8i __attribute__((vector_size(32)));
+
+__attribute__((target("avx2"))) void exps_avx2(const float* v, std::size_t n, float mx, float* e) {
+  for (std::size_t i = 0; i + 8 <= n; i += 8) {
+    v8f x;
+    std::memcpy(&x, v + i, sizeof x);
+    x = x - mx;
+    const v8f lo = v8f{} - 87.0f;
+    const v8i underflow = x < lo;
+    x = underflow ? lo : x;
+    const v8f k = (x * 1.44269504089f + 12582912.0f) - 12582912.0f;
+    const v8f f = (x - k * 0.693145751953125f) - k * 1.428606765330187e-06f;
+    v8f p = v8f{} + 1.0f / 5040;
+    p = p * f + 1.0f / 720;
+    p = p * f + 1.0f / 120;
+    p = p * f + 1.0f / 24;
+    p = p * f + 1.0f / 6;
+    p = p * f + 0.5f;
+    p = p * f + 1.0f;
+    p = p * f + 1.0f;
+    const v8i bits = (__builtin_convertvector(k, v8i) + 127) << 23;
+    v8f scale;
+    std::memcpy(&scale, &bits, sizeof scale);
+    const v8f ex = underflow ? v8f{} : p * scale;
+    std::memcpy(e + i, &ex, sizeof ex);
+  }
+}
+
+bool has_avx2() {
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
+
 }  // namespace
 
 // The sums over one block of float pairs (n a multiple of 2), two lanes of doubles at a
@@ -109,67 +147,119 @@ void MetricsAccumulator::accumulate_block(const float* g, const float* a, const 
   z_a_ += za[0] + za[1];
 }
 
-void MetricsAccumulator::Add(const float* golden, const float* actual, std::size_t n, bool clamp_at_zero) {
-  constexpr std::size_t kBlock = 256;  // a multiple of 4
-  alignas(16) float g[kBlock], a[kBlock], eg[kBlock], ea[kBlock];
-  for (std::size_t start = 0; start < n; start += kBlock) {
-    const std::size_t m = std::min(kBlock, n - start);
-    // Clamped copies (the last group's spare lanes repeat the first pair: they change no
-    // maximum), their maxima and whether all are finite, four lanes at a time.
-    std::memcpy(g, golden + start, m * sizeof(float));
-    std::memcpy(a, actual + start, m * sizeof(float));
-    for (std::size_t i = m; i % 4 != 0; ++i) {
-      g[i] = g[0];
-      a[i] = a[0];
-    }
+// One side of a block of float pairs: its values clamped at 0 when asked (NaN stays NaN),
+// the last group's spare lanes repeating the first value (they change no maximum), its
+// maximum and whether all are finite, four lanes at a time.
+struct MetricsAccumulator::Side {
+  alignas(16) float v[kBlock];
+  float max = 0;
+  bool finite = true;
+  std::size_t m = 0;
+
+  void prepare(const float* src, std::size_t count, bool clamp_at_zero) {
+    m = count;
+    std::memcpy(v, src, m * sizeof(float));
+    for (std::size_t i = m; i % 4 != 0; ++i) v[i] = v[0];
     const v4f zero{}, low = zero - std::numeric_limits<float>::infinity();
-    v4f gmax = low, amax = low;
+    v4f vmax = low;
     v4i bad{};
     for (std::size_t i = 0; i < m; i += 4) {
-      v4f x, y;
-      std::memcpy(&x, g + i, sizeof x);
-      std::memcpy(&y, a + i, sizeof y);
+      v4f x;
+      std::memcpy(&x, v + i, sizeof x);
       if (clamp_at_zero) {
-        x = x < zero ? zero : x;  // NaN stays NaN
-        y = y < zero ? zero : y;
-        std::memcpy(g + i, &x, sizeof x);
-        std::memcpy(a + i, &y, sizeof y);
+        x = x < zero ? zero : x;
+        std::memcpy(v + i, &x, sizeof x);
       }
-      bad |= (x - x != zero) | (y - y != zero);  // NaN or ±Inf
-      gmax = x > gmax ? x : gmax;
-      amax = y > amax ? y : amax;
+      bad |= x - x != zero;  // NaN or ±Inf
+      vmax = x > vmax ? x : vmax;
     }
-    const bool finite = (bad[0] | bad[1] | bad[2] | bad[3]) == 0;
-    const float gm = std::max({gmax[0], gmax[1], gmax[2], gmax[3]});
-    const float am = std::max({amax[0], amax[1], amax[2], amax[3]});
-    if (!finite) {  // the counts and exclusions of the pair-by-pair path
-      for (std::size_t i = 0; i < m; ++i) Add(static_cast<double>(g[i]), static_cast<double>(a[i]));
+    finite = (bad[0] | bad[1] | bad[2] | bad[3]) == 0;
+    max = std::max({vmax[0], vmax[1], vmax[2], vmax[3]});
+  }
+  // e^(v − mx) into `e`, the spare lanes zero on both (they add nothing).
+  void exps(float mx, float* e) {
+    for (std::size_t i = m; i % 4 != 0; ++i) v[i] = 0.0f;
+    std::size_t done = 0;
+    if (has_avx2()) {
+      done = m / 8 * 8;
+      exps_avx2(v, done, mx, e);
+    }
+    for (std::size_t i = done; i < m; i += 4) {
+      v4f x;
+      std::memcpy(&x, v + i, sizeof x);
+      const v4f ex = exp_nonpositive(x - mx);
+      std::memcpy(e + i, &ex, sizeof ex);
+    }
+    for (std::size_t i = m; i % 4 != 0; ++i) e[i] = 0.0f;
+  }
+};
+
+void MetricsAccumulator::raise_maxima(float gm, float am) {
+  // The running maxima rise to the block's first, so every exponent below is ≤ 0.
+  if (gm > max_g_) {
+    const double k = std::exp(max_g_ - gm);
+    z_g_ *= k;
+    s_ *= k;
+    max_g_ = gm;
+  }
+  if (am > max_a_) {
+    z_a_ *= std::exp(max_a_ - am);
+    max_a_ = am;
+  }
+}
+
+void MetricsAccumulator::add_block(Side& g, Side& a, const float* eg) {
+  alignas(16) float own_eg[kBlock], ea[kBlock];
+  if (eg == nullptr) {
+    raise_maxima(g.max, a.max);
+    g.exps(static_cast<float>(max_g_), own_eg);
+    eg = own_eg;
+  }
+  a.exps(static_cast<float>(max_a_), ea);
+  accumulate_block(g.v, a.v, eg, ea, (g.m + 3) / 4 * 4);
+  m_.finite_pairs += g.m;
+}
+
+void MetricsAccumulator::Add(const float* golden, const float* actual, std::size_t n, bool clamp_at_zero) {
+  Side g, a;
+  for (std::size_t start = 0; start < n; start += kBlock) {
+    const std::size_t m = std::min(kBlock, n - start);
+    g.prepare(golden + start, m, clamp_at_zero);
+    a.prepare(actual + start, m, clamp_at_zero);
+    if (!g.finite || !a.finite) {  // the counts and exclusions of the pair-by-pair path
+      for (std::size_t i = 0; i < m; ++i) Add(static_cast<double>(g.v[i]), static_cast<double>(a.v[i]));
       continue;
     }
-    // The running maxima rise to the block's first, so every exponent below is ≤ 0.
-    if (gm > max_g_) {
-      const double k = std::exp(max_g_ - gm);
-      z_g_ *= k;
-      s_ *= k;
-      max_g_ = gm;
+    add_block(g, a, nullptr);
+  }
+}
+
+void MetricsAccumulator::AddBoth(MetricsAccumulator& x, const float* a, MetricsAccumulator& y, const float* b,
+                                 const float* golden, std::size_t n, bool clamp_at_zero) {
+  Side g, sa, sb;
+  alignas(16) float eg[kBlock];
+  for (std::size_t start = 0; start < n; start += kBlock) {
+    const std::size_t m = std::min(kBlock, n - start);
+    g.prepare(golden + start, m, clamp_at_zero);
+    sa.prepare(a + start, m, clamp_at_zero);
+    sb.prepare(b + start, m, clamp_at_zero);
+    const bool fa = g.finite && sa.finite, fb = g.finite && sb.finite;
+    if (fa) x.raise_maxima(g.max, sa.max);
+    if (fb) y.raise_maxima(g.max, sb.max);
+    const bool shared = fa && fb && x.max_g_ == y.max_g_;
+    if (shared) g.exps(static_cast<float>(x.max_g_), eg);
+    for (auto [acc, side, ok] : {std::tuple{&x, &sa, fa}, std::tuple{&y, &sb, fb}}) {
+      if (!ok) {  // the counts and exclusions of the pair-by-pair path
+        for (std::size_t i = 0; i < m; ++i) acc->Add(static_cast<double>(g.v[i]), static_cast<double>(side->v[i]));
+      } else if (shared) {
+        acc->add_block(g, *side, eg);
+      } else {
+        Side copy = g;  // the exponentials against this accumulator's own maximum
+        alignas(16) float own[kBlock];
+        copy.exps(static_cast<float>(acc->max_g_), own);
+        acc->add_block(copy, *side, own);
+      }
     }
-    if (am > max_a_) {
-      z_a_ *= std::exp(max_a_ - am);
-      max_a_ = am;
-    }
-    const auto mg = static_cast<float>(max_g_), ma = static_cast<float>(max_a_);
-    for (std::size_t i = m; i % 4 != 0; ++i) g[i] = a[i] = 0.0f;  // the last group's spare lanes
-    for (std::size_t i = 0; i < m; i += 4) {
-      v4f x, y;
-      std::memcpy(&x, g + i, sizeof x);
-      std::memcpy(&y, a + i, sizeof y);
-      const v4f ex = exp_nonpositive(x - mg), ey = exp_nonpositive(y - ma);
-      std::memcpy(eg + i, &ex, sizeof ex);
-      std::memcpy(ea + i, &ey, sizeof ey);
-    }
-    for (std::size_t i = m; i % 4 != 0; ++i) eg[i] = ea[i] = 0.0f;  // spare lanes add nothing
-    accumulate_block(g, a, eg, ea, (m + 3) / 4 * 4);
-    m_.finite_pairs += m;
   }
 }
 

@@ -47,9 +47,22 @@ class MetricsAccumulator {
   // terms of KL are computed in float precision (relative error below 1e-7 on each, so KL
   // agrees to about 1e-7 of its value), everything else as Add(double, double) does.
   void Add(const float* golden, const float* actual, std::size_t n, bool clamp_at_zero = false);
+  // x.Add(golden, a, n, clamp) and y.Add(golden, b, n, clamp), with the same results, the
+  // golden side's work (its copy, clamping, maximum and, while both accumulators stand at
+  // the same maximum, its exponentials) done once: the per-layer analysis compares each
+  // layer's float output with two others.
+  static void AddBoth(MetricsAccumulator& x, const float* a, MetricsAccumulator& y, const float* b,
+                      const float* golden, std::size_t n, bool clamp_at_zero = false);
   Metrics Result() const;
 
  private:
+  struct Side;  // one side of a block of pairs, prepared
+  static constexpr std::size_t kBlock = 256;  // pairs per block, a multiple of 4
+  // One prepared block: the pair-by-pair path when a side is not finite, else the maxima
+  // raised and, with `eg` null, the golden side's exponentials computed here.
+  void add_block(Side& g, Side& a, const float* eg);
+  // Raises the running maxima to the block's; the pair path's caller checked finiteness.
+  void raise_maxima(float gm, float am);
   void accumulate_block(const float* g, const float* a, const float* eg, const float* ea, std::size_t n);
   Metrics m_;  // the counts
   double dot_ = 0, gg_ = 0, aa_ = 0, dd_ = 0, sum_abs_ = 0, max_abs_ = 0;

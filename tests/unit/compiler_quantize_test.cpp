@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -16,8 +17,10 @@
 #include "compiler/quantize/layer_accuracy.h"
 #include "compiler/quantize/mixed_precision.h"
 #include "compiler/quantize/quantize.h"
+#include "compiler/quantize/real_values.h"
 #include "compiler/quantize/weight_search.h"
 #include "compiler_graph.h"
+#include "kernels/common.h"
 #include "model_io.h"
 
 namespace svp::compiler::quant {
@@ -581,6 +584,61 @@ TEST(BiasCorrection, TheConvBiasAbsorbsTheMeanShiftOfWeightRounding) {
 
 namespace svp::compiler::quant {
 namespace {
+
+// quantize_like (four lanes at a time) stores exactly what the kernels' scalar
+// QuantizeLinear stores: ties to even, saturation, NaN, ±Inf, the odd tail, every type.
+template <typename T>
+void expect_quantized_as_the_kernels(DType dtype, float scale, std::int32_t zp) {
+  std::vector<float> x;
+  for (int k = -70000; k <= 70000; ++k) x.push_back(static_cast<float>(k) * 0.5f * scale);  // every tie
+  for (int k = 0; k < 5000; ++k) x.push_back(std::ldexp(static_cast<float>((k * 7919) % 2001 - 1000), k % 40 - 20));
+  x.insert(x.end(), {std::nanf(""), -std::nanf(""), INFINITY, -INFINITY, 3e38f, -3e38f, 1e-40f, -1e-40f, -0.0f});
+  x.push_back(1.0f);  // an odd count: the scalar tail
+  Value like;
+  like.dtype = dtype;
+  like.quant.scale = {scale};
+  like.quant.zero_point = {zp};
+  const kernels::OwnedTensor got = quantize_like(x, {static_cast<std::int64_t>(x.size())}, like);
+  std::vector<T> want(x.size());
+  kernels::detail::quantize_per_tensor(x.data(), static_cast<std::int64_t>(x.size()), scale, zp, want.data());
+  const T* q = got.view().as<const T>();
+  for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(q[i], want[i]) << "x = " << x[i] << " (element " << i << ")";
+}
+
+TEST(LayerAccuracy, QuantizeLikeStoresWhatTheKernelsStore) {
+  expect_quantized_as_the_kernels<std::int8_t>(DType::kInt8, 0.05f, 0);
+  expect_quantized_as_the_kernels<std::int8_t>(DType::kInt8, 0.3f, -17);
+  expect_quantized_as_the_kernels<std::uint8_t>(DType::kUint8, 0.02f, 0);
+  expect_quantized_as_the_kernels<std::uint8_t>(DType::kUint8, 0.7f, 131);
+  expect_quantized_as_the_kernels<std::int16_t>(DType::kInt16, 0.001f, 0);
+  expect_quantized_as_the_kernels<std::int16_t>(DType::kInt16, 3.0f, 5);
+}
+
+// as_floats (four lanes at a time) gives the kernels' scalar dequantization bit for bit.
+template <typename T>
+void expect_dequantized_as_the_kernels(DType dtype, float scale, std::int32_t zp) {
+  std::vector<T> q;
+  for (std::int64_t v = std::numeric_limits<T>::min(); v <= std::numeric_limits<T>::max(); ++v) q.push_back(static_cast<T>(v));
+  q.push_back(q.back());  // an odd count: the scalar tail
+  kernels::OwnedTensor t(dtype, {static_cast<std::int64_t>(q.size())});
+  std::memcpy(t.view().data, q.data(), q.size() * sizeof(T));
+  model::Quant enc;
+  enc.scale = {scale};
+  enc.zero_point = {zp};
+  t.set_quant(enc);
+  const std::vector<float> got = as_floats(t.view());
+  std::vector<float> want(q.size());
+  kernels::detail::dequantize_per_tensor(q.data(), static_cast<std::int64_t>(q.size()), zp, scale, want.data());
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0);
+}
+
+TEST(LayerAccuracy, AsFloatsDequantizesAsTheKernelsDo) {
+  expect_dequantized_as_the_kernels<std::int8_t>(DType::kInt8, 0.05f, 0);
+  expect_dequantized_as_the_kernels<std::int8_t>(DType::kInt8, 0.3f, -17);
+  expect_dequantized_as_the_kernels<std::uint8_t>(DType::kUint8, 0.7f, 131);
+  expect_dequantized_as_the_kernels<std::int16_t>(DType::kInt16, 0.001f, 3);
+}
 
 // The per-layer analysis finds the layer at fault: a Conv whose output encoding is forced
 // far too narrow is bad alone (single) and from there on (entire); the layers before it

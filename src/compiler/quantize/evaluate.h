@@ -29,7 +29,8 @@ Result<std::vector<kernels::OwnedTensor>> evaluate(const Graph& g, const std::ve
 // magnitude faster than evaluate() on real models, the choice for calibration and the
 // accuracy analysis. Values are matched to the emitted model's tensors by name; the
 // observer sees the values a layer writes right after it ran, quantized ones with their
-// Quant. Thread-compatible; the graph must outlive it.
+// Quant. Thread-compatible (one run at a time: the work buffer is kept between runs); the
+// graph must outlive it.
 class CompiledEvaluator {
  public:
   // kObservable: fusion off, every value materialised for the observer. kAsExecuted: the

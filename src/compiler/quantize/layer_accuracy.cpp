@@ -35,13 +35,16 @@ bool clamped(const Graph& g, ValueId v) {
 }
 
 // Mismatched sizes (a layer whose float and quantized outputs differ in shape) are left out.
-void add(compare::MetricsAccumulator& acc, const std::vector<float>& golden, const std::vector<float>& actual,
-         bool clamp) {
-  if (golden.size() == actual.size()) acc.Add(golden.data(), actual.data(), golden.size(), clamp);
+void add(compare::MetricsAccumulator& acc, Floats golden, Floats actual, bool clamp) {
+  if (golden.size == actual.size) acc.Add(golden.data, actual.data, golden.size, clamp);
 }
 
-std::vector<float> floats_of(const model::TensorView& t) {
-  return std::vector<float>(t.as<const float>(), t.as<const float>() + t.elements());
+Floats floats_in(const std::vector<float>& v) { return {v.data(), v.size()}; }
+
+// `t` (float32) into `to`, whose capacity is reused from the previous input: no page faults
+// for the float graph's values after the first input.
+void keep_floats(const model::TensorView& t, std::vector<float>* to) {
+  to->assign(t.as<const float>(), t.as<const float>() + t.elements());
 }
 
 // A graph run on the runtime's compiled program when it builds, on the reference
@@ -67,6 +70,7 @@ class Runner {
 };
 
 // The float graph's values for one input: graph inputs, every node output, the outputs.
+// Refilled in place for each input (the same values every time).
 struct Golden {
   std::map<ValueId, std::vector<float>> values;
   std::map<ValueId, std::vector<std::int64_t>> dims;
@@ -92,11 +96,10 @@ class Analysis {
   }
 
   Status add_input(const std::vector<kernels::OwnedTensor>& inputs) {
-    auto golden = float_values(inputs);
-    if (!golden.ok()) return Error(golden.status().code(), "accuracy analysis, float graph: {}", golden.status().message());
-    SVP_RETURN_IF_ERROR(entire(inputs, *golden));
-    for (NodeId id : order_) SVP_RETURN_IF_ERROR(single(id, *golden));
-    if (executed_) SVP_RETURN_IF_ERROR(model_outputs(inputs, *golden));
+    const Status golden = float_values(inputs);
+    if (!golden.ok()) return Error(golden.code(), "accuracy analysis, float graph: {}", golden.message());
+    SVP_RETURN_IF_ERROR(entire_and_single(inputs));
+    if (executed_) SVP_RETURN_IF_ERROR(model_outputs(inputs));
     return Status::Ok();
   }
 
@@ -113,10 +116,11 @@ class Analysis {
     if (static_cast<std::size_t>(id) >= f_.node_count() || f_.node(id).dead) return false;
     return !q_.node(id).outputs.empty() && !f_.node(id).outputs.empty();
   }
-  Result<Golden> float_values(const std::vector<kernels::OwnedTensor>& inputs) const;
-  Status entire(const std::vector<kernels::OwnedTensor>& inputs, const Golden& golden);
-  Status single(NodeId id, const Golden& golden);
-  Status model_outputs(const std::vector<kernels::OwnedTensor>& inputs, const Golden& golden);
+  Status float_values(const std::vector<kernels::OwnedTensor>& inputs);
+  Status entire_and_single(const std::vector<kernels::OwnedTensor>& inputs);
+  Status compare_layer(NodeId id, Floats golden, Floats entire, bool clamp);
+  Result<bool> single(NodeId id);
+  Status model_outputs(const std::vector<kernels::OwnedTensor>& inputs);
 
   const Graph& f_;
   const Graph& q_;
@@ -126,49 +130,79 @@ class Analysis {
   std::map<ValueId, NodeId> analysed_output_;  // a layer's first output in `q_` → the layer
   std::map<NodeId, compare::MetricsAccumulator> single_, entire_;
   std::map<NodeId, std::unique_ptr<SingleLayer>> alone_;  // compiled at the first input
+  std::vector<kernels::OwnedTensor> alone_out_;           // the last single run's outputs
   std::vector<OutputAccuracy> outputs_;
   std::vector<compare::MetricsAccumulator> executed_acc_, sensitivity_acc_;
+  Golden golden_;                          // the current input's float values
+  std::vector<float> scratch_, scratch2_;  // dequantized values, reused
 };
 
-Result<Golden> Analysis::float_values(const std::vector<kernels::OwnedTensor>& inputs) const {
-  Golden g;
+Status Analysis::float_values(const std::vector<kernels::OwnedTensor>& inputs) {
+  Golden& g = golden_;
   for (std::size_t i = 0; i < f_.inputs.size() && i < inputs.size(); ++i) {
     const model::TensorView& t = inputs[i].view();
     if (t.dtype != DType::kFloat32) continue;
-    g.values[f_.inputs[i]] = floats_of(t);
+    keep_floats(t, &g.values[f_.inputs[i]]);
     g.dims[f_.inputs[i]] = t.dims;
   }
   auto ran = float_.run(inputs, [&](ValueId v, const model::TensorView& t) {
     if (t.dtype != DType::kFloat32) return;
-    g.values[v] = floats_of(t);
+    keep_floats(t, &g.values[v]);
     g.dims[v] = t.dims;
   });
   if (!ran.ok()) return ran.status();
   g.outputs = std::move(*ran);
-  return g;
-}
-
-// Entire: the quantized graph whole, each analysed output compared when produced.
-Status Analysis::entire(const std::vector<kernels::OwnedTensor>& inputs, const Golden& golden) {
-  auto ran = quantized_.run(inputs, [&](ValueId v, const model::TensorView& t) {
-    auto layer = analysed_output_.find(v);
-    if (layer == analysed_output_.end()) return;
-    auto g = golden.values.find(f_.node(layer->second).outputs[0]);
-    if (g == golden.values.end()) return;
-    add(entire_[layer->second], g->second, as_floats(t), clamped(q_, v));
-  });
-  if (!ran.ok()) return Error(ran.status().code(), "accuracy analysis, quantized graph: {}", ran.status().message());
   return Status::Ok();
 }
 
-// Single: the layer alone on the float inputs, quantized as this layer reads them; layers
-// that neither read nor write quantized values are left out.
-Status Analysis::single(NodeId id, const Golden& golden) {
-  if (!shared(id)) return Status::Ok();
+// Entire: the quantized graph whole, each analysed output compared when produced — and
+// then single, the layer alone, so that both comparisons share the float side's work
+// (MetricsAccumulator::AddBoth). Layers the quantized run does not show are not reported,
+// so their single view is not computed.
+Status Analysis::entire_and_single(const std::vector<kernels::OwnedTensor>& inputs) {
+  Status failed = Status::Ok();
+  auto ran = quantized_.run(inputs, [&](ValueId v, const model::TensorView& t) {
+    auto layer = analysed_output_.find(v);
+    if (layer == analysed_output_.end() || !failed.ok()) return;
+    auto g = golden_.values.find(f_.node(layer->second).outputs[0]);
+    if (g == golden_.values.end()) return;
+    failed = compare_layer(layer->second, floats_in(g->second), real_values(t, &scratch_), clamped(q_, v));
+  });
+  if (!ran.ok()) return Error(ran.status().code(), "accuracy analysis, quantized graph: {}", ran.status().message());
+  return failed;
+}
+
+// Layer `id`'s output in the whole quantized run (`entire`) and alone against the float
+// graph's (`golden`); mismatched sizes are left out (add()).
+Status Analysis::compare_layer(NodeId id, Floats golden, Floats entire, bool clamp) {
+  compare::MetricsAccumulator& e = entire_[id];
+  auto alone = single(id);
+  if (!alone.ok()) return alone.status();
+  if (!*alone) {
+    add(e, golden, entire, clamp);
+    return Status::Ok();
+  }
+  compare::MetricsAccumulator& s = single_[id];
+  const Floats out = real_values(alone_out_[0].view(), &scratch2_);
+  if (golden.size == entire.size && golden.size == out.size) {
+    compare::MetricsAccumulator::AddBoth(e, entire.data, s, out.data, golden.data, golden.size, clamp);
+  } else {
+    add(e, golden, entire, clamp);
+    add(s, golden, out, clamp);
+  }
+  return Status::Ok();
+}
+
+// Single: the layer alone on the float inputs, quantized as this layer reads them, its
+// outputs in alone_out_; false for the layers left out: those that neither read nor write
+// quantized values.
+Result<bool> Analysis::single(NodeId id) {
+  const Golden& golden = golden_;
+  if (!shared(id)) return false;
   const Node& nq = q_.node(id);
   const Node& nf = f_.node(id);
   auto g = golden.values.find(nf.outputs[0]);
-  if (g == golden.values.end() || nq.inputs.size() != nf.inputs.size()) return Status::Ok();
+  if (g == golden.values.end() || nq.inputs.size() != nf.inputs.size()) return false;
   bool reads_quantized = false;
   std::vector<kernels::OwnedTensor> in;  // the layer's graph inputs (SingleLayer's order)
   std::set<ValueId> seen;
@@ -177,7 +211,7 @@ Status Analysis::single(NodeId id, const Golden& golden) {
     if (vq == kNoValue || q_.value(vq).is_constant() || !seen.insert(vq).second) continue;
     const Value& q = q_.value(vq);
     auto src = golden.values.find(nf.inputs[k]);
-    if (src == golden.values.end()) return Status::Ok();
+    if (src == golden.values.end()) return false;
     const std::vector<std::int64_t>& dims = golden.dims.at(nf.inputs[k]);
     if (q.dtype == DType::kFloat32) {
       in.push_back(kernels::OwnedTensor::f32(dims, src->second));
@@ -186,26 +220,27 @@ Status Analysis::single(NodeId id, const Golden& golden) {
       in.push_back(quantize_like(src->second, dims, q));
       reads_quantized = true;
     } else {
-      return Status::Ok();
+      return false;
     }
   }
-  if (!reads_quantized && q_.value(nq.outputs[0]).quant.empty()) return Status::Ok();
+  if (!reads_quantized && q_.value(nq.outputs[0]).quant.empty()) return false;
   std::unique_ptr<SingleLayer>& layer = alone_[id];
   if (!layer) layer = std::make_unique<SingleLayer>(q_, id);
   auto r = layer->run(in);
   if (!r.ok()) return Error(r.status().code(), "accuracy analysis, {} alone: {}", q_.describe(id), r.status().message());
-  add(single_[id], g->second, as_floats((*r)[0].view()), clamped(q_, nq.outputs[0]));
-  return Status::Ok();
+  alone_out_ = std::move(*r);
+  return true;
 }
 
 // The model's outputs: the quantized model as executed, and the float model on the input
 // rounded to the quantized model's input encoding, each against the float model.
-Status Analysis::model_outputs(const std::vector<kernels::OwnedTensor>& inputs, const Golden& golden) {
+Status Analysis::model_outputs(const std::vector<kernels::OwnedTensor>& inputs) {
+  const Golden& golden = golden_;
   executed_acc_.resize(outputs_.size());
   sensitivity_acc_.resize(outputs_.size());
   const auto compare = [&](std::vector<compare::MetricsAccumulator>& acc, const std::vector<kernels::OwnedTensor>& got) {
     for (std::size_t k = 0; k < acc.size() && k < got.size() && k < golden.outputs.size(); ++k) {
-      add(acc[k], as_floats(golden.outputs[k].view()), as_floats(got[k].view()), false);
+      add(acc[k], real_values(golden.outputs[k].view(), &scratch_), real_values(got[k].view(), &scratch2_), false);
     }
   };
   auto executed = executed_->run(inputs);
