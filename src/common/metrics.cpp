@@ -48,21 +48,29 @@ void MetricsAccumulator::Add(const std::vector<double>& golden, const std::vecto
 
 namespace {
 
-// e^x for x ≤ 0 in float precision, four at a time (GCC vector extensions: SSE2 on the
-// baseline x86-64, no math library call): e^x as 2^k·e^f with k an integer and
-// f = x − k·ln 2 ∈ [-0.35, 0.35], e^f from its degree-7 Taylor series (truncation error
-// 5e-9; measured error against exp() below 1e-7 over [-87, 0]).
-// Below -87 the result is 0 (e^-87 ~ 1.6e-38: nothing against the maximum's term of 1).
+// e^x for x ≤ 0 in float precision, a vector of lanes at a time (GCC vector extensions, no
+// math library call): e^x as 2^k·e^f with k an integer and f = x − k·ln 2 ∈ [-0.35, 0.35],
+// e^f from its degree-7 Taylor series (truncation error 5e-9; measured error against exp()
+// below 1e-7 over [-87, 0]). Below -87 the result is 0 (e^-87 ~ 1.6e-38: nothing against
+// the maximum's term of 1). One body for four lanes (SSE2, the x86-64 baseline) and eight
+// (AVX2, inlined into a target("avx2") caller): every lane gets the same float operations in
+// the same order (no FMA), so both widths give the same bits.
 typedef float v4f __attribute__((vector_size(16)));
 typedef std::int32_t v4i __attribute__((vector_size(16)));
+typedef float v8f __attribute__((vector_size(32)));
+typedef std::int32_t v8i __attribute__((vector_size(32)));
 
-inline v4f exp_nonpositive(v4f x) {
-  const v4f lo = v4f{} - 87.0f;
-  const v4i underflow = x < lo;
+// In place (`*v`), so that no vector is passed or returned by value: an eight-lane vector in
+// a signature compiled without AVX would change the calling convention (GCC's -Wpsabi).
+template <typename VF, typename VI>
+__attribute__((always_inline)) inline void exp_nonpositive(VF* v) {
+  VF x = *v;
+  const VF lo = VF{} - 87.0f;
+  const VI underflow = x < lo;
   x = underflow ? lo : x;
-  const v4f k = (x * 1.44269504089f + 12582912.0f) - 12582912.0f;  // round (the 1.5·2^23 trick)
-  const v4f f = (x - k * 0.693145751953125f) - k * 1.428606765330187e-06f;  // ln 2 in two parts: exact k·hi
-  v4f p = v4f{} + 1.0f / 5040;
+  const VF k = (x * 1.44269504089f + 12582912.0f) - 12582912.0f;  // round (the 1.5·2^23 trick)
+  const VF f = (x - k * 0.693145751953125f) - k * 1.428606765330187e-06f;  // ln 2 in two parts: exact k·hi
+  VF p = VF{} + 1.0f / 5040;
   p = p * f + 1.0f / 720;
   p = p * f + 1.0f / 120;
   p = p * f + 1.0f / 24;
@@ -70,41 +78,21 @@ inline v4f exp_nonpositive(v4f x) {
   p = p * f + 0.5f;
   p = p * f + 1.0f;
   p = p * f + 1.0f;
-  const v4i bits = (__builtin_convertvector(k, v4i) + 127) << 23;
-  v4f scale;
+  const VI bits = (__builtin_convertvector(k, VI) + 127) << 23;
+  VF scale;
   std::memcpy(&scale, &bits, sizeof scale);
-  return underflow ? v4f{} : p * scale;
+  *v = underflow ? VF{} : p * scale;
 }
 
-// exp_nonpositive's operations on eight lanes (AVX2, no FMA: every lane gets the same
-// float operations in the same order, so the same bits), for CPUs that have it: the
-// exponentials are the largest part of the per-layer analysis's metrics.
-typedef float v8f __attribute__((vector_size(32)));
-typedef std::int32_t v8i __attribute__((vector_size(32)));
-
+// Eight lanes for CPUs that have AVX2: the exponentials are the largest part of the
+// per-layer analysis's metrics.
 __attribute__((target("avx2"))) void exps_avx2(const float* v, std::size_t n, float mx, float* e) {
   for (std::size_t i = 0; i + 8 <= n; i += 8) {
     v8f x;
     std::memcpy(&x, v + i, sizeof x);
     x = x - mx;
-    const v8f lo = v8f{} - 87.0f;
-    const v8i underflow = x < lo;
-    x = underflow ? lo : x;
-    const v8f k = (x * 1.44269504089f + 12582912.0f) - 12582912.0f;
-    const v8f f = (x - k * 0.693145751953125f) - k * 1.428606765330187e-06f;
-    v8f p = v8f{} + 1.0f / 5040;
-    p = p * f + 1.0f / 720;
-    p = p * f + 1.0f / 120;
-    p = p * f + 1.0f / 24;
-    p = p * f + 1.0f / 6;
-    p = p * f + 0.5f;
-    p = p * f + 1.0f;
-    p = p * f + 1.0f;
-    const v8i bits = (__builtin_convertvector(k, v8i) + 127) << 23;
-    v8f scale;
-    std::memcpy(&scale, &bits, sizeof scale);
-    const v8f ex = underflow ? v8f{} : p * scale;
-    std::memcpy(e + i, &ex, sizeof ex);
+    exp_nonpositive<v8f, v8i>(&x);
+    std::memcpy(e + i, &x, sizeof x);
   }
 }
 
@@ -187,8 +175,9 @@ struct MetricsAccumulator::Side {
     for (std::size_t i = done; i < m; i += 4) {
       v4f x;
       std::memcpy(&x, v + i, sizeof x);
-      const v4f ex = exp_nonpositive(x - mx);
-      std::memcpy(e + i, &ex, sizeof ex);
+      x = x - mx;
+      exp_nonpositive<v4f, v4i>(&x);
+      std::memcpy(e + i, &x, sizeof x);
     }
     for (std::size_t i = m; i % 4 != 0; ++i) e[i] = 0.0f;
   }

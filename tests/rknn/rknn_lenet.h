@@ -22,13 +22,13 @@ namespace svp::test {
 
 inline const std::string kLeNetOnnx = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
 
-// LeNet compiled float for `soc` (an RKNN platform name), as svp_atc would with these flags.
-inline std::vector<std::uint8_t> compile_lenet(const char* soc) {
+// `onnx` compiled float for `soc` (an RKNN platform name), as svp_atc would with these flags.
+inline std::vector<std::uint8_t> compile_float(const std::string& onnx, const char* soc) {
   compiler::CompileOptions o;
-  o.model = kLeNetOnnx;
+  o.model = onnx;
   o.soc_version = target::find_profile(soc);
   o.compile_mode = "float";
-  o.command_line = std::string("svp_atc --framework=5 --model=") + kLeNetOnnx + " --soc_version=" + soc;
+  o.command_line = std::string("svp_atc --framework=5 --model=") + onnx + " --soc_version=" + soc;
   auto r = compiler::compile(o);
   if (!r.ok()) {
     ADD_FAILURE() << r.status().message();
@@ -36,6 +36,9 @@ inline std::vector<std::uint8_t> compile_lenet(const char* soc) {
   }
   return r->model.image;
 }
+
+// LeNet compiled float for `soc`.
+inline std::vector<std::uint8_t> compile_lenet(const char* soc) { return compile_float(kLeNetOnnx, soc); }
 
 // A context of `image` made with rknn_init(`flags`); 0 when that fails.
 inline rknn_context init_image(const std::vector<std::uint8_t>& image, std::uint32_t flags = 0) {

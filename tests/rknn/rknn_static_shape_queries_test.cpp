@@ -15,9 +15,10 @@
 #include "compiler/compile.h"
 #include "onnx_builder.h"
 #include "rknn/rknn_api.h"
+#include "rknn_lenet.h"
+#include "rknn_test_support.h"
 #include "runtime/rknn_context.h"
 #include "target/device_profile.h"
-#include "rknn_test_support.h"
 
 namespace svp {
 namespace {
@@ -42,17 +43,7 @@ std::string conv_onnx() {
 }
 
 std::vector<std::uint8_t> compile_for(const char* soc, const std::string& onnx = kLeNet) {
-  compiler::CompileOptions o;
-  o.model = onnx;
-  o.soc_version = target::find_profile(soc);
-  o.compile_mode = "float";
-  o.command_line = std::string("svp_atc --framework=5 --model=") + onnx + " --soc_version=" + soc;
-  auto r = compiler::compile(o);
-  if (!r.ok()) {
-    ADD_FAILURE() << r.status().message();
-    return {};
-  }
-  return r->model.image;
+  return test::compile_float(onnx, soc);
 }
 
 rknn_tensor_attr query_attr(rknn_context ctx, rknn_query_cmd cmd, std::uint32_t index) {
