@@ -95,7 +95,7 @@ struct CompiledEvaluator::State {
   // The work buffer, kept from run to run (zeroed each time, as a fresh one was): the
   // accuracy analysis runs the same programs for every input, and a buffer allocated anew
   // each time came back as fresh pages to fault in.
-  mutable std::vector<std::uint64_t> work;
+  std::vector<std::uint64_t> work;
 };
 
 CompiledEvaluator::CompiledEvaluator(std::unique_ptr<State> s) : s_(std::move(s)) {}
@@ -126,7 +126,7 @@ Result<std::unique_ptr<CompiledEvaluator>> CompiledEvaluator::create(const Graph
 }
 
 Result<std::vector<kernels::OwnedTensor>> CompiledEvaluator::run(const std::vector<kernels::OwnedTensor>& inputs,
-                                                                 const ValueObserver& observe) const {
+                                                                 const ValueObserver& observe) {
   const model::Program& p = s_->model.program;
   const std::vector<std::int32_t> ins = p.input_tensors();
   const std::vector<std::int32_t> outs = p.output_tensors();

@@ -42,7 +42,7 @@ class CompiledEvaluator {
   static Result<std::unique_ptr<CompiledEvaluator>> create(const Graph& g, Mode mode = Mode::kObservable);
   ~CompiledEvaluator();
   Result<std::vector<kernels::OwnedTensor>> run(const std::vector<kernels::OwnedTensor>& inputs,
-                                                const ValueObserver& observe = {}) const;
+                                                const ValueObserver& observe = {});
 
  private:
   struct State;
