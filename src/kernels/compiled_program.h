@@ -33,11 +33,21 @@
 
 namespace svp::kernels {
 
+// How kernels with more than one thread let libgomp's workers wait between layers
+// (acl.json softnpu.kernel_spin; src/kernels/onednn/spin_governor.h).
+enum class KernelSpin {
+  kAuto,      // spin as libgomp does, shortened while the machine is oversubscribed (default)
+  kSpin,      // never intervene: libgomp's own policy (GOMP_SPINCOUNT / OMP_WAIT_POLICY)
+  kThrottle,  // shortened whenever multi-threaded kernels run
+};
+
 struct CompileOptions {
   // Allow fast paths; false = reference kernels only (tests compare the two).
   bool fast_paths = true;
   // Threads a fast-path kernel may use for one layer; fixed at compile time.
   int threads = 1;
+  // With threads > 1: how the OpenMP workers wait between layers.
+  KernelSpin spin = KernelSpin::kAuto;
   // Fold layers into their producer (Conv + Add + activation, int8 Add + Relu). false:
   // every layer writes its own output, so that read_tensor can read every tensor — the
   // compiler's calibration observes each activation that way.

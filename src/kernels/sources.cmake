@@ -30,6 +30,7 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/reference/tfidf.cpp
   src/kernels/reference/optimizers.cpp
   src/kernels/onednn/runtime.cpp
+  src/kernels/onednn/spin_governor.cpp
   src/kernels/onednn/layout.cpp
   src/kernels/onednn/quant_params.cpp
   src/kernels/onednn/fast_op.cpp

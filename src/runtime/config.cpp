@@ -156,6 +156,20 @@ Status parse_softnpu(const json& s, const std::string& origin, RuntimeConfig* cf
     b.wait.mode = mode->second;
   }
   SVP_RETURN_IF_ERROR(read_uint<std::uint32_t>(s, "spin_us", 0, 1'000'000, &b.wait.spin_us, origin));
+  if (auto it = s.find("kernel_spin"); it != s.end()) {
+    static const std::pair<const char*, kernels::KernelSpin> kSpins[] = {{"auto", kernels::KernelSpin::kAuto},
+                                                                         {"spin", kernels::KernelSpin::kSpin},
+                                                                         {"throttle", kernels::KernelSpin::kThrottle}};
+    const auto* spin = std::find_if(std::begin(kSpins), std::end(kSpins),
+                                    [&](const auto& m) { return it->is_string() && *it == m.first; });
+    if (spin == std::end(kSpins)) {
+      return Error(err::kFileAttrInvalid,
+                   "{}: softnpu.kernel_spin must be \"auto\" (shorten OpenMP spin-waits while the machine is busy), "
+                   "\"spin\" (libgomp's own) or \"throttle\" (always short), got {}",
+                   origin, it->dump());
+    }
+    cfg->kernel_spin = spin->second;
+  }
   if (auto it = s.find("clock"); it != s.end()) {
     if (!it->is_string() || (*it != "host" && *it != "board")) {
       return Error(err::kFileAttrInvalid,
@@ -182,7 +196,8 @@ Status parse_softnpu(const json& s, const std::string& origin, RuntimeConfig* cf
   cfg->soc_version_given = s.contains("soc_version");
   static const char* const kKnown[] = {"devices", "cores", "wait_cap_ticks", "max_streams", "wait_tick_us",
                                        "cache_mode", "strict", "backend", "backend_options", "kernel_threads",
-                                       "wait_policy", "spin_us", "soc_version", "device_memory_mb", "clock"};
+                                       "wait_policy", "spin_us", "soc_version", "device_memory_mb", "clock",
+                                       "kernel_spin"};
   for (const auto& [k, v] : s.items()) {
     if (std::find(std::begin(kKnown), std::end(kKnown), k) == std::end(kKnown)) {
       SVP_LOG_WARN("{}: unknown key softnpu.{} ignored", origin, k);

@@ -7,7 +7,7 @@
 //                  "max_streams": 128, "cache_mode": "emulated" | "coherent",
 //                  "strict": false, "backend": "softnpu" | "fault" | <registered>,
 //                  "backend_options": { "fail_every_nth_task": "3" },
-//                  "kernel_threads": 1,
+//                  "kernel_threads": 1, "kernel_spin": "auto" | "spin" | "throttle",
 //                  "wait_policy": "auto" | "spin" | "yield" | "block", "spin_us": 30,
 //                  "soc_version": "SS928V100", "device_memory_mb": 4096,
 //                  "clock": "host" | "board" } }
@@ -24,6 +24,7 @@
 #include "common/status.h"
 #include "exec/dump_config.h"
 #include "hal/hal.h"
+#include "kernels/compiled_program.h"
 #include "profiling/profiler.h"
 
 namespace svp::runtime {
@@ -34,6 +35,9 @@ struct RuntimeConfig {
   // Threads one layer's fast-path kernel may use (kernels::CompileOptions::threads),
   // fixed when a model is loaded.
   std::uint32_t kernel_threads = 1;
+  // How those threads wait between layers (kernels::KernelSpin; docs/performance.md "Two
+  // kernel threads on a busy machine").
+  kernels::KernelSpin kernel_spin = kernels::KernelSpin::kAuto;
   profiling::JsonSettings profiler;  // acl.json "profiler"
   std::optional<exec::DumpConfig> dump;  // acl.json "dump" (exec/dump_config.h)
   // softnpu.soc_version was given (backend.board_target is otherwise the default target's;

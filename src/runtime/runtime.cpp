@@ -253,6 +253,7 @@ Result<std::uint32_t> Runtime::load_model(const void* image, std::size_t size, c
   // Kernel fast paths with acl.json's softnpu.kernel_threads (fixed for the model's life).
   kernels::CompileOptions options;
   options.threads = static_cast<int>(config_.kernel_threads);
+  options.spin = config_.kernel_spin;
   // Board clock: each segment's predicted board time on the configured target, once here.
   const target::DeviceProfile* board = nullptr;
   if (config_.backend.board_clock) {

@@ -39,6 +39,7 @@
 #include "kernels/onednn/q8_gap.h"
 #include "kernels/onednn/runtime.h"
 #include "kernels/onednn/sgemm_matmul.h"
+#include "kernels/onednn/spin_governor.h"
 #include "kernels/time_steps.h"
 #include "ops/op_def.h"
 
@@ -99,10 +100,11 @@ bool is_binary(const std::string& op) { return ops::op_def(op).fast == ops::Fast
 
 class FastProgram final : public CompiledProgram {
  public:
-  FastProgram(const model::Program& p, const std::uint8_t* weights, int threads, bool fuse)
+  FastProgram(const model::Program& p, const std::uint8_t* weights, int threads, KernelSpin spin, bool fuse)
       : program_(p),
         weights_(weights),
         threads_(threads),
+        spin_(spin),
         fuse_(fuse),
         nhwc_(p.tensors.size(), false),
         plans_(p.layers.size()) {}
@@ -175,6 +177,7 @@ class FastProgram final : public CompiledProgram {
   const model::Program& program_;
   const std::uint8_t* weights_;
   int threads_;
+  KernelSpin spin_;
   bool fuse_;
   std::vector<bool> nhwc_;
   std::vector<int> readers_;
@@ -815,6 +818,7 @@ Result<std::vector<std::uint8_t>> FastProgram::read_tensor(std::size_t t, const 
 }
 
 Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data, const RunArgs& args) const {
+  if (threads_ > 1) spin_governor_tick(spin_);
   const Plan& p = plans_.at(index);
   switch (p.kind) {
     case Kind::kFused:
@@ -891,7 +895,8 @@ Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data,
 
 Result<std::unique_ptr<CompiledProgram>> compile_fast(const model::Program& program, const std::uint8_t* weights,
                                                       std::size_t, const CompileOptions& options) {
-  auto fp = std::make_unique<FastProgram>(program, weights, options.threads < 1 ? 1 : options.threads, options.fuse);
+  auto fp = std::make_unique<FastProgram>(program, weights, options.threads < 1 ? 1 : options.threads, options.spin,
+                                          options.fuse);
   fp->plan();
   return std::unique_ptr<CompiledProgram>(std::move(fp));
 }

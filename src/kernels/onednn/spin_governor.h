@@ -1,0 +1,56 @@
+// Keeps libgomp's spin-waiting from starving a busy machine (issue 28, docs/performance.md
+// "Two kernel threads on a busy machine").
+//
+// Why: after each parallel region a libgomp worker spins on the team barrier (about
+// 300,000 `pause` iterations) before it sleeps. On a quiet machine that makes the next
+// layer start at once; when other processes want the CPUs, the spinning worker takes a CPU
+// the team's master or the other processes need, and every layer waits for a preempted
+// thread (2 kernel threads measured 3–20× slower than 1 on a 2-CPU machine with two busy
+// processes). GOMP_SPINCOUNT is read once, when libgomp loads, before any code of ours runs,
+// so the library cannot change it. What libgomp does offer, documented with GOMP_SPINCOUNT:
+// when a process has more OpenMP threads than available CPUs, every wait spins only 100
+// times (1000 with OMP_WAIT_POLICY=active). The governor uses exactly that: while the
+// machine is oversubscribed it holds one docked, sleeping OpenMP team of (CPUs + 1) threads,
+// which puts the process over the line, and it lets the team go once the machine is quiet
+// again, so quiet-machine latency keeps the full spin.
+//
+// Contention is sampled from /proc/loadavg's count of runnable threads (machine-wide,
+// ours included: a master and a spinning worker on a quiet 2-CPU machine make 2), at most
+// every 10 ms, filtered with hysteresis (ContentionFilter).
+//
+// Threads: every function is safe to call from any thread; tick() is meant for the hot
+// path (a clock read and an atomic compare when no sample is due).
+#pragma once
+
+#include "kernels/compiled_program.h"  // KernelSpin
+
+namespace svp::kernels::onednn {
+
+// The decision from a sequence of samples, alone so it can be tested without a machine:
+// an exponentially weighted share of oversubscribed samples, switched on at 0.6 and off at
+// 0.1, so a passing compile job does not flip it and a lasting one does within ~4 samples.
+class ContentionFilter {
+ public:
+  // One sample: were more threads runnable than there are CPUs? Returns the new state.
+  bool add(bool oversubscribed);
+  bool contended() const { return on_; }
+
+ private:
+  double level_ = 0.0;
+  bool on_ = false;
+};
+
+// Called by a thread about to run kernel work with `threads` > 1 OpenMP threads under
+// `policy`. Cheap unless a sample is due.
+void spin_governor_tick(KernelSpin policy);
+
+// True while the governor holds its docked team (tests, diagnostics).
+bool spin_throttle_engaged();
+
+// Releases the docked team now, whatever the samples say (tests; also safe at any time).
+void spin_governor_reset();
+
+// The number of runnable threads machine-wide (/proc/loadavg), or -1 if unreadable.
+int runnable_threads();
+
+}  // namespace svp::kernels::onednn

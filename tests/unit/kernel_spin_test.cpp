@@ -1,0 +1,148 @@
+// Kernel threads on a busy machine (acl.json softnpu.kernel_spin,
+// src/kernels/onednn/spin_governor.h): parsing, the contention filter's hysteresis, the
+// docked OpenMP team the governor holds and lets go, and the effect it exists for —
+// libgomp's idle workers stop spinning while it is held.
+#include <dirent.h>
+#include <omp.h>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "acl/svp_acl.h"
+#include "kernels/onednn/spin_governor.h"
+#include "runtime/config.h"
+#include "test_support.h"
+
+namespace {
+
+using svp::kernels::KernelSpin;
+using svp::kernels::onednn::ContentionFilter;
+
+int thread_count() {
+  int n = 0;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d)) n += e->d_name[0] != '.';
+    closedir(d);
+  }
+  return n;
+}
+
+// Waits up to 5 s for the process to have `want` threads (exiting threads leave
+// /proc/self/task a moment after the join that released them).
+bool threads_become(int want) {
+  for (int i = 0; i < 500; ++i) {
+    if (thread_count() == want) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+double process_cpu_ms() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
+
+TEST(KernelSpinConfig, DefaultsToAutoAndReadsEveryPolicy) {
+  auto cfg = svp::runtime::parse_config("{}", "test");
+  ASSERT_TRUE(cfg.ok());
+  EXPECT_EQ(cfg->kernel_spin, KernelSpin::kAuto);
+  const std::pair<const char*, KernelSpin> names[] = {
+      {"auto", KernelSpin::kAuto}, {"spin", KernelSpin::kSpin}, {"throttle", KernelSpin::kThrottle}};
+  for (const auto& [name, spin] : names) {
+    auto c = svp::runtime::parse_config(std::string(R"({"softnpu": {"kernel_spin": ")") + name + "\"}}", "test");
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    EXPECT_EQ(c->kernel_spin, spin) << name;
+  }
+}
+
+TEST(KernelSpinConfig, BadValuesFailWithFileAttrInvalidNamingTheKeyAndTheAllowedValues) {
+  for (const char* json : {R"({"softnpu": {"kernel_spin": "passive"}})", R"({"softnpu": {"kernel_spin": 1}})",
+                           R"({"softnpu": {"kernel_spin": "AUTO"}})", R"({"softnpu": {"kernel_spin": null}})"}) {
+    SCOPED_TRACE(json);
+    auto cfg = svp::runtime::parse_config(json, "acl.json");
+    ASSERT_FALSE(cfg.ok());
+    EXPECT_EQ(cfg.status().code(), svp::err::kFileAttrInvalid);
+    EXPECT_NE(cfg.status().message().find(R"(softnpu.kernel_spin must be "auto")"), std::string::npos)
+        << cfg.status().message();
+  }
+  svp::test::TempConfig file(R"({"softnpu": {"kernel_spin": "off"}})");
+  EXPECT_EQ(svp_acl_init(file.path()), SVP_ACL_ERROR_FILE_ATTR_INVALID);
+}
+
+TEST(ContentionFilter, ALastingOversubscriptionSwitchesItOnWithinFourSamples) {
+  ContentionFilter f;
+  int samples = 0;
+  while (!f.add(true)) ASSERT_LT(++samples, 4);
+  EXPECT_TRUE(f.contended());
+}
+
+TEST(ContentionFilter, OneBusySampleAmongQuietOnesDoesNot) {
+  ContentionFilter f;
+  for (int round = 0; round < 20; ++round) {
+    EXPECT_FALSE(f.add(round % 5 == 0)) << "sample " << round;
+  }
+}
+
+TEST(ContentionFilter, ItSwitchesOffOnlyAfterTheMachineStaysQuiet) {
+  ContentionFilter f;
+  for (int i = 0; i < 10; ++i) f.add(true);
+  ASSERT_TRUE(f.contended());
+  // Half the samples busy: between the two thresholds, the state holds.
+  for (int i = 0; i < 20; ++i) EXPECT_TRUE(f.add(i % 2 == 0)) << "sample " << i;
+  int quiet = 0;
+  while (f.add(false)) ASSERT_LT(++quiet, 12);
+  EXPECT_GE(quiet, 3) << "a short quiet spell must not release it";
+}
+
+TEST(SpinGovernor, RunnableThreadsCountsAtLeastTheCallingThread) {
+  EXPECT_GE(svp::kernels::onednn::runnable_threads(), 1);
+}
+
+TEST(SpinGovernor, SpinPolicyNeverHoldsATeam) {
+  svp::kernels::onednn::spin_governor_reset();
+  for (int i = 0; i < 3; ++i) {
+    svp::kernels::onednn::spin_governor_tick(KernelSpin::kSpin);
+    std::this_thread::sleep_for(std::chrono::milliseconds(11));
+  }
+  EXPECT_FALSE(svp::kernels::onednn::spin_throttle_engaged());
+}
+
+TEST(SpinGovernor, ThrottleHoldsOneDockedTeamOfCpusPlusOneAndResetLetsItGo) {
+  svp::kernels::onednn::spin_governor_reset();
+  const int before = thread_count();
+  svp::kernels::onednn::spin_governor_tick(KernelSpin::kThrottle);
+  ASSERT_TRUE(svp::kernels::onednn::spin_throttle_engaged());
+  // The holder thread and the CPUs workers of its team.
+  EXPECT_TRUE(threads_become(before + 1 + omp_get_num_procs())) << thread_count() << " threads";
+  svp::kernels::onednn::spin_governor_tick(KernelSpin::kThrottle);  // held, not a second team
+  EXPECT_TRUE(threads_become(before + 1 + omp_get_num_procs())) << thread_count() << " threads";
+  svp::kernels::onednn::spin_governor_reset();
+  EXPECT_FALSE(svp::kernels::onednn::spin_throttle_engaged());
+  EXPECT_TRUE(threads_become(before)) << thread_count() << " threads";
+}
+
+// The reason for all of it: with the team held, a worker that finished a parallel region
+// sleeps instead of spinning (libgomp: 100 spins when the process has more OpenMP threads
+// than CPUs), so an idle process burns no CPU a busy machine needs.
+TEST(SpinGovernor, WhileHeldIdleOpenMpWorkersStopSpinningAtOnce) {
+  if (omp_get_num_procs() < 2) GTEST_SKIP() << "one CPU: libgomp already shortens the spin";
+  svp::kernels::onednn::spin_governor_reset();
+  svp::kernels::onednn::spin_governor_tick(KernelSpin::kThrottle);
+  ASSERT_TRUE(svp::kernels::onednn::spin_throttle_engaged());
+  double idle_cpu_ms = 1e9;
+  for (int attempt = 0; attempt < 3; ++attempt) {  // the least of three: a stray wake-up is not the policy
+    volatile int sink = 0;
+#pragma omp parallel num_threads(2)
+    { sink = sink + omp_get_thread_num(); }
+    const double start = process_cpu_ms();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    idle_cpu_ms = std::min(idle_cpu_ms, process_cpu_ms() - start);
+  }
+  svp::kernels::onednn::spin_governor_reset();
+  EXPECT_LT(idle_cpu_ms, 2.0) << "an idle OpenMP worker kept spinning while the throttle was held";
+}
+
+}  // namespace
