@@ -585,8 +585,9 @@ TEST(BiasCorrection, TheConvBiasAbsorbsTheMeanShiftOfWeightRounding) {
 namespace svp::compiler::quant {
 namespace {
 
-// quantize_like (four lanes at a time) stores exactly what the kernels' scalar
-// QuantizeLinear stores: ties to even, saturation, NaN, ±Inf, the odd tail, every type.
+// quantize_like and the kernels' per-tensor QuantizeLinear (four lanes at a time) store
+// exactly what the scalar rule (quantize_value) says: ties to even, saturation, NaN, ±Inf,
+// the odd tail, every type.
 template <typename T>
 void expect_quantized_as_the_kernels(DType dtype, float scale, std::int32_t zp) {
   std::vector<float> x;
@@ -600,7 +601,10 @@ void expect_quantized_as_the_kernels(DType dtype, float scale, std::int32_t zp) 
   like.quant.zero_point = {zp};
   const kernels::OwnedTensor got = quantize_like(x, {static_cast<std::int64_t>(x.size())}, like);
   std::vector<T> want(x.size());
-  kernels::detail::quantize_per_tensor(x.data(), static_cast<std::int64_t>(x.size()), scale, zp, want.data());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    want[i] = static_cast<T>(kernels::detail::quantize_value(x[i], scale, zp, std::numeric_limits<T>::min(),
+                                                             std::numeric_limits<T>::max()));
+  }
   const T* q = got.view().as<const T>();
   for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(q[i], want[i]) << "x = " << x[i] << " (element " << i << ")";
 }
@@ -614,7 +618,8 @@ TEST(LayerAccuracy, QuantizeLikeStoresWhatTheKernelsStore) {
   expect_quantized_as_the_kernels<std::int16_t>(DType::kInt16, 3.0f, 5);
 }
 
-// as_floats (four lanes at a time) gives the kernels' scalar dequantization bit for bit.
+// as_floats and the kernels' per-tensor DequantizeLinear (four lanes at a time) give the
+// scalar rule's (q − zp) · scale bit for bit.
 template <typename T>
 void expect_dequantized_as_the_kernels(DType dtype, float scale, std::int32_t zp) {
   std::vector<T> q;
@@ -628,7 +633,7 @@ void expect_dequantized_as_the_kernels(DType dtype, float scale, std::int32_t zp
   t.set_quant(enc);
   const std::vector<float> got = as_floats(t.view());
   std::vector<float> want(q.size());
-  kernels::detail::dequantize_per_tensor(q.data(), static_cast<std::int64_t>(q.size()), zp, scale, want.data());
+  for (std::size_t i = 0; i < q.size(); ++i) want[i] = static_cast<float>(static_cast<std::int64_t>(q[i]) - zp) * scale;
   ASSERT_EQ(got.size(), want.size());
   EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0);
 }

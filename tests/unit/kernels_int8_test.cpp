@@ -504,6 +504,54 @@ TEST(KernelsInt8Generic, DifferentScalesRequantizeThroughFloat) {
   EXPECT_EQ(int_values(r.value()[0]), (Q{-20, 20, 127}));
 }
 
+// Movement ops between different per-tensor encodings convert each input byte through a
+// table: every one of the 256 codes of int8 and uint8 inputs must come out as the generic
+// rule quantize(dequantize(q)) says, saturation at both ends included.
+TEST(KernelsInt8Generic, MovementBetweenEncodingsGivesEveryCodeTheGenericRulesByte) {
+  Q all_i8, all_u8;
+  for (int v = -128; v < 128; ++v) all_i8.push_back(v);
+  for (int v = 0; v < 256; ++v) all_u8.push_back(v);
+  const Quant qa = pt(0.037f, -3), qb = pt(0.11f, 140), qy = pt(0.05f, 7);
+  auto a = OwnedTensor::q8(DType::kInt8, {2, 128}, all_i8, qa);
+  auto b = OwnedTensor::q8(DType::kUint8, {2, 128}, all_u8, qb);
+  auto rule = [&](std::int32_t q, const Quant& in, DType out_type) {
+    const float real = static_cast<float>(q - in.zero_point[0]) * in.scale[0];
+    return static_cast<std::int32_t>(quant_rule(real, qy.scale[0], qy.zero_point[0], out_type));
+  };
+  for (DType out_type : {DType::kInt8, DType::kUint8}) {
+    SCOPED_TRACE(out_type == DType::kInt8 ? "int8 output" : "uint8 output");
+    auto r = run_reference_owned("Concat", {{"axis", std::int64_t{1}}}, {a.view(), b.view()}, {{out_type, qy}});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    Q want;
+    for (int row = 0; row < 2; ++row) {
+      for (int k = 0; k < 128; ++k) want.push_back(rule(all_i8[static_cast<std::size_t>(row * 128 + k)], qa, out_type));
+      for (int k = 0; k < 128; ++k) want.push_back(rule(all_u8[static_cast<std::size_t>(row * 128 + k)], qb, out_type));
+    }
+    EXPECT_EQ(int_values(r.value()[0]), want);
+    r = run_reference_owned("Transpose", {{"perm", I{1, 0}}}, {b.view()}, {{out_type, qy}});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    want.clear();
+    for (int k = 0; k < 128; ++k) {
+      for (int row = 0; row < 2; ++row) want.push_back(rule(all_u8[static_cast<std::size_t>(row * 128 + k)], qb, out_type));
+    }
+    EXPECT_EQ(int_values(r.value()[0]), want);
+  }
+  // Slice (constant starts/ends inputs stay as they are) and Split.
+  auto starts = OwnedTensor::from(DType::kInt64, {1}, std::vector<std::int64_t>{100});
+  auto ends = OwnedTensor::from(DType::kInt64, {1}, std::vector<std::int64_t>{300});
+  auto flat = OwnedTensor::q8(DType::kUint8, {256}, all_u8, qb);
+  auto r = run_reference_owned("Slice", {}, {flat.view(), starts.view(), ends.view()}, {{DType::kInt8, qy}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  Q want;
+  for (int k = 100; k < 256; ++k) want.push_back(rule(k, qb, DType::kInt8));
+  EXPECT_EQ(int_values(r.value()[0]), want);
+  r = run_reference_owned("Split", {{"axis", std::int64_t{0}}, {"num_outputs", std::int64_t{2}}}, {flat.view()}, {{DType::kInt8, qy}, {DType::kInt8, qy}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  want.clear();
+  for (int k = 0; k < 128; ++k) want.push_back(rule(k, qb, DType::kInt8));
+  EXPECT_EQ(int_values(r.value()[0]), want);
+}
+
 TEST(KernelsInt8Generic, AddDequantizesBothInputsAndRequantizes) {
   const Q av = ints(12, -128, 127, 91), bv = ints(3, 0, 255, 92);
   auto a = OwnedTensor::q8(DType::kInt8, {4, 3}, av, pt(0.07f, -4));

@@ -132,6 +132,18 @@ Status run_dequantize(const RunCtx& c) {
   if (y.dtype != DType::kFloat32) return BadType(c.op, "output must be float32, got {}", type_desc(y));
   KN_ASSIGN(QParams p, qparams(c, x, x.dtype));
   float* yp = y.as<float>();
+  if (p.axis < 0 && x.dtype == DType::kInt8) {
+    dequantize_per_tensor(x.as<const std::int8_t>(), x.elements(), p.zp[0], p.scale[0], yp);
+    return Status::Ok();
+  }
+  if (p.axis < 0 && x.dtype == DType::kUint8) {
+    dequantize_per_tensor(x.as<const std::uint8_t>(), x.elements(), p.zp[0], p.scale[0], yp);
+    return Status::Ok();
+  }
+  if (p.axis < 0 && x.dtype == DType::kInt16) {
+    dequantize_per_tensor(x.as<const std::int16_t>(), x.elements(), p.zp[0], p.scale[0], yp);
+    return Status::Ok();
+  }
   for_each_param(x, p,
                  [&](std::int64_t i, float s, std::int32_t z) { yp[i] = static_cast<float>(int_at(x, i) - z) * s; });
   return Status::Ok();

@@ -28,13 +28,57 @@ Status movement_float(const RunCtx& c) {
   return Move(c);
 }
 
-template <Status (*Move)(const RunCtx&), bool kAllInputs = false>
+bool per_tensor_q8(const TensorView& t) { return is_q8(t.dtype) && has_quant(t) && t.quant->scale.size() == 1; }
+
+// Mixed per-tensor int8/uint8 encodings (a Concat of differently scaled maps): the generic
+// path would give each output byte quantize(dequantize(q)) of the input byte it moves, a
+// function of that byte alone, so a 256-entry table per input gives exactly those bytes
+// without the float buffers (a detector's final Concat: several ms per inference).
+// Inputs are converted to the outputs' encoding, then moved as raw bytes.
+template <Status (*Move)(const RunCtx&)>
+Status move_requantized(const RunCtx& c, std::size_t n) {
+  const TensorView& y = c.out[0];
+  const float sy = y.quant->scale[0];
+  const std::int32_t zy = zp_at(*y.quant, 0);
+  const std::int64_t lo = qmin(y.dtype), hi = qmax(y.dtype);
+  std::vector<TensorView> in = c.in;
+  std::vector<std::vector<std::uint8_t>> converted;
+  converted.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const TensorView& x = c.in[i];
+    if (same_encoding(x, y)) continue;
+    const float sx = x.quant->scale[0];
+    const std::int32_t zx = zp_at(*x.quant, 0);
+    const bool x_signed = x.dtype == DType::kInt8;
+    std::uint8_t table[256];
+    for (int b = 0; b < 256; ++b) {
+      const std::int64_t q = x_signed ? static_cast<std::int8_t>(b) : b;
+      const float real = static_cast<float>(q - zx) * sx;  // dequantize_per_tensor's numbers
+      table[b] = static_cast<std::uint8_t>(quantize_value(real, sy, zy, lo, hi));
+    }
+    const auto* src = static_cast<const std::uint8_t*>(x.data);
+    std::vector<std::uint8_t>& dst = converted.emplace_back(static_cast<std::size_t>(x.elements()));
+    for (std::size_t k = 0; k < dst.size(); ++k) dst[k] = table[src[k]];
+    in[i].data = dst.data();
+    in[i].dtype = y.dtype;
+    in[i].quant = y.quant;
+  }
+  return Move(RunCtx{c.op, c.attrs, in, c.out});
+}
+
+// kNewValues: the op writes values no input holds (Pad's constant), which only the generic
+// path encodes.
+template <Status (*Move)(const RunCtx&), bool kAllInputs = false, bool kNewValues = false>
 Status run_movement(const RunCtx& c) {
   const std::size_t n = kAllInputs ? c.in.size() : 1;
   bool same = true;
   for (std::size_t i = 0; i < n; ++i) same = same && same_encoding(c.in[i], c.in[0]);
   for (const TensorView& o : c.out) same = same && same_encoding(o, c.in[0]);
   if (same) return Move(c);
+  bool bytes = !kNewValues && per_tensor_q8(c.out[0]);
+  for (const TensorView& o : c.out) bytes = bytes && same_encoding(o, c.out[0]);
+  for (std::size_t i = 0; i < n; ++i) bytes = bytes && per_tensor_q8(c.in[i]);
+  if (bytes) return move_requantized<Move>(c, n);
   return run_via_float(c, movement_float<Move, kAllInputs>);
 }
 
@@ -558,7 +602,7 @@ void add_shape_ops(std::vector<OpDef>& ops) {
   ops.push_back({"Transpose", 1, 1, infer_transpose, run_movement<transpose_move>});
   ops.push_back({"Slice", 1, 5, infer_slice, run_movement<slice_move>});
   ops.push_back({"Split", 1, 2, infer_split, run_movement<split_move>});
-  ops.push_back({"Pad", 1, 4, infer_pad, run_movement<pad_move>});
+  ops.push_back({"Pad", 1, 4, infer_pad, run_movement<pad_move, false, true>});
 }
 
 }  // namespace svp::kernels::detail
