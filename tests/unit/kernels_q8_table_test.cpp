@@ -1,6 +1,7 @@
 // Unary int8 elementwise ops as load-time tables (src/kernels/onednn/q8_table.h): planned
 // between quantized convolutions (NHWC data) and as a model output, with the reference's
-// bytes for every op and encoding pair, in and out of place.
+// bytes for every op and encoding pair, in and out of place; and Mul(x, U(x)) (SiLU,
+// x·HardSigmoid(x)) folded with its gate into one table.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -77,6 +78,57 @@ TEST(Q8Table, UnaryOpsBetweenInt8ConvsMatchTheReference) {
   }
   // Every case takes the table (the conv's output encoding is per-tensor int8/uint8).
   EXPECT_EQ(native, cases);
+}
+
+// SiLU as int8 graphs spell it (Conv → Sigmoid → Mul with the Conv's output), either
+// operand order, signed and unsigned encodings, and x·HardSigmoid(x): the gate folds into
+// the Mul's table, and the bytes are the reference's.
+TEST(Q8Table, SelfGatedMulFoldsItsGateIntoOneTableWithTheReferenceBytes) {
+  struct Case {
+    const char* gate;
+    bool gate_first;
+    DType t;
+  };
+  const Case cases[] = {{"Sigmoid", false, DType::kInt8}, {"Sigmoid", true, DType::kUint8},
+                        {"HardSigmoid", false, DType::kUint8}, {"Sigmoid", true, DType::kInt8}};
+  for (const Case& k : cases) {
+    SCOPED_TRACE(std::string(k.gate) + (k.gate_first ? " gate first " : " ") + model::dtype_name(k.t));
+    compiler::ModelBuilder b("silu");
+    const auto x = b.add_input("x", DType::kInt8, {1, 8, 6, 7}, model::Layout::kNCHW, pt(0.04f, 3));
+    const auto w = b.add_constant("w", {8, 8, 1, 1}, weights(64, 5), pt(0.02f, 0));
+    compiler::LayerOptions co;
+    co.output_quants = {pt(0.06f, k.t == DType::kUint8 ? 120 : -4)};
+    co.output_dtypes = {k.t};
+    const auto c = b.add_layer("conv", "Conv", {x, w}, co);
+    compiler::LayerOptions go;
+    go.output_quants = {pt(1.0f / 255.0f, k.t == DType::kUint8 ? 0 : -128)};
+    go.output_dtypes = {k.t};
+    const auto g = b.add_layer("gate", k.gate, {c}, go);
+    compiler::LayerOptions mo;
+    mo.output_quants = {pt(0.03f, k.t == DType::kUint8 ? 10 : -7)};
+    mo.output_dtypes = {k.t};
+    const auto y = b.add_layer("mul", "Mul", k.gate_first ? std::vector<compiler::TensorId>{g, c}
+                                                          : std::vector<compiler::TensorId>{c, g},
+                               mo);
+    compiler::LayerOptions o2;
+    o2.output_quants = {pt(0.05f, 0)};
+    b.add_output(b.add_layer("conv2", "Conv", {y, w}, o2));
+    auto m = b.build();
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    auto ref = testing::compile(m.value(), false);
+    auto fast = testing::compile(m.value(), true);
+    EXPECT_EQ(fast->layer_impl(1), "native:fused");
+    EXPECT_EQ(fast->layer_impl(2).rfind("native", 0), 0u) << fast->layer_impl(2);
+    testing::Execution er(m.value()), ef(m.value());
+    for (std::int32_t t : m.value().program.input_tensors()) {
+      testing::fill_random(er.io(t), DType::kInt8, 17, -1.f, 1.f);
+      ef.io(t) = er.io(t);
+    }
+    ASSERT_TRUE(er.run(*ref).ok());
+    Status st = ef.run(*fast);
+    ASSERT_TRUE(st.ok()) << st.message();
+    for (std::int32_t t : m.value().program.output_tensors()) EXPECT_EQ(er.io(t), ef.io(t));
+  }
 }
 
 }  // namespace

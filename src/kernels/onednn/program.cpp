@@ -77,9 +77,11 @@ struct Plan {
   // kReference/kAgnostic int8 Add/Sub/Mul computed by q8_binary (encodings qa, qb, qy).
   bool q8_bin = false;
   Q8BinaryOp bin_op = Q8BinaryOp::kAdd;
-  // kReference/kAgnostic int8 unary elementwise op as a table (q8_table.h).
+  // kReference/kAgnostic int8 unary elementwise op as a table (q8_table.h), applied to
+  // input lut_input (a Mul(x, U(x)) that absorbed U reads x alone).
   bool q8_lut = false;
   Q8Table lut{};
+  std::size_t lut_input = 0;
   // kAgnostic with a per-channel operand ([n, C, 1, 1]): the reference kernel sees every
   // 4-D tensor with NHWC dims, so the channel broadcast lands on the innermost axis.
   bool nhwc_view = false;
@@ -165,6 +167,7 @@ class FastProgram final : public CompiledProgram {
   bool try_q8_add(std::size_t i);
   void plan_sgemm(std::size_t i);
   void plan_q8_binary(std::size_t i);
+  void plan_self_gated_tables();
   bool agnostic(std::size_t i, bool* nhwc_view, bool* to_nhwc) const;
   bool try_nhwc_view(std::size_t i);
   void finish_fast(std::size_t i);
@@ -682,9 +685,53 @@ void FastProgram::plan() {
       }
     }
   }
+  plan_self_gated_tables();
   // Model outputs stay logical (a fast op writing one converts from scratch).
   for (std::size_t t = 0; t < program_.tensors.size(); ++t)
     if (program_.tensors[t].placement != Placement::kWorkBuf) nhwc_[t] = false;
+}
+
+// Mul(x, U(x)) with U a table layer (SiLU's x·Sigmoid(x) in EfficientNet and YOLO, a
+// HardSwish spelled x·HardSigmoid(x)): each output byte is a function of x's byte alone,
+// so U and the Mul become one table over x, built at load from U's table and the reference
+// Mul on every byte — exact by construction, one pass instead of two.
+void FastProgram::plan_self_gated_tables() {
+  if (!fuse_) return;  // every tensor must be written (calibration reads U's output)
+  std::vector<int> producer(program_.tensors.size(), -1);
+  for (std::size_t i = 0; i < program_.layers.size(); ++i)
+    for (std::int32_t t : program_.layers[i].outputs)
+      if (t >= 0) producer[static_cast<std::size_t>(t)] = static_cast<int>(i);
+  for (std::size_t i = 0; i < program_.layers.size(); ++i) {
+    const model::Layer& m = program_.layers[i];
+    Plan& pm = plans_[i];
+    if (m.op != "Mul" || m.inputs.size() != 2 || m.outputs.size() != 1 || m.target != model::Target::kNpu ||
+        (pm.kind != Kind::kReference && pm.kind != Kind::kAgnostic) || pm.nhwc_layer || pm.q8_lut) {
+      continue;
+    }
+    for (std::size_t g = 0; g < 2; ++g) {
+      const std::int32_t gate = m.inputs[g], x = m.inputs[1 - g], y = m.outputs[0];
+      if (gate < 0 || x < 0 || !private_intermediate(gate)) continue;
+      const int u = producer[static_cast<std::size_t>(gate)];
+      if (u < 0 || !plans_[static_cast<std::size_t>(u)].q8_lut ||
+          program_.layers[static_cast<std::size_t>(u)].inputs[0] != x) {
+        continue;
+      }
+      if (tensor(x).dims != tensor(y).dims || tensor(gate).dims != tensor(y).dims) continue;
+      if (overlap(y, x) && !same_bytes(y, x)) continue;
+      Plan& pu = plans_[static_cast<std::size_t>(u)];
+      Q8Table table{};
+      if (!q8_gated_table(m, g, tensor(x), pu.lut, tensor(gate), tensor(y), &table)) continue;
+      pm.q8_bin = false;
+      pm.q8_lut = true;
+      pm.lut = table;
+      pm.lut_input = 1 - g;
+      pu = Plan{};
+      pu.kind = Kind::kFused;
+      pu.fused_into = m.name;
+      pu.fused_impl = "native:fused";
+      break;
+    }
+  }
 }
 
 Status FastProgram::run_reference_layer(std::size_t index, const std::vector<void*>& data, bool convert,
@@ -701,11 +748,13 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
     return plan.to_nhwc && !nhwc_[static_cast<std::size_t>(t)] && !is_const(t) && layout_matters(tensor(t).dims);
   };
   std::size_t need = 0;
-  for (std::int32_t t : layer.inputs)
-    if (converted(t)) need += align_up(tensor(t).size);
+  for (std::size_t k = 0; k < layer.inputs.size(); ++k)
+    if ((!plan.q8_lut || k == plan.lut_input) && converted(layer.inputs[k])) need += align_up(tensor(layer.inputs[k]).size);
   std::uint8_t* scratch = need > 0 ? thread_scratch(need) : nullptr;
-  for (std::int32_t t : layer.inputs) {
-    if (t < 0) {
+  for (std::size_t k = 0; k < layer.inputs.size(); ++k) {
+    const std::int32_t t = layer.inputs[k];
+    // A table layer reads one input; the other (a gate it absorbed) is never written.
+    if (t < 0 || (plan.q8_lut && k != plan.lut_input)) {
       in.emplace_back();
       continue;
     }
@@ -730,7 +779,7 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
         if (v.dims.size() == 4) v.dims = {v.dims[0], v.dims[2], v.dims[3], v.dims[1]};
   }
   if (plan.q8_lut) {
-    q8_table_apply(plan.lut, in[0].data, out[0].data, out[0].elements());
+    q8_table_apply(plan.lut, in[plan.lut_input].data, out[0].data, out[0].elements());
     return Status::Ok();
   }
   if (plan.q8_bin) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "model/program.h"
@@ -18,6 +19,12 @@ using Q8Table = std::array<std::uint8_t, 256>;
 // The table of layer `l` (input x, output y), or false when the op is not one of the
 // above, the encodings are not per-tensor int8/uint8, or the reference refuses it.
 bool q8_table_for(const model::Layer& l, const model::Tensor& x, const model::Tensor& y, Q8Table* table);
+
+// The table of `mul` = Mul(x, U(x)) given U's table `gate_lut` (U's output `gate` is Mul's
+// input `gate_input`, x the other): the reference Mul on every byte of x beside U's byte for
+// it. False when the encodings are not per-tensor int8/uint8 or the reference refuses.
+bool q8_gated_table(const model::Layer& mul, std::size_t gate_input, const model::Tensor& x, const Q8Table& gate_lut,
+                    const model::Tensor& gate, const model::Tensor& y, Q8Table* table);
 
 // y[i] = table[x[i]] for n bytes (y may be x).
 void q8_table_apply(const Q8Table& table, const void* x, void* y, std::int64_t n);
