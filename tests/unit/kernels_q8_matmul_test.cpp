@@ -15,6 +15,7 @@
 #include "kernel_runner.h"
 #include "kernels/kernels.h"
 #include "kernels/onednn/q8_matmul.h"
+#include "kernels/onednn/runtime.h"
 
 namespace svp {
 namespace {
@@ -54,6 +55,7 @@ struct Operand {
 
 struct Outcome {
   bool planned = false;
+  bool int_gemm = false;  // oneDNN's integer gemm ran too (VNNI CPUs)
   std::size_t bad = 0;
   bool saturated = false;
 };
@@ -82,6 +84,15 @@ Outcome check(const char* op, const model::Attrs& attrs, const Operand& a, const
   s = kernels::onednn::run_q8_matmul(plan, ad.data(), bd.data(), fast.data(), threads);
   EXPECT_TRUE(s.ok()) << s.message();
   for (std::size_t i = 0; i < ny; ++i) o.bad += ref[i] != fast[i];
+  // Both products: oneDNN's integer gemm where the CPU has it, and the exact float one.
+  o.int_gemm = plan.int_gemm;
+  if (plan.int_gemm) {
+    plan.int_gemm = false;
+    std::fill(fast.begin(), fast.end(), 0x55);
+    s = kernels::onednn::run_q8_matmul(plan, ad.data(), bd.data(), fast.data(), threads);
+    EXPECT_TRUE(s.ok()) << s.message();
+    for (std::size_t i = 0; i < ny; ++i) o.bad += ref[i] != fast[i];
+  }
   if (y.dtype != DType::kFloat32) {
     const std::uint8_t top = y.dtype == DType::kInt8 ? 0x7F : 0xFF, bottom = y.dtype == DType::kInt8 ? 0x80 : 0;
     for (auto v : ref) o.saturated = o.saturated || v == top || v == bottom;
@@ -116,7 +127,7 @@ TEST(Q8MatMul, TwoActivationsMatchTheReference) {
       {DType::kInt8, DType::kUint8, DType::kFloat32, 127, 0, 0, 1.0f},
       {DType::kInt8, DType::kInt8, DType::kInt8, 5, -3, 1, 7.5f},
   };
-  int planned = 0, saturated = 0, split = 0;
+  int planned = 0, saturated = 0, split = 0, int_gemm = 0;
   std::uint32_t seed = 1;
   for (const Shapes& sh : shapes) {
     for (const Enc& e : encs) {
@@ -128,6 +139,7 @@ TEST(Q8MatMul, TwoActivationsMatchTheReference) {
         EXPECT_TRUE(o.planned);
         EXPECT_EQ(o.bad, 0u);
         planned += o.planned;
+        int_gemm += o.int_gemm;
         saturated += o.saturated;
         split += o.planned && sh.a.back() == 600;
       }
@@ -135,6 +147,9 @@ TEST(Q8MatMul, TwoActivationsMatchTheReference) {
   }
   EXPECT_GT(saturated, 4);
   EXPECT_GT(split, 0);
+  if (kernels::onednn::exact_int8_isa()) {
+    EXPECT_EQ(int_gemm, planned);
+  }
 }
 
 TEST(Q8MatMul, ActivationByConstantWeightsMatchTheReference) {
@@ -217,6 +232,35 @@ TEST(Q8MatMul, GemmMatchesTheReferenceForEveryFormOfC) {
         EXPECT_TRUE(o.planned);
         EXPECT_EQ(o.bad, 0u);
       }
+    }
+  }
+}
+
+// Extreme operands (every |x − zp| at its maximum): accumulators far beyond 2^24, where
+// float32 sums would round unless split, and ties in the requantization.
+TEST(Q8MatMul, AccumulatorsBeyond2To24MatchTheReference) {
+  for (DType yt : {DType::kFloat32, DType::kInt8}) {
+    const I ad{3, 1100}, bd{1100, 5}, yd{3, 5};
+    const Quant qa = per_tensor(0.5f, 0), qb = per_tensor(0.25f, 127), qy = per_tensor(32768.f, 1);
+    std::vector<std::uint8_t> a(3 * 1100, 255), b(1100 * 5, 0x80);  // uint8 255; int8 −128 − 127
+    a[7] = 0;
+    const std::size_t ny = 15 * (yt == DType::kFloat32 ? 4 : 1);
+    std::vector<std::uint8_t> ref(ny), fast(ny, 0x55);
+    const Quant* yq = yt == DType::kFloat32 ? nullptr : &qy;
+    ASSERT_TRUE(kernels::run_reference("MatMul", {},
+                                       {view(DType::kUint8, ad, &qa, a.data()), view(DType::kInt8, bd, &qb, b.data())},
+                                       {view(yt, yd, yq, ref.data())})
+                    .ok());
+    kernels::onednn::Q8MatMul plan;
+    std::string why;
+    ASSERT_TRUE(kernels::onednn::plan_q8_matmul(view(DType::kUint8, ad, &qa, nullptr), view(DType::kInt8, bd, &qb, nullptr),
+                                                view(yt, yd, yq, nullptr), false, &plan, &why))
+        << why;
+    EXPECT_GT(plan.k_split.size(), 2u);  // the float product is split
+    for (bool int_gemm : {plan.int_gemm, false}) {
+      plan.int_gemm = int_gemm;
+      ASSERT_TRUE(kernels::onednn::run_q8_matmul(plan, a.data(), b.data(), fast.data(), 2).ok());
+      EXPECT_EQ(ref, fast) << (int_gemm ? "integer gemm" : "float");
     }
   }
 }

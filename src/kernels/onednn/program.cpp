@@ -635,6 +635,8 @@ void FastProgram::plan_q8_binary(std::size_t i) {
     op = Q8BinaryOp::kSub;
   } else if (l.op == "Mul") {
     op = Q8BinaryOp::kMul;
+  } else if (l.op == "Div") {
+    op = Q8BinaryOp::kDiv;
   } else {
     return;
   }
@@ -654,7 +656,8 @@ void FastProgram::plan_q8_binary(std::size_t i) {
       for (std::size_t k = 0; k < x.size; k += sizeof(float)) {
         float c;
         std::memcpy(&c, weights_ + x.offset + k, sizeof c);
-        if (!std::isfinite(c)) return false;
+        // A divisor must not be 0 either (x / 0 can be NaN).
+        if (!std::isfinite(c) || (op == Q8BinaryOp::kDiv && t == b && c == 0.f)) return false;
         if (k == 0) *q = q8_float_scalar(c);
       }
       return true;
@@ -664,6 +667,7 @@ void FastProgram::plan_q8_binary(std::size_t i) {
   Q8Operand qa, qb, qy;
   if (!q8_or_scalar(a, &qa) || !q8_or_scalar(b, &qb) || !q8(y, &qy) || !q8_binary_applies(qa, qb, qy)) return;
   if (qa.dtype == DType::kFloat32 && qb.dtype == DType::kFloat32) return;
+  if (op == Q8BinaryOp::kDiv && qb.dtype != DType::kFloat32) return;
   // The reference reads both operands before writing; streaming through them is the same
   // only if the output is the very bytes of an operand or apart from it.
   for (std::int32_t t : {a, b})

@@ -40,6 +40,7 @@ template <Q8BinaryOp Op>
 inline float apply(float a, float b) {
   if constexpr (Op == Q8BinaryOp::kAdd) return a + b;
   if constexpr (Op == Q8BinaryOp::kSub) return a - b;
+  if constexpr (Op == Q8BinaryOp::kDiv) return a / b;
   return a * b;
 }
 
@@ -94,6 +95,8 @@ __attribute__((target("avx2"))) void run_avx2(const std::uint8_t* a, int sa, con
       v = _mm256_add_ps(fa, fb);
     } else if constexpr (Op == Q8BinaryOp::kSub) {
       v = _mm256_sub_ps(fa, fb);
+    } else if constexpr (Op == Q8BinaryOp::kDiv) {
+      v = _mm256_div_ps(fa, fb);
     } else {
       v = _mm256_mul_ps(fa, fb);
     }
@@ -225,6 +228,8 @@ void q8_binary(Q8BinaryOp op, const void* a, const Q8Operand& qa, const std::vec
       return q8bin::run<Q8BinaryOp::kSub>(pa, ta, qa, pb, tb, qb, py, o, w);
     case Q8BinaryOp::kMul:
       return q8bin::run<Q8BinaryOp::kMul>(pa, ta, qa, pb, tb, qb, py, o, w);
+    case Q8BinaryOp::kDiv:
+      return q8bin::run<Q8BinaryOp::kDiv>(pa, ta, qa, pb, tb, qb, py, o, w);
   }
 }
 

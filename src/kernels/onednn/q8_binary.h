@@ -14,7 +14,9 @@
 
 namespace svp::kernels::onednn {
 
-enum class Q8BinaryOp { kAdd, kSub, kMul };
+// kDiv only by a float32 constant operand b whose values are finite and non-zero (the
+// caller checks): then no NaN can arise, whose requantization the kernel does not model.
+enum class Q8BinaryOp { kAdd, kSub, kMul, kDiv };
 
 // A float32 constant operand, which the reference's generic path leaves in float: a scalar
 // (PP-LCNet's learnt affine steps: int8 × k + c) or a tensor broadcast like any operand

@@ -148,6 +148,31 @@ bool split_k_const(std::int64_t dev_a, Q8MatMul* p, std::string* why) {
   return split_k(row_max, col_sum, dev_a, p, why);
 }
 
+// Chooses oneDNN's integer gemm where it is exact and B has one zero point.
+void plan_int_gemm(Q8MatMul* p) {
+  if (!exact_int8_isa()) return;
+  for (std::int32_t z : p->zp_b)
+    if (z != p->zp_b[0]) return;
+  p->int_gemm = true;
+  p->a_flip = p->a == DType::kInt8;
+  p->b_flip = p->b == DType::kUint8;
+  p->ao = static_cast<std::uint8_t>(p->zp_a + (p->a_flip ? 128 : 0));
+  p->bo = static_cast<std::int8_t>(p->zp_b[0] - (p->b_flip ? 128 : 0));
+  if (p->b_is_const) {
+    // b_const holds b − zp_b = b' − bo.
+    p->b_s8.resize(p->b_const.size());
+    for (std::size_t i = 0; i < p->b_const.size(); ++i)
+      p->b_s8[i] = static_cast<std::int8_t>(static_cast<std::int32_t>(p->b_const[i]) + p->bo);
+  }
+}
+
+// dst = src ^ 0x80 (an int8 byte as the uint8 128 above it, or back), or a plain copy.
+void rebias(const void* src, std::int64_t n, bool flip, std::uint8_t* dst) {
+  const auto* s = static_cast<const std::uint8_t*>(src);
+  const std::uint8_t x = flip ? 0x80 : 0;
+  for (std::int64_t i = 0; i < n; ++i) dst[i] = s[i] ^ x;
+}
+
 }  // namespace
 
 bool plan_q8_matmul(const TensorView& a, const TensorView& b, const TensorView& y, bool b_is_const, Q8MatMul* plan,
@@ -158,6 +183,12 @@ bool plan_q8_matmul(const TensorView& a, const TensorView& b, const TensorView& 
   if (!output_ok(y)) return *why = "output not per-tensor int8/uint8 or float32", false;
   Q8MatMul p;
   if (!plan_sgemm_matmul(a.dims, b.dims, y.dims, &p.mm)) return *why = "batch layout", false;
+  // One B for consecutive A matrices (a sequence-first Linear: [L, 1, C] × [C, N]): they
+  // are the rows of one taller A, so one product instead of L thin ones.
+  if (p.mm.b_shared && !p.mm.a_shared) {
+    p.mm.M *= p.mm.batches;
+    p.mm.batches = 1;
+  }
   const std::int64_t K = p.mm.K, N = p.mm.N;
   const std::int64_t rank_b = static_cast<std::int64_t>(b.dims.size());
   if (!detail::is_per_tensor(b) &&
@@ -177,6 +208,8 @@ bool plan_q8_matmul(const TensorView& a, const TensorView& b, const TensorView& 
     const std::vector<std::int64_t> col_sum(static_cast<std::size_t>(N), dev_b * K);
     if (!split_k(row_max, col_sum, dev_a, &p, why)) return false;
   }
+  p.b_is_const = b_is_const;
+  plan_int_gemm(&p);
   *plan = std::move(p);
   return true;
 }
@@ -244,9 +277,66 @@ bool plan_q8_gemm(const model::Attrs& attrs, const TensorView& a, const TensorVi
     }
   }
   if (!split_k_const(max_dev(a.dtype, p.zp_a), &p, why)) return false;
+  p.b_is_const = true;
+  plan_int_gemm(&p);
   *plan = std::move(p);
   return true;
 }
+
+namespace {
+
+// Outputs from the int32 sums, row by row (int8_requant_row: the reference's requantize_acc).
+Status requantize_rows(const Q8MatMul& p, const std::int32_t* acc, std::int64_t rows, void* y) {
+  const std::int64_t N = p.mm.N;
+  const std::size_t ysize = p.rq.y == DType::kFloat32 ? sizeof(float) : 1;
+  const bool avx2 = int8_avx2_available();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    void* yr = static_cast<std::uint8_t*>(y) + static_cast<std::size_t>(r * N) * ysize;
+    if (avx2) {
+      int8_requant_row(acc + r * N, p.bias.data(), p.scale.data(), N, p.rq, yr);
+    } else {
+      requant_row_scalar(acc + r * N, p.bias.data(), p.scale.data(), N, p.rq, yr);
+    }
+  }
+  return Status::Ok();
+}
+
+// The int32 sums through oneDNN's u8·s8 gemm (plan_int_gemm).
+Status int_gemm_sums(const Q8MatMul& p, const void* a, const void* b, int threads, std::int32_t* acc) {
+  const SgemmMatMul& mm = p.mm;
+  const std::int64_t M = mm.M, K = mm.K, N = mm.N;
+  const std::int64_t na = (mm.a_shared ? 1 : mm.batches) * M * K;
+  const std::int64_t nb = (mm.b_shared ? 1 : mm.batches) * K * N;
+  thread_local std::vector<std::uint8_t> abuf, bbuf;
+  ensure(&abuf, na);
+  const std::uint8_t* au = static_cast<const std::uint8_t*>(a);
+  if (p.a_flip) {
+    rebias(a, na, true, abuf.data());
+    au = abuf.data();
+  }
+  const std::int8_t* bs = p.b_s8.data();
+  if (!p.b_is_const) {
+    bs = static_cast<const std::int8_t*>(b);
+    if (p.b_flip) {
+      ensure(&bbuf, nb);
+      rebias(b, nb, true, bbuf.data());
+      bs = reinterpret_cast<const std::int8_t*>(bbuf.data());
+    }
+  }
+  const std::int32_t co = 0;
+  ThreadScope scope(threads);
+  for (std::int64_t i = 0; i < mm.batches; ++i) {
+    const std::uint8_t* ai = au + (mm.a_shared ? 0 : i * M * K);
+    const std::int8_t* bi = bs + (mm.b_shared ? 0 : i * K * N);
+    const dnnl_status_t s = dnnl_gemm_u8s8s32('N', 'N', 'F', M, N, K, 1.0f, ai, K, p.ao, bi, N, p.bo, 0.0f,
+                                              acc + i * M * N, N, &co);
+    if (s != dnnl_success)
+      return Status(err::kInternalError, "oneDNN gemm_u8s8s32 failed (status " + std::to_string(s) + ")");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 Status run_q8_matmul(const Q8MatMul& p, const void* a, const void* b, void* y, int threads) {
   const SgemmMatMul& mm = p.mm;
@@ -255,9 +345,13 @@ Status run_q8_matmul(const Q8MatMul& p, const void* a, const void* b, void* y, i
   const std::int64_t nb = (mm.b_shared ? 1 : mm.batches) * K * N;
   const std::int64_t rows = mm.batches * M;
   Buffers& buf = thread_buffers();
+  ensure(&buf.acc, rows * N);
+  if (p.int_gemm) {
+    SVP_RETURN_IF_ERROR(int_gemm_sums(p, a, b, threads, buf.acc.data()));
+    return requantize_rows(p, buf.acc.data(), rows, y);
+  }
   ensure(&buf.a, na);
   ensure(&buf.c, M * N);
-  ensure(&buf.acc, rows * N);
   shifted_q8(p.a, a, na, &p.zp_a, 1, buf.a.data());
   const float* bf = p.b_const.data();
   if (p.b_const.empty()) {
@@ -286,18 +380,7 @@ Status run_q8_matmul(const Q8MatMul& p, const void* a, const void* b, void* y, i
       }
     }
   }
-  const std::int32_t* acc = buf.acc.data();
-  const std::size_t ysize = p.rq.y == DType::kFloat32 ? sizeof(float) : 1;
-  const bool avx2 = int8_avx2_available();
-  for (std::int64_t r = 0; r < rows; ++r) {
-    void* yr = static_cast<std::uint8_t*>(y) + static_cast<std::size_t>(r * N) * ysize;
-    if (avx2) {
-      int8_requant_row(acc + r * N, p.bias.data(), p.scale.data(), N, p.rq, yr);
-    } else {
-      requant_row_scalar(acc + r * N, p.bias.data(), p.scale.data(), N, p.rq, yr);
-    }
-  }
-  return Status::Ok();
+  return requantize_rows(p, buf.acc.data(), rows, y);
 }
 
 }  // namespace svp::kernels::onednn

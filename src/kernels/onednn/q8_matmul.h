@@ -12,7 +12,12 @@
 // times the largest |b − zp_b| of each row of a constant B, or max|b − zp_b| of an
 // activation B, summed over the block ≤ 2^24); the blocks' exact sums are added in int32,
 // which cannot overflow (max|a − zp_a| · Σ_k |b − zp_b| < 2^31 is checked too), so they are
-// the reference's saturate_int32 of its int64 sum. Requantization is int8_requant_row, the reference's
+// the reference's saturate_int32 of its int64 sum.
+//
+// On CPUs where oneDNN's int8 is exact (VNNI, exact_int8_isa) and B has one zero point, the
+// product runs instead through oneDNN's u8·s8 → s32 gemm, which takes the zero points as
+// offsets: int8 A and uint8 B are re-biased by 128 (x ^ 0x80, zero point moved alike) into
+// its u8 / s8 operands, and the int32 sums are exact (no overflow: the bound above). Requantization is int8_requant_row, the reference's
 // requantize_acc steps. Bit-exact with the reference by construction.
 #pragma once
 
@@ -35,6 +40,13 @@ struct Q8MatMul {
   std::vector<float> b_const;       // B − zp_b as float32 when B is a constant
   std::vector<float> scale, bias;   // per column, as int8_requant_row takes them
   std::vector<std::int64_t> k_split;  // block starts along K, then K
+  bool b_is_const = false;
+  // oneDNN's integer gemm (VNNI): operands re-biased into u8 A / s8 B, offsets ao / bo.
+  bool int_gemm = false;
+  bool a_flip = false, b_flip = false;
+  std::uint8_t ao = 0;
+  std::int8_t bo = 0;
+  std::vector<std::int8_t> b_s8;  // a constant B for it
   Int8Requant rq;
 };
 

@@ -1,5 +1,8 @@
 #include "kernels/onednn/q8_softmax.h"
 
+#include <immintrin.h>
+
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -9,12 +12,45 @@ namespace svp::kernels::onednn {
 
 using model::DType;
 
+// Named: the unity build joins this file with others' helpers.
+namespace q8smax {
 namespace {
 
 // Table index of a byte: its code's order, 0 for the lowest code of the type.
 inline int rank_of(std::uint8_t b, bool is_signed) { return is_signed ? (b ^ 0x80) : b; }
 
+// |y / s_y| beyond this saturates any int8/uint8 output; clamping first keeps the
+// float → int32 conversion in range (the reference rounds in double, then saturates).
+constexpr float kClamp = 1048576.f;
+
+// y[i] = quantize_value((float)(e[i] / sum), sy, zp, lo, hi), four lanes at a time: the
+// double division and its rounding to float, the float division, rounding to nearest even
+// (MXCSR) and the saturation are the reference's operations on each lane. No NaN reaches
+// here (sum >= 1, every e finite).
+__attribute__((target("avx2"))) std::int64_t requant_avx2(const float* e, double sum, float sy, std::int32_t zp,
+                                                           std::int32_t lo, std::int32_t hi, std::int64_t n,
+                                                           std::uint8_t* y) {
+  const __m256d s = _mm256_set1_pd(sum);
+  const __m128 sy4 = _mm_set1_ps(sy), cmax = _mm_set1_ps(kClamp), cmin = _mm_set1_ps(-kClamp);
+  const __m128i zp4 = _mm_set1_epi32(zp), lo4 = _mm_set1_epi32(lo), hi4 = _mm_set1_epi32(hi);
+  const __m128i pack = _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  std::int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m128 f = _mm256_cvtpd_ps(_mm256_div_pd(_mm256_cvtps_pd(_mm_loadu_ps(e + i)), s));
+    __m128 v = _mm_div_ps(f, sy4);
+    v = _mm_min_ps(_mm_max_ps(v, cmin), cmax);
+    __m128i r = _mm_add_epi32(_mm_cvtps_epi32(v), zp4);
+    r = _mm_min_epi32(_mm_max_epi32(r, lo4), hi4);
+    const std::uint32_t four = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_shuffle_epi8(r, pack)));
+    __builtin_memcpy(y + i, &four, 4);
+  }
+  return i;
+}
+
 }  // namespace
+}  // namespace q8smax
+
+using q8smax::rank_of;
 
 bool q8_softmax_for(const model::Layer& l, const model::Tensor& x, const model::Tensor& y, Q8Softmax* plan) {
   if (l.op != "Softmax" || l.inputs.size() != 1 || l.outputs.size() != 1) return false;
@@ -57,6 +93,7 @@ void q8_softmax(const Q8Softmax& p, const void* x, void* y, std::int64_t element
   const auto* in = static_cast<const std::uint8_t*>(x);
   auto* out = static_cast<std::uint8_t*>(y);
   std::vector<float> e(static_cast<std::size_t>(p.len));
+  static const bool avx2 = __builtin_cpu_supports("avx2");
   for (std::int64_t row = 0; row < elements; row += p.len) {
     const std::uint8_t* xr = in + row;
     int m = 0;
@@ -68,7 +105,10 @@ void q8_softmax(const Q8Softmax& p, const void* x, void* y, std::int64_t element
       sum += e[static_cast<std::size_t>(i)];
     }
     std::uint8_t* yr = out + row;
-    for (std::int64_t i = 0; i < p.len; ++i) {
+    const std::int64_t done = avx2 ? q8smax::requant_avx2(e.data(), sum, p.sy, p.zpy, static_cast<std::int32_t>(lo),
+                                                  static_cast<std::int32_t>(hi), p.len, yr)
+                                   : 0;
+    for (std::int64_t i = done; i < p.len; ++i) {
       const float s = static_cast<float>(e[static_cast<std::size_t>(i)] / sum);
       yr[i] = static_cast<std::uint8_t>(detail::quantize_value(s, p.sy, p.zpy, lo, hi));
     }
