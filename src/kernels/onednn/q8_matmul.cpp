@@ -148,9 +148,27 @@ bool split_k_const(std::int64_t dev_a, Q8MatMul* p, std::string* why) {
   return split_k(row_max, col_sum, dev_a, p, why);
 }
 
+// oneDNN's u8·s8 gemm sums in int32 exactly with AVX-512 VNNI (vpdpbusd) and above. Its
+// kernels for other ISAs (AVX2, and AVX2-VNNI, which oneDNN 2.6's gemm may not use) can
+// add product pairs in saturating int16, so they are not trusted; nor is any ISA capped
+// below AVX-512 VNNI (DNNL_MAX_CPU_ISA), which the effective ISA reflects.
+bool exact_int8_gemm() {
+  static const bool exact = [] {
+    switch (dnnl::get_effective_cpu_isa()) {
+      case dnnl::cpu_isa::avx512_core_vnni:
+      case dnnl::cpu_isa::avx512_core_bf16:
+      case dnnl::cpu_isa::avx512_core_amx:
+        return true;
+      default:
+        return false;
+    }
+  }();
+  return exact;
+}
+
 // Chooses oneDNN's integer gemm where it is exact and B has one zero point.
 void plan_int_gemm(Q8MatMul* p) {
-  if (!exact_int8_isa()) return;
+  if (!exact_int8_gemm()) return;
   for (std::int32_t z : p->zp_b)
     if (z != p->zp_b[0]) return;
   p->int_gemm = true;

@@ -14,7 +14,7 @@
 // which cannot overflow (max|a − zp_a| · Σ_k |b − zp_b| < 2^31 is checked too), so they are
 // the reference's saturate_int32 of its int64 sum.
 //
-// On CPUs where oneDNN's int8 is exact (VNNI, exact_int8_isa) and B has one zero point, the
+// On CPUs with AVX-512 VNNI (where oneDNN's int8 gemm sums exactly) and B with one zero point, the
 // product runs instead through oneDNN's u8·s8 → s32 gemm, which takes the zero points as
 // offsets: int8 A and uint8 B are re-biased by 128 (x ^ 0x80, zero point moved alike) into
 // its u8 / s8 operands, and the int32 sums are exact (no overflow: the bound above). Requantization is int8_requant_row, the reference's
