@@ -38,11 +38,11 @@ TEST(Q8Softmax, MatchesTheReferenceOverEncodingsAndShapes) {
     std::int32_t zy;
   };
   const std::vector<Enc> encs = {
-      {DType::kInt8, 0.05f, 0, DType::kUint8, 1.f / 256, 0},    // the usual attention encoding
+      {DType::kInt8, 0.05f, 0, DType::kUint8, 1.f / 256, 0},  // the usual attention encoding
       {DType::kInt8, 0.1f, -128, DType::kInt8, 1.f / 255, -128},
-      {DType::kUint8, 0.02f, 255, DType::kUint8, 0.001f, 0},    // saturates
-      {DType::kUint8, 1e-4f, 0, DType::kInt8, 0.004f, 127},     // every exp near 1
-      {DType::kInt8, 2.0f, 127, DType::kUint8, 0.003f, 3},      // exps underflow
+      {DType::kUint8, 0.02f, 255, DType::kUint8, 0.001f, 0},  // saturates
+      {DType::kUint8, 1e-4f, 0, DType::kInt8, 0.004f, 127},   // every exp near 1
+      {DType::kInt8, 2.0f, 127, DType::kUint8, 0.003f, 3},    // exps underflow
       {DType::kInt8, 0.07f, 5, DType::kInt8, 0.01f, -7},
   };
   const std::vector<I> shapes = {{1, 1}, {3, 1}, {2, 17}, {1, 3, 10, 197}, {4, 128}};

@@ -48,7 +48,7 @@ inline std::uint8_t requant(float v, const Out& o) {
   v = v / o.scale;
   v = std::min(std::max(v, -kClamp), kClamp);
   const std::int32_t r = static_cast<std::int32_t>(std::rint(v)) + o.zp;  // rint: ties to even, as nearbyint
-  return static_cast<std::uint8_t>(std::min(std::max(r, o.lo), o.hi));  // the low byte: int8 or uint8
+  return static_cast<std::uint8_t>(std::min(std::max(r, o.lo), o.hi));    // the low byte: int8 or uint8
 }
 
 // 8 real values from 8 stored bytes, (float)(q − zp)·s: the int → float conversion is
@@ -73,8 +73,8 @@ inline float value(const std::uint8_t* p, std::int64_t i, const Table& t, bool i
 // One run of n outputs; an operand's step is 1 (contiguous) or 0 (one value for the run).
 template <Q8BinaryOp Op>
 __attribute__((target("avx2"))) void run_avx2(const std::uint8_t* a, int sa, const Table& ta, const Q8Operand& qa,
-                                               const std::uint8_t* b, int sb, const Table& tb, const Q8Operand& qb,
-                                               std::uint8_t* y, const Out& o, std::int64_t n) {
+                                              const std::uint8_t* b, int sb, const Table& tb, const Q8Operand& qb,
+                                              std::uint8_t* y, const Out& o, std::int64_t n) {
   // Without "fma" in the target GCC cannot contract a multiply and an add (Add/Sub of two
   // dequantized operands: each product is its own rounding in the reference).
   const __m256 sy = _mm256_set1_ps(o.scale), cmax = _mm256_set1_ps(kClamp), cmin = _mm256_set1_ps(-kClamp);
@@ -88,8 +88,12 @@ __attribute__((target("avx2"))) void run_avx2(const std::uint8_t* a, int sa, con
                                         -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
   std::int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    const __m256 fa = !sa ? fa0 : af ? _mm256_loadu_ps(reinterpret_cast<const float*>(a) + i) : dequant8(a + i, a8, zpa, sca);
-    const __m256 fb = !sb ? fb0 : bf ? _mm256_loadu_ps(reinterpret_cast<const float*>(b) + i) : dequant8(b + i, b8, zpb, scb);
+    const __m256 fa = !sa  ? fa0
+                      : af ? _mm256_loadu_ps(reinterpret_cast<const float*>(a) + i)
+                           : dequant8(a + i, a8, zpa, sca);
+    const __m256 fb = !sb  ? fb0
+                      : bf ? _mm256_loadu_ps(reinterpret_cast<const float*>(b) + i)
+                           : dequant8(b + i, b8, zpb, scb);
     __m256 v;
     if constexpr (Op == Q8BinaryOp::kAdd) {
       v = _mm256_add_ps(fa, fb);
@@ -194,8 +198,8 @@ void run(const std::uint8_t* a, const Table& ta, const Q8Operand& qa, const std:
 }  // namespace
 }  // namespace q8bin
 
-using q8bin::Table;
 using q8bin::Out;
+using q8bin::Table;
 
 bool q8_binary_applies(const Q8Operand& qa, const Q8Operand& qb, const Q8Operand& qy) {
   if (qy.dtype != model::DType::kInt8 && qy.dtype != model::DType::kUint8) return false;

@@ -1,11 +1,11 @@
 #include "kernels/onednn/q8_matmul.h"
 
+#include <dnnl.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-
-#include <dnnl.h>
 
 #include "kernels/common.h"
 #include "kernels/onednn/runtime.h"
@@ -143,7 +143,8 @@ bool split_k_const(std::int64_t dev_a, Q8MatMul* p, std::string* why) {
       }
     }
     for (std::int64_t n = 0; n < N; ++n)
-      col_sum[static_cast<std::size_t>(n)] = std::max(col_sum[static_cast<std::size_t>(n)], col[static_cast<std::size_t>(n)]);
+      col_sum[static_cast<std::size_t>(n)] =
+          std::max(col_sum[static_cast<std::size_t>(n)], col[static_cast<std::size_t>(n)]);
   }
   return split_k(row_max, col_sum, dev_a, p, why);
 }
@@ -254,14 +255,15 @@ bool plan_q8_gemm(const model::Attrs& attrs, const TensorView& a, const TensorVi
   p.mm = SgemmMatMul{M, K, N, 1, false, false};
   plan_encodings(a, b, y, N, &p);
   if (c != nullptr) {
-    // A vector of N (what a Linear layer has); per-channel int32 only as [1, N] along axis
-    // 1, where the reference's channel of element (m, n) is n.
+    // A vector of N (what a Linear layer has). A per-channel C takes the reference's
+    // integer path only as [M, N] (else its generic path): here M = 1 along axis 1, where
+    // the channel of element (m, n) is n.
     const bool vec = c->elements() == N && (c->dims.size() == 1 || (c->dims.size() == 2 && c->dims[0] == 1));
     if (!vec) return *why = "C is not a vector of N", false;
     const bool cq = detail::has_quant(*c);
-    if (c->dtype == DType::kInt32 && cq && !detail::is_per_tensor(*c) &&
-        !(c->dims.size() == 2 && detail::quant_axis(*c) == 1))
-      return *why = "C's quantization axis", false;
+    if (cq && !detail::is_per_tensor(*c) &&
+        !(c->dims == std::vector<std::int64_t>{M, N} && detail::quant_axis(*c) == 1))
+      return *why = "C's quantization", false;
     const float sa = a.quant->scale[0];
     for (std::int64_t n = 0; n < N; ++n) {
       const auto i = static_cast<std::size_t>(n);
@@ -346,8 +348,8 @@ Status int_gemm_sums(const Q8MatMul& p, const void* a, const void* b, int thread
   for (std::int64_t i = 0; i < mm.batches; ++i) {
     const std::uint8_t* ai = au + (mm.a_shared ? 0 : i * M * K);
     const std::int8_t* bi = bs + (mm.b_shared ? 0 : i * K * N);
-    const dnnl_status_t s = dnnl_gemm_u8s8s32('N', 'N', 'F', M, N, K, 1.0f, ai, K, p.ao, bi, N, p.bo, 0.0f,
-                                              acc + i * M * N, N, &co);
+    const dnnl_status_t s =
+        dnnl_gemm_u8s8s32('N', 'N', 'F', M, N, K, 1.0f, ai, K, p.ao, bi, N, p.bo, 0.0f, acc + i * M * N, N, &co);
     if (s != dnnl_success)
       return Status(err::kInternalError, "oneDNN gemm_u8s8s32 failed (status " + std::to_string(s) + ")");
   }

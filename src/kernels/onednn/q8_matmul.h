@@ -17,8 +17,8 @@
 // On CPUs with AVX-512 VNNI (where oneDNN's int8 gemm sums exactly) and B with one zero point, the
 // product runs instead through oneDNN's u8·s8 → s32 gemm, which takes the zero points as
 // offsets: int8 A and uint8 B are re-biased by 128 (x ^ 0x80, zero point moved alike) into
-// its u8 / s8 operands, and the int32 sums are exact (no overflow: the bound above). Requantization is int8_requant_row, the reference's
-// requantize_acc steps. Bit-exact with the reference by construction.
+// its u8 / s8 operands, and the int32 sums are exact (no overflow: the bound above). Requantization is
+// int8_requant_row, the reference's requantize_acc steps. Bit-exact with the reference by construction.
 #pragma once
 
 #include <cstdint>
@@ -36,9 +36,9 @@ struct Q8MatMul {
   SgemmMatMul mm;
   model::DType a = model::DType::kInt8, b = model::DType::kInt8;
   std::int32_t zp_a = 0;
-  std::vector<std::int32_t> zp_b;   // per column of B (N)
-  std::vector<float> b_const;       // B − zp_b as float32 when B is a constant
-  std::vector<float> scale, bias;   // per column, as int8_requant_row takes them
+  std::vector<std::int32_t> zp_b;     // per column of B (N)
+  std::vector<float> b_const;         // B − zp_b as float32 when B is a constant
+  std::vector<float> scale, bias;     // per column, as int8_requant_row takes them
   std::vector<std::int64_t> k_split;  // block starts along K, then K
   bool b_is_const = false;
   // oneDNN's integer gemm (VNNI): operands re-biased into u8 A / s8 B, offsets ao / bo.
@@ -52,8 +52,8 @@ struct Q8MatMul {
 
 // A `a` × B `b` → `y` (logical views; b.data set when B is a constant). False with *why
 // when the reference would not take its integer path or the float sums could round.
-bool plan_q8_matmul(const model::TensorView& a, const model::TensorView& b, const model::TensorView& y,
-                    bool b_is_const, Q8MatMul* plan, std::string* why);
+bool plan_q8_matmul(const model::TensorView& a, const model::TensorView& b, const model::TensorView& y, bool b_is_const,
+                    Q8MatMul* plan, std::string* why);
 
 // Gemm A [M, K] × constant B (transB either way) + constant C (absent, or a vector of N:
 // float32, or int32 with the reference's scale check) → y, with transA 0, alpha 1 and

@@ -28,8 +28,8 @@ constexpr float kClamp = 1048576.f;
 // (MXCSR) and the saturation are the reference's operations on each lane. No NaN reaches
 // here (sum >= 1, every e finite).
 __attribute__((target("avx2"))) std::int64_t requant_avx2(const float* e, double sum, float sy, std::int32_t zp,
-                                                           std::int32_t lo, std::int32_t hi, std::int64_t n,
-                                                           std::uint8_t* y) {
+                                                          std::int32_t lo, std::int32_t hi, std::int64_t n,
+                                                          std::uint8_t* y) {
   const __m256d s = _mm256_set1_pd(sum);
   const __m128 sy4 = _mm_set1_ps(sy), cmax = _mm_set1_ps(kClamp), cmin = _mm_set1_ps(-kClamp);
   const __m128i zp4 = _mm_set1_epi32(zp), lo4 = _mm_set1_epi32(lo), hi4 = _mm_set1_epi32(hi);
@@ -106,7 +106,7 @@ void q8_softmax(const Q8Softmax& p, const void* x, void* y, std::int64_t element
     }
     std::uint8_t* yr = out + row;
     const std::int64_t done = avx2 ? q8smax::requant_avx2(e.data(), sum, p.sy, p.zpy, static_cast<std::int32_t>(lo),
-                                                  static_cast<std::int32_t>(hi), p.len, yr)
+                                                          static_cast<std::int32_t>(hi), p.len, yr)
                                    : 0;
     for (std::int64_t i = done; i < p.len; ++i) {
       const float s = static_cast<float>(e[static_cast<std::size_t>(i)] / sum);
