@@ -44,6 +44,8 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/onednn/q8_deconv.cpp
   src/kernels/onednn/q8_table.cpp
   src/kernels/onednn/q8_gap.cpp
+  src/kernels/onednn/q8_matmul.cpp
+  src/kernels/onednn/q8_softmax.cpp
   src/kernels/onednn/int8_conv_avx2.cpp
   src/kernels/onednn/sgemm_matmul.cpp
   src/kernels/onednn/program.cpp

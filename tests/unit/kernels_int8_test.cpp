@@ -589,6 +589,8 @@ TEST(KernelsInt8Generic, EveryFloatOpOnQuantizedTensorsEqualsDequantizeRunQuanti
       {"Tanh", {}, {1500}},
       {"HardSigmoid", {}, {1500}},
       {"LeakyRelu", {{"alpha", 0.1}}, {1500}},
+      {"Erf", {}, {7}},
+      {"Erf", {}, {1500}},  // the math functions (run_unary) take the table too
   };
   const Quant qin = pt(0.04f, -7), qout = pt(0.02f, 100);
   for (const Case& c : cases) {

@@ -162,6 +162,63 @@ TEST(Q8Binary, FloatScalarConstantOperandsMatchTheReference) {
   }
 }
 
+// A float32 constant tensor (a Linear layer's bias after an int8 MatMul) broadcast along
+// rows, columns or as a full tensor, as either operand (a divisor only: Div by a non-zero
+// constant, GELU's x / √2): read as floats, the reference's bytes.
+TEST(Q8Binary, FloatConstantTensorOperandsMatchTheReference) {
+  const I d{2, 5, 19};
+  const Quant qx{{0.037f}, {-128}, -1}, qu{{0.02f}, {255}, -1}, qy{{0.05f}, {3}, -1}, qs{{0.004f}, {127}, -1};
+  std::uint32_t seed = 900;
+  for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
+    for (const I& dc : {I{19}, I{1, 5, 1}, I{2, 5, 19}, I{5, 19}, I{1}}) {
+      for (bool first : {false, true}) {
+        if (first && op[0] == 'D') continue;
+        for (const Quant* q : {&qx, &qu}) {
+          for (const Quant* o : {&qy, &qs}) {
+            SCOPED_TRACE(std::string(op) + " seed " + std::to_string(seed) + (first ? " first" : ""));
+            const DType xt = q == &qu ? DType::kUint8 : DType::kInt8, yt = o == &qs ? DType::kInt8 : DType::kUint8;
+            auto x = random_bytes(count(d), seed++);
+            std::vector<float> cv(static_cast<std::size_t>(count(dc)));
+            for (auto& v : cv) v = static_cast<float>(static_cast<int>(testing::lcg(seed) % 4001) - 2000) * 0.003f;
+            if (op[0] == 'D')
+              for (auto& v : cv) v = v == 0.f ? 1.4142135f : v;
+            model::TensorView vx, vc, vy;
+            vx.dtype = xt;
+            vx.dims = d;
+            vx.quant = q;
+            vx.data = x.data();
+            vc.dtype = DType::kFloat32;
+            vc.dims = dc;
+            vc.data = cv.data();
+            std::vector<std::uint8_t> ref(x.size()), fast(x.size(), 0x55);
+            vy.dtype = yt;
+            vy.dims = d;
+            vy.quant = o;
+            vy.data = ref.data();
+            Status st = kernels::run_reference(op, {}, first ? std::vector<model::TensorView>{vc, vx}
+                                                             : std::vector<model::TensorView>{vx, vc},
+                                               {vy});
+            ASSERT_TRUE(st.ok()) << st.message();
+            const Q8Operand ox{xt, q->scale[0], q->zero_point[0]}, oc = kernels::onednn::q8_float_scalar(cv[0]),
+                            oy{yt, o->scale[0], o->zero_point[0]};
+            ASSERT_TRUE(kernels::onednn::q8_binary_applies(ox, oc, oy));
+            const Q8BinaryOp k = op[0] == 'A'   ? Q8BinaryOp::kAdd
+                                 : op[0] == 'S' ? Q8BinaryOp::kSub
+                                 : op[0] == 'D' ? Q8BinaryOp::kDiv
+                                                : Q8BinaryOp::kMul;
+            if (first) {
+              kernels::onednn::q8_binary(k, cv.data(), oc, dc, x.data(), ox, d, fast.data(), oy, d);
+            } else {
+              kernels::onednn::q8_binary(k, x.data(), ox, d, cv.data(), oc, dc, fast.data(), oy, d);
+            }
+            EXPECT_EQ(ref, fast);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Q8Binary, RefusesEncodingsThatCouldMakeNaN) {
   const Q8Operand ok{DType::kInt8, 0.1f, 0};
   EXPECT_FALSE(kernels::onednn::q8_binary_applies(ok, {DType::kInt8, 0.f, 0}, ok));

@@ -26,7 +26,7 @@ std::vector<std::int8_t> weights(std::size_t n, std::uint32_t seed) {
 }
 
 TEST(Q8Table, UnaryOpsBetweenInt8ConvsMatchTheReference) {
-  const char* ops[] = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish"};
+  const char* ops[] = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Erf"};
   struct Enc {
     DType t;
     float s;

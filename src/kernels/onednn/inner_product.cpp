@@ -42,16 +42,8 @@ std::unique_ptr<FastOp> make_inner_product(const std::string& op, const model::A
   if (!fp32) {
     // Weight element (n, k): B[k][n] or, transposed, B[n][k].
     if (!int_params(a, b, trans_b ? 0 : 1, N, K, trans_b ? K : 1, trans_b ? 1 : N, c, y, &ip, why)) return nullptr;
-    // oneDNN 2.6's inner product takes no zero points, so with VNNI too an int8 Gemm after
-    // an average pool or a Flatten of uint8 values (zero point ≠ 0: EfficientNet's and
-    // ResNet's classifiers) would otherwise fall to the reference kernel, ~20× slower.
-    const bool zero_points = ip.zp_x != 0 || ip.zp_y != 0;
-    if (!exact_int8_isa() || zero_points) {
-      if (!int8_avx2_available()) {
-        return *why = zero_points ? "zero points (oneDNN's inner product has none) and no AVX2"
-                                  : "no VNNI nor AVX2: no exact int8 fast path",
-               nullptr;
-      }
+    if (!exact_int8_isa()) {
+      if (!int8_avx2_available()) return *why = "no VNNI nor AVX2: no exact int8 fast path", nullptr;
       // One 1×1 "pixel" per row of A.
       Int8ConvShape s;
       s.n = M;
@@ -82,6 +74,8 @@ std::unique_ptr<FastOp> make_inner_product(const std::string& op, const model::A
       } else {
         attr.set_output_scales(1 << 1, ip.scales);
       }
+      if (ip.zp_x != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {ip.zp_x});
+      if (ip.zp_y != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {ip.zp_y});
     }
     dnnl::inner_product_forward::primitive_desc pd(d, attr, eng);
     std::string impl = pd.impl_info_str();

@@ -24,6 +24,7 @@
 #include "kernels/onednn/program.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -37,6 +38,8 @@
 #include "kernels/onednn/q8_table.h"
 #include "kernels/onednn/quant_params.h"
 #include "kernels/onednn/q8_gap.h"
+#include "kernels/onednn/q8_matmul.h"
+#include "kernels/onednn/q8_softmax.h"
 #include "kernels/onednn/runtime.h"
 #include "kernels/onednn/sgemm_matmul.h"
 #include "kernels/onednn/spin_governor.h"
@@ -74,6 +77,9 @@ struct Plan {
   // (inputs still converted to logical order as for any reference layer).
   bool sgemm = false;
   SgemmMatMul mm{};
+  // kReference int8 MatMul computed by q8_matmul (inputs in logical order as for sgemm).
+  bool q8_mm = false;
+  Q8MatMul qmm{};
   // kReference/kAgnostic int8 Add/Sub/Mul computed by q8_binary (encodings qa, qb, qy).
   bool q8_bin = false;
   Q8BinaryOp bin_op = Q8BinaryOp::kAdd;
@@ -82,6 +88,9 @@ struct Plan {
   bool q8_lut = false;
   Q8Table lut{};
   std::size_t lut_input = 0;
+  // kReference int8 Softmax along the last axis (q8_softmax.h).
+  bool q8_smax = false;
+  Q8Softmax smax{};
   // kAgnostic with a per-channel operand ([n, C, 1, 1]): the reference kernel sees every
   // 4-D tensor with NHWC dims, so the channel broadcast lands on the innermost axis.
   bool nhwc_view = false;
@@ -128,7 +137,7 @@ class FastProgram final : public CompiledProgram {
       case Kind::kAgnostic:
         return p.q8_bin || p.q8_lut ? "native:nhwc" : "reference:nhwc";  // the reference kernel on the NHWC bytes as they are
       default:
-        return p.sgemm ? "onednn:sgemm" : p.q8_bin || p.q8_lut ? "native" : "reference";
+        return p.sgemm ? "onednn:sgemm" : p.q8_bin || p.q8_lut || p.q8_mm || p.q8_smax ? "native" : "reference";
     }
   }
 
@@ -586,16 +595,36 @@ bool FastProgram::try_q8_add(std::size_t i) {
 }
 
 // A float MatMul stays a reference layer (layouts, read_tensor) whose arithmetic oneDNN's
-// sgemm does when the batch layout allows (sgemm_matmul.h).
+// sgemm does when the batch layout allows (sgemm_matmul.h); an int8 one likewise through
+// q8_matmul.h, when the reference would take its integer path (also an int8 Gemm that
+// oneDNN's inner product declined).
 void FastProgram::plan_sgemm(std::size_t i) {
   const model::Layer& l = program_.layers[i];
+  Plan& p = plans_[i];
+  if (l.op == "Gemm" && (l.inputs.size() == 2 || l.inputs.size() == 3) && l.outputs.size() == 1 && l.inputs[0] >= 0 &&
+      is_const(l.inputs[1]) && (l.inputs.size() == 2 || l.inputs[2] < 0 || is_const(l.inputs[2])) &&
+      is_q8(view(l.inputs[0]))) {
+    std::string why;
+    const std::int32_t c = l.inputs.size() > 2 ? l.inputs[2] : -1;
+    const TensorView cv = c >= 0 ? view(c) : TensorView{};
+    p.q8_mm = plan_q8_gemm(l.attrs, view(l.inputs[0]), view(l.inputs[1]), c >= 0 ? &cv : nullptr, view(l.outputs[0]),
+                           &p.qmm, &why);
+    if (!p.q8_mm) SVP_LOG_DEBUG("layer \"{}\": int8 Gemm uses the reference kernel: {}", l.name, why);
+    return;
+  }
   if (l.op != "MatMul" || l.inputs.size() != 2 || l.outputs.size() != 1 || l.inputs[0] < 0 || l.inputs[1] < 0) {
+    return;
+  }
+  if (is_q8(view(l.inputs[0]))) {
+    std::string why;
+    const std::int32_t b = l.inputs[1];
+    p.q8_mm = plan_q8_matmul(view(l.inputs[0]), view(b), view(l.outputs[0]), is_const(b), &p.qmm, &why);
+    if (!p.q8_mm) SVP_LOG_DEBUG("layer \"{}\": int8 MatMul uses the reference kernel: {}", l.name, why);
     return;
   }
   for (std::int32_t t : {l.inputs[0], l.inputs[1], l.outputs[0]}) {
     if (tensor(t).dtype != DType::kFloat32 || !tensor(t).quant.empty()) return;
   }
-  Plan& p = plans_[i];
   p.sgemm = plan_sgemm_matmul(tensor(l.inputs[0]).dims, tensor(l.inputs[1]).dims, tensor(l.outputs[0]).dims, &p.mm);
 }
 
@@ -604,7 +633,7 @@ void FastProgram::plan_sgemm(std::size_t i) {
 void FastProgram::plan_q8_binary(std::size_t i) {
   const model::Layer& l = program_.layers[i];
   Plan& p = plans_[i];
-  if (p.sgemm || p.nhwc_layer || l.inputs.size() != 2 || l.outputs.size() != 1) return;
+  if (p.sgemm || p.q8_mm || p.nhwc_layer || l.inputs.size() != 2 || l.outputs.size() != 1) return;
   Q8BinaryOp op;
   if (l.op == "Add") {
     op = Q8BinaryOp::kAdd;
@@ -612,6 +641,8 @@ void FastProgram::plan_q8_binary(std::size_t i) {
     op = Q8BinaryOp::kSub;
   } else if (l.op == "Mul") {
     op = Q8BinaryOp::kMul;
+  } else if (l.op == "Div") {
+    op = Q8BinaryOp::kDiv;
   } else {
     return;
   }
@@ -623,13 +654,18 @@ void FastProgram::plan_q8_binary(std::size_t i) {
     *q = {x.dtype, x.quant.scale[0], x.quant.zero_point.empty() ? 0 : x.quant.zero_point[0]};
     return true;
   };
-  // Or a float32 scalar constant, which the reference keeps in float.
+  // Or a float32 constant (a scalar, a bias vector), which the reference keeps in float;
+  // finite, so no NaN can arise whose rounding would differ.
   auto q8_or_scalar = [&](std::int32_t t, Q8Operand* q) {
     const model::Tensor& x = tensor(t);
-    if (x.dtype == DType::kFloat32 && x.quant.empty() && is_const(t) && x.size == sizeof(float)) {
-      float c;
-      std::memcpy(&c, weights_ + x.offset, sizeof c);
-      *q = q8_float_scalar(c);
+    if (x.dtype == DType::kFloat32 && x.quant.empty() && is_const(t) && x.size >= sizeof(float)) {
+      for (std::size_t k = 0; k < x.size; k += sizeof(float)) {
+        float c;
+        std::memcpy(&c, weights_ + x.offset + k, sizeof c);
+        // A divisor must not be 0 either (x / 0 can be NaN).
+        if (!std::isfinite(c) || (op == Q8BinaryOp::kDiv && t == b && c == 0.f)) return false;
+        if (k == 0) *q = q8_float_scalar(c);
+      }
       return true;
     }
     return q8(t, q);
@@ -637,6 +673,7 @@ void FastProgram::plan_q8_binary(std::size_t i) {
   Q8Operand qa, qb, qy;
   if (!q8_or_scalar(a, &qa) || !q8_or_scalar(b, &qb) || !q8(y, &qy) || !q8_binary_applies(qa, qb, qy)) return;
   if (qa.dtype == DType::kFloat32 && qb.dtype == DType::kFloat32) return;
+  if (op == Q8BinaryOp::kDiv && qb.dtype != DType::kFloat32) return;
   // The reference reads both operands before writing; streaming through them is the same
   // only if the output is the very bytes of an operand or apart from it.
   for (std::int32_t t : {a, b})
@@ -662,7 +699,7 @@ void FastProgram::plan() {
     if (ops::op_def(l.op).fast == ops::FastPath::kConvolution && try_conv(i)) continue;
     if (try_other(i)) continue;
     if (try_q8_add(i)) continue;
-    if (l.op == "MatMul") plan_sgemm(i);
+    if (l.op == "MatMul" || l.op == "Gemm") plan_sgemm(i);
     if (try_nhwc_view(i)) continue;
     bool nhwc_view = false, to_nhwc = false;
     if (agnostic(i, &nhwc_view, &to_nhwc)) {
@@ -682,6 +719,9 @@ void FastProgram::plan() {
       if (!p.q8_bin && !p.nhwc_layer && l.inputs.size() == 1 && l.inputs[0] >= 0 && l.outputs.size() == 1 &&
           (!overlap(l.outputs[0], l.inputs[0]) || same_bytes(l.outputs[0], l.inputs[0]))) {
         p.q8_lut = q8_table_for(l, tensor(l.inputs[0]), tensor(l.outputs[0]), &p.lut);
+        // Row by row, each row read before it is written: in place or apart, logical order.
+        if (k == Kind::kReference && !p.nhwc_view)
+          p.q8_smax = q8_softmax_for(l, tensor(l.inputs[0]), tensor(l.outputs[0]), &p.smax);
       }
     }
   }
@@ -778,6 +818,10 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
       for (TensorView& v : *views)
         if (v.dims.size() == 4) v.dims = {v.dims[0], v.dims[2], v.dims[3], v.dims[1]};
   }
+  if (plan.q8_smax) {
+    q8_softmax(plan.smax, in[0].data, out[0].data, out[0].elements());
+    return Status::Ok();
+  }
   if (plan.q8_lut) {
     q8_table_apply(plan.lut, in[plan.lut_input].data, out[0].data, out[0].elements());
     return Status::Ok();
@@ -787,7 +831,8 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
               out[0].dims);
     return Status::Ok();
   }
-  Status s = plan.sgemm  ? run_sgemm_matmul(plan.mm, in[0].as<const float>(), in[1].as<const float>(),
+  Status s = plan.q8_mm ? run_q8_matmul(plan.qmm, in[0].data, in[1].data, out[0].data, threads_)
+             : plan.sgemm  ? run_sgemm_matmul(plan.mm, in[0].as<const float>(), in[1].as<const float>(),
                                             out[0].as<float>(), threads_)
              : plan.nhwc_layer ? run_reference_with_steps(*plan.nhwc_layer, std::move(in), out, args)
              : !convert && (is_binary(layer.op) || is_unary_eltwise(layer.op))

@@ -40,6 +40,7 @@ template <Q8BinaryOp Op>
 inline float apply(float a, float b) {
   if constexpr (Op == Q8BinaryOp::kAdd) return a + b;
   if constexpr (Op == Q8BinaryOp::kSub) return a - b;
+  if constexpr (Op == Q8BinaryOp::kDiv) return a / b;
   return a * b;
 }
 
@@ -47,7 +48,7 @@ inline std::uint8_t requant(float v, const Out& o) {
   v = v / o.scale;
   v = std::min(std::max(v, -kClamp), kClamp);
   const std::int32_t r = static_cast<std::int32_t>(std::rint(v)) + o.zp;  // rint: ties to even, as nearbyint
-  return static_cast<std::uint8_t>(std::min(std::max(r, o.lo), o.hi));  // the low byte: int8 or uint8
+  return static_cast<std::uint8_t>(std::min(std::max(r, o.lo), o.hi));    // the low byte: int8 or uint8
 }
 
 // 8 real values from 8 stored bytes, (float)(q − zp)·s: the int → float conversion is
@@ -58,31 +59,48 @@ __attribute__((target("avx2"))) inline __m256 dequant8(const std::uint8_t* p, bo
   return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(q, zp)), s);
 }
 
+// Element i of an operand: a float32 constant's own value (the reference keeps it in
+// float), else the table's real value of its byte.
+inline float value(const std::uint8_t* p, std::int64_t i, const Table& t, bool is_float) {
+  if (is_float) {
+    float f;
+    __builtin_memcpy(&f, p + i * 4, 4);
+    return f;
+  }
+  return t.v[p[i]];
+}
+
 // One run of n outputs; an operand's step is 1 (contiguous) or 0 (one value for the run).
 template <Q8BinaryOp Op>
 __attribute__((target("avx2"))) void run_avx2(const std::uint8_t* a, int sa, const Table& ta, const Q8Operand& qa,
-                                               const std::uint8_t* b, int sb, const Table& tb, const Q8Operand& qb,
-                                               std::uint8_t* y, const Out& o, std::int64_t n) {
+                                              const std::uint8_t* b, int sb, const Table& tb, const Q8Operand& qb,
+                                              std::uint8_t* y, const Out& o, std::int64_t n) {
   // Without "fma" in the target GCC cannot contract a multiply and an add (Add/Sub of two
   // dequantized operands: each product is its own rounding in the reference).
   const __m256 sy = _mm256_set1_ps(o.scale), cmax = _mm256_set1_ps(kClamp), cmin = _mm256_set1_ps(-kClamp);
   const __m256i zpy = _mm256_set1_epi32(o.zp), lo = _mm256_set1_epi32(o.lo), hi = _mm256_set1_epi32(o.hi);
-  const __m256 fa0 = _mm256_set1_ps(ta.v[a[0]]), fb0 = _mm256_set1_ps(tb.v[b[0]]);
+  const bool af = qa.dtype == DType::kFloat32, bf = qb.dtype == DType::kFloat32;
+  const __m256 fa0 = _mm256_set1_ps(value(a, 0, ta, af)), fb0 = _mm256_set1_ps(value(b, 0, tb, bf));
   const __m256i zpa = _mm256_set1_epi32(qa.zp), zpb = _mm256_set1_epi32(qb.zp);
   const __m256 sca = _mm256_set1_ps(qa.scale), scb = _mm256_set1_ps(qb.scale);
   const bool a8 = qa.dtype == DType::kInt8, b8 = qb.dtype == DType::kInt8;
   const __m256i pack = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1,
                                         -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
   std::int64_t i = 0;
-  // A float scalar operand (q8_float_scalar) has one element, so step 0 here.
   for (; i + 8 <= n; i += 8) {
-    const __m256 fa = sa ? dequant8(a + i, a8, zpa, sca) : fa0;
-    const __m256 fb = sb ? dequant8(b + i, b8, zpb, scb) : fb0;
+    const __m256 fa = !sa  ? fa0
+                      : af ? _mm256_loadu_ps(reinterpret_cast<const float*>(a) + i)
+                           : dequant8(a + i, a8, zpa, sca);
+    const __m256 fb = !sb  ? fb0
+                      : bf ? _mm256_loadu_ps(reinterpret_cast<const float*>(b) + i)
+                           : dequant8(b + i, b8, zpb, scb);
     __m256 v;
     if constexpr (Op == Q8BinaryOp::kAdd) {
       v = _mm256_add_ps(fa, fb);
     } else if constexpr (Op == Q8BinaryOp::kSub) {
       v = _mm256_sub_ps(fa, fb);
+    } else if constexpr (Op == Q8BinaryOp::kDiv) {
+      v = _mm256_div_ps(fa, fb);
     } else {
       v = _mm256_mul_ps(fa, fb);
     }
@@ -97,13 +115,15 @@ __attribute__((target("avx2"))) void run_avx2(const std::uint8_t* a, int sa, con
     const std::uint64_t eight = lo4 | (static_cast<std::uint64_t>(hi4) << 32);
     __builtin_memcpy(y + i, &eight, 8);
   }
-  for (; i < n; ++i) y[i] = requant(apply<Op>(ta.v[a[sa ? i : 0]], tb.v[b[sb ? i : 0]]), o);
+  for (; i < n; ++i) y[i] = requant(apply<Op>(value(a, sa ? i : 0, ta, af), value(b, sb ? i : 0, tb, bf)), o);
 }
 
 template <Q8BinaryOp Op>
-void run_scalar(const std::uint8_t* a, int sa, const Table& ta, const std::uint8_t* b, int sb, const Table& tb,
-                std::uint8_t* y, const Out& o, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i) y[i] = requant(apply<Op>(ta.v[a[sa ? i : 0]], tb.v[b[sb ? i : 0]]), o);
+void run_scalar(const std::uint8_t* a, int sa, const Table& ta, const Q8Operand& qa, const std::uint8_t* b, int sb,
+                const Table& tb, const Q8Operand& qb, std::uint8_t* y, const Out& o, std::int64_t n) {
+  const bool af = qa.dtype == DType::kFloat32, bf = qb.dtype == DType::kFloat32;
+  for (std::int64_t i = 0; i < n; ++i)
+    y[i] = requant(apply<Op>(value(a, sa ? i : 0, ta, af), value(b, sb ? i : 0, tb, bf)), o);
 }
 
 // Output dims with each operand's element strides (0 along broadcast dims), adjacent dims
@@ -157,11 +177,12 @@ void run(const std::uint8_t* a, const Table& ta, const Q8Operand& qa, const std:
   if (outer == 0 || n == 0) return;
   std::vector<std::int64_t> idx(r, 0);
   std::int64_t oa = 0, ob = 0;
+  const std::int64_t ea = qa.dtype == DType::kFloat32 ? 4 : 1, eb = qb.dtype == DType::kFloat32 ? 4 : 1;
   for (std::int64_t row = 0; row < outer; ++row) {
     if (avx2) {
-      run_avx2<Op>(a + oa, ia, ta, qa, b + ob, ib, tb, qb, y + row * n, o, n);
+      run_avx2<Op>(a + oa * ea, ia, ta, qa, b + ob * eb, ib, tb, qb, y + row * n, o, n);
     } else {
-      run_scalar<Op>(a + oa, ia, ta, b + ob, ib, tb, y + row * n, o, n);
+      run_scalar<Op>(a + oa * ea, ia, ta, qa, b + ob * eb, ib, tb, qb, y + row * n, o, n);
     }
     for (std::size_t k = r - 1; k-- > 0;) {  // odometer over the outer dims
       oa += w.sa[k];
@@ -177,8 +198,8 @@ void run(const std::uint8_t* a, const Table& ta, const Q8Operand& qa, const std:
 }  // namespace
 }  // namespace q8bin
 
-using q8bin::Table;
 using q8bin::Out;
+using q8bin::Table;
 
 bool q8_binary_applies(const Q8Operand& qa, const Q8Operand& qb, const Q8Operand& qy) {
   if (qy.dtype != model::DType::kInt8 && qy.dtype != model::DType::kUint8) return false;
@@ -211,6 +232,8 @@ void q8_binary(Q8BinaryOp op, const void* a, const Q8Operand& qa, const std::vec
       return q8bin::run<Q8BinaryOp::kSub>(pa, ta, qa, pb, tb, qb, py, o, w);
     case Q8BinaryOp::kMul:
       return q8bin::run<Q8BinaryOp::kMul>(pa, ta, qa, pb, tb, qb, py, o, w);
+    case Q8BinaryOp::kDiv:
+      return q8bin::run<Q8BinaryOp::kDiv>(pa, ta, qa, pb, tb, qb, py, o, w);
   }
 }
 

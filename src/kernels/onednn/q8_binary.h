@@ -14,14 +14,18 @@
 
 namespace svp::kernels::onednn {
 
-enum class Q8BinaryOp { kAdd, kSub, kMul };
+// kDiv only by a float32 constant operand b whose values are finite and non-zero (the
+// caller checks): then no NaN can arise, whose requantization the kernel does not model.
+enum class Q8BinaryOp { kAdd, kSub, kMul, kDiv };
 
-// A float32 scalar constant operand (PP-LCNet's learnt affine steps: int8 × k + c), which
-// the reference's generic path leaves in float: q8_binary then reads nothing through its
-// pointer but the first byte, and every element's value is `value`.
+// A float32 constant operand, which the reference's generic path leaves in float: a scalar
+// (PP-LCNet's learnt affine steps: int8 × k + c) or a tensor broadcast like any operand
+// (a Linear layer's bias after an int8 MatMul). q8_binary reads its float32 values through
+// the operand's pointer; `value` is the first of them, or any finite value of the tensor's
+// (q8_binary_applies only checks that it is finite: the caller checks them all).
 inline Q8Operand q8_float_scalar(float value) { return {model::DType::kFloat32, value, 0}; }
 
-// The kernel applies: int8/uint8 operands (or q8_float_scalar ones, finite) with scales
+// The kernel applies: int8/uint8 operands (or q8_float_scalar ones, all values finite) with scales
 // positive and finite, and an int8/uint8 output (then no NaN can arise, whose rounding
 // would differ).
 bool q8_binary_applies(const Q8Operand& qa, const Q8Operand& qb, const Q8Operand& qy);

@@ -26,7 +26,7 @@ model::TensorView codes_view(const model::Tensor& t, std::uint8_t* bytes) {
 }  // namespace
 
 bool q8_table_for(const model::Layer& l, const model::Tensor& x, const model::Tensor& y, Q8Table* table) {
-  static const char* const kOps[] = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish"};
+  static const char* const kOps[] = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Erf"};
   bool known = false;
   for (const char* op : kOps) known = known || l.op == op;
   if (!known || l.inputs.size() != 1 || l.outputs.size() != 1) return false;

@@ -1,5 +1,5 @@
 // Unary elementwise int8/uint8 ops (Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid,
-// HardSwish) with one per-tensor encoding in and one out, as a 256-entry table computed
+// HardSwish, Erf) with one per-tensor encoding in and one out, as a 256-entry table computed
 // once at load by the reference kernel itself on every possible input byte: exact by
 // construction (each element's result depends on its byte alone), and at run time one
 // lookup per element instead of the reference's per-call table or per-element integer

@@ -179,7 +179,8 @@ Status unary_typed(const RunCtx& c) {
 
 template <typename Op>
 Status run_unary(const RunCtx& c) {
-  if (has_quant(c.in[0]) || has_quant(c.out[0])) return run_via_float(c, unary_typed<Op>);
+  // Each element from its own value: a per-tensor int8 tensor goes through a 256-entry table.
+  if (has_quant(c.in[0]) || has_quant(c.out[0])) return run_unary_via_float(c, unary_typed<Op>);
   return unary_typed<Op>(c);
 }
 

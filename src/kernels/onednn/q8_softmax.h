@@ -1,0 +1,34 @@
+// Native int8 Softmax along the last axis ("native"), bit-exact with the reference's
+// generic path (docs/kernels.md §3: dequantize, the float Softmax, requantize). An input
+// byte q stands for x = (float)(q − zp)·s, which grows with q, so a row's maximum is the
+// value of its largest byte q_max and every exp(x − max) the reference evaluates is
+// exp(x[q] − x[q_max]) of two bytes: a 256 × 256 table computed once at load with the same
+// float subtraction and the same std::exp. The run then keeps the reference's remaining
+// steps as they are — the row sum in double in ascending order, e / sum in double rounded
+// to float, the requantization saturate(nearbyint(y / s_y) + zp_y) — without its per-element
+// exp and without float buffers for the whole tensor.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/program.h"
+
+namespace svp::kernels::onednn {
+
+struct Q8Softmax {
+  model::DType x = model::DType::kInt8, y = model::DType::kInt8;
+  float sy = 1.0f;
+  std::int32_t zpy = 0;
+  std::int64_t len = 0;    // the last axis
+  std::vector<float> exp;  // [byte of the row maximum][byte]; rows of bytes above it unused
+};
+
+// The plan for Softmax layer `l` (input x, output y), or false when it is not a per-tensor
+// int8/uint8 Softmax along the last axis with an int8/uint8 output.
+bool q8_softmax_for(const model::Layer& l, const model::Tensor& x, const model::Tensor& y, Q8Softmax* plan);
+
+// y = Softmax(x) for `elements` bytes (a multiple of len); y may be x.
+void q8_softmax(const Q8Softmax& plan, const void* x, void* y, std::int64_t elements);
+
+}  // namespace svp::kernels::onednn

@@ -1,0 +1,123 @@
+// The native int8 Softmax (src/kernels/onednn/q8_softmax.h) against the reference's generic
+// path, byte for byte: int8/uint8 in and out, zero points at the ends of their ranges,
+// input scales from tiny (every exp near 1) to large (most exps underflow to 0), output
+// scales that saturate, rows of 1, odd and attention-like lengths; and planned in a
+// program in place of the reference layer.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "compiler/builder.h"
+#include "kernel_runner.h"
+#include "kernels/kernels.h"
+#include "kernels/onednn/q8_softmax.h"
+
+namespace svp {
+namespace {
+
+using model::DType;
+using model::Quant;
+using I = std::vector<std::int64_t>;
+
+model::Tensor tensor(DType t, const I& dims, float s, std::int32_t zp) {
+  model::Tensor x;
+  x.dtype = t;
+  x.dims = dims;
+  x.quant = Quant{{s}, {zp}, -1};
+  return x;
+}
+
+TEST(Q8Softmax, MatchesTheReferenceOverEncodingsAndShapes) {
+  struct Enc {
+    DType x;
+    float sx;
+    std::int32_t zx;
+    DType y;
+    float sy;
+    std::int32_t zy;
+  };
+  const std::vector<Enc> encs = {
+      {DType::kInt8, 0.05f, 0, DType::kUint8, 1.f / 256, 0},  // the usual attention encoding
+      {DType::kInt8, 0.1f, -128, DType::kInt8, 1.f / 255, -128},
+      {DType::kUint8, 0.02f, 255, DType::kUint8, 0.001f, 0},  // saturates
+      {DType::kUint8, 1e-4f, 0, DType::kInt8, 0.004f, 127},   // every exp near 1
+      {DType::kInt8, 2.0f, 127, DType::kUint8, 0.003f, 3},    // exps underflow
+      {DType::kInt8, 0.07f, 5, DType::kInt8, 0.01f, -7},
+  };
+  const std::vector<I> shapes = {{1, 1}, {3, 1}, {2, 17}, {1, 3, 10, 197}, {4, 128}};
+  std::uint32_t seed = 1;
+  int saturated = 0;
+  for (const Enc& e : encs) {
+    for (const I& d : shapes) {
+      SCOPED_TRACE("seed " + std::to_string(seed));
+      const model::Tensor x = tensor(e.x, d, e.sx, e.zx), y = tensor(e.y, d, e.sy, e.zy);
+      model::Layer l;
+      l.op = "Softmax";
+      l.inputs = {0};
+      l.outputs = {1};
+      if (seed % 2) l.attrs.set("axis", std::int64_t{static_cast<std::int64_t>(d.size()) - 1});
+      std::int64_t n = 1;
+      for (auto v : d) n *= v;
+      std::vector<std::uint8_t> in(static_cast<std::size_t>(n)), ref(in.size(), 0xAA), fast(in.size(), 0x55);
+      for (auto& b : in) b = static_cast<std::uint8_t>(testing::lcg(seed) >> 3);
+      model::TensorView vx{x.dtype, x.dims, in.data(), &x.quant}, vy{y.dtype, y.dims, ref.data(), &y.quant};
+      Status s = kernels::run_reference("Softmax", l.attrs, {vx}, {vy});
+      ASSERT_TRUE(s.ok()) << s.message();
+      kernels::onednn::Q8Softmax plan;
+      ASSERT_TRUE(kernels::onednn::q8_softmax_for(l, x, y, &plan));
+      kernels::onednn::q8_softmax(plan, in.data(), fast.data(), n);
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < ref.size(); ++i) bad += ref[i] != fast[i];
+      EXPECT_EQ(bad, 0u);
+      const std::uint8_t top = e.y == DType::kInt8 ? 0x7F : 0xFF;
+      for (auto b : ref) saturated += b == top && n > 1;
+      // In place, as the planner allows.
+      kernels::onednn::q8_softmax(plan, in.data(), in.data(), n);
+      EXPECT_EQ(in, ref);
+    }
+  }
+  EXPECT_GT(saturated, 0);
+}
+
+TEST(Q8Softmax, DeclinesOtherAxesAndFloat) {
+  model::Layer l;
+  l.op = "Softmax";
+  l.inputs = {0};
+  l.outputs = {1};
+  l.attrs.set("axis", std::int64_t{0});
+  kernels::onednn::Q8Softmax plan;
+  EXPECT_FALSE(kernels::onednn::q8_softmax_for(l, tensor(DType::kInt8, {4, 8}, 0.1f, 0),
+                                               tensor(DType::kInt8, {4, 8}, 0.01f, 0), &plan));
+  l.attrs.set("axis", std::int64_t{-1});
+  model::Tensor f;
+  f.dims = {4, 8};
+  EXPECT_FALSE(kernels::onednn::q8_softmax_for(l, f, tensor(DType::kInt8, {4, 8}, 0.01f, 0), &plan));
+}
+
+TEST(Q8Softmax, PlannedForAnInt8SoftmaxWithTheReferenceBytes) {
+  for (int threads : {1, 2}) {
+    compiler::ModelBuilder b("smax8");
+    const auto x = b.add_input("x", DType::kInt8, {1, 2, 9, 33}, model::Layout::kND, Quant{{0.06f}, {-5}, -1});
+    compiler::LayerOptions o;
+    o.output_quants = {Quant{{1.f / 256}, {-128}, -1}};
+    b.add_output(b.add_layer("smax", "Softmax", {x}, o));
+    auto m = b.build();
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    auto ref = testing::compile(m.value(), false);
+    auto fast = testing::compile(m.value(), true, threads);
+    EXPECT_EQ(fast->layer_impl(0), "native");
+    testing::Execution er(m.value()), ef(m.value());
+    for (std::int32_t t : m.value().program.input_tensors()) {
+      testing::fill_random(er.io(t), m.value().program.tensors[static_cast<std::size_t>(t)].dtype, 9);
+      ef.io(t) = er.io(t);
+    }
+    ASSERT_TRUE(er.run(*ref).ok());
+    Status st = ef.run(*fast);
+    ASSERT_TRUE(st.ok()) << st.message();
+    for (std::int32_t t : m.value().program.output_tensors()) EXPECT_EQ(er.io(t), ef.io(t));
+  }
+}
+
+}  // namespace
+}  // namespace svp
