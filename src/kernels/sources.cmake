@@ -48,5 +48,8 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/onednn/q8_softmax.cpp
   src/kernels/onednn/int8_conv_avx2.cpp
   src/kernels/onednn/sgemm_matmul.cpp
+  src/kernels/onednn/softmax.cpp
+  src/kernels/onednn/layer_norm.cpp
+  src/kernels/onednn/erf_f32.cpp
   src/kernels/onednn/program.cpp
 )

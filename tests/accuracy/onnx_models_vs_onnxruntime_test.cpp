@@ -237,6 +237,29 @@ TEST_F(OnnxModelsVsOnnxruntime, TorchvisionClassifiersWhereExported) {
   if (checked == 0) GTEST_SKIP() << "no torchvision exports in " << dir << ": run scripts/models/export_torchvision.py";
 }
 
+// The transformer encoder (opset 17, LayerNormalization ops) as bench/vs_onnxruntime.sh
+// exports it: float MatMul through sgemm, Softmax and LayerNormalization through oneDNN.
+// Not ViT-Ti: torchvision zero-initialises its head, so its logits are 0 in both engines
+// and would compare nothing (its Erf, Softmax and LayerNormalization paths are bounded per
+// op in kernels_fast_path_test).
+TEST_F(OnnxModelsVsOnnxruntime, TransformersWhereExported) {
+  const char* env = std::getenv("SVP_TORCHVISION_MODELS");
+  const std::string dir = env != nullptr ? env : SVP_SOURCE_DIR "/build/models";
+  int checked = 0;
+  struct Model {
+    const char* file;
+    std::vector<std::int64_t> shape;
+  };
+  for (const Model& m : {Model{"transformer_encoder_dynamic_batch.onnx", {1, 128, 256}}}) {
+    const std::string path = dir + "/" + m.file;
+    if (!fs::exists(path)) continue;
+    SCOPED_TRACE(m.file);
+    check(path, "input", m.shape, 0.99999);
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "no transformer exports in " << dir << ": run bench/vs_onnxruntime.sh";
+}
+
 // The torchvision exports quantized A8W8 (32 calibration inputs) against onnxruntime's
 // float outputs on 64 other inputs, drawn as the export's BatchNorm statistics were
 // (N(0.1, 0.5²) per pixel): the mean and minimum per-input cosine of the logits and the

@@ -641,6 +641,115 @@ TEST(FastSgemmMatMul, ActivationProductsAndSharedWeights) {
   }
 }
 
+// A sequence-first projection ([L, 1, K] × [K, N], as torch's attention exports its input
+// projection): one GEMM over the stacked rows rather than L matrix-vector products.
+TEST(FastSgemmMatMul, SharedWeightsStackTheBatchesIntoOneGemm) {
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    ModelBuilder b("seq");
+    const auto x = b.add_input("x", DType::kFloat32, {7, 1, 9});
+    const auto w = b.add_constant("w", {9, 5}, ramp_values(45, 8));
+    b.add_output(b.add_layer("proj", "MatMul", {x, w}));
+    auto c = compare(b.build().value(), 4, threads);
+    EXPECT_EQ(c.impls[0], "onednn:sgemm");
+    expect_f32_close(c.ref[0], c.fast[0]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Transformer ops: Softmax and LayerNormalization through oneDNN, Erf through our AVX-512
+// kernel (reference layers whose arithmetic is replaced, on logical data).
+
+compiler::BuiltModel one_op(const char* op, I dims, const model::Attrs& attrs,
+                            const std::vector<std::pair<I, std::vector<float>>>& consts = {}, bool one_output = true) {
+  ModelBuilder b("op");
+  std::vector<compiler::TensorId> in{b.add_input("x", DType::kFloat32, dims)};
+  int k = 0;
+  for (const auto& [d, v] : consts) in.push_back(b.add_constant("c" + std::to_string(k++), d, v));
+  LayerOptions o;
+  o.attrs = attrs;
+  if (one_output) o.output_shapes = {dims};  // LayerNormalization: Y only
+  b.add_output(b.add_layer("op", op, in, o));
+  auto r = b.build();
+  if (!r.ok()) throw std::runtime_error(r.status().message());
+  return std::move(r.value());
+}
+
+TEST(FastSoftmax, LastAndInnerAxesTinyShapesAndTwoThreads) {
+  struct Case {
+    I dims;
+    std::int64_t axis;
+  };
+  for (const Case& k : {Case{{3, 197, 197}, -1}, Case{{2, 5, 7}, 1}, Case{{4, 6}, 0}, Case{{1, 1}, -1},
+                        Case{{2, 3, 33}, 2}}) {
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(::testing::Message() << "dims " << k.dims.size() << "-D, last " << k.dims.back() << ", axis "
+                                        << k.axis << ", threads " << threads);
+      model::Attrs a;
+      a.set("axis", k.axis);
+      // Logits up to ±8, as attention scores reach: exp's range matters, not just [-1, 1].
+      auto c = compare(one_op("Softmax", k.dims, a), 6, threads, -8.f, 8.f);
+      if (k.axis == -1 || k.axis == static_cast<std::int64_t>(k.dims.size()) - 1) {
+        EXPECT_EQ(c.impls[0], "onednn:softmax");
+      }
+      expect_f32_close(c.ref[0], c.fast[0]);
+    }
+  }
+}
+
+TEST(FastLayerNorm, LastAxisEarlierAxisWithoutBiasAndTwoThreads) {
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    model::Attrs a;
+    a.set("epsilon", 1e-5);
+    {  // ViT's shape: 197 tokens of 192
+      auto c = compare(one_op("LayerNormalization", {1, 197, 192}, a,
+                              {{{192}, ramp_values(192, 3)}, {{192}, ramp_values(192, 4)}}),
+                       7, threads, -3.f, 5.f);
+      EXPECT_EQ(c.impls[0], "onednn:layer_norm");
+      expect_f32_close(c.ref[0], c.fast[0]);
+    }
+    {  // axis 1 of [2, 3, 5]: rows of 15, Scale [3, 5], no B
+      model::Attrs a1 = a;
+      a1.set("axis", std::int64_t{1});
+      auto c = compare(one_op("LayerNormalization", {2, 3, 5}, a1, {{{3, 5}, ramp_values(15, 5)}}), 8, threads);
+      EXPECT_EQ(c.impls[0], "onednn:layer_norm");
+      expect_f32_close(c.ref[0], c.fast[0]);
+    }
+    {  // Mean and InvStdDev wanted as well: the reference computes them
+      auto c = compare(one_op("LayerNormalization", {2, 4, 6}, a, {{{6}, ramp_values(6, 6)}}, false), 9, threads);
+      EXPECT_EQ(c.impls[0], "reference");
+    }
+    {  // a Scale that broadcasts inside the row stays on the reference
+      auto c = compare(one_op("LayerNormalization", {2, 4, 6}, a, {{{1}, {0.5f}}}), 9, threads);
+      EXPECT_EQ(c.impls[0], "reference");
+      expect_f32_close(c.ref[0], c.fast[0]);
+    }
+  }
+}
+
+// Erf over its whole float range (saturating beyond ±4), odd lengths (a masked tail) and
+// enough values to be split between two threads. Beyond the per-op bound, every value
+// is within 5e-7 of std::erf (the reference): the approximation's error, not only rounding.
+TEST(FastErf, WithinBoundOverTheRangeTailsAndThreads) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "no AVX-512: Erf runs the reference";
+  for (I dims : {I{1, 7}, I{3, 197, 33}, I{2, 20001}}) {
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(::testing::Message() << dims.back() << " values per row, threads " << threads);
+      auto c = compare(one_op("Erf", dims, {}), 10, threads, -5.f, 5.f);
+      EXPECT_EQ(c.impls[0], "native:erf");
+      expect_f32_close(c.ref[0], c.fast[0]);
+      const std::size_t n = c.ref[0].size() / 4;
+      std::vector<float> r(n), f(n);
+      std::memcpy(r.data(), c.ref[0].data(), n * 4);
+      std::memcpy(f.data(), c.fast[0].data(), n * 4);
+      float worst = 0;
+      for (std::size_t i = 0; i < n; ++i) worst = std::max(worst, std::fabs(r[i] - f[i]));
+      EXPECT_LE(worst, 5e-7f);
+    }
+  }
+}
+
 TEST(FastDeconv, ConvTransposeStridedGroupedAndOutputPadding) {
   struct Case {
     std::int64_t group, stride, pad, out_pad;

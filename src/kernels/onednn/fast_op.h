@@ -123,4 +123,13 @@ std::unique_ptr<FastOp> make_layout_reorder(const std::vector<std::int64_t>& nch
 // A standalone float32 elementwise op over `elements` values (layout-agnostic).
 std::unique_ptr<FastOp> make_eltwise(const PostEltwise& e, std::int64_t elements, int threads, std::string* why);
 
+// Softmax (float32) along `axis` of a dense row-major tensor of `dims`.
+std::unique_ptr<FastOp> make_softmax(const std::vector<std::int64_t>& dims, std::int64_t axis, int threads,
+                                     std::string* why);
+
+// LayerNormalization (float32) of `outer` rows of `inner` values; `scale` and `bias` hold
+// `inner` values each, or are null (1 and 0). Copied at creation.
+std::unique_ptr<FastOp> make_layer_norm(std::int64_t outer, std::int64_t inner, float epsilon, const float* scale,
+                                        const float* bias, int threads, std::string* why);
+
 }  // namespace svp::kernels::onednn

@@ -29,7 +29,9 @@
 #include <limits>
 
 #include "common/log.h"
+#include "kernels/common.h"
 #include "kernels/kernels.h"
+#include "kernels/onednn/erf_f32.h"
 #include "kernels/onednn/fast_op.h"
 #include "kernels/onednn/layout.h"
 #include "kernels/onednn/q8_add.h"
@@ -80,6 +82,10 @@ struct Plan {
   // kReference int8 MatMul computed by q8_matmul (inputs in logical order as for sgemm).
   bool q8_mm = false;
   Q8MatMul qmm{};
+  // kReference float op computed on the logical views by `f32` (input 0 → output 0)
+  // instead of the reference loop: Softmax, LayerNormalization, Erf. `f32_impl` names it.
+  std::unique_ptr<FastOp> f32;
+  std::string f32_impl;
   // kReference/kAgnostic int8 Add/Sub/Mul computed by q8_binary (encodings qa, qb, qy).
   bool q8_bin = false;
   Q8BinaryOp bin_op = Q8BinaryOp::kAdd;
@@ -137,6 +143,7 @@ class FastProgram final : public CompiledProgram {
       case Kind::kAgnostic:
         return p.q8_bin || p.q8_lut ? "native:nhwc" : "reference:nhwc";  // the reference kernel on the NHWC bytes as they are
       default:
+        if (p.f32) return p.f32_impl;
         return p.sgemm ? "onednn:sgemm" : p.q8_bin || p.q8_lut || p.q8_mm || p.q8_smax ? "native" : "reference";
     }
   }
@@ -175,6 +182,7 @@ class FastProgram final : public CompiledProgram {
   bool try_other(std::size_t i);
   bool try_q8_add(std::size_t i);
   void plan_sgemm(std::size_t i);
+  void plan_f32(std::size_t i);
   void plan_q8_binary(std::size_t i);
   void plan_self_gated_tables();
   bool agnostic(std::size_t i, bool* nhwc_view, bool* to_nhwc) const;
@@ -628,6 +636,60 @@ void FastProgram::plan_sgemm(std::size_t i) {
   p.sgemm = plan_sgemm_matmul(tensor(l.inputs[0]).dims, tensor(l.inputs[1]).dims, tensor(l.outputs[0]).dims, &p.mm);
 }
 
+// A float Softmax, LayerNormalization or Erf stays a reference layer (logical views,
+// read_tensor) whose arithmetic a oneDNN primitive or our vector kernel does. Any target:
+// the board's AI CPU ops run on the host like the others, only faster.
+void FastProgram::plan_f32(std::size_t i) {
+  const model::Layer& l = program_.layers[i];
+  Plan& p = plans_[i];
+  if (p.sgemm || p.nhwc_layer || l.outputs.size() != 1 || l.inputs.empty() || l.inputs[0] < 0) return;
+  const model::Tensor& x = tensor(l.inputs[0]);
+  const model::Tensor& y = tensor(l.outputs[0]);
+  if (x.dtype != DType::kFloat32 || !x.quant.empty() || y.dtype != DType::kFloat32 || !y.quant.empty()) return;
+  if (x.dims != y.dims) return;
+  // The kernels stream from x to y: the very same bytes or apart.
+  if (overlap(l.outputs[0], l.inputs[0]) && !same_bytes(l.outputs[0], l.inputs[0])) return;
+  const detail::AttrReader r(l.op.c_str(), l.attrs);
+  const auto rank = static_cast<std::int64_t>(x.dims.size());
+  std::string why;
+  if (l.op == "Erf") {
+    p.f32 = make_erf(static_cast<std::int64_t>(x.size / sizeof(float)), threads_, &why);
+    p.f32_impl = "native:erf";
+  } else if (l.op == "Softmax" && l.inputs.size() == 1) {
+    auto axis = r.i("axis", -1);
+    if (!axis.ok() || rank == 0) return;
+    p.f32 = make_softmax(x.dims, axis.value(), threads_, &why);
+    p.f32_impl = "onednn:softmax";
+  } else if (l.op == "LayerNormalization" && l.inputs.size() >= 2 && l.inputs.size() <= 3) {
+    auto axis = r.i("axis", -1);
+    auto eps = r.f("epsilon", 1e-5);
+    if (!axis.ok() || !eps.ok() || rank == 0) return;
+    std::int64_t a = axis.value() < 0 ? axis.value() + rank : axis.value();
+    if (a < 0 || a >= rank) return;
+    std::int64_t outer = 1, inner = 1;
+    for (std::int64_t d = 0; d < rank; ++d) (d < a ? outer : inner) *= x.dims[static_cast<std::size_t>(d)];
+    // Scale and B: constants with one value per normalised element (no broadcast inside).
+    const float* params[2] = {nullptr, nullptr};
+    for (std::size_t k = 1; k < l.inputs.size(); ++k) {
+      const std::int32_t t = l.inputs[k];
+      if (t < 0) continue;
+      const model::Tensor& w = tensor(t);
+      if (!is_const(t) || w.dtype != DType::kFloat32 || !w.quant.empty() ||
+          w.size != static_cast<std::size_t>(inner) * sizeof(float)) {
+        return;
+      }
+      params[k - 1] = reinterpret_cast<const float*>(weights_ + w.offset);
+    }
+    if (params[0] == nullptr) return;  // Scale is a required input
+    p.f32 = make_layer_norm(outer, inner, static_cast<float>(eps.value()), params[0], params[1], threads_, &why);
+    p.f32_impl = "onednn:layer_norm";
+  }
+  if (!p.f32) {
+    p.f32_impl.clear();
+    if (!why.empty()) SVP_LOG_DEBUG("layer \"{}\" ({}): reference kernel: {}", l.name, l.op, why);
+  }
+}
+
 // An int8 Add/Sub/Mul that stays a reference layer (any broadcast, any layout the planner
 // chose for it) computed by q8_binary on the views the reference kernel would get.
 void FastProgram::plan_q8_binary(std::size_t i) {
@@ -712,6 +774,7 @@ void FastProgram::plan() {
   for (std::size_t i = 0; i < program_.layers.size(); ++i) {
     const Kind k = plans_[i].kind;
     const model::Layer& l = program_.layers[i];
+    if (k == Kind::kReference) plan_f32(i);
     if ((k == Kind::kReference || k == Kind::kAgnostic) && l.target == model::Target::kNpu) {
       plan_q8_binary(i);
       Plan& p = plans_[i];
@@ -790,6 +853,7 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
   std::size_t need = 0;
   for (std::size_t k = 0; k < layer.inputs.size(); ++k)
     if ((!plan.q8_lut || k == plan.lut_input) && converted(layer.inputs[k])) need += align_up(tensor(layer.inputs[k]).size);
+  if (plan.f32) need += align_up(plan.f32->scratch_bytes());  // after the converted inputs
   std::uint8_t* scratch = need > 0 ? thread_scratch(need) : nullptr;
   for (std::size_t k = 0; k < layer.inputs.size(); ++k) {
     const std::int32_t t = layer.inputs[k];
@@ -824,6 +888,15 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
   }
   if (plan.q8_lut) {
     q8_table_apply(plan.lut, in[plan.lut_input].data, out[0].data, out[0].elements());
+    return Status::Ok();
+  }
+  if (plan.f32) {
+    ThreadScope threads(threads_);
+    try {
+      plan.f32->run(in[0].data, out[0].data, scratch);  // past the converted inputs
+    } catch (const dnnl::error& e) {
+      return Status(err::kInternalError, "layer \"" + layer.name + "\": oneDNN execution failed: " + e.what());
+    }
     return Status::Ok();
   }
   if (plan.q8_bin) {

@@ -42,6 +42,13 @@ bool plan_sgemm_matmul(const std::vector<std::int64_t>& a, const std::vector<std
   if (p.M <= 0 || p.K <= 0 || p.N <= 0) return false;
   if (!batch_fits(a, y, &p.a_shared) || !batch_fits(b, y, &p.b_shared)) return false;
   p.batches = product(y.begin(), y.end() - 2);
+  // One B for every batch: the A matrices, stacked, are one taller matrix (and y too), so
+  // a single GEMM replaces `batches` thin ones. A sequence-first projection ([L, 1, K] ×
+  // [K, N]) would otherwise be L matrix-vector products (3× slower in the encoder).
+  if (p.b_shared && !p.a_shared) {
+    p.M *= p.batches;
+    p.batches = 1;
+  }
   *plan = p;
   return true;
 }
