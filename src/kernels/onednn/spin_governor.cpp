@@ -58,7 +58,11 @@ std::int64_t now_ns() {
 // pool (no CPU), yet count as the process's OpenMP threads until the holder thread exits.
 class DockedTeam {
  public:
-  explicit DockedTeam(int threads) : holder_([this, threads] { hold(threads); }) {}
+  // Returns once the team exists, so the process is over libgomp's line from then on.
+  explicit DockedTeam(int threads) : holder_([this, threads] { hold(threads); }) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [this] { return docked_; });
+  }
   ~DockedTeam() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -82,11 +86,14 @@ class DockedTeam {
                    got, threads);
     }
     std::unique_lock<std::mutex> lock(mutex_);
+    docked_ = true;
+    cv_.notify_all();
     cv_.wait(lock, [this] { return stop_; });
   }
 
   std::mutex mutex_;
   std::condition_variable cv_;
+  bool docked_ = false;
   bool stop_ = false;
   std::thread holder_;  // declared last: it starts once the members it uses exist
 };
