@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compiler/builder.h"
+#include "fast_vs_reference.h"
 #include "kernel_runner.h"
 #include "kernels/kernels.h"
 #include "kernels/onednn/q8_binary.h"
@@ -257,16 +258,7 @@ TEST(Q8Binary, PlannedForAnInt8SeBlockWithTheReferenceBytes) {
     auto ref = testing::compile(m.value(), false);
     auto fast = testing::compile(m.value(), true, threads);
     EXPECT_EQ(fast->layer_impl(1), "native:nhwc");
-    testing::Execution er(m.value()), ef(m.value());
-    std::uint32_t fill = 3;
-    for (std::int32_t t : m.value().program.input_tensors()) {
-      testing::fill_random(er.io(t), m.value().program.tensors[static_cast<std::size_t>(t)].dtype, fill++, -1.f, 1.f);
-      ef.io(t) = er.io(t);
-    }
-    ASSERT_TRUE(er.run(*ref).ok());
-    Status st = ef.run(*fast);
-    ASSERT_TRUE(st.ok()) << st.message();
-    for (std::int32_t t : m.value().program.output_tensors()) EXPECT_EQ(er.io(t), ef.io(t));
+    testing::expect_fast_equals_reference(m.value(), *ref, *fast, 3);
   }
 }
 

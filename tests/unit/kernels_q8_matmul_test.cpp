@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compiler/builder.h"
+#include "fast_vs_reference.h"
 #include "kernel_runner.h"
 #include "kernels/kernels.h"
 #include "kernels/onednn/int8_conv_avx2.h"
@@ -342,16 +343,7 @@ TEST(Q8MatMul, PlannedForAnInt8AttentionBlockWithTheReferenceBytes) {
     const bool avx2_gemm = !kernels::onednn::exact_int8_isa() && kernels::onednn::int8_avx2_available();
     EXPECT_EQ(fast->layer_impl(0), avx2_gemm ? "avx2_int8" : "native");
     for (std::size_t i : {2, 3, 4, 5, 6}) EXPECT_EQ(fast->layer_impl(i), "native") << i;
-    testing::Execution er(m.value()), ef(m.value());
-    std::uint32_t fill = 3;
-    for (std::int32_t t : m.value().program.input_tensors()) {
-      testing::fill_random(er.io(t), m.value().program.tensors[static_cast<std::size_t>(t)].dtype, fill++);
-      ef.io(t) = er.io(t);
-    }
-    ASSERT_TRUE(er.run(*ref).ok());
-    Status st = ef.run(*fast);
-    ASSERT_TRUE(st.ok()) << st.message();
-    for (std::int32_t t : m.value().program.output_tensors()) EXPECT_EQ(er.io(t), ef.io(t));
+    testing::expect_fast_equals_reference(m.value(), *ref, *fast, 3);
   }
 }
 

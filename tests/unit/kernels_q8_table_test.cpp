@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/builder.h"
+#include "fast_vs_reference.h"
 #include "kernel_runner.h"
 
 namespace svp {
@@ -64,15 +65,7 @@ TEST(Q8Table, UnaryOpsBetweenInt8ConvsMatchTheReference) {
         auto fast = testing::compile(m.value(), true);
         ++cases;
         if (fast->layer_impl(1).rfind("native", 0) == 0) ++native;
-        testing::Execution er(m.value()), ef(m.value());
-        for (std::int32_t t : m.value().program.input_tensors()) {
-          testing::fill_random(er.io(t), DType::kInt8, 11, -1.f, 1.f);
-          ef.io(t) = er.io(t);
-        }
-        ASSERT_TRUE(er.run(*ref).ok());
-        Status st = ef.run(*fast);
-        ASSERT_TRUE(st.ok()) << st.message();
-        for (std::int32_t t : m.value().program.output_tensors()) EXPECT_EQ(er.io(t), ef.io(t));
+        testing::expect_fast_equals_reference(m.value(), *ref, *fast, 11);
       }
     }
   }
@@ -119,15 +112,7 @@ TEST(Q8Table, SelfGatedMulFoldsItsGateIntoOneTableWithTheReferenceBytes) {
     auto fast = testing::compile(m.value(), true);
     EXPECT_EQ(fast->layer_impl(1), "native:fused");
     EXPECT_EQ(fast->layer_impl(2).rfind("native", 0), 0u) << fast->layer_impl(2);
-    testing::Execution er(m.value()), ef(m.value());
-    for (std::int32_t t : m.value().program.input_tensors()) {
-      testing::fill_random(er.io(t), DType::kInt8, 17, -1.f, 1.f);
-      ef.io(t) = er.io(t);
-    }
-    ASSERT_TRUE(er.run(*ref).ok());
-    Status st = ef.run(*fast);
-    ASSERT_TRUE(st.ok()) << st.message();
-    for (std::int32_t t : m.value().program.output_tensors()) EXPECT_EQ(er.io(t), ef.io(t));
+    testing::expect_fast_equals_reference(m.value(), *ref, *fast, 17);
   }
 }
 

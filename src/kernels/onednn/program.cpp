@@ -547,10 +547,7 @@ bool FastProgram::try_q8_add(std::size_t i) {
   if (l.op == "GlobalAveragePool" && l.inputs.size() == 1 && l.outputs.size() == 1 && l.inputs[0] >= 0) {
     const model::Tensor& x = tensor(l.inputs[0]);
     const model::Tensor& y = tensor(l.outputs[0]);
-    auto q = [](const model::Tensor& t) {
-      return (t.dtype == DType::kInt8 || t.dtype == DType::kUint8) && t.quant.scale.size() == 1;
-    };
-    if (x.dims.size() != 4 || !q(x) || !q(y) || x.dims[2] * x.dims[3] >= kQ8GapMaxSpatial) return false;
+    if (x.dims.size() != 4 || !per_tensor_q8(x) || !per_tensor_q8(y) || x.dims[2] * x.dims[3] >= kQ8GapMaxSpatial) return false;
     Plan& p = plans_[i];
     p.qa = {x.dtype, x.quant.scale[0], x.quant.zero_point.empty() ? 0 : x.quant.zero_point[0]};
     p.qy = {y.dtype, y.quant.scale[0], y.quant.zero_point.empty() ? 0 : y.quant.zero_point[0]};

@@ -154,16 +154,7 @@ bool split_k_const(std::int64_t dev_a, Q8MatMul* p, std::string* why) {
 // add product pairs in saturating int16, so they are not trusted; nor is any ISA capped
 // below AVX-512 VNNI (DNNL_MAX_CPU_ISA), which the effective ISA reflects.
 bool exact_int8_gemm() {
-  static const bool exact = [] {
-    switch (dnnl::get_effective_cpu_isa()) {
-      case dnnl::cpu_isa::avx512_core_vnni:
-      case dnnl::cpu_isa::avx512_core_bf16:
-      case dnnl::cpu_isa::avx512_core_amx:
-        return true;
-      default:
-        return false;
-    }
-  }();
+  static const bool exact = exact_int8_isa() && dnnl::get_effective_cpu_isa() != dnnl::cpu_isa::avx2_vnni;
   return exact;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/common.h"
+#include "kernels/onednn/quant_params.h"
 
 namespace svp::kernels::onednn {
 
@@ -54,10 +55,7 @@ using q8smax::rank_of;
 
 bool q8_softmax_for(const model::Layer& l, const model::Tensor& x, const model::Tensor& y, Q8Softmax* plan) {
   if (l.op != "Softmax" || l.inputs.size() != 1 || l.outputs.size() != 1) return false;
-  auto q8 = [](const model::Tensor& t) {
-    return (t.dtype == DType::kInt8 || t.dtype == DType::kUint8) && t.quant.scale.size() == 1;
-  };
-  if (!q8(x) || !q8(y) || x.dims != y.dims || x.dims.empty()) return false;
+  if (!per_tensor_q8(x) || !per_tensor_q8(y) || x.dims != y.dims || x.dims.empty()) return false;
   const std::int64_t rank = static_cast<std::int64_t>(x.dims.size());
   auto axis = l.attrs.get_int("axis", -1);
   if (!axis.ok() || (axis.value() != -1 && axis.value() != rank - 1)) return false;

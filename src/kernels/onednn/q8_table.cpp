@@ -4,14 +4,11 @@
 #include <vector>
 
 #include "kernels/kernels.h"
+#include "kernels/onednn/quant_params.h"
 
 namespace svp::kernels::onednn {
 
 namespace {
-
-bool per_tensor_q8(const model::Tensor& t) {
-  return (t.dtype == model::DType::kInt8 || t.dtype == model::DType::kUint8) && t.quant.scale.size() == 1;
-}
 
 // A 256-element view of `t`'s encoding over `bytes`.
 model::TensorView codes_view(const model::Tensor& t, std::uint8_t* bytes) {

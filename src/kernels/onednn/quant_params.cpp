@@ -44,6 +44,10 @@ bool is_q8(const TensorView& t) {
   return (t.dtype == DType::kInt8 || t.dtype == DType::kUint8) && t.quant != nullptr && !t.quant->empty();
 }
 
+bool per_tensor_q8(const model::Tensor& t) {
+  return (t.dtype == DType::kInt8 || t.dtype == DType::kUint8) && t.quant.scale.size() == 1;
+}
+
 bool int_params(const TensorView& x, const TensorView& w, std::int64_t w_axis, std::int64_t channels,
                 std::int64_t k, std::int64_t w_c_stride, std::int64_t w_k_stride, const TensorView* bias,
                 const TensorView& y, IntParams* out, std::string* why) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/program.h"
 #include "model/tensor.h"
 
 namespace svp::kernels::onednn {
@@ -33,5 +34,7 @@ bool int_params(const TensorView& x, const TensorView& w, std::int64_t w_axis, s
                 const TensorView& y, IntParams* out, std::string* why);
 
 bool is_q8(const TensorView& t);  // int8/uint8 with per-tensor or per-channel Quant
+// A planned tensor of int8/uint8 with one scale (what the native q8 kernels take).
+bool per_tensor_q8(const model::Tensor& t);
 
 }  // namespace svp::kernels::onednn

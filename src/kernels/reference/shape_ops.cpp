@@ -28,7 +28,7 @@ Status movement_float(const RunCtx& c) {
   return Move(c);
 }
 
-bool per_tensor_q8(const TensorView& t) { return is_q8(t.dtype) && has_quant(t) && t.quant->scale.size() == 1; }
+bool per_tensor_q8(const TensorView& t) { return is_q8(t.dtype) && is_per_tensor(t); }
 
 // Mixed per-tensor int8/uint8 encodings (a Concat of differently scaled maps): the generic
 // path would give each output byte quantize(dequantize(q)) of the input byte it moves, a
