@@ -479,6 +479,8 @@ TEST(FastPool, IntegerAverages) {
   for (DType dt : {DType::kInt8, DType::kUint8}) {
     check(single_op("GlobalAveragePool", {}, dt, true, {1, 64, 7, 7}), 1, "native", true);
     check(single_op("GlobalAveragePool", {}, dt, false, {1, 64, 5, 9}), 0, "native", true);
+    // A channel count that leaves a vector tail in NHWC (5×9 planes leave one in NCHW).
+    check(single_op("GlobalAveragePool", {}, dt, true, {2, 36, 5, 7}), 1, "native", true);
   }
 }
 

@@ -4,12 +4,14 @@
 // x·HardSigmoid(x)) folded with its gate into one table.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "compiler/builder.h"
 #include "fast_vs_reference.h"
 #include "kernel_runner.h"
+#include "kernels/onednn/q8_table.h"
 
 namespace svp {
 namespace {
@@ -118,3 +120,22 @@ TEST(Q8Table, SelfGatedMulFoldsItsGateIntoOneTableWithTheReferenceBytes) {
 
 }  // namespace
 }  // namespace svp
+
+// The vector lookup (64 bytes a step, a masked tail) against the table read byte by byte,
+// for every length around the step and in place.
+TEST(Q8Table, ApplyGivesTheTableEntryOfEveryByteAtEveryLengthAndInPlace) {
+  svp::kernels::onednn::Q8Table table{};
+  for (int k = 0; k < 256; ++k) table[static_cast<std::size_t>(k)] = static_cast<std::uint8_t>((k * 97 + 13) ^ 0x5a);
+  std::vector<std::uint8_t> x(300), y(300), want(300);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint8_t>(i * 151 + 7);
+  for (std::int64_t n : {0, 1, 63, 64, 65, 127, 128, 255, 256, 300}) {
+    for (std::int64_t i = 0; i < n; ++i) want[static_cast<std::size_t>(i)] = table[x[static_cast<std::size_t>(i)]];
+    std::fill(y.begin(), y.end(), std::uint8_t{0xee});
+    svp::kernels::onednn::q8_table_apply(table, x.data(), y.data(), n);
+    EXPECT_TRUE(std::equal(want.begin(), want.begin() + n, y.begin())) << "n=" << n;
+    EXPECT_TRUE(std::all_of(y.begin() + n, y.end(), [](std::uint8_t v) { return v == 0xee; })) << "wrote past n=" << n;
+    std::vector<std::uint8_t> z(x.begin(), x.begin() + n);
+    svp::kernels::onednn::q8_table_apply(table, z.data(), z.data(), n);
+    EXPECT_TRUE(std::equal(want.begin(), want.begin() + n, z.begin())) << "in place, n=" << n;
+  }
+}

@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 #include "common/log.h"
 #include "kernels/common.h"
@@ -75,6 +76,7 @@ struct Plan {
   std::int32_t b = -1;     // -1: q8_global_avg_pool of src
   bool relu = false;
   Q8Operand qa{}, qb{}, qy{};
+  std::shared_ptr<const Q8GapInput> gap;  // b < 0: qa prepared for q8_global_avg_pool
   // kReference float MatMul that oneDNN's sgemm computes instead of the reference loop
   // (inputs still converted to logical order as for any reference layer).
   bool sgemm = false;
@@ -551,6 +553,7 @@ bool FastProgram::try_q8_add(std::size_t i) {
     Plan& p = plans_[i];
     p.qa = {x.dtype, x.quant.scale[0], x.quant.zero_point.empty() ? 0 : x.quant.zero_point[0]};
     p.qy = {y.dtype, y.quant.scale[0], y.quant.zero_point.empty() ? 0 : y.quant.zero_point[0]};
+    p.gap = std::make_shared<const Q8GapInput>(q8_gap_input(p.qa));
     p.kind = Kind::kNative;
     p.src = l.inputs[0];
     p.dst = l.outputs[0];
@@ -994,7 +997,7 @@ Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data,
     case Kind::kNative: {
       if (p.b < 0) {
         const auto& d = tensor(p.src).dims;
-        q8_global_avg_pool(data[static_cast<std::size_t>(p.src)], p.qa, data[static_cast<std::size_t>(p.dst)], p.qy,
+        q8_global_avg_pool(data[static_cast<std::size_t>(p.src)], *p.gap, data[static_cast<std::size_t>(p.dst)], p.qy,
                            d[0], d[1], d[2] * d[3], nhwc_[static_cast<std::size_t>(p.src)]);
         return Status::Ok();
       }

@@ -15,7 +15,27 @@ namespace svp::kernels::onednn {
 
 inline constexpr std::int64_t kQ8GapMaxSpatial = std::int64_t{1} << 20;
 
-void q8_global_avg_pool(const void* x, const Q8Operand& qx, void* y, const Q8Operand& qy, std::int64_t n,
+// What the sums need of the input's encoding, prepared once (at load) rather than per call:
+// the dequantization table and, where the CPU has AVX-512 VBMI and the scale is a normal
+// float, its exact split into a linear part and byte tables (q8_gap.cpp).
+struct Q8GapInput {
+  float deq[256];                    // (float)(q − zp)·s of every byte
+  bool split = false;                // the vector path applies
+  alignas(64) std::uint8_t lo[256];  // the split's correction, low byte
+  alignas(64) std::uint8_t hi[256];  // and high byte (signed)
+  std::uint8_t flip = 0;
+  std::int32_t offset = 0;
+  double s = 0, u = 0;
+};
+
+Q8GapInput q8_gap_input(const Q8Operand& qx);
+
+// Σ over each channel's plane of (double)((float)(q − zp_x)·s_x), exactly (the first step
+// above) into sum[0..c).
+void q8_gap_channel_sums(const void* x, const Q8GapInput& qx, std::int64_t c, std::int64_t hw, bool nhwc,
+                         double* sum);
+
+void q8_global_avg_pool(const void* x, const Q8GapInput& qx, void* y, const Q8Operand& qy, std::int64_t n,
                         std::int64_t c, std::int64_t hw, bool nhwc);
 
 }  // namespace svp::kernels::onednn
