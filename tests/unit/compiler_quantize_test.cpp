@@ -585,16 +585,17 @@ TEST(BiasCorrection, TheConvBiasAbsorbsTheMeanShiftOfWeightRounding) {
 namespace svp::compiler::quant {
 namespace {
 
-// quantize_like and the kernels' per-tensor QuantizeLinear (four lanes at a time) store
-// exactly what the scalar rule (quantize_value) says: ties to even, saturation, NaN, ±Inf,
-// the odd tail, every type.
+// quantize_like and the kernels' per-tensor QuantizeLinear (sixteen lanes at a time where
+// the CPU has AVX-512, then four, then one) store exactly what the scalar rule
+// (quantize_value) says: ties to even, saturation, NaN, ±Inf, the tails, every type.
 template <typename T>
 void expect_quantized_as_the_kernels(DType dtype, float scale, std::int32_t zp) {
   std::vector<float> x;
   for (int k = -70000; k <= 70000; ++k) x.push_back(static_cast<float>(k) * 0.5f * scale);  // every tie
   for (int k = 0; k < 5000; ++k) x.push_back(std::ldexp(static_cast<float>((k * 7919) % 2001 - 1000), k % 40 - 20));
   x.insert(x.end(), {std::nanf(""), -std::nanf(""), INFINITY, -INFINITY, 3e38f, -3e38f, 1e-40f, -1e-40f, -0.0f});
-  x.push_back(1.0f);  // an odd count: the scalar tail
+  x.insert(x.end(), {1.0f, -2.5f * scale, 2.5f * scale, 0.5f * scale, -0.5f * scale});
+  ASSERT_EQ(x.size() % 16, 7u);  // a four-lane step and a scalar tail after the sixteen-lane steps
   Value like;
   like.dtype = dtype;
   like.quant.scale = {scale};
@@ -618,13 +619,13 @@ TEST(LayerAccuracy, QuantizeLikeStoresWhatTheKernelsStore) {
   expect_quantized_as_the_kernels<std::int16_t>(DType::kInt16, 3.0f, 5);
 }
 
-// as_floats and the kernels' per-tensor DequantizeLinear (four lanes at a time) give the
-// scalar rule's (q − zp) · scale bit for bit.
+// as_floats and the kernels' per-tensor DequantizeLinear (sixteen lanes, four, then one)
+// give the scalar rule's (q − zp) · scale bit for bit.
 template <typename T>
 void expect_dequantized_as_the_kernels(DType dtype, float scale, std::int32_t zp) {
   std::vector<T> q;
   for (std::int64_t v = std::numeric_limits<T>::min(); v <= std::numeric_limits<T>::max(); ++v) q.push_back(static_cast<T>(v));
-  q.push_back(q.back());  // an odd count: the scalar tail
+  for (int k = 0; k < 7; ++k) q.push_back(q[static_cast<std::size_t>(k * 37) % q.size()]);  // a four-lane step and a scalar tail
   kernels::OwnedTensor t(dtype, {static_cast<std::int64_t>(q.size())});
   std::memcpy(t.view().data, q.data(), q.size() * sizeof(T));
   model::Quant enc;
