@@ -460,7 +460,7 @@ struct FloatBuffers {
 
 }  // namespace
 
-Status run_via_float(const RunCtx& c, Status (*float_run)(const RunCtx&)) {
+Status run_via_float(const RunCtx& c, Status (*float_run)(const RunCtx&), FloatOutputs outputs) {
   auto convertible = [](const TensorView& t) {
     return (is_q8(t.dtype) || t.dtype == DType::kInt16 || t.dtype == DType::kInt32) && has_quant(t);
   };
@@ -484,7 +484,7 @@ Status run_via_float(const RunCtx& c, Status (*float_run)(const RunCtx&)) {
     if (!convertible(out[i])) continue;
     out[i] = float_view(out[i]);
     // Zeroed as a fresh buffer was: a kernel may leave parts of an output to be zero.
-    std::fill(out[i].as<float>(), out[i].as<float>() + out[i].elements(), 0.0f);
+    if (outputs == FloatOutputs::kZeroed) std::fill(out[i].as<float>(), out[i].as<float>() + out[i].elements(), 0.0f);
     requant.push_back(i);
   }
   SVP_RETURN_IF_ERROR(float_run(RunCtx{c.op, c.attrs, in, out}));

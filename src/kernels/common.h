@@ -406,8 +406,12 @@ std::vector<std::int32_t> shifted_ints(const TensorView& q);
 // The generic int8 path: dequantizes every input that carries quantization parameters
 // (int8/uint8/int16/int32 with a Quant; int16 is A16W8's activation type) to float32, runs `float_run` on float views and
 // requantizes each quantized output. Other tensors are passed through unchanged, so
-// float_run still rejects types it cannot handle.
-Status run_via_float(const RunCtx& c, Status (*float_run)(const RunCtx&));
+// float_run still rejects types it cannot handle. The float outputs start zeroed, as a
+// kernel may leave parts of them alone; kWritesEveryOutput skips that for kernels that
+// write every element (a 4 MB fill was a sixth of an int8 DeepLabV3 output Resize).
+enum class FloatOutputs { kZeroed, kWritesEveryOutput };
+Status run_via_float(const RunCtx& c, Status (*float_run)(const RunCtx&),
+                     FloatOutputs outputs = FloatOutputs::kZeroed);
 // The same for an elementwise op of one input (Sigmoid, HardSwish, ...; `float_run` must
 // compute each element from that element alone): an int8/uint8 input and output with one
 // encoding each take the op through a 256-entry table — run_via_float on every input code

@@ -338,25 +338,40 @@ Status resize_float(const RunCtx& c) {
   const float* x = c.in[0].as<const float>();
   float* y = c.out[0].as<float>();
   const std::int64_t oh = static_cast<std::int64_t>(th.size()), ow = static_cast<std::int64_t>(tw.size());
+  // Each output is h.w0·top + h.w1·bottom with top = w.w0·r0[w.i0] + w.w1·r0[w.i1] (and
+  // bottom from row r1). Rows interpolated along the width first — each input row a tap
+  // reads, once — give the very same `top` and `bottom` values, and the vertical step is
+  // then a contiguous loop the compiler vectorises: same operations in the same order,
+  // same bits, several times fewer of them when upsampling (DeepLabV3's ×8 output Resize).
+  std::vector<char> needed(static_cast<std::size_t>(ih), 0);
+  for (const LinearTap& h : th) needed[static_cast<std::size_t>(h.i0)] = needed[static_cast<std::size_t>(h.i1)] = 1;
+  std::vector<float> rows(static_cast<std::size_t>(ih * ow));
   for (std::int64_t p = 0; p < planes; ++p) {
     const float* xp = x + p * ih * iw;
     float* yp = y + p * oh * ow;
-    for (std::int64_t i = 0; i < oh; ++i) {
-      const LinearTap& h = th[static_cast<std::size_t>(i)];
-      const float* r0 = xp + h.i0 * iw;
-      const float* r1 = xp + h.i1 * iw;
+    for (std::int64_t k = 0; k < ih; ++k) {
+      if (!needed[static_cast<std::size_t>(k)]) continue;
+      const float* src = xp + k * iw;
+      float* dst = rows.data() + k * ow;
       for (std::int64_t j = 0; j < ow; ++j) {
         const LinearTap& w = tw[static_cast<std::size_t>(j)];
-        const float top = w.w0 * r0[w.i0] + w.w1 * r0[w.i1];
-        const float bottom = w.w0 * r1[w.i0] + w.w1 * r1[w.i1];
-        yp[i * ow + j] = h.w0 * top + h.w1 * bottom;
+        dst[j] = w.w0 * src[w.i0] + w.w1 * src[w.i1];
       }
+    }
+    for (std::int64_t i = 0; i < oh; ++i) {
+      const LinearTap& h = th[static_cast<std::size_t>(i)];
+      const float* top = rows.data() + h.i0 * ow;
+      const float* bottom = rows.data() + h.i1 * ow;
+      float* out = yp + i * ow;
+      const float h0 = h.w0, h1 = h.w1;
+      for (std::int64_t j = 0; j < ow; ++j) out[j] = h0 * top[j] + h1 * bottom[j];
     }
   }
   return Status::Ok();
 }
 
-Status run_resize(const RunCtx& c) { return run_via_float(c, resize_float); }
+// Every mode writes every output element (resize_float's three loops cover the output).
+Status run_resize(const RunCtx& c) { return run_via_float(c, resize_float, FloatOutputs::kWritesEveryOutput); }
 
 }  // namespace
 
