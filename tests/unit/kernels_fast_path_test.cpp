@@ -1044,6 +1044,43 @@ TEST(FastFusion, ActivationThenScalarAffineStepsFoldIntoTheConv) {
   expect_f32_close(c.ref[0], c.fast[0]);
 }
 
+// SiLU as torch exports it (EfficientNet, YOLO): Sigmoid(t) and Mul(t, that) after a Conv
+// fold into it as eltwise_swish, in either operand order, after other post-ops too; not
+// when the Sigmoid's output has another reader.
+TEST(FastFusion, SigmoidGatedMulFoldsIntoTheConvAsSwish) {
+  for (bool gate_first : {false, true}) {
+    SCOPED_TRACE(gate_first);
+    ModelBuilder b("silu");
+    compiler::TensorId x = b.add_input("x", DType::kFloat32, {1, 8, 6, 6});
+    compiler::TensorId t = b.add_layer("conv", "Conv", {x, b.add_constant("w", {8, 8, 1, 1}, random_f(64, 3))});
+    t = b.add_layer("scale", "Mul", {t, b.add_constant("k", {}, std::vector<float>{1.5f})});
+    compiler::TensorId g = b.add_layer("sig", "Sigmoid", {t});
+    b.add_output(b.add_layer("mul", "Mul", gate_first ? std::vector<compiler::TensorId>{g, t}
+                                                      : std::vector<compiler::TensorId>{t, g}));
+    auto m = b.build();
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    auto c = compare(m.value(), 43);
+    EXPECT_EQ(c.impls, (std::vector<std::string>{"onednn", "onednn:fused", "onednn:fused", "onednn:fused"}));
+    expect_f32_close(c.ref[0], c.fast[0]);
+  }
+  {  // the gate is also a model output: Sigmoid and Mul run on their own
+    ModelBuilder b("silu_read");
+    compiler::TensorId x = b.add_input("x", DType::kFloat32, {1, 8, 6, 6});
+    compiler::TensorId t = b.add_layer("conv", "Conv", {x, b.add_constant("w", {8, 8, 1, 1}, random_f(64, 3))});
+    compiler::TensorId g = b.add_layer("sig", "Sigmoid", {t});
+    b.add_output(b.add_layer("mul", "Mul", {t, g}));
+    b.add_output(g);
+    auto m = b.build();
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    auto c = compare(m.value(), 44);
+    EXPECT_EQ(c.impls[0], "onednn");
+    EXPECT_NE(c.impls[1], "onednn:fused");
+    EXPECT_NE(c.impls[2], "onednn:fused");
+    expect_f32_close(c.ref[0], c.fast[0]);
+    expect_f32_close(c.ref[1], c.fast[1]);
+  }
+}
+
 TEST(FastFusion, NotFusedWhenTheIntermediateIsReadElsewhere) {
   // conv → relu, and the conv output is also a model output: no fusion.
   ModelBuilder b("nofuse");

@@ -166,6 +166,21 @@ class FastProgram final : public CompiledProgram {
   bool is_const(std::int32_t t) const { return t >= 0 && tensor(t).placement == Placement::kWeights; }
   // t is an intermediate read by exactly one layer (so folding its producer into that
   // reader loses nothing).
+  // Layers j and j + 1 are SiLU as torch exports it, Sigmoid(t) then Mul of t and that
+  // (t read by both alone, the Sigmoid's output by the Mul alone, all float32): oneDNN's
+  // eltwise_swish post-op, x·sigmoid(x), in the layer that writes t.
+  bool self_gated_sigmoid(std::size_t j, std::int32_t t) const {
+    if (j + 1 >= program_.layers.size() || tensor(t).placement != Placement::kWorkBuf ||
+        readers_[static_cast<std::size_t>(t)] != 2)
+      return false;
+    const model::Layer &g = program_.layers[j], &m = program_.layers[j + 1];
+    if (g.op != "Sigmoid" || g.inputs.size() != 1 || g.inputs[0] != t || g.outputs.size() != 1) return false;
+    const std::int32_t u = g.outputs[0];
+    if (!private_intermediate(u) || m.op != "Mul" || m.inputs.size() != 2 || m.outputs.size() != 1) return false;
+    if (!((m.inputs[0] == t && m.inputs[1] == u) || (m.inputs[0] == u && m.inputs[1] == t))) return false;
+    const model::Tensor& y = tensor(m.outputs[0]);
+    return y.dtype == DType::kFloat32 && tensor(u).dtype == DType::kFloat32 && y.dims == tensor(t).dims;
+  }
   bool private_intermediate(std::int32_t t) const {
     return tensor(t).placement == Placement::kWorkBuf && readers_[static_cast<std::size_t>(t)] == 1;
   }
@@ -313,7 +328,7 @@ bool FastProgram::try_conv(std::size_t i) {
   std::int32_t dst = t, sum = -1;
   std::vector<std::size_t> fused;
   std::size_t j = i + 1;
-  if (fuse_ && j < program_.layers.size() && private_intermediate(t)) {
+  if (fuse_ && j < program_.layers.size() && (private_intermediate(t) || self_gated_sigmoid(j, t))) {
     const model::Layer& n = program_.layers[j];
     if (fp32 && n.op == "Add" && n.inputs.size() == 2 && n.outputs.size() == 1 &&
         (n.inputs[0] == t) != (n.inputs[1] == t)) {
@@ -335,7 +350,7 @@ bool FastProgram::try_conv(std::size_t i) {
     // with the first's parameters), so an algorithm appears once per group: two linear
     // steps in a row compose into one (a2·(a1·x + b1) + b2, float rounding as any float
     // fusion), any other repeat ends the group.
-    while (j < program_.layers.size() && (fused.empty() || private_intermediate(dst))) {
+    while (j < program_.layers.size() && private_intermediate(dst)) {
       PostEltwise pe;
       if (!post_op(program_.layers[j], dst, fp32, &pe)) break;
       auto& chain = fusion.eltwise;
@@ -350,6 +365,14 @@ bool FastProgram::try_conv(std::size_t i) {
       fused.push_back(j);
       ++j;
       if (!fp32) break;
+    }
+    if (fp32 && self_gated_sigmoid(j, dst) &&
+        std::none_of(fusion.eltwise.begin(), fusion.eltwise.end(),
+                     [](const PostEltwise& q) { return q.alg == dnnl::algorithm::eltwise_swish; })) {
+      fusion.eltwise.push_back({dnnl::algorithm::eltwise_swish, 1.f, 0.f});
+      dst = program_.layers[j + 1].outputs[0];
+      fused.push_back(j);
+      fused.push_back(j + 1);
     }
   }
   // Writing dst early (at layer i instead of its own layer) into bytes the group still
