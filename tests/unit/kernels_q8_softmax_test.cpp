@@ -1,11 +1,13 @@
 // The native int8 Softmax (src/kernels/onednn/q8_softmax.h) against the reference's generic
 // path, byte for byte: int8/uint8 in and out, zero points at the ends of their ranges,
 // input scales from tiny (every exp near 1) to large (most exps underflow to 0), output
-// scales that saturate, rows of 1, odd and attention-like lengths; and planned in a
-// program in place of the reference layer.
+// scales that saturate, rows of 1, odd and attention-like lengths; float32 outputs; and
+// planned in a program in place of the reference layer.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/builder.h"
@@ -79,6 +81,42 @@ TEST(Q8Softmax, MatchesTheReferenceOverEncodingsAndShapes) {
     }
   }
   EXPECT_GT(saturated, 0);
+}
+
+// An int8/uint8 input with a float32 output (a recogniser's last Softmax, a model output):
+// the reference's float bits, over the same encodings and shapes.
+TEST(Q8Softmax, FloatOutputMatchesTheReferenceBits) {
+  const std::vector<std::pair<DType, Quant>> encs = {{DType::kInt8, Quant{{0.05f}, {0}, -1}},
+                                                     {DType::kInt8, Quant{{2.0f}, {127}, -1}},
+                                                     {DType::kUint8, Quant{{1e-4f}, {0}, -1}},
+                                                     {DType::kUint8, Quant{{0.02f}, {255}, -1}}};
+  const std::vector<I> shapes = {{1, 1}, {2, 17}, {1, 40, 663}, {4, 128}};
+  std::uint32_t seed = 3;
+  for (const auto& [dt, q] : encs) {
+    for (const I& d : shapes) {
+      SCOPED_TRACE("seed " + std::to_string(seed));
+      const model::Tensor x = tensor(dt, d, q.scale[0], q.zero_point[0]);
+      model::Tensor y;
+      y.dtype = DType::kFloat32;
+      y.dims = d;
+      model::Layer l;
+      l.op = "Softmax";
+      l.inputs = {0};
+      l.outputs = {1};
+      std::int64_t n = 1;
+      for (auto v : d) n *= v;
+      std::vector<std::uint8_t> in(static_cast<std::size_t>(n));
+      for (auto& b : in) b = static_cast<std::uint8_t>(testing::lcg(seed) >> 3);
+      std::vector<float> ref(in.size(), -1.f), fast(in.size(), -2.f);
+      model::TensorView vx{x.dtype, x.dims, in.data(), &x.quant}, vy{DType::kFloat32, d, ref.data(), nullptr};
+      Status s = kernels::run_reference("Softmax", l.attrs, {vx}, {vy});
+      ASSERT_TRUE(s.ok()) << s.message();
+      kernels::onednn::Q8Softmax plan;
+      ASSERT_TRUE(kernels::onednn::q8_softmax_for(l, x, y, &plan));
+      kernels::onednn::q8_softmax(plan, in.data(), fast.data(), n);
+      EXPECT_EQ(std::memcmp(ref.data(), fast.data(), ref.size() * sizeof(float)), 0);
+    }
+  }
 }
 
 TEST(Q8Softmax, DeclinesOtherAxesAndFloat) {

@@ -118,6 +118,51 @@ TEST(Q8Table, SelfGatedMulFoldsItsGateIntoOneTableWithTheReferenceBytes) {
   }
 }
 
+// A binary op with a one-element constant operand — PP-LCNet's learnt x·k and x + c after
+// HardSwish, with the constant first or second, float32 or int8; Sub, Div, Pow(x, 2) — is
+// one table over the other operand's bytes, with the reference's bytes.
+TEST(Q8Table, BinaryOpsWithAScalarConstantBecomeTablesWithTheReferenceBytes) {
+  struct Case {
+    const char* op;
+    bool constant_first;
+    bool int8_constant;
+    float value;
+  };
+  const Case cases[] = {{"Mul", false, false, 1.75f}, {"Add", true, false, -0.25f}, {"Sub", true, false, 0.5f},
+                        {"Div", false, false, 3.0f},  {"Pow", false, false, 2.0f},  {"Mul", true, true, 0.f},
+                        {"Add", false, true, 0.f}};
+  for (const Case& k : cases) {
+    for (DType t : {DType::kInt8, DType::kUint8}) {
+      SCOPED_TRACE(std::string(k.op) + (k.constant_first ? " constant first" : "") +
+                   (k.int8_constant ? " int8 constant " : " ") + model::dtype_name(t));
+      compiler::ModelBuilder b("scalar");
+      const auto x = b.add_input("x", DType::kInt8, {1, 8, 6, 7}, model::Layout::kNCHW, pt(0.04f, 3));
+      const auto w = b.add_constant("w", {8, 8, 1, 1}, weights(64, 9), pt(0.02f, 0));
+      compiler::LayerOptions co;
+      co.output_quants = {pt(0.06f, t == DType::kUint8 ? 120 : -4)};
+      co.output_dtypes = {t};
+      const auto c = b.add_layer("conv", "Conv", {x, w}, co);
+      const auto kc = k.int8_constant ? b.add_constant("k", {1}, std::vector<std::int8_t>{37}, pt(0.02f, 0))
+                                      : b.add_constant("k", {}, std::vector<float>{k.value});
+      compiler::LayerOptions bo;
+      bo.output_quants = {pt(0.05f, t == DType::kUint8 ? 100 : -9)};
+      bo.output_dtypes = {t};
+      const auto y = b.add_layer("op", k.op, k.constant_first ? std::vector<compiler::TensorId>{kc, c}
+                                                            : std::vector<compiler::TensorId>{c, kc},
+                                 bo);
+      compiler::LayerOptions o2;
+      o2.output_quants = {pt(0.05f, 0)};
+      b.add_output(b.add_layer("conv2", "Conv", {y, w}, o2));
+      auto m = b.build();
+      ASSERT_TRUE(m.ok()) << m.status().message();
+      auto ref = testing::compile(m.value(), false);
+      auto fast = testing::compile(m.value(), true);
+      EXPECT_EQ(fast->layer_impl(1).rfind("native", 0), 0u) << fast->layer_impl(1);
+      testing::expect_fast_equals_reference(m.value(), *ref, *fast, 19);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace svp
 

@@ -201,6 +201,7 @@ class FastProgram final : public CompiledProgram {
   void plan_sgemm(std::size_t i);
   void plan_f32(std::size_t i);
   void plan_q8_binary(std::size_t i);
+  void plan_scalar_table(std::size_t i);
   void plan_self_gated_tables();
   bool agnostic(std::size_t i, bool* nhwc_view, bool* to_nhwc) const;
   bool try_nhwc_view(std::size_t i);
@@ -799,7 +800,8 @@ void FastProgram::plan() {
     const model::Layer& l = program_.layers[i];
     if (k == Kind::kReference) plan_f32(i);
     if ((k == Kind::kReference || k == Kind::kAgnostic) && l.target == model::Target::kNpu) {
-      plan_q8_binary(i);
+      plan_scalar_table(i);
+      if (!plans_[i].q8_lut) plan_q8_binary(i);
       Plan& p = plans_[i];
       // In place or apart, as for q8_binary (the lookup streams through both).
       if (!p.q8_bin && !p.nhwc_layer && l.inputs.size() == 1 && l.inputs[0] >= 0 && l.outputs.size() == 1 &&
@@ -815,6 +817,28 @@ void FastProgram::plan() {
   // Model outputs stay logical (a fast op writing one converts from scratch).
   for (std::size_t t = 0; t < program_.tensors.size(); ++t)
     if (program_.tensors[t].placement != Placement::kWorkBuf) nhwc_[t] = false;
+}
+
+// An int8 binary op with a one-element constant operand (PP-LCNet's learnt affine steps
+// after each HardSwish, x·k and x + c; a LayerNorm chain's Pow(x, 2)): one table over the
+// other operand's bytes (q8_scalar_table), one lookup per element instead of q8_binary's
+// dequantize, compute and requantize.
+void FastProgram::plan_scalar_table(std::size_t i) {
+  const model::Layer& l = program_.layers[i];
+  Plan& p = plans_[i];
+  if (p.sgemm || p.q8_mm || p.nhwc_layer || l.inputs.size() != 2 || l.outputs.size() != 1) return;
+  for (std::size_t v = 0; v < 2; ++v) {
+    const std::int32_t t = l.inputs[v], c = l.inputs[1 - v], y = l.outputs[0];
+    if (t < 0 || c < 0 || !is_const(c) || is_const(t)) continue;
+    if (overlap(y, t) && !same_bytes(y, t)) return;  // in place or apart, as the lookup streams
+    const TensorView cv = view(c);
+    if (cv.elements() != 1) continue;
+    if (q8_scalar_table(l, v, tensor(t), cv, tensor(y), &p.lut)) {
+      p.q8_lut = true;
+      p.lut_input = v;
+    }
+    return;
+  }
 }
 
 // Mul(x, U(x)) with U a table layer (SiLU's x·Sigmoid(x) in EfficientNet and YOLO, a

@@ -48,6 +48,14 @@ __attribute__((target("avx2"))) std::int64_t requant_avx2(const float* e, double
   return i;
 }
 
+// y[i] = (float)(e[i] / sum), the division in double: a float output's last step.
+__attribute__((target("avx2"))) std::int64_t divide_avx2(const float* e, double sum, std::int64_t n, float* y) {
+  const __m256d s = _mm256_set1_pd(sum);
+  std::int64_t i = 0;
+  for (; i + 4 <= n; i += 4) _mm_storeu_ps(y + i, _mm256_cvtpd_ps(_mm256_div_pd(_mm256_cvtps_pd(_mm_loadu_ps(e + i)), s)));
+  return i;
+}
+
 }  // namespace
 }  // namespace q8smax
 
@@ -55,20 +63,25 @@ using q8smax::rank_of;
 
 bool q8_softmax_for(const model::Layer& l, const model::Tensor& x, const model::Tensor& y, Q8Softmax* plan) {
   if (l.op != "Softmax" || l.inputs.size() != 1 || l.outputs.size() != 1) return false;
-  if (!per_tensor_q8(x) || !per_tensor_q8(y) || x.dims != y.dims || x.dims.empty()) return false;
+  // A float32 output (the recogniser's last Softmax, a model output) keeps the same steps
+  // up to e / sum rounded to float, which is then the output.
+  const bool float_out = y.dtype == DType::kFloat32 && y.quant.empty();
+  if (!per_tensor_q8(x) || !(float_out || per_tensor_q8(y)) || x.dims != y.dims || x.dims.empty()) return false;
   const std::int64_t rank = static_cast<std::int64_t>(x.dims.size());
   auto axis = l.attrs.get_int("axis", -1);
   if (!axis.ok() || (axis.value() != -1 && axis.value() != rank - 1)) return false;
   const float sx = x.quant.scale[0];
   const std::int32_t zpx = x.quant.zero_point.empty() ? 0 : x.quant.zero_point[0];
   // Finite positive scales keep every value finite (no NaN whose rounding could differ).
-  if (!(sx > 0.f) || !std::isfinite(sx * 256.f) || !(y.quant.scale[0] > 0.f) || !std::isfinite(y.quant.scale[0]))
-    return false;
+  if (!(sx > 0.f) || !std::isfinite(sx * 256.f)) return false;
+  if (!float_out && (!(y.quant.scale[0] > 0.f) || !std::isfinite(y.quant.scale[0]))) return false;
   Q8Softmax p;
   p.x = x.dtype;
   p.y = y.dtype;
-  p.sy = y.quant.scale[0];
-  p.zpy = y.quant.zero_point.empty() ? 0 : y.quant.zero_point[0];
+  if (!float_out) {
+    p.sy = y.quant.scale[0];
+    p.zpy = y.quant.zero_point.empty() ? 0 : y.quant.zero_point[0];
+  }
   p.len = x.dims.back();
   if (p.len <= 0) return false;
   // Real values by rank (the reference's dequantization).
@@ -86,8 +99,8 @@ bool q8_softmax_for(const model::Layer& l, const model::Tensor& x, const model::
 }
 
 void q8_softmax(const Q8Softmax& p, const void* x, void* y, std::int64_t elements) {
-  const bool is_signed = p.x == DType::kInt8;
-  const std::int64_t lo = detail::qmin(p.y), hi = detail::qmax(p.y);
+  const bool is_signed = p.x == DType::kInt8, float_out = p.y == DType::kFloat32;
+  const std::int64_t lo = float_out ? 0 : detail::qmin(p.y), hi = float_out ? 0 : detail::qmax(p.y);
   const auto* in = static_cast<const std::uint8_t*>(x);
   auto* out = static_cast<std::uint8_t*>(y);
   std::vector<float> e(static_cast<std::size_t>(p.len));
@@ -101,6 +114,12 @@ void q8_softmax(const Q8Softmax& p, const void* x, void* y, std::int64_t element
     for (std::int64_t i = 0; i < p.len; ++i) {
       e[static_cast<std::size_t>(i)] = t[rank_of(xr[i], is_signed)];
       sum += e[static_cast<std::size_t>(i)];
+    }
+    if (float_out) {
+      float* yf = static_cast<float*>(y) + row;
+      const std::int64_t done = avx2 ? q8smax::divide_avx2(e.data(), sum, p.len, yf) : 0;
+      for (std::int64_t i = done; i < p.len; ++i) yf[i] = static_cast<float>(e[static_cast<std::size_t>(i)] / sum);
+      continue;
     }
     std::uint8_t* yr = out + row;
     const std::int64_t done = avx2 ? q8smax::requant_avx2(e.data(), sum, p.sy, p.zpy, static_cast<std::int32_t>(lo),

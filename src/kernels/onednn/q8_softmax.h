@@ -17,15 +17,15 @@
 namespace svp::kernels::onednn {
 
 struct Q8Softmax {
-  model::DType x = model::DType::kInt8, y = model::DType::kInt8;
-  float sy = 1.0f;
+  model::DType x = model::DType::kInt8, y = model::DType::kInt8;  // y may be kFloat32
+  float sy = 1.0f;                                                  // y's encoding (int8/uint8)
   std::int32_t zpy = 0;
   std::int64_t len = 0;    // the last axis
   std::vector<float> exp;  // [byte of the row maximum][byte]; rows of bytes above it unused
 };
 
 // The plan for Softmax layer `l` (input x, output y), or false when it is not a per-tensor
-// int8/uint8 Softmax along the last axis with an int8/uint8 output.
+// int8/uint8 Softmax along the last axis with an int8/uint8 or float32 output.
 bool q8_softmax_for(const model::Layer& l, const model::Tensor& x, const model::Tensor& y, Q8Softmax* plan);
 
 // y = Softmax(x) for `elements` bytes (a multiple of len); y may be x.

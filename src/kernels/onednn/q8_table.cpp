@@ -46,6 +46,23 @@ bool q8_gated_table(const model::Layer& mul, std::size_t gate_input, const model
   return run_reference(mul.op, mul.attrs, in, {codes_view(y, table->data())}).ok();
 }
 
+bool q8_scalar_table(const model::Layer& l, std::size_t var_input, const model::Tensor& x,
+                     const model::TensorView& scalar, const model::Tensor& y, Q8Table* table) {
+  static const char* const kOps[] = {"Add", "Sub", "Mul", "Div", "Pow"};
+  bool known = false;
+  for (const char* op : kOps) known = known || l.op == op;
+  if (!known || l.inputs.size() != 2 || var_input > 1 || l.outputs.size() != 1) return false;
+  if (!per_tensor_q8(x) || !per_tensor_q8(y) || x.dims != y.dims || scalar.elements() != 1) return false;
+  Q8Table codes{};
+  for (int k = 0; k < 256; ++k) codes[static_cast<std::size_t>(k)] = static_cast<std::uint8_t>(k);
+  model::TensorView c = scalar;
+  c.dims = {1};  // broadcasts to the 256 codes whatever its rank
+  std::vector<model::TensorView> in(2);
+  in[var_input] = codes_view(x, codes.data());
+  in[1 - var_input] = c;
+  return run_reference(l.op, l.attrs, in, {codes_view(y, table->data())}).ok();
+}
+
 namespace {
 
 // 64 lookups per step (byte_lookup_vbmi.h). A byte loop costs about a cycle per element, which made a table layer cost as much as

@@ -26,6 +26,14 @@ bool q8_table_for(const model::Layer& l, const model::Tensor& x, const model::Te
 bool q8_gated_table(const model::Layer& mul, std::size_t gate_input, const model::Tensor& x, const Q8Table& gate_lut,
                     const model::Tensor& gate, const model::Tensor& y, Q8Table* table);
 
+// The table of a binary `l` (Add, Sub, Mul, Div, Pow) whose input 1 − var_input is a
+// one-element constant `scalar` (any type the reference accepts: a float scalar of a
+// learnt affine step, an int8 constant): each output byte is a function of x's byte, and
+// the reference computes it for every byte. False when x or y is not per-tensor int8/uint8,
+// the shapes differ or the reference refuses.
+bool q8_scalar_table(const model::Layer& l, std::size_t var_input, const model::Tensor& x,
+                     const model::TensorView& scalar, const model::Tensor& y, Q8Table* table);
+
 // y[i] = table[x[i]] for n bytes (y may be x).
 void q8_table_apply(const Q8Table& table, const void* x, void* y, std::int64_t n);
 
