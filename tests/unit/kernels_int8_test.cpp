@@ -613,6 +613,39 @@ TEST(KernelsInt8Generic, EveryFloatOpOnQuantizedTensorsEqualsDequantizeRunQuanti
   }
 }
 
+// Nearest Resize of int8 data moves bytes (an FPN's upsampling): every code of the input,
+// upsampled ×2 and ×1.5, must come out as quantize(float nearest Resize(dequantize(x))) —
+// in the same encoding, in another one and into uint8.
+TEST(KernelsInt8Generic, NearestResizeGivesTheGenericRulesBytes) {
+  Q codes;
+  for (int v = -128; v < 128; ++v) codes.push_back(v);
+  const Quant qin = pt(0.037f, -3);
+  auto xq = OwnedTensor::q8(DType::kInt8, {1, 1, 16, 16}, codes, qin);
+  F xf;
+  for (auto q : codes) xf.push_back(static_cast<float>(q + 3) * 0.037f);
+  auto xt = OwnedTensor::f32({1, 1, 16, 16}, xf);
+  auto roi = OwnedTensor::f32({0}, {});
+  struct Out {
+    DType t;
+    Quant q;
+  };
+  for (float scale : {2.0f, 1.5f}) {
+    auto scales = OwnedTensor::f32({4}, {1.f, 1.f, scale, scale});
+    for (const Out& o : {Out{DType::kInt8, qin}, Out{DType::kInt8, pt(0.05f, 7)}, Out{DType::kUint8, pt(0.02f, 130)}}) {
+      SCOPED_TRACE(std::to_string(scale) + " " + model::dtype_name(o.t) + " scale " + std::to_string(o.q.scale[0]));
+      const Attrs attrs{{"mode", std::string("nearest")}};
+      auto rf = run_reference_owned("Resize", attrs, {xt.view(), roi.view(), scales.view()});
+      auto rq = run_reference_owned("Resize", attrs, {xq.view(), roi.view(), scales.view()}, {{o.t, o.q}});
+      ASSERT_TRUE(rf.ok() && rq.ok()) << rf.status().message() << rq.status().message();
+      const F yf = rf.value()[0].values<float>();
+      const Q yq = int_values(rq.value()[0]);
+      ASSERT_EQ(yf.size(), yq.size());
+      for (std::size_t i = 0; i < yf.size(); ++i)
+        ASSERT_EQ(yq[i], quant_rule(yf[i], o.q.scale[0], o.q.zero_point[0], o.t)) << "at " << i;
+    }
+  }
+}
+
 TEST(KernelsInt8Generic, SigmoidAndFloatOutputs) {
   auto x = OwnedTensor::q8(DType::kInt8, {5}, {-100, -10, 0, 10, 100}, pt(0.05f, 0));
   auto r = run_reference_owned("Sigmoid", {}, {x.view()}, {{DType::kUint8, pt(1.0f / 256, 0)}});

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/reference/move_requantized.h"
 #include "kernels/reference/ops.h"
 
 namespace svp::kernels::detail {
@@ -306,6 +307,29 @@ void resize_separable(const ResizeSetup& s, const Shape& in, const float* x, flo
   }
 }
 
+// Nearest without tf_crop_and_resize moves elements: each output is one input element,
+// whatever the element type.
+void nearest_gather(const ResizeSetup& s, const TensorView& x, const TensorView& y) {
+  const Shape& in = x.dims;
+  const std::vector<std::int64_t> st = strides_of(in);
+  std::vector<std::vector<std::int64_t>> tables(in.size());
+  for (std::size_t d = 0; d < in.size(); ++d) {
+    for (std::int64_t o = 0; o < s.out[d]; ++o) {
+      const float v = source_coord(s, d, o, in[d]);
+      tables[d].push_back(nearest_index(s.nearest, v, in[d]) * st[d]);
+    }
+  }
+  gather_tables(y.data, x.data, model::dtype_size(x.dtype), tables, 0);
+}
+
+// An int8/uint8 nearest Resize in the output's encoding (move_requantized has converted
+// the input when the encodings differ): bytes moved, as the movement ops move them.
+Status resize_nearest_bytes(const RunCtx& c) {
+  KN_ASSIGN(ResizeSetup s, with_infer_ctx(c, resize_setup));
+  nearest_gather(s, c.in[0], c.out[0]);
+  return Status::Ok();
+}
+
 Status resize_float(const RunCtx& c) {
   SVP_RETURN_IF_ERROR(require_f32(c, {0}));
   KN_ASSIGN(ResizeSetup s, with_infer_ctx(c, resize_setup));
@@ -319,15 +343,7 @@ Status resize_float(const RunCtx& c) {
     return Status::Ok();
   }
   if (s.mode == Mode::kNearest) {
-    const std::vector<std::int64_t> st = strides_of(in);
-    std::vector<std::vector<std::int64_t>> tables(r);
-    for (std::size_t d = 0; d < r; ++d) {
-      for (std::int64_t o = 0; o < s.out[d]; ++o) {
-        const float x = source_coord(s, d, o, in[d]);
-        tables[d].push_back(nearest_index(s.nearest, x, in[d]) * st[d]);
-      }
-    }
-    gather_tables(c.out[0].data, c.in[0].data, sizeof(float), tables, 0);
+    nearest_gather(s, c.in[0], c.out[0]);
     return Status::Ok();
   }
   // Bilinear over the last two dims (a rank-1 input is one row).
@@ -371,7 +387,19 @@ Status resize_float(const RunCtx& c) {
 }
 
 // Every mode writes every output element (resize_float's three loops cover the output).
-Status run_resize(const RunCtx& c) { return run_via_float(c, resize_float, FloatOutputs::kWritesEveryOutput); }
+// Nearest on per-tensor int8/uint8 data (an FPN's ×2 upsampling) moves bytes: the generic
+// path's quantize(dequantize(q)) of each moved byte, through move_requantized's table
+// when the encodings differ (the movement ops' rule).
+Status run_resize(const RunCtx& c) {
+  const TensorView &x = c.in[0], &y = c.out[0];
+  if (is_q8(x.dtype) && is_per_tensor(x) && is_q8(y.dtype) && is_per_tensor(y)) {
+    auto s = with_infer_ctx(c, resize_setup);
+    if (s.ok() && s->mode == Mode::kNearest && s->ctm != Ctm::kTfCropAndResize) {
+      return same_encoding(x, y) ? resize_nearest_bytes(c) : move_requantized<resize_nearest_bytes>(c, 1);
+    }
+  }
+  return run_via_float(c, resize_float, FloatOutputs::kWritesEveryOutput);
+}
 
 }  // namespace
 
