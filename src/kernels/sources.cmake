@@ -51,5 +51,7 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/onednn/softmax.cpp
   src/kernels/onednn/layer_norm.cpp
   src/kernels/onednn/erf_f32.cpp
+  src/kernels/onednn/matmul_const.cpp
+  src/kernels/onednn/gelu_pattern.cpp
   src/kernels/onednn/program.cpp
 )

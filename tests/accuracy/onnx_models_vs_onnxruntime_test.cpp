@@ -238,7 +238,8 @@ TEST_F(OnnxModelsVsOnnxruntime, TorchvisionClassifiersWhereExported) {
 }
 
 // The transformer encoder (opset 17, LayerNormalization ops) as bench/vs_onnxruntime.sh
-// exports it: float MatMul through sgemm, Softmax and LayerNormalization through oneDNN.
+// exports it: its Linear layers as oneDNN matmuls with the bias and Relu folded in, the
+// attention products through sgemm, Softmax and LayerNormalization through oneDNN.
 // Not ViT-Ti: torchvision zero-initialises its head, so its logits are 0 in both engines
 // and would compare nothing (its Erf, Softmax and LayerNormalization paths are bounded per
 // op in kernels_fast_path_test).

@@ -628,9 +628,9 @@ TEST(FastSgemmMatMul, ActivationProductsAndSharedWeights) {
     check(b.build().value(), 0, "onednn:sgemm", false);
   }
   {
-    ModelBuilder b("proj");
+    ModelBuilder b("proj");  // B shared by the batches (an activation: constant B is FastLinear's)
     const auto x = b.add_input("x", DType::kFloat32, {2, 6, 8});
-    const auto w = b.add_constant("w", {8, 3}, ramp_values(24, 5));
+    const auto w = b.add_input("w", DType::kFloat32, {8, 3});
     b.add_output(b.add_layer("proj", "MatMul", {x, w}));
     check(b.build().value(), 0, "onednn:sgemm", false);
   }
@@ -650,11 +650,80 @@ TEST(FastSgemmMatMul, SharedWeightsStackTheBatchesIntoOneGemm) {
     SCOPED_TRACE(threads);
     ModelBuilder b("seq");
     const auto x = b.add_input("x", DType::kFloat32, {7, 1, 9});
-    const auto w = b.add_constant("w", {9, 5}, ramp_values(45, 8));
+    const auto w = b.add_input("w", DType::kFloat32, {9, 5});  // constant B: FastLinear
     b.add_output(b.add_layer("proj", "MatMul", {x, w}));
     auto c = compare(b.build().value(), 4, threads);
     EXPECT_EQ(c.impls[0], "onednn:sgemm");
     expect_f32_close(c.ref[0], c.fast[0]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Linear layers: MatMul of an activation by constant B, with the bias Add and the Relu or
+// erf GELU after it, as one oneDNN matmul (matmul_const.h, gelu_pattern.h).
+
+// x [2, 7, 12] × w [12, 10] + bias, then torch's GELU chain (`variant` 0: Div by √2, Add
+// 1 + e, (x · t) · 0.5; 1: Mul by 1/√2, e + 1, x · (t · 0.5)) or a Relu (`variant` 2).
+compiler::BuiltModel linear_model(int variant, bool matmul_out_too = false, bool erf_out_too = false) {
+  ModelBuilder b("linear");
+  const auto x = b.add_input("x", DType::kFloat32, {2, 7, 12});
+  auto k = [&](const char* name, float v) { return b.add_constant(std::string("k_") + name, {}, std::vector<float>{v}); };
+  const auto mm = b.add_layer("mm", "MatMul", {x, b.add_constant("w", {12, 10}, ramp_values(120, 3))});
+  if (matmul_out_too) b.add_output(mm);
+  const auto h = b.add_layer("bias", "Add", {b.add_constant("c", {1, 1, 10}, ramp_values(10, 4)), mm});
+  if (variant == 2) {
+    b.add_output(b.add_layer("relu", "Relu", {h}));
+  } else {
+    const auto s = variant == 0 ? b.add_layer("div", "Div", {h, k("sqrt2", std::sqrt(2.f))})
+                                : b.add_layer("scale", "Mul", {k("rsqrt2", std::sqrt(0.5f)), h});
+    const auto e = b.add_layer("erf", "Erf", {s});
+    if (erf_out_too) b.add_output(e);
+    const auto t = variant == 0 ? b.add_layer("one", "Add", {e, k("one", 1.f)}) : b.add_layer("one", "Add", {k("one", 1.f), e});
+    const auto y = variant == 0 ? b.add_layer("half", "Mul", {b.add_layer("gate", "Mul", {h, t}), k("half", 0.5f)})
+                                : b.add_layer("gate", "Mul", {b.add_layer("half", "Mul", {t, k("half", 0.5f)}), h});
+    b.add_output(y);
+  }
+  auto r = b.build();
+  if (!r.ok()) throw std::runtime_error(r.status().message());
+  return std::move(r.value());
+}
+
+TEST(FastLinear, BiasAndGeluOrReluFoldIntoOneMatmulWithinTolerance) {
+  for (int variant : {0, 1, 2}) {
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE("variant " + std::to_string(variant) + ", threads " + std::to_string(threads));
+      auto c = compare(linear_model(variant), 17, threads, -3.f, 3.f);
+      std::vector<std::string> want(c.impls.size(), "onednn:fused");
+      want[0] = "onednn";
+      EXPECT_EQ(c.impls, want);
+      expect_f32_close(c.ref[0], c.fast[0]);
+    }
+  }
+}
+
+TEST(FastLinear, NothingFoldedWhenAnIntermediateIsReadElsewhere) {
+  {  // the MatMul's own output is a model output: the matmul alone, the rest as before
+    auto c = compare(linear_model(0, true), 18, 1, -3.f, 3.f);
+    EXPECT_EQ(c.impls[0], "onednn");
+    EXPECT_EQ(c.impls[1], "reference");
+    for (std::size_t k = 0; k < c.ref.size(); ++k) expect_f32_close(c.ref[k], c.fast[k]);
+  }
+  {  // Erf's output is read outside the chain: the bias folds, the GELU does not
+    auto c = compare(linear_model(0, false, true), 19, 1, -3.f, 3.f);
+    EXPECT_EQ(c.impls[0], "onednn");
+    EXPECT_EQ(c.impls[1], "onednn:fused");
+    EXPECT_EQ(c.impls[2], "reference");
+    EXPECT_EQ(c.impls[3], "native:erf");
+    for (std::size_t k = 0; k < c.ref.size(); ++k) expect_f32_close(c.ref[k], c.fast[k]);
+  }
+  {  // fuse off (calibration and dumps read every layer's output): nothing folds
+    const auto m = linear_model(0);
+    kernels::CompileOptions o;
+    o.fuse = false;
+    auto r = kernels::CompiledProgram::compile(m.program, m.weights.data(), m.weights.size(), o);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.value()->layer_impl(0), "onednn");
+    for (std::size_t i = 1; i < r.value()->layer_count(); ++i) EXPECT_NE(r.value()->layer_impl(i), "onednn:fused") << i;
   }
 }
 

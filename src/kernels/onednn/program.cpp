@@ -34,7 +34,9 @@
 #include "kernels/kernels.h"
 #include "kernels/onednn/erf_f32.h"
 #include "kernels/onednn/fast_op.h"
+#include "kernels/onednn/gelu_pattern.h"
 #include "kernels/onednn/layout.h"
+#include "kernels/onednn/matmul_const.h"
 #include "kernels/onednn/q8_add.h"
 #include "kernels/onednn/q8_binary.h"
 #include "kernels/onednn/q8_deconv.h"
@@ -197,6 +199,8 @@ class FastProgram final : public CompiledProgram {
   bool try_conv(std::size_t i);
   bool post_op(const model::Layer& e, std::int32_t dst, bool fp32, PostEltwise* pe) const;
   bool try_other(std::size_t i);
+  bool try_linear(std::size_t i);
+  std::size_t linear_post_ops(std::size_t j, std::int32_t* dst, std::vector<PostEltwise>* post) const;
   bool try_q8_add(std::size_t i);
   void plan_sgemm(std::size_t i);
   void plan_f32(std::size_t i);
@@ -406,6 +410,98 @@ bool FastProgram::try_conv(std::size_t i) {
     plans_[f].kind = Kind::kFused;
     plans_[f].fused_into = l.name;
     if (p.op->native()) plans_[f].fused_impl = p.op->impl() + ":fused";
+  }
+  return true;
+}
+
+// The activations after a Linear layer's output `*dst` from layer j on, as matmul
+// post-ops: the erf GELU (torch's five-layer chain) and what post_op() takes (Relu, …),
+// each algorithm once (as for Conv). Returns the number of layers folded; *dst becomes
+// the last one's output.
+std::size_t FastProgram::linear_post_ops(std::size_t j, std::int32_t* dst, std::vector<PostEltwise>* post) const {
+  std::size_t taken = 0;
+  while (j + taken < program_.layers.size()) {
+    std::int32_t y = -1;
+    PostEltwise pe;
+    std::size_t n = match_gelu_erf(program_, weights_, readers_, j + taken, *dst, &y);
+    if (n > 0) {
+      pe = {dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f};
+    } else if (private_intermediate(*dst) && post_op(program_.layers[j + taken], *dst, true, &pe)) {
+      n = 1;
+      y = program_.layers[j + taken].outputs[0];
+    } else {
+      break;
+    }
+    if (std::any_of(post->begin(), post->end(), [&](const PostEltwise& q) { return q.alg == pe.alg; })) break;
+    post->push_back(pe);
+    *dst = y;
+    taken += n;
+  }
+  return taken;
+}
+
+// A float MatMul of an activation by a constant 2-D B — a Linear layer, its leading dims
+// flattened into M — with the bias Add and the activation that follow folded in, as one
+// oneDNN matmul with B reordered at load (matmul_const.h). A 2-D activation with nothing
+// to fold stays with the inner product (try_other).
+bool FastProgram::try_linear(std::size_t i) {
+  const model::Layer& l = program_.layers[i];
+  if (l.op != "MatMul" || l.inputs.size() != 2 || l.outputs.size() != 1 || l.inputs[0] < 0 || !is_const(l.inputs[1]))
+    return false;
+  const std::int32_t x = l.inputs[0], w = l.inputs[1], t = l.outputs[0];
+  for (std::int32_t u : {x, w, t})
+    if (tensor(u).dtype != DType::kFloat32 || !tensor(u).quant.empty()) return false;
+  const auto& xd = tensor(x).dims;
+  const auto& wd = tensor(w).dims;
+  if (xd.size() < 2 || wd.size() != 2 || xd.back() != wd[0] || nhwc_[static_cast<std::size_t>(x)]) return false;
+  std::vector<std::int64_t> yd(xd.begin(), xd.end() - 1);
+  yd.push_back(wd[1]);
+  if (tensor(t).dims != yd) return false;
+  const std::int64_t K = wd[0], N = wd[1];
+  std::int64_t M = 1;
+  for (std::size_t k = 0; k + 1 < xd.size(); ++k) M *= xd[k];
+
+  std::int32_t dst = t;
+  const float* bias = nullptr;
+  std::vector<PostEltwise> post;
+  std::size_t folded = 0;
+  if (fuse_ && private_intermediate(t)) {
+    // The bias: Add of a constant with N values along the last axis ([N], [1, …, 1, N]).
+    const model::Layer* a = i + 1 < program_.layers.size() ? &program_.layers[i + 1] : nullptr;
+    if (a != nullptr && a->op == "Add" && a->inputs.size() == 2 && a->outputs.size() == 1 &&
+        (a->inputs[0] == t) != (a->inputs[1] == t)) {
+      const std::int32_t c = a->inputs[0] == t ? a->inputs[1] : a->inputs[0];
+      const model::Tensor& ct = tensor(c);
+      const model::Tensor& at = tensor(a->outputs[0]);
+      const bool row = ct.dims.size() <= yd.size() && !ct.dims.empty() && ct.dims.back() == N &&
+                       std::all_of(ct.dims.begin(), ct.dims.end() - 1, [](std::int64_t d) { return d == 1; });
+      if (is_const(c) && ct.dtype == DType::kFloat32 && ct.quant.empty() && row && at.dims == yd &&
+          at.dtype == DType::kFloat32 && at.quant.empty()) {
+        bias = reinterpret_cast<const float*>(weights_ + ct.offset);
+        dst = a->outputs[0];
+        folded = 1;
+      }
+    }
+    folded += linear_post_ops(i + 1 + folded, &dst, &post);
+  }
+  if (xd.size() == 2 && folded == 0) return false;
+  std::string why;
+  const auto* b = reinterpret_cast<const float*>(weights_ + tensor(w).offset);
+  auto op = make_matmul_const(M, K, N, b, bias, post, threads_, &why);
+  if (!op) {
+    SVP_LOG_DEBUG("layer \"{}\": MatMul with constant B uses sgemm: {}", l.name, why);
+    return false;
+  }
+  Plan& p = plans_[i];
+  p.op = std::move(op);
+  p.src = x;
+  p.dst = dst;
+  // Writing dst early into bytes the matmul still reads (A's, when A dies here).
+  p.dst_in_scratch = dst != t && overlap(dst, x);
+  finish_fast(i);
+  for (std::size_t f = i + 1; f <= i + folded; ++f) {
+    plans_[f].kind = Kind::kFused;
+    plans_[f].fused_into = l.name;
   }
   return true;
 }
@@ -783,6 +879,7 @@ void FastProgram::plan() {
     const model::Layer& l = program_.layers[i];
     if (l.target != model::Target::kNpu) continue;
     if (ops::op_def(l.op).fast == ops::FastPath::kConvolution && try_conv(i)) continue;
+    if (try_linear(i)) continue;
     if (try_other(i)) continue;
     if (try_q8_add(i)) continue;
     if (l.op == "MatMul" || l.op == "Gemm") plan_sgemm(i);
