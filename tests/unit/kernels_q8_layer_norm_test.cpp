@@ -41,11 +41,11 @@ struct Enc {
 struct Case {
   I dims;
   std::int64_t axis;
-  I scale_dims;     // Scale's shape (broadcast to the normalised dims)
-  bool bias;        // B present
-  bool quantized;   // Scale and B int8 with quantization parameters
+  I scale_dims;    // Scale's shape (broadcast to the normalised dims)
+  bool bias;       // B present
+  bool quantized;  // Scale and B int8 with quantization parameters
   float epsilon;
-  bool constant;    // every row one value (with epsilon 0: 0 · inf in the reference)
+  bool constant;  // every row one value (with epsilon 0: 0 · inf in the reference)
 };
 
 std::int64_t numel(const I& d) {
@@ -141,12 +141,12 @@ std::size_t run_case(const Enc& e, const Case& c, std::uint32_t seed, int* satur
 
 TEST(Q8LayerNorm, MatchesTheReferenceOverEncodingsAndShapes) {
   const std::vector<Enc> encs = {
-      {DType::kInt8, 0.05f, 0, DType::kInt8, 0.03f, 0},      // A8W8 symmetric
+      {DType::kInt8, 0.05f, 0, DType::kInt8, 0.03f, 0},  // A8W8 symmetric
       {DType::kInt8, 0.1f, -128, DType::kUint8, 0.02f, 255},
       {DType::kUint8, 0.02f, 255, DType::kInt8, 0.005f, 127},  // saturates
       {DType::kUint8, 1e-4f, 0, DType::kUint8, 0.01f, 0},
       {DType::kInt8, 2.0f, 127, DType::kInt8, 0.07f, -128},
-      {DType::kInt16, 3e-4f, 0, DType::kInt16, 1e-4f, 0},    // A16W8
+      {DType::kInt16, 3e-4f, 0, DType::kInt16, 1e-4f, 0},  // A16W8
       {DType::kInt16, 1e-3f, -7, DType::kInt8, 0.02f, 5},
       {DType::kInt8, 0.07f, 5, DType::kInt16, 2e-4f, 3},
   };

@@ -144,8 +144,7 @@ __attribute__((target("avx2"))) void var_sums4_avx2(const Q8LayerNorm& p, const 
 // through out_scalar). The double steps, the rounding to float and quantize_per_tensor's
 // steps (NaN to the zero point, saturation, ties to even under MXCSR) per lane.
 template <typename T, typename U>
-__attribute__((target("avx2"))) std::int64_t out_avx2(const Q8LayerNorm& p, const T* x, double mean, double inv,
-                                                       U* y) {
+__attribute__((target("avx2"))) std::int64_t out_avx2(const Q8LayerNorm& p, const T* x, double mean, double inv, U* y) {
   const __m256i zpx = _mm256_set1_epi32(p.zpx), zpy = _mm256_set1_epi32(p.zpy);
   const __m256i lo = _mm256_set1_epi32(std::numeric_limits<U>::min());
   const __m256i hi = _mm256_set1_epi32(std::numeric_limits<U>::max());

@@ -37,8 +37,7 @@ struct Q8LayerNorm {
 // the constant inputs Scale and B (bias null when absent), or false (with the reason) when
 // the reference would not take its generic path with per-tensor int8/uint8/int16 x and y.
 bool q8_layer_norm_for(const model::Layer& l, const model::TensorView& x, const model::TensorView& scale,
-                       const model::TensorView* bias, const model::TensorView& y, Q8LayerNorm* plan,
-                       std::string* why);
+                       const model::TensorView* bias, const model::TensorView& y, Q8LayerNorm* plan, std::string* why);
 
 // y = LayerNormalization(x) for `rows` rows of plan.inner values; y may be x (the same
 // bytes). Rows are split over up to `threads` OpenMP threads when there are enough.
