@@ -148,7 +148,8 @@ class FastProgram final : public CompiledProgram {
         return p.q8_bin || p.q8_lut ? "native:nhwc" : "reference:nhwc";  // the reference kernel on the NHWC bytes as they are
       default:
         if (p.f32) return p.f32_impl;
-        return p.sgemm ? "onednn:sgemm" : p.q8_bin || p.q8_lut || p.q8_mm || p.q8_smax || p.q8_ln ? "native" : "reference";
+        if (p.sgemm) return "onednn:sgemm";
+        return p.q8_bin || p.q8_lut || p.q8_mm || p.q8_smax || p.q8_ln ? "native" : "reference";
     }
   }
 
