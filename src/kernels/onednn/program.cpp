@@ -799,7 +799,9 @@ void FastProgram::plan() {
     const model::Layer& l = program_.layers[i];
     if (k == Kind::kReference) plan_f32(i);
     if (k == Kind::kReference) plan_q8_layer_norm(i);
-    if ((k == Kind::kReference || k == Kind::kAgnostic) && l.target == model::Target::kNpu) {
+    // Any target: these kernels keep no state and open no parallel region, so an AI-CPU
+    // layer (svp_atc puts int8 Erf there) may run them on the AI-CPU worker's thread.
+    if (k == Kind::kReference || k == Kind::kAgnostic) {
       plan_q8_binary(i);
       Plan& p = plans_[i];
       // In place or apart, as for q8_binary (the lookup streams through both).
