@@ -28,9 +28,8 @@ model::TensorView codes_view(const model::Tensor& t, std::uint8_t* bytes) {
 // 64 lookups at a time with AVX-512 VBMI: vpermi2b picks from 128 table bytes by the low
 // seven bits of each index, once for each half of the table, and the index's top bit
 // chooses between the two. Returns how many bytes it did.
-__attribute__((target("avx512f,avx512bw,avx512vbmi"))) std::int64_t apply_vbmi(const Q8Table& t,
-                                                                                 const std::uint8_t* in,
-                                                                                 std::uint8_t* o, std::int64_t n) {
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) std::int64_t apply_vbmi(const Q8Table& t, const std::uint8_t* in,
+                                                                               std::uint8_t* o, std::int64_t n) {
   const __m512i t0 = _mm512_loadu_si512(t.data()), t1 = _mm512_loadu_si512(t.data() + 64);
   const __m512i t2 = _mm512_loadu_si512(t.data() + 128), t3 = _mm512_loadu_si512(t.data() + 192);
   std::int64_t i = 0;
