@@ -1,7 +1,9 @@
 // Unary int8 elementwise ops as load-time tables (src/kernels/onednn/q8_table.h): planned
 // between quantized convolutions (NHWC data) and as a model output, with the reference's
 // bytes for every op and encoding pair, in and out of place; and Mul(x, U(x)) (SiLU,
-// x·HardSigmoid(x)) folded with its gate into one table.
+// x·HardSigmoid(x)) folded with its gate into one table; the lookup loop (64 bytes at a
+// time with AVX-512 VBMI) over every length around its block and every byte, in place; and
+// an AI-CPU Erf (as svp_atc places it) planned as a table.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -163,24 +165,34 @@ TEST(Q8Table, BinaryOpsWithAScalarConstantBecomeTablesWithTheReferenceBytes) {
   }
 }
 
-}  // namespace
-}  // namespace svp
-
-// The vector lookup (64 bytes a step, a masked tail) against the table read byte by byte,
-// for every length around the step and in place.
-TEST(Q8Table, ApplyGivesTheTableEntryOfEveryByteAtEveryLengthAndInPlace) {
-  svp::kernels::onednn::Q8Table table{};
-  for (int k = 0; k < 256; ++k) table[static_cast<std::size_t>(k)] = static_cast<std::uint8_t>((k * 97 + 13) ^ 0x5a);
-  std::vector<std::uint8_t> x(300), y(300), want(300);
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint8_t>(i * 151 + 7);
-  for (std::int64_t n : {0, 1, 63, 64, 65, 127, 128, 255, 256, 300}) {
-    for (std::int64_t i = 0; i < n; ++i) want[static_cast<std::size_t>(i)] = table[x[static_cast<std::size_t>(i)]];
-    std::fill(y.begin(), y.end(), std::uint8_t{0xee});
-    svp::kernels::onednn::q8_table_apply(table, x.data(), y.data(), n);
-    EXPECT_TRUE(std::equal(want.begin(), want.begin() + n, y.begin())) << "n=" << n;
-    EXPECT_TRUE(std::all_of(y.begin() + n, y.end(), [](std::uint8_t v) { return v == 0xee; })) << "wrote past n=" << n;
-    std::vector<std::uint8_t> z(x.begin(), x.begin() + n);
-    svp::kernels::onednn::q8_table_apply(table, z.data(), z.data(), n);
-    EXPECT_TRUE(std::equal(want.begin(), want.begin() + n, z.begin())) << "in place, n=" << n;
+TEST(Q8Table, LookupGivesTheTableEntryOfEveryByteAtEveryLength) {
+  kernels::onednn::Q8Table t{};
+  std::uint32_t seed = 5;
+  for (auto& v : t) v = static_cast<std::uint8_t>(testing::lcg(seed));
+  for (std::int64_t n : {0, 1, 63, 64, 65, 127, 128, 200, 256, 1000}) {
+    std::vector<std::uint8_t> x(static_cast<std::size_t>(n)), y(x.size(), 0xAA);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint8_t>(i * 7 + (i >> 8));
+    kernels::onednn::q8_table_apply(t, x.data(), y.data(), n);
+    for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], t[x[i]]) << n << " " << i;
+    kernels::onednn::q8_table_apply(t, x.data(), x.data(), n);
+    EXPECT_EQ(x, y);
   }
 }
+
+TEST(Q8Table, AnAiCpuErfIsPlannedAsATableWithTheReferenceBytes) {
+  compiler::ModelBuilder b("erf_aicpu");
+  const auto x = b.add_input("x", DType::kInt8, {1, 50, 96}, model::Layout::kND, pt(0.04f, 3));
+  compiler::LayerOptions o;
+  o.target = model::Target::kAiCpu;
+  o.output_quants = {pt(1.f / 127, 0)};
+  b.add_output(b.add_layer("erf", "Erf", {x}, o));
+  auto m = b.build();
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto ref = testing::compile(m.value(), false);
+  auto fast = testing::compile(m.value(), true);
+  EXPECT_EQ(fast->layer_impl(0), "native");
+  testing::expect_fast_equals_reference(m.value(), *ref, *fast, 3);
+}
+
+}  // namespace
+}  // namespace svp

@@ -42,6 +42,29 @@ BuiltModel aicpu_net(bool busy_wait) {
   return std::move(*m);
 }
 
+// x int8 [1,40,64] → LayerNormalization (AI-CPU, int8 as svp_atc's A8W8 leaves it: the
+// native q8_layer_norm kernel) → Relu (NPU) → y int8.
+BuiltModel aicpu_int8_layer_norm_net() {
+  ModelBuilder b("aicpu_ln8");
+  const svp::model::Quant q{{0.05f}, {-3}, -1};
+  const TensorId x = b.add_input("x", DType::kInt8, {1, 40, 64}, svp::model::Layout::kND, q);
+  std::vector<float> scale(64), bias(64);
+  for (std::size_t i = 0; i < scale.size(); ++i) {
+    scale[i] = 0.75f + 0.01f * static_cast<float>(i % 31);
+    bias[i] = 0.02f * static_cast<float>(i % 13) - 0.1f;
+  }
+  LayerOptions ln;
+  ln.target = Target::kAiCpu;
+  ln.output_shapes = {{1, 40, 64}};
+  ln.output_quants = {svp::model::Quant{{0.03f}, {2}, -1}};
+  const TensorId s = b.add_constant("s", {64}, scale), bb = b.add_constant("b", {64}, bias);
+  const TensorId t = b.add_layer("ln", "LayerNormalization", {x, s, bb}, ln);
+  b.add_output(b.add_layer("relu", "Relu", {t}), "y");
+  auto m = b.build();
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return std::move(*m);
+}
+
 std::vector<float> input(unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> d(-2.0f, 2.0f);
@@ -159,6 +182,38 @@ TEST_F(ModelAicpuTest, WorkerThreadsServeManyAsyncExecutionsOnTwoStreams) {
   for (auto& w : workers) w.join();
   for (unsigned i = 0; i < 8; ++i) {
     EXPECT_EQ(runs[i]->output<float>(0), reference_outputs(m, {xs[i].data()})[0].values<float>()) << i;
+  }
+}
+
+TEST_F(ModelAicpuTest, WorkerThreadsRunTheNativeInt8LayerNormalization) {
+  // The AI-CPU layer's fast kernel on the worker threads (ThreadSanitizer: no shared state).
+  const BuiltModel m = aicpu_int8_layer_norm_net();
+  std::atomic<bool> exit{false};
+  svp_acl_rt_context ctx = nullptr;
+  ASSERT_ACL_OK(svp_acl_rt_get_current_context(&ctx));
+  std::vector<std::thread> workers;
+  for (int i = 0; i < 2; ++i) {
+    workers.emplace_back([&] {
+      svp_acl_rt_set_current_context(ctx);
+      while (!exit.load()) svp_acl_ext_process_aicpu_task(50);
+    });
+  }
+  std::vector<std::unique_ptr<ModelRun>> runs;
+  std::vector<std::vector<std::int8_t>> xs;
+  for (unsigned i = 0; i < 8; ++i) {
+    runs.push_back(std::make_unique<ModelRun>(m.image));
+    std::mt19937 rng(20 + i);
+    xs.emplace_back(40 * 64);
+    for (auto& v : xs.back()) v = static_cast<std::int8_t>(rng());
+    runs.back()->set_input(0, xs.back().data());
+    ASSERT_ACL_OK(runs.back()->execute_async(i % 2 ? b_ : a_));
+  }
+  ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(a_));
+  ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(b_));
+  exit.store(true);
+  for (auto& w : workers) w.join();
+  for (unsigned i = 0; i < 8; ++i) {
+    EXPECT_EQ(runs[i]->output<std::int8_t>(0), reference_outputs(m, {xs[i].data()})[0].values<std::int8_t>()) << i;
   }
 }
 

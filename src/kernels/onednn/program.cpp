@@ -44,6 +44,7 @@
 #include "kernels/onednn/quant_params.h"
 #include "kernels/onednn/q8_gap.h"
 #include "kernels/onednn/q8_matmul.h"
+#include "kernels/onednn/q8_layer_norm.h"
 #include "kernels/onednn/q8_softmax.h"
 #include "kernels/onednn/runtime.h"
 #include "kernels/onednn/sgemm_matmul.h"
@@ -101,6 +102,9 @@ struct Plan {
   // kReference int8 Softmax along the last axis (q8_softmax.h).
   bool q8_smax = false;
   Q8Softmax smax{};
+  // kReference int8/int16 LayerNormalization (q8_layer_norm.h), any target.
+  bool q8_ln = false;
+  Q8LayerNorm ln{};
   // kAgnostic with a per-channel operand ([n, C, 1, 1]): the reference kernel sees every
   // 4-D tensor with NHWC dims, so the channel broadcast lands on the innermost axis.
   bool nhwc_view = false;
@@ -148,7 +152,8 @@ class FastProgram final : public CompiledProgram {
         return p.q8_bin || p.q8_lut ? "native:nhwc" : "reference:nhwc";  // the reference kernel on the NHWC bytes as they are
       default:
         if (p.f32) return p.f32_impl;
-        return p.sgemm ? "onednn:sgemm" : p.q8_bin || p.q8_lut || p.q8_mm || p.q8_smax ? "native" : "reference";
+        if (p.sgemm) return "onednn:sgemm";
+        return p.q8_bin || p.q8_lut || p.q8_mm || p.q8_smax || p.q8_ln ? "native" : "reference";
     }
   }
 
@@ -204,6 +209,7 @@ class FastProgram final : public CompiledProgram {
   bool try_q8_add(std::size_t i);
   void plan_sgemm(std::size_t i);
   void plan_f32(std::size_t i);
+  void plan_q8_layer_norm(std::size_t i);
   void plan_q8_binary(std::size_t i);
   void plan_scalar_table(std::size_t i);
   void plan_self_gated_tables();
@@ -810,6 +816,26 @@ void FastProgram::plan_f32(std::size_t i) {
   }
 }
 
+// An int8 (A8W8) or int16 (A16W8) LayerNormalization, which the reference runs through
+// its generic path, computed by q8_layer_norm.h on the logical views. Any target, as
+// plan_f32: svp_atc places LayerNormalization on the AI CPU, which runs on the host.
+void FastProgram::plan_q8_layer_norm(std::size_t i) {
+  const model::Layer& l = program_.layers[i];
+  Plan& p = plans_[i];
+  if (l.op != "LayerNormalization" || p.f32 || p.nhwc_layer || l.outputs.size() != 1 || l.inputs.size() < 2 ||
+      l.inputs.size() > 3 || l.inputs[0] < 0 || !is_const(l.inputs[1])) {
+    return;
+  }
+  const std::int32_t x = l.inputs[0], y = l.outputs[0], b = l.inputs.size() > 2 ? l.inputs[2] : -1;
+  if (b >= 0 && !is_const(b)) return;
+  // Row by row, each row read before it is written: in place (same element size) or apart.
+  if (overlap(y, x) && !(same_bytes(y, x) && tensor(x).dtype == tensor(y).dtype)) return;
+  const TensorView bv = b >= 0 ? view(b) : TensorView{};
+  std::string why;
+  p.q8_ln = q8_layer_norm_for(l, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y), &p.ln, &why);
+  if (!p.q8_ln) SVP_LOG_DEBUG("layer \"{}\": int8 LayerNormalization uses the reference kernel: {}", l.name, why);
+}
+
 // An int8 Add/Sub/Mul that stays a reference layer (any broadcast, any layout the planner
 // chose for it) computed by q8_binary on the views the reference kernel would get.
 void FastProgram::plan_q8_binary(std::size_t i) {
@@ -896,7 +922,10 @@ void FastProgram::plan() {
     const Kind k = plans_[i].kind;
     const model::Layer& l = program_.layers[i];
     if (k == Kind::kReference) plan_f32(i);
-    if ((k == Kind::kReference || k == Kind::kAgnostic) && l.target == model::Target::kNpu) {
+    if (k == Kind::kReference) plan_q8_layer_norm(i);
+    // Any target: these kernels keep no state and open no parallel region, so an AI-CPU
+    // layer (svp_atc puts int8 Erf there) may run them on the AI-CPU worker's thread.
+    if (k == Kind::kReference || k == Kind::kAgnostic) {
       plan_scalar_table(i);
       if (!plans_[i].q8_lut) plan_q8_binary(i);
       Plan& p = plans_[i];
@@ -1028,6 +1057,10 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
   }
   if (plan.q8_smax) {
     q8_softmax(plan.smax, in[0].data, out[0].data, out[0].elements());
+    return Status::Ok();
+  }
+  if (plan.q8_ln) {
+    q8_layer_norm(plan.ln, in[0].data, out[0].data, out[0].elements() / plan.ln.inner, threads_);
     return Status::Ok();
   }
   if (plan.q8_lut) {

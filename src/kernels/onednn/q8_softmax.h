@@ -4,9 +4,10 @@
 // value of its largest byte q_max and every exp(x − max) the reference evaluates is
 // exp(x[q] − x[q_max]) of two bytes: a 256 × 256 table computed once at load with the same
 // float subtraction and the same std::exp. The run then keeps the reference's remaining
-// steps as they are — the row sum in double in ascending order, e / sum in double rounded
-// to float, the requantization saturate(nearbyint(y / s_y) + zp_y) — without its per-element
-// exp and without float buffers for the whole tensor.
+// steps as they are — the row sum in double in ascending order (four rows side by side,
+// one per vector lane), e / sum in double rounded to float, the requantization
+// saturate(nearbyint(y / s_y) + zp_y) — without its per-element exp and without float
+// buffers for the whole tensor.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,7 @@ struct Q8Softmax {
   std::int32_t zpy = 0;
   std::int64_t len = 0;    // the last axis
   std::vector<float> exp;  // [byte of the row maximum][byte]; rows of bytes above it unused
+  bool avx2 = false;       // the vector loops (set when the CPU has AVX2; tests clear it)
 };
 
 // The plan for Softmax layer `l` (input x, output y), or false when it is not a per-tensor
@@ -30,5 +32,9 @@ bool q8_softmax_for(const model::Layer& l, const model::Tensor& x, const model::
 
 // y = Softmax(x) for `elements` bytes (a multiple of len); y may be x.
 void q8_softmax(const Q8Softmax& plan, const void* x, void* y, std::int64_t elements);
+
+// Tests: each row's Σ exp in double as q8_softmax adds it (four rows side by side), which
+// must be the reference's bit for bit (a rounding there rarely changes an output byte).
+void q8_softmax_row_sums(const Q8Softmax& plan, const void* x, std::int64_t elements, double* sums);
 
 }  // namespace svp::kernels::onednn
