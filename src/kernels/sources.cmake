@@ -41,6 +41,7 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/onednn/eltwise.cpp
   src/kernels/onednn/q8_add.cpp
   src/kernels/onednn/q8_binary.cpp
+  src/kernels/onednn/deconv_as_conv.cpp
   src/kernels/onednn/q8_deconv.cpp
   src/kernels/onednn/q8_table.cpp
   src/kernels/onednn/q8_gap.cpp

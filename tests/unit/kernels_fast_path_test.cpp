@@ -842,6 +842,30 @@ TEST(FastDeconv, ConvTransposeStridedGroupedAndOutputPadding) {
   }
 }
 
+// Kernel = stride (the upsampling of segmentation and DB text-detection heads): a 1×1 Conv
+// and a pixel shuffle (deconv_as_conv.h), for 1 output channel (2-byte runs), a few, and
+// kernels 2×2 and 3×2, with and without a bias.
+TEST(FastDeconv, KernelEqualToStrideRunsAsConvAndShuffle) {
+  struct Case {
+    std::int64_t m, kh, kw;
+    bool bias;
+  };
+  for (const Case& k : {Case{1, 2, 2, true}, Case{5, 2, 2, false}, Case{3, 3, 2, true}}) {
+    SCOPED_TRACE(::testing::Message() << k.m << " output channels, kernel " << k.kh << "x" << k.kw);
+    ModelBuilder b("deconv_k_is_s");
+    const auto x = b.add_input("x", DType::kFloat32, {2, 6, 5, 7});
+    const auto w = b.add_constant("w", {6, k.m, k.kh, k.kw}, ramp_values(static_cast<std::size_t>(6 * k.m * k.kh * k.kw), 7));
+    std::vector<compiler::TensorId> in{x, w};
+    if (k.bias) in.push_back(b.add_constant("b", {k.m}, ramp_values(static_cast<std::size_t>(k.m), 3)));
+    LayerOptions o;
+    o.attrs.set("strides", std::vector<std::int64_t>{k.kh, k.kw});
+    b.add_output(b.add_layer("deconv", "ConvTranspose", in, o));
+    auto c = compare(b.build().value(), 21);
+    EXPECT_EQ(c.impls[0].rfind("shuffle:", 0), 0u) << c.impls[0];
+    expect_f32_close(c.ref[0], c.fast[0]);
+  }
+}
+
 // int8 ConvTranspose (native, q8_deconv.h): the reference's integer sums through oneDNN's
 // float deconvolution, requantized like the reference, for uint8/int8 inputs with edge zero
 // points, per-tensor and per-channel weights, float and int32 biases, int8/uint8/float
@@ -854,19 +878,23 @@ TEST(FastDeconv, Int8ConvTransposeIdenticalToTheReference) {
     DType yt;
     std::int32_t zp_y;
     bool per_channel, int_bias, after_conv;
-    std::int64_t stride, pad, out_pad, k;
+    std::int64_t stride, pad, out_pad, k, m;
   };
+  // Kernel = stride with no pads runs as a 1×1 Conv and a pixel shuffle (deconv_as_conv.h).
   const Case cases[] = {
-      {DType::kUint8, 0, DType::kInt8, -7, false, false, true, 2, 0, 0, 2},    // PP-OCR det's head
-      {DType::kUint8, 255, DType::kUint8, 131, true, true, false, 2, 1, 1, 3},
-      {DType::kInt8, -128, DType::kInt8, 127, true, false, true, 1, 1, 0, 3},
-      {DType::kInt8, 5, DType::kFloat32, 0, false, true, false, 3, 2, 2, 3},
+      {DType::kUint8, 0, DType::kInt8, -7, false, false, true, 2, 0, 0, 2, 13},  // PP-OCR det's head
+      {DType::kUint8, 3, DType::kUint8, 0, false, true, true, 2, 0, 0, 2, 1},    // its last layer: one channel
+      {DType::kInt8, -128, DType::kUint8, 9, true, true, false, 3, 0, 0, 3, 13},
+      {DType::kInt8, 7, DType::kFloat32, 0, true, false, false, 2, 0, 0, 2, 13},
+      {DType::kUint8, 255, DType::kUint8, 131, true, true, false, 2, 1, 1, 3, 13},
+      {DType::kInt8, -128, DType::kInt8, 127, true, false, true, 1, 1, 0, 3, 13},
+      {DType::kInt8, 5, DType::kFloat32, 0, false, true, false, 3, 2, 2, 3, 13},
   };
   for (const Case& k : cases) {
     SCOPED_TRACE(::testing::Message() << model::dtype_name(k.xt) << " zp " << k.zp_x << " -> " << model::dtype_name(k.yt)
                                       << " stride " << k.stride);
     ModelBuilder b("q8deconv");
-    const std::int64_t C = 12, M = 13;  // one vector of 8 channels and a tail of 5
+    const std::int64_t C = 12, M = k.m;  // 13: one vector of 8 channels and a tail of 5
     auto x = b.add_input("x", k.xt, {1, C, 7, 9}, model::Layout::kNCHW, pt(0.05f, k.zp_x));
     if (k.after_conv) {
       LayerOptions co;
@@ -903,7 +931,12 @@ TEST(FastDeconv, Int8ConvTransposeIdenticalToTheReference) {
     auto m = b.build();
     ASSERT_TRUE(m.ok()) << m.status().message();
     auto r = compare(m.value(), 21);
-    EXPECT_EQ(r.impls[k.after_conv ? 1 : 0], "native");
+    const std::string& impl = r.impls[k.after_conv ? 1 : 0];
+    if (k.stride == k.k && k.pad == 0) {
+      EXPECT_EQ(impl.rfind("shuffle:", 0), 0u) << impl;
+    } else {
+      EXPECT_EQ(impl, "native");
+    }
     if (k.yt == DType::kFloat32) {
       EXPECT_EQ(r.ref[0], r.fast[0]);
     } else {
@@ -916,7 +949,8 @@ TEST(FastDeconv, Int8SumsBeyondFloatPrecisionStayOnTheReference) {
   ModelBuilder b("q8deconv_big");
   const std::int64_t C = 600;  // 255 · 127 · 600 > 2^24
   const auto x = b.add_input("x", DType::kUint8, {1, C, 2, 2}, model::Layout::kNCHW, pt(0.05f, 0));
-  const auto w = b.add_constant("w", {C, 1, 1, 1}, std::vector<std::int8_t>(C, 127), pt(0.01f, 0));
+  // Stride 1 with a 2×2 kernel (overlapping taps): not the 1×1 Conv form, which sums in int32.
+  const auto w = b.add_constant("w", {C, 1, 2, 2}, std::vector<std::int8_t>(C * 4, 127), pt(0.01f, 0));
   LayerOptions o;
   o.output_quants = {pt(400.f, 0)};
   b.add_output(b.add_layer("deconv", "ConvTranspose", {x, w}, o));

@@ -39,6 +39,7 @@
 #include "kernels/onednn/matmul_const.h"
 #include "kernels/onednn/q8_add.h"
 #include "kernels/onednn/q8_binary.h"
+#include "kernels/onednn/deconv_as_conv.h"
 #include "kernels/onednn/q8_deconv.h"
 #include "kernels/onednn/q8_table.h"
 #include "kernels/onednn/quant_params.h"
@@ -527,11 +528,17 @@ bool FastProgram::try_other(std::size_t i) {
     const std::int32_t b = l.inputs.size() > 2 ? l.inputs[2] : -1;
     if (b >= 0 && !is_const(b)) return false;
     TensorView bv = b >= 0 ? view(b) : TensorView{};
-    // int8: our exact kernel (q8_deconv.h), the reference's integer sums through oneDNN's float deconvolution.
-    op = is_q8(view(x)) ? make_q8_deconv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y),
-                                         threads_, &why)
-                        : make_deconv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y), Fusion{},
-                                      threads_, &why);
+    // Kernel = stride: a 1×1 Conv and a pixel shuffle (deconv_as_conv.h), float or int8.
+    // Otherwise int8 takes our exact kernel (q8_deconv.h): the reference's integer sums
+    // through oneDNN's float deconvolution.
+    op = make_deconv_as_conv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y), Fusion{}, threads_,
+                             &why);
+    if (!op) {
+      op = is_q8(view(x)) ? make_q8_deconv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y),
+                                           threads_, &why)
+                          : make_deconv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y),
+                                        Fusion{}, threads_, &why);
+    }
     spatial = true;
   } else if (path == ops::FastPath::kInnerProduct && l.inputs.size() >= 2 && is_const(l.inputs[1])) {
     const std::int32_t c = l.inputs.size() > 2 ? l.inputs[2] : -1;
