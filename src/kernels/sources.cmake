@@ -39,6 +39,7 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/onednn/pool.cpp
   src/kernels/onednn/inner_product.cpp
   src/kernels/onednn/eltwise.cpp
+  src/kernels/onednn/swish_f32.cpp
   src/kernels/onednn/q8_add.cpp
   src/kernels/onednn/q8_binary.cpp
   src/kernels/onednn/deconv_as_conv.cpp

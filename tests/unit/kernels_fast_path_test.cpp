@@ -20,6 +20,7 @@
 #include "kernels/common.h"
 #include "kernels/onednn/int8_conv_avx2.h"
 #include "kernels/onednn/runtime.h"
+#include "kernels/onednn/swish_f32.h"
 #include "compiler/builder.h"
 #include "netzoo/networks.h"
 
@@ -1181,6 +1182,54 @@ TEST(FastFusion, SigmoidGatedMulFoldsIntoTheConvAsSwish) {
     EXPECT_NE(c.impls[2], "onednn:fused");
     expect_f32_close(c.ref[0], c.fast[0]);
     expect_f32_close(c.ref[1], c.fast[1]);
+  }
+}
+
+// The swish pass that ends a Conv's fusion group (swish_f32.h): within 3e-7 relative of
+// x·sigmoid(x) computed in double over the whole float range that matters (e^-|x| down to
+// its e^-87 floor, where the results are below 1e-36), odd lengths (a masked tail), and
+// long enough arrays to be split between two threads; NaN stays NaN.
+TEST(FastSwish, WithinBoundOverTheRangeTailsAndThreads) {
+  if (!kernels::onednn::swish_f32_available()) GTEST_SKIP() << "no AVX-512: the swish stays a oneDNN post-op";
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{37}, std::int64_t{40001}}) {
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(::testing::Message() << n << " values, threads " << threads);
+      std::vector<float> x(static_cast<std::size_t>(n)), y;
+      for (std::int64_t i = 0; i < n; ++i) x[static_cast<std::size_t>(i)] = -100.f + 200.f * static_cast<float>(i) / static_cast<float>(std::max<std::int64_t>(n - 1, 1));
+      if (n > 1) x[1] = std::numeric_limits<float>::quiet_NaN();
+      y = x;
+      kernels::onednn::ThreadScope scope(threads);
+      kernels::onednn::swish_f32_inplace(y.data(), n);
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        if (std::isnan(x[i])) {
+          EXPECT_TRUE(std::isnan(y[i]));
+          continue;
+        }
+        const double want = static_cast<double>(x[i]) / (1.0 + std::exp(-static_cast<double>(x[i])));
+        if (x[i] < -87.f) {
+          EXPECT_LE(std::fabs(y[i]), 1e-35f) << x[i];
+        } else {
+          EXPECT_LE(std::fabs(y[i] - want), 3e-7 * std::fabs(want) + 1e-38) << x[i];
+        }
+      }
+    }
+  }
+}
+
+// A Conv whose fusion group ends in SiLU: the swish runs as the pass above over the conv's
+// output, large enough for two threads to split it, agreeing with the reference's
+// Sigmoid and Mul.
+TEST(FastSwish, ConvWithSiluOverALargeMap) {
+  ModelBuilder b("silu_large");
+  compiler::TensorId x = b.add_input("x", DType::kFloat32, {1, 16, 40, 41});
+  compiler::TensorId t = b.add_layer("conv", "Conv", {x, b.add_constant("w", {24, 16, 1, 1}, random_f(24 * 16, 3))});
+  b.add_output(b.add_layer("mul", "Mul", {t, b.add_layer("sig", "Sigmoid", {t})}));
+  auto m = b.build();
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  for (int threads : {1, 2}) {
+    auto c = compare(m.value(), 45, threads, -4.f, 4.f);
+    EXPECT_EQ(c.impls, (std::vector<std::string>{"onednn", "onednn:fused", "onednn:fused"}));
+    expect_f32_close(c.ref[0], c.fast[0]);
   }
 }
 

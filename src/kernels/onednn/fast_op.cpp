@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "kernels/onednn/runtime.h"
+#include "kernels/onednn/swish_f32.h"
 
 namespace svp::kernels::onednn {
 namespace {
@@ -74,6 +75,7 @@ void FastOp::run(const void* src, void* dst, void* scratch) const {
   dnnl::error::wrap_c_api(dnnl_primitive_execute(prim_.get(), s.get(), n, args), "could not execute a primitive");
   s.wait();
   if (!channel_bias_.empty()) add_channel_bias(static_cast<float*>(dst));
+  if (post_swish_) swish_f32_inplace(static_cast<float*>(dst), static_cast<std::int64_t>(dst_md_.get_size() / sizeof(float)));
 }
 
 void FastOp::add_channel_bias(float* y) const {

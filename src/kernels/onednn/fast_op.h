@@ -70,6 +70,10 @@ class FastOp {
   // 2.6's deconvolution adds its bias in a scalar reference loop after the JIT kernel (PP-OCR
   // det: 8 ms for a bias against 2.6 ms for the deconvolution itself).
   void set_channel_bias(std::vector<float> b) { channel_bias_ = std::move(b); }
+  // x·sigmoid(x) applied by `run` to the whole float32 dst after the primitive (and the
+  // channel bias): swish_f32.h says why not oneDNN's eltwise_swish post-op. Primitives only
+  // (a native kernel has no dst descriptor).
+  void set_post_swish() { post_swish_ = true; }
   void set_impl(std::string s) { impl_ = std::move(s); }
 
  private:
@@ -80,6 +84,7 @@ class FastOp {
   dnnl::memory::desc src_md_, dst_md_, scratch_md_;
   dnnl::memory weights_, bias_;
   std::vector<float> channel_bias_;
+  bool post_swish_ = false;
   std::size_t scratch_bytes_ = 0;
   std::uint64_t id_;  // unique per FastOp (per-thread memory-object cache key)
   std::string impl_;

@@ -41,6 +41,7 @@
 #include "kernels/onednn/q8_binary.h"
 #include "kernels/onednn/deconv_as_conv.h"
 #include "kernels/onednn/q8_deconv.h"
+#include "kernels/onednn/swish_f32.h"
 #include "kernels/onednn/q8_table.h"
 #include "kernels/onednn/quant_params.h"
 #include "kernels/onednn/q8_gap.h"
@@ -391,9 +392,15 @@ bool FastProgram::try_conv(std::size_t i) {
   // reads would corrupt them: then the result goes through scratch. (The residual may be
   // the very same bytes as dst: the sum is then done in place.)
   const bool via_scratch = dst != t && (overlap(dst, x) || (sum >= 0 && !same_bytes(dst, sum) && overlap(dst, sum)));
+  // A swish ending the group runs as our own pass over dst (swish_f32.h: oneDNN's post-op
+  // is twice as slow).
+  const bool post_swish = fp32 && !fusion.eltwise.empty() &&
+                          fusion.eltwise.back().alg == dnnl::algorithm::eltwise_swish && swish_f32_available();
+  if (post_swish) fusion.eltwise.pop_back();
   std::string why;
   TensorView bv = b >= 0 ? view(b) : TensorView{};
   auto op = make_conv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(t), fusion, threads_, &why);
+  if (op && post_swish) op->set_post_swish();
   if (!op && !fused.empty()) {
     SVP_LOG_DEBUG("layer \"{}\": conv fusion rejected ({}), trying without", l.name, why);
     fused.clear();

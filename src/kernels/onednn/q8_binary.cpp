@@ -169,6 +169,59 @@ __attribute__((target("avx512f"))) std::int64_t run_avx512(const std::uint8_t* a
   return i;
 }
 
+// Every row of n outputs (rows of y back to back) from a contiguous operand and one row
+// of real values repeated for every row (an SE block's per-channel gate on NHWC data: n = C
+// channels, H·W rows): the row is the table's values of its bytes (or a float32 constant's
+// own values), so each lane does run_avx512's operations in the same order. Short rows are
+// where the per-run walk loses: its setup is paid per pixel.
+template <Q8BinaryOp Op>
+__attribute__((target("avx512f"))) void run_rows_avx512(const std::uint8_t* full, const Q8Operand& qf,
+                                                         const float* row, bool row_is_a, std::uint8_t* y,
+                                                         const Out& o, std::int64_t rows, std::int64_t n) {
+  const __m512 sy = _mm512_set1_ps(o.scale), cmax = _mm512_set1_ps(kClamp), cmin = _mm512_set1_ps(-kClamp);
+  const __m512i zpy = _mm512_set1_epi32(o.zp), lo = _mm512_set1_epi32(o.lo), hi = _mm512_set1_epi32(o.hi);
+  const __m512i zpf = _mm512_set1_epi32(qf.zp);
+  const __m512 scf = _mm512_set1_ps(qf.scale);
+  const bool f8 = qf.dtype == DType::kInt8;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::uint8_t* in = full + r * n;
+    std::uint8_t* out = y + r * n;
+    for (std::int64_t i = 0; i < n; i += 16) {
+      const bool whole = n - i >= 16;
+      const auto m = static_cast<__mmask16>(whole ? 0xffff : (1u << (n - i)) - 1);
+      // A short tail goes through a local copy (byte-masked loads and stores need AVX-512BW).
+      alignas(16) std::uint8_t tail[16] = {};
+      if (!whole) __builtin_memcpy(tail, in + i, static_cast<std::size_t>(n - i));
+      const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(whole ? in + i : tail));
+      const __m512i q = f8 ? _mm512_maskz_cvtepi8_epi32(0xffff, raw) : _mm512_maskz_cvtepu8_epi32(0xffff, raw);
+      const __m512 ff = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, _mm512_sub_epi32(q, zpf)), scf);
+      const __m512 fr = _mm512_maskz_loadu_ps(m, row + i);
+      const __m512 fa = row_is_a ? fr : ff, fb = row_is_a ? ff : fr;
+      __m512 v;
+      if constexpr (Op == Q8BinaryOp::kAdd) {
+        v = _mm512_add_ps(fa, fb);
+      } else if constexpr (Op == Q8BinaryOp::kSub) {
+        v = _mm512_sub_ps(fa, fb);
+      } else if constexpr (Op == Q8BinaryOp::kDiv) {
+        // Masked-off lanes divide 0 by 0: NaN, never stored.
+        v = _mm512_div_ps(fa, fb);
+      } else {
+        v = _mm512_mul_ps(fa, fb);
+      }
+      v = _mm512_div_ps(v, sy);
+      v = _mm512_min_ps(_mm512_max_ps(v, cmin), cmax);
+      __m512i res = _mm512_add_epi32(_mm512_cvtps_epi32(v), zpy);  // MXCSR: nearest, ties to even
+      res = _mm512_min_epi32(_mm512_max_epi32(res, lo), hi);
+      if (whole) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(res));  // in range: the low bytes
+      } else {
+        _mm_store_si128(reinterpret_cast<__m128i*>(tail), _mm512_cvtepi32_epi8(res));
+        __builtin_memcpy(out + i, tail, static_cast<std::size_t>(n - i));
+      }
+    }
+  }
+}
+
 template <Q8BinaryOp Op>
 void run_scalar(const std::uint8_t* a, int sa, const Table& ta, const Q8Operand& qa, const std::uint8_t* b, int sb,
                 const Table& tb, const Q8Operand& qb, std::uint8_t* y, const Out& o, std::int64_t n) {
@@ -226,9 +279,21 @@ void run(const std::uint8_t* a, const Table& ta, const Q8Operand& qa, const std:
   std::int64_t outer = 1;
   for (std::size_t k = 0; k + 1 < r; ++k) outer *= w.dims[k];
   if (outer == 0 || n == 0) return;
+  const std::int64_t ea = qa.dtype == DType::kFloat32 ? 4 : 1, eb = qb.dtype == DType::kFloat32 ? 4 : 1;
+  // One operand contiguous, the other one row repeated: [rows, n] against [1, n].
+  const bool b_row = r == 2 && w.sa[0] == n && w.sa[1] == 1 && w.sb[0] == 0 && w.sb[1] == 1 && ea == 1;
+  const bool a_row = r == 2 && w.sb[0] == n && w.sb[1] == 1 && w.sa[0] == 0 && w.sa[1] == 1 && eb == 1;
+  if (avx512 && (a_row || b_row)) {
+    std::vector<float> row(static_cast<std::size_t>(n));
+    const std::uint8_t* src = a_row ? a : b;
+    const Table& t = a_row ? ta : tb;
+    const bool is_float = (a_row ? qa : qb).dtype == DType::kFloat32;
+    for (std::int64_t i = 0; i < n; ++i) row[static_cast<std::size_t>(i)] = value(src, i, t, is_float);
+    run_rows_avx512<Op>(a_row ? b : a, a_row ? qb : qa, row.data(), a_row, y, o, outer, n);
+    return;
+  }
   std::vector<std::int64_t> idx(r, 0);
   std::int64_t oa = 0, ob = 0;
-  const std::int64_t ea = qa.dtype == DType::kFloat32 ? 4 : 1, eb = qb.dtype == DType::kFloat32 ? 4 : 1;
   for (std::int64_t row = 0; row < outer; ++row) {
     if (avx2) {
       const std::uint8_t *ra = a + oa * ea, *rb = b + ob * eb;

@@ -168,13 +168,17 @@ void broadcast_apply(const TensorView& a, const TensorView& b, const TensorView&
     return row > 1 && v.elements() == row && !st.empty() && st.back() == 1;
   };
   if (a.dims == out && is_row(b, sb)) {
-    for (std::int64_t r = 0; r < total; r += row)
+    for (std::int64_t r = 0; r < total; r += row) {
+#pragma omp simd
       for (std::int64_t i = 0; i < row; ++i) yp[r + i] = f(ap[r + i], bp[i]);
+    }
     return;
   }
   if (b.dims == out && is_row(a, sa)) {
-    for (std::int64_t r = 0; r < total; r += row)
+    for (std::int64_t r = 0; r < total; r += row) {
+#pragma omp simd
       for (std::int64_t i = 0; i < row; ++i) yp[r + i] = f(ap[i], bp[r + i]);
+    }
     return;
   }
   for_each_row<3>(out, {&so, &sa, &sb}, {0, 0, 0},
