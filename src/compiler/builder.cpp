@@ -6,6 +6,7 @@
 
 #include "kernels/kernels.h"
 #include "model/format.h"
+#include "ops/op_def.h"
 
 namespace svp::compiler {
 
@@ -286,6 +287,43 @@ Result<BuiltModel> ModelBuilder::finish(std::vector<std::uint8_t> weights, bool 
 // ---------------------------------------------------------------------------------------
 std::uint64_t task_buf_size_for(std::size_t layers) { return 4096 + 256 * static_cast<std::uint64_t>(layers); }
 
+namespace {
+
+// The runtime folds the elementwise layers that follow a convolution or a matrix product
+// into it (kernels/onednn/program.cpp: post-ops, a residual sum, a bias and GELU): that
+// layer then writes the chain's last output while it still reads its own input. Were the
+// input's memory given to that output (free by then in layer order), the runtime would
+// have to compute into scratch and copy (PP-OCR, MobileNetV2: a 4.8 MB copy per run). So
+// the input lives to the end of the chain the runtime could fold. A chain it does not
+// fold only keeps the input a few layers longer.
+void extend_inputs_over_fusable_chains(const Program &p, std::vector<std::int32_t> *last) {
+  constexpr std::size_t kMaxChain = 8;  // longer than any group the runtime folds
+  const std::size_t n = last->size();
+  for (std::size_t li = 0; li < p.layers.size(); ++li) {
+    const model::Layer &l = p.layers[li];
+    const ops::FastPath fast = ops::op_def(l.op).fast;
+    if ((fast != ops::FastPath::kConvolution && fast != ops::FastPath::kInnerProduct) || l.outputs.size() != 1) continue;
+    std::int32_t cur = l.outputs[0];
+    std::size_t end = li;
+    for (std::size_t j = li + 1; j < p.layers.size() && j <= li + kMaxChain; ++j) {
+      const model::Layer &f = p.layers[j];
+      const ops::OpClass c = ops::op_def(f.op).op_class;
+      if ((c != ops::OpClass::kActivation && c != ops::OpClass::kElementwise) || f.outputs.size() != 1) break;
+      // Each step reads the one before (SiLU too: Sigmoid(t), then Mul(t, that)).
+      if (std::find(f.inputs.begin(), f.inputs.end(), cur) == f.inputs.end()) break;
+      cur = f.outputs[0];
+      end = j;
+    }
+    if (end == li) continue;
+    for (std::int32_t t : l.inputs) {
+      if (t >= 0 && static_cast<std::size_t>(t) < n)
+        (*last)[static_cast<std::size_t>(t)] = std::max((*last)[static_cast<std::size_t>(t)], static_cast<std::int32_t>(end));
+    }
+  }
+}
+
+}  // namespace
+
 Status plan_work_buf(Program *program) {
   Program &p = *program;
   const std::size_t n = p.tensors.size();
@@ -302,6 +340,7 @@ Status plan_work_buf(Program *program) {
       }
     }
   }
+  extend_inputs_over_fusable_chains(p, &last);
   struct Item {
     std::size_t tensor;
     std::int32_t def, last;

@@ -58,6 +58,7 @@ struct Operand {
 struct Outcome {
   bool planned = false;
   bool int_gemm = false;  // oneDNN's integer gemm ran too (VNNI CPUs)
+  bool gemv = false;      // and our matrix-vector kernel before it (few rows, int8 B)
   std::size_t bad = 0;
   bool saturated = false;
 };
@@ -86,8 +87,17 @@ Outcome check(const char* op, const model::Attrs& attrs, const Operand& a, const
   s = kernels::onednn::run_q8_matmul(plan, ad.data(), bd.data(), fast.data(), threads);
   EXPECT_TRUE(s.ok()) << s.message();
   for (std::size_t i = 0; i < ny; ++i) o.bad += ref[i] != fast[i];
-  // Both products: oneDNN's integer gemm where the CPU has it, and the exact float one.
+  // Every product the plan can take: the matrix-vector kernel, oneDNN's integer gemm where
+  // the CPU has it, and the exact float one.
   o.int_gemm = plan.int_gemm;
+  o.gemv = plan.gemv;
+  if (plan.gemv) {
+    plan.gemv = false;
+    std::fill(fast.begin(), fast.end(), 0x55);
+    s = kernels::onednn::run_q8_matmul(plan, ad.data(), bd.data(), fast.data(), threads);
+    EXPECT_TRUE(s.ok()) << s.message();
+    for (std::size_t i = 0; i < ny; ++i) o.bad += ref[i] != fast[i];
+  }
   if (plan.int_gemm) {
     plan.int_gemm = false;
     std::fill(fast.begin(), fast.end(), 0x55);
@@ -156,8 +166,8 @@ TEST(Q8MatMul, TwoActivationsMatchTheReference) {
 
 TEST(Q8MatMul, ActivationByConstantWeightsMatchTheReference) {
   std::uint32_t seed = 100;
-  int saturated = 0;
-  for (const I& ad : {I{1, 4, 19}, I{2, 3, 5, 64}, I{1, 1, 1}, I{1, 3, 1500}}) {
+  int saturated = 0, gemv = 0;
+  for (const I& ad : {I{1, 4, 19}, I{2, 3, 5, 64}, I{1, 1, 1}, I{1, 3, 1500}, I{1, 1283}}) {
     const std::int64_t K = ad.back();
     for (std::int64_t N : {1, 7, 48}) {
       for (bool per_col : {false, true}) {
@@ -181,11 +191,16 @@ TEST(Q8MatMul, ActivationByConstantWeightsMatchTheReference) {
           EXPECT_TRUE(o.planned);
           EXPECT_EQ(o.bad, 0u);
           saturated += o.saturated;
+          gemv += o.gemv;
         }
       }
     }
   }
   EXPECT_GT(saturated, 0);
+  // int8 weights with zero point 0 and at most 4 rows: the matrix-vector kernel (VNNI).
+  if (dnnl::get_effective_cpu_isa() == dnnl::cpu_isa::avx512_core_vnni) {
+    EXPECT_GE(gemv, 12);
+  }
 }
 
 TEST(Q8MatMul, GemmMatchesTheReferenceForEveryFormOfC) {

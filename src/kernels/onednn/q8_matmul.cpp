@@ -1,6 +1,7 @@
 #include "kernels/onednn/q8_matmul.h"
 
 #include <dnnl.h>
+#include <immintrin.h>
 
 #include <algorithm>
 #include <cmath>
@@ -158,6 +159,30 @@ bool exact_int8_gemm() {
   return exact;
 }
 
+// The matrix-vector kernel for up to kGemvRows rows of A by a constant B whose values
+// are int8 as they are (bo = 0: int8 weights with zero point 0), where oneDNN's gemm
+// would repack B on every call.
+constexpr std::int64_t kGemvRows = 4;
+
+void plan_gemv(Q8MatMul* p) {
+  const SgemmMatMul& mm = p->mm;
+  if (p->bo != 0 || !mm.b_shared || mm.batches * mm.M > kGemvRows) return;
+  const std::int64_t K = mm.K, N = mm.N;
+  p->gemv_n16 = (N + 15) / 16;
+  p->gemv_k4 = (K + 3) / 4;
+  p->b_vnni.assign(static_cast<std::size_t>(p->gemv_n16 * p->gemv_k4 * 64), 0);
+  p->b_colsum.assign(static_cast<std::size_t>(N), 0);
+  for (std::int64_t k = 0; k < K; ++k) {
+    for (std::int64_t n = 0; n < N; ++n) {
+      const std::int8_t v = p->b_s8[static_cast<std::size_t>(k * N + n)];
+      // Block n/16, group k/4: lane n%16 holds the group's 4 bytes in k order.
+      p->b_vnni[static_cast<std::size_t>(((n / 16) * p->gemv_k4 + k / 4) * 64 + (n % 16) * 4 + k % 4)] = v;
+      p->b_colsum[static_cast<std::size_t>(n)] += v;
+    }
+  }
+  p->gemv = true;
+}
+
 // Chooses oneDNN's integer gemm where it is exact and B has one zero point.
 void plan_int_gemm(Q8MatMul* p) {
   if (!exact_int8_gemm()) return;
@@ -173,6 +198,7 @@ void plan_int_gemm(Q8MatMul* p) {
     p->b_s8.resize(p->b_const.size());
     for (std::size_t i = 0; i < p->b_const.size(); ++i)
       p->b_s8[i] = static_cast<std::int8_t>(static_cast<std::int32_t>(p->b_const[i]) + p->bo);
+    plan_gemv(p);
   }
 }
 
@@ -312,6 +338,35 @@ Status requantize_rows(const Q8MatMul& p, const std::int32_t* acc, std::int64_t 
   return Status::Ok();
 }
 
+// acc[n] = Σ_k (au[k] − ao)·B[k][n] for one row au of K bytes (uint8 after the re-bias):
+// Σ au·B by vpdpbusd, then − ao·Σ B. Exact in int32 (the planner's overflow bound covers
+// Σ |au − ao|·|B|, and the two partial sums are the gemm's own terms).
+__attribute__((target("avx512f,avx512vnni"))) void gemv_row_vnni(const Q8MatMul& p, const std::uint8_t* au,
+                                                                  std::int32_t* acc) {
+  const std::int64_t K = p.mm.K, N = p.mm.N, k4 = p.gemv_k4;
+  // A's row as 4-byte groups, zero-padded to whole groups (B's padding is 0 too).
+  thread_local std::vector<std::int32_t> groups;
+  groups.assign(static_cast<std::size_t>(k4), 0);
+  __builtin_memcpy(groups.data(), au, static_cast<std::size_t>(K));
+  const __m512i ao = _mm512_set1_epi32(p.ao);
+  for (std::int64_t nb = 0; nb < p.gemv_n16; ++nb) {
+    const std::int8_t* blk = p.b_vnni.data() + nb * k4 * 64;
+    __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512();
+    std::int64_t g = 0;
+    for (; g + 2 <= k4; g += 2) {  // two chains: vpdpbusd's latency
+      s0 = _mm512_dpbusd_epi32(s0, _mm512_set1_epi32(groups[static_cast<std::size_t>(g)]), _mm512_loadu_si512(blk + g * 64));
+      s1 = _mm512_dpbusd_epi32(s1, _mm512_set1_epi32(groups[static_cast<std::size_t>(g + 1)]),
+                               _mm512_loadu_si512(blk + (g + 1) * 64));
+    }
+    if (g < k4) s0 = _mm512_dpbusd_epi32(s0, _mm512_set1_epi32(groups[static_cast<std::size_t>(g)]), _mm512_loadu_si512(blk + g * 64));
+    const std::int64_t n0 = nb * 16, lanes = std::min<std::int64_t>(16, N - n0);
+    const auto m = static_cast<__mmask16>(lanes == 16 ? 0xffff : (1u << lanes) - 1);
+    const __m512i colsum = _mm512_maskz_loadu_epi32(m, p.b_colsum.data() + n0);
+    const __m512i r = _mm512_sub_epi32(_mm512_add_epi32(s0, s1), _mm512_mullo_epi32(ao, colsum));
+    _mm512_mask_storeu_epi32(acc + n0, m, r);
+  }
+}
+
 // The int32 sums through oneDNN's u8·s8 gemm (plan_int_gemm).
 Status int_gemm_sums(const Q8MatMul& p, const void* a, const void* b, int threads, std::int32_t* acc) {
   const SgemmMatMul& mm = p.mm;
@@ -333,6 +388,11 @@ Status int_gemm_sums(const Q8MatMul& p, const void* a, const void* b, int thread
       rebias(b, nb, true, bbuf.data());
       bs = reinterpret_cast<const std::int8_t*>(bbuf.data());
     }
+  }
+  if (p.gemv) {
+    for (std::int64_t r = 0; r < mm.batches * M; ++r)
+      gemv_row_vnni(p, au + (mm.a_shared ? r % M : r) * K, acc + r * N);
+    return Status::Ok();
   }
   const std::int32_t co = 0;
   ThreadScope scope(threads);

@@ -47,6 +47,13 @@ struct Q8MatMul {
   std::uint8_t ao = 0;
   std::int8_t bo = 0;
   std::vector<std::int8_t> b_s8;  // a constant B for it
+  // A few rows of A by a constant int8 B (a classifier's last Gemm): our own VNNI
+  // matrix-vector kernel instead of the gemm, which repacks all of B on every call. B is
+  // packed in blocks of 16 columns × 4 rows of K (vpdpbusd's operand), zero-padded.
+  bool gemv = false;
+  std::int64_t gemv_n16 = 0, gemv_k4 = 0;  // 16-column blocks, 4-row groups of K
+  std::vector<std::int8_t> b_vnni;
+  std::vector<std::int32_t> b_colsum;  // Σ_k B[k][n], for A's offset ao
   Int8Requant rq;
 };
 
