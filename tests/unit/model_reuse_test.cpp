@@ -41,6 +41,13 @@ BuiltModel resnet_like(std::int32_t reuse) {
   auto relu = [&](const std::string &name, TensorId x) { return b.add_layer(name, "Relu", {x}).out(); };
   TensorId x = b.add_input("image", DType::kFloat32, {1, 3, 32, 32});
   TensorId t = relu("stem_relu", conv("stem", x, 3, 16, 3, 1));
+  // ResNet's stem pooling (stride 1 here). The first layer whose output may take the input's
+  // memory: the stem conv reads the image until its folded Relu's output is written, so the
+  // planner keeps the image alive through the Relu (plan_work_buf).
+  LayerOptions pool;
+  pool.attrs.set("kernel_shape", std::vector<std::int64_t>{3, 3});
+  pool.attrs.set("pads", std::vector<std::int64_t>(4, 1));
+  t = b.add_layer("stem_pool", "MaxPool", {t}, pool).out();
   for (int i = 0; i < 2; ++i) {
     const std::string n = "block" + std::to_string(i);
     TensorId y = relu(n + "_relu1", conv(n + "_conv1", t, 16, 16, 3, 1));
