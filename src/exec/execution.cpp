@@ -300,7 +300,15 @@ std::size_t ModelExecution::segment_count() const {
 bool ModelExecution::on_aicpu(std::size_t index) const {
   const model::Program &p = program();
   const model::Segment &s = p.segments[index % p.segments.size()];
-  return p.layers[static_cast<std::size_t>(s.begin)].target == model::Target::kAiCpu;
+  if (p.layers[static_cast<std::size_t>(s.begin)].target != model::Target::kAiCpu) return false;
+  // Deviation (docs/runtime.md, "AI-CPU operators"): a segment whose every layer the fast
+  // path folded into an NPU layer (ViT's Erf, inside the GELU its Linear layer's matmul
+  // computes) leaves nothing for the AI-CPU; it runs on the core instead of costing a
+  // round trip through the application's AI-CPU thread.
+  const auto &compiled = request_.model->compiled_at(request_.gear);
+  for (std::int32_t l = s.begin; l < s.end; ++l)
+    if (!compiled.layer_folded(static_cast<std::size_t>(l))) return true;
+  return false;
 }
 
 std::uint64_t ModelExecution::segment_macs(std::size_t index) const {

@@ -81,6 +81,9 @@ class CompiledProgram {
   // The implementation chosen for a layer: "reference" or a fast-path name such as
   // "onednn"; for tests, logs and profiling.
   virtual std::string layer_impl(std::size_t index) const = 0;
+  // True when another layer computes this one's result (a fused group: Conv + Relu, a
+  // Linear layer + its GELU), so running it does nothing.
+  virtual bool layer_folded(std::size_t /*index*/) const { return false; }
 
   // The logical bytes (row-major in the tensor's shape) of tensor `t` of an execution whose
   // tensors are at `tensor_data`, read right after the layer producing it ran (model dump,

@@ -2,6 +2,7 @@
 // execution posts them to the AI-CPU queue served by svp_acl_ext_process_aicpu_task. A
 // busy-wait model keeps the NPU core meanwhile, any other model releases it.
 #include <atomic>
+#include <cmath>
 #include <random>
 #include <thread>
 #include <vector>
@@ -60,6 +61,30 @@ BuiltModel aicpu_int8_layer_norm_net() {
   const TensorId s = b.add_constant("s", {64}, scale), bb = b.add_constant("b", {64}, bias);
   const TensorId t = b.add_layer("ln", "LayerNormalization", {x, s, bb}, ln);
   b.add_output(b.add_layer("relu", "Relu", {t}), "y");
+  auto m = b.build();
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return std::move(*m);
+}
+
+// x [2,7,12] → Linear (MatMul by a constant, bias Add) → torch's erf GELU with the Erf on
+// the AI-CPU (as svp_atc places it) → y. `erf_out_too`: the Erf's output is also a model
+// output, so the fast path cannot fold the chain into the matmul.
+BuiltModel gelu_net(bool erf_out_too) {
+  ModelBuilder b(erf_out_too ? "gelu_erf_out" : "gelu");
+  const TensorId x = b.add_input("x", DType::kFloat32, {2, 7, 12});
+  auto scalar = [&](const char* name, float v) { return b.add_constant(name, {}, std::vector<float>{v}); };
+  std::vector<float> w(120), c(10);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 7) * 0.1f - 0.3f;
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = static_cast<float>(i) * 0.05f - 0.2f;
+  const TensorId mm = b.add_layer("mm", "MatMul", {x, b.add_constant("w", {12, 10}, w)});
+  const TensorId h = b.add_layer("bias", "Add", {b.add_constant("c", {1, 1, 10}, c), mm});
+  const TensorId s = b.add_layer("div", "Div", {h, scalar("k_sqrt2", 1.41421356f)});
+  LayerOptions cpu;
+  cpu.target = Target::kAiCpu;
+  const TensorId e = b.add_layer("erf", "Erf", {s}, cpu);
+  if (erf_out_too) b.add_output(e, "e");
+  const TensorId t = b.add_layer("one", "Add", {e, scalar("k_one", 1.f)});
+  b.add_output(b.add_layer("half", "Mul", {b.add_layer("gate", "Mul", {h, t}), scalar("k_half", 0.5f)}), "y");
   auto m = b.build();
   EXPECT_TRUE(m.ok()) << m.status().message();
   return std::move(*m);
@@ -182,6 +207,42 @@ TEST_F(ModelAicpuTest, WorkerThreadsServeManyAsyncExecutionsOnTwoStreams) {
   for (auto& w : workers) w.join();
   for (unsigned i = 0; i < 8; ++i) {
     EXPECT_EQ(runs[i]->output<float>(0), reference_outputs(m, {xs[i].data()})[0].values<float>()) << i;
+  }
+}
+
+// The erf GELU after a Linear layer runs inside its matmul (fast path): the Erf's AI-CPU
+// segment has nothing left to do and runs on the core (docs/runtime.md, the deviation), so
+// asynchronous execution completes with no thread serving the AI-CPU queue. When the Erf's
+// output is needed on its own, the segment still waits for that thread.
+TEST_F(ModelAicpuTest, AnAicpuSegmentFoldedIntoTheNpuLayerBeforeItNeedsNoAicpuThread) {
+  std::vector<float> x(2 * 7 * 12);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 23) * 0.13f - 1.4f;
+  {
+    const BuiltModel m = gelu_net(false);
+    ModelRun run(m.image);
+    run.set_input(0, x.data());
+    ASSERT_ACL_OK(run.execute_async(a_));
+    bool finished = false;  // with no AI-CPU thread serving the queue
+    for (int i = 0; i < 200 && !(finished = done(a_)); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_TRUE(finished) << "the folded Erf's segment waited for an AI-CPU thread";
+    if (!finished) {
+      EXPECT_ACL_OK(svp_acl_ext_process_aicpu_task(1000));
+    }
+    ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(a_));
+    const auto want = reference_outputs(m, {x.data()})[0].values<float>();
+    const auto got = run.output<float>(0);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5f + 1e-5f * std::fabs(want[i])) << i;
+  }
+  {
+    const BuiltModel m = gelu_net(true);
+    ModelRun run(m.image);
+    run.set_input(0, x.data());
+    ASSERT_ACL_OK(run.execute_async(a_));
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    EXPECT_FALSE(done(a_)) << "the Erf runs on its own: its segment waits for an AI-CPU thread";
+    ASSERT_ACL_OK(svp_acl_ext_process_aicpu_task(1000));
+    ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(a_));
   }
 }
 

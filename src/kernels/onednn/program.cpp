@@ -141,6 +141,7 @@ class FastProgram final : public CompiledProgram {
   std::size_t layer_count() const override { return program_.layers.size(); }
   Status run_layer(std::size_t index, const std::vector<void*>& tensor_data, const RunArgs& args) const override;
   Result<std::vector<std::uint8_t>> read_tensor(std::size_t t, const std::vector<void*>& data) const override;
+  bool layer_folded(std::size_t index) const override { return plans_.at(index).kind == Kind::kFused; }
   std::string layer_impl(std::size_t index) const override {
     const Plan& p = plans_.at(index);
     switch (p.kind) {
