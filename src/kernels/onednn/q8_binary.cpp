@@ -130,13 +130,40 @@ __attribute__((target("avx512f"))) inline __m512 dequant16(const std::uint8_t* p
   return _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, _mm512_sub_epi32(q, zp)), s);
 }
 
+// The output's constants in registers, and one vector of op(a, b) requantized to int32
+// codes: v / s_y, clamped, nearest-even (MXCSR), + zp_y, saturated.
+struct Out512 {
+  __m512 sy, cmax, cmin;
+  __m512i zpy, lo, hi;
+};
+__attribute__((target("avx512f"))) inline Out512 out512(const Out& o) {
+  return {_mm512_set1_ps(o.scale), _mm512_set1_ps(kClamp),     _mm512_set1_ps(-kClamp),
+          _mm512_set1_epi32(o.zp), _mm512_set1_epi32(o.lo), _mm512_set1_epi32(o.hi)};
+}
+template <Q8BinaryOp Op>
+__attribute__((target("avx512f"))) inline __m512i op_requant16(__m512 fa, __m512 fb, const Out512& c) {
+  __m512 v;
+  if constexpr (Op == Q8BinaryOp::kAdd) {
+    v = _mm512_add_ps(fa, fb);
+  } else if constexpr (Op == Q8BinaryOp::kSub) {
+    v = _mm512_sub_ps(fa, fb);
+  } else if constexpr (Op == Q8BinaryOp::kDiv) {
+    v = _mm512_div_ps(fa, fb);
+  } else {
+    v = _mm512_mul_ps(fa, fb);
+  }
+  v = _mm512_div_ps(v, c.sy);
+  v = _mm512_min_ps(_mm512_max_ps(v, c.cmin), c.cmax);
+  const __m512i r = _mm512_add_epi32(_mm512_cvtps_epi32(v), c.zpy);
+  return _mm512_min_epi32(_mm512_max_epi32(r, c.lo), c.hi);
+}
+
 template <Q8BinaryOp Op>
 __attribute__((target("avx512f"))) std::int64_t run_avx512(const std::uint8_t* a, int sa, const Table& ta,
                                                             const Q8Operand& qa, const std::uint8_t* b, int sb,
                                                             const Table& tb, const Q8Operand& qb, std::uint8_t* y,
                                                             const Out& o, std::int64_t n) {
-  const __m512 sy = _mm512_set1_ps(o.scale), cmax = _mm512_set1_ps(kClamp), cmin = _mm512_set1_ps(-kClamp);
-  const __m512i zpy = _mm512_set1_epi32(o.zp), lo = _mm512_set1_epi32(o.lo), hi = _mm512_set1_epi32(o.hi);
+  const Out512 c = out512(o);
   const bool af = qa.dtype == DType::kFloat32, bf = qb.dtype == DType::kFloat32;
   const __m512 fa0 = _mm512_set1_ps(value(a, 0, ta, af)), fb0 = _mm512_set1_ps(value(b, 0, tb, bf));
   const __m512i zpa = _mm512_set1_epi32(qa.zp), zpb = _mm512_set1_epi32(qb.zp);
@@ -150,20 +177,7 @@ __attribute__((target("avx512f"))) std::int64_t run_avx512(const std::uint8_t* a
     const __m512 fb = !sb  ? fb0
                       : bf ? _mm512_loadu_ps(reinterpret_cast<const float*>(b) + i)
                            : dequant16(b + i, b8, zpb, scb);
-    __m512 v;
-    if constexpr (Op == Q8BinaryOp::kAdd) {
-      v = _mm512_add_ps(fa, fb);
-    } else if constexpr (Op == Q8BinaryOp::kSub) {
-      v = _mm512_sub_ps(fa, fb);
-    } else if constexpr (Op == Q8BinaryOp::kDiv) {
-      v = _mm512_div_ps(fa, fb);
-    } else {
-      v = _mm512_mul_ps(fa, fb);
-    }
-    v = _mm512_div_ps(v, sy);
-    v = _mm512_min_ps(_mm512_max_ps(v, cmin), cmax);
-    __m512i r = _mm512_add_epi32(_mm512_cvtps_epi32(v), zpy);  // MXCSR: nearest, ties to even
-    r = _mm512_min_epi32(_mm512_max_epi32(r, lo), hi);
+    const __m512i r = op_requant16<Op>(fa, fb, c);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm512_cvtepi32_epi8(r));  // in range: the low bytes
   }
   return i;
@@ -178,8 +192,7 @@ template <Q8BinaryOp Op>
 __attribute__((target("avx512f"))) void run_rows_avx512(const std::uint8_t* full, const Q8Operand& qf,
                                                          const float* row, bool row_is_a, std::uint8_t* y,
                                                          const Out& o, std::int64_t rows, std::int64_t n) {
-  const __m512 sy = _mm512_set1_ps(o.scale), cmax = _mm512_set1_ps(kClamp), cmin = _mm512_set1_ps(-kClamp);
-  const __m512i zpy = _mm512_set1_epi32(o.zp), lo = _mm512_set1_epi32(o.lo), hi = _mm512_set1_epi32(o.hi);
+  const Out512 c = out512(o);
   const __m512i zpf = _mm512_set1_epi32(qf.zp);
   const __m512 scf = _mm512_set1_ps(qf.scale);
   const bool f8 = qf.dtype == DType::kInt8;
@@ -192,26 +205,11 @@ __attribute__((target("avx512f"))) void run_rows_avx512(const std::uint8_t* full
       // A short tail goes through a local copy (byte-masked loads and stores need AVX-512BW).
       alignas(16) std::uint8_t tail[16] = {};
       if (!whole) __builtin_memcpy(tail, in + i, static_cast<std::size_t>(n - i));
-      const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(whole ? in + i : tail));
-      const __m512i q = f8 ? _mm512_maskz_cvtepi8_epi32(0xffff, raw) : _mm512_maskz_cvtepu8_epi32(0xffff, raw);
-      const __m512 ff = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, _mm512_sub_epi32(q, zpf)), scf);
+      const __m512 ff = dequant16(whole ? in + i : tail, f8, zpf, scf);
       const __m512 fr = _mm512_maskz_loadu_ps(m, row + i);
       const __m512 fa = row_is_a ? fr : ff, fb = row_is_a ? ff : fr;
-      __m512 v;
-      if constexpr (Op == Q8BinaryOp::kAdd) {
-        v = _mm512_add_ps(fa, fb);
-      } else if constexpr (Op == Q8BinaryOp::kSub) {
-        v = _mm512_sub_ps(fa, fb);
-      } else if constexpr (Op == Q8BinaryOp::kDiv) {
-        // Masked-off lanes divide 0 by 0: NaN, never stored.
-        v = _mm512_div_ps(fa, fb);
-      } else {
-        v = _mm512_mul_ps(fa, fb);
-      }
-      v = _mm512_div_ps(v, sy);
-      v = _mm512_min_ps(_mm512_max_ps(v, cmin), cmax);
-      __m512i res = _mm512_add_epi32(_mm512_cvtps_epi32(v), zpy);  // MXCSR: nearest, ties to even
-      res = _mm512_min_epi32(_mm512_max_epi32(res, lo), hi);
+      // Masked-off lanes may compute 0 / 0 (Div): NaN, never stored.
+      const __m512i res = op_requant16<Op>(fa, fb, c);
       if (whole) {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(res));  // in range: the low bytes
       } else {
