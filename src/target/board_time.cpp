@@ -19,7 +19,7 @@ constexpr FactorSet kFitted[] = {
 double bytes_per_element(Precision p) { return p == Precision::kA8W8 ? 1.0 : 2.0; }
 double weight_bytes_per_element(Precision p) { return p == Precision::kFp16 ? 2.0 : 1.0; }
 
-double efficiency(const Factors& f, WorkClass w) {
+double efficiency(const Factors& f, WorkClass w, Precision p) {
   switch (w) {
     case WorkClass::kConv: return f[kEffConv];
     case WorkClass::kDepthwise: return f[kEffDepthwise];
@@ -27,6 +27,7 @@ double efficiency(const Factors& f, WorkClass w) {
     case WorkClass::kElementwise: return f[kEffElementwise];
     case WorkClass::kPool: return f[kEffPool];
     case WorkClass::kMove: return f[kEffMove];
+    case WorkClass::kBroadcast: return p == Precision::kA8W8 ? f[kEffBroadcastA8] : f[kEffBroadcast];
     case WorkClass::kFree: break;
   }
   return 1.0;
@@ -50,8 +51,8 @@ double ddr_bytes(const DeviceProfile& d, const LayerWork& w) {
 
 const char* factor_name(std::size_t f) {
   static const char* const names[kFactorCount] = {
-      "eff_conv", "eff_depthwise", "eff_matmul", "eff_elementwise", "eff_pool", "eff_move",
-      "eff_ddr",  "layer_kcycles", "task_us",    "cpu_eff",         "switch_us"};
+      "eff_conv", "eff_depthwise", "eff_matmul",    "eff_elementwise", "eff_pool", "eff_move",
+      "eff_broadcast", "eff_broadcast_a8", "eff_ddr", "layer_kcycles", "task_us", "cpu_eff", "switch_us"};
   return f < kFactorCount ? names[f] : "?";
 }
 
@@ -82,7 +83,7 @@ LayerTime predict_layer(const DeviceProfile& d, const Factors& f, const LayerWor
   if (w.unit == Unit::kCpu) {
     t.compute_us = work / (d.cpu_gmacs * 1e9 * f[kCpuEff]) * 1e6;
   } else {
-    t.compute_us = work / (npu_macs_per_s(d, w.precision) * efficiency(f, w.work)) * 1e6;
+    t.compute_us = work / (npu_macs_per_s(d, w.precision) * efficiency(f, w.work, w.precision)) * 1e6;
     t.overhead_us = f[kLayerKcycles] * 1e3 / (d.board.npu_clock_ghz * 1e9) * 1e6;
   }
   t.ddr_bytes = ddr_bytes(d, w);
@@ -139,6 +140,7 @@ const char* to_string(WorkClass w) {
     case WorkClass::kElementwise: return "elementwise";
     case WorkClass::kPool: return "pool";
     case WorkClass::kMove: return "move";
+    case WorkClass::kBroadcast: return "broadcast";
     case WorkClass::kFree: break;
   }
   return "free";

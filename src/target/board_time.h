@@ -44,8 +44,14 @@ enum class WorkClass : std::uint8_t {
   kPool,         // pooling (input elements)
   kMove,         // data movement: transpose, concat, slice, resize (output elements)
   kFree,         // no device work (reshape of a contiguous tensor): no time at all
+  // A binary elementwise op with a data operand broadcast over the spatial dimensions (the
+  // channel-wise multiply of a squeeze-and-excitation gate: [N, C, 1, 1] against
+  // [N, C, H, W], directly or through an Expand), output elements. Its own class because the
+  // published SE networks run far slower than their convolutions and elementwise ops
+  // explain (docs/board_time.md).
+  kBroadcast,
 };
-inline constexpr std::size_t kWorkClasses = 7;
+inline constexpr std::size_t kWorkClasses = 8;
 inline bool is_cube(WorkClass w) { return w == WorkClass::kConv || w == WorkClass::kDepthwise || w == WorkClass::kMatMul; }
 
 // What bounds a layer's predicted time.
@@ -78,7 +84,9 @@ enum Factor : std::size_t {
   kEffElementwise,
   kEffPool,
   kEffMove,
-  kEffDdr,         // fraction of the nominal DDR bandwidth a layer's transfers reach
+  kEffBroadcast,    // WorkClass::kBroadcast at A16W8 and fp16
+  kEffBroadcastA8,  // WorkClass::kBroadcast at A8W8: the published SE networks need two
+  kEffDdr,          // fraction of the nominal DDR bandwidth a layer's transfers reach
   kLayerKcycles,   // per-layer NPU cost, thousands of NPU cycles
   kTaskUs,         // per execution (task submission, completion), µs
   kCpuEff,         // fraction of the CPU's MAC rate a CPU layer reaches

@@ -59,6 +59,33 @@ WorkClass work_class(const model::Program& p, const model::Layer& L) {
   return WorkClass::kElementwise;
 }
 
+// A 4-D tensor of one spatial element ([N, C, 1, 1]: a pooled, per-channel value).
+bool per_channel_only(const model::Tensor& t) { return t.dims.size() == 4 && t.dims[2] == 1 && t.dims[3] == 1; }
+
+// The channel-wise multiply of a squeeze-and-excitation gate (WorkClass::kBroadcast): a
+// binary elementwise op with spatial output one of whose data operands is [N, C, 1, 1], or
+// the Expand of one to the output's shape (as torch's expand_as exports it).
+bool channel_broadcast(const model::Program& p, const model::Layer& L, const std::vector<std::int32_t>& producer) {
+  if (L.op != "Mul" && L.op != "Add" && L.op != "Sub" && L.op != "Div") return false;
+  if (L.outputs.empty()) return false;
+  const model::Tensor& y = p.tensors[static_cast<std::size_t>(L.outputs[0])];
+  if (y.dims.size() != 4 || y.dims[2] * y.dims[3] <= 1) return false;
+  for (std::int32_t t : L.inputs) {
+    if (t < 0) continue;
+    const model::Tensor& x = p.tensors[static_cast<std::size_t>(t)];
+    if (x.placement == Placement::kWeights) continue;
+    if (per_channel_only(x)) return true;
+    const std::int32_t from = producer[static_cast<std::size_t>(t)];
+    if (from < 0) continue;
+    const model::Layer& e = p.layers[static_cast<std::size_t>(from)];
+    if (e.op == "Expand" && !e.inputs.empty() && e.inputs[0] >= 0 &&
+        per_channel_only(p.tensors[static_cast<std::size_t>(e.inputs[0])])) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Ops a board compiler folds into the convolution before them.
 bool foldable(const std::string& op) {
   const ops::OpDef& def = ops::op_def(op);
@@ -88,7 +115,7 @@ std::vector<LayerWork> program_work(const model::Program& p, const std::vector<s
              : L.target == model::Target::kAiCpu   ? Unit::kCpu
                                                    : Unit::kNpu;
     w.precision = precisions != nullptr && l < precisions->size() ? (*precisions)[l] : precision_of(p, L);
-    w.work = work_class(p, L);
+    w.work = channel_broadcast(p, L, producer) ? WorkClass::kBroadcast : work_class(p, L);
     w.macs = l < macs.size() ? macs[l] : 0;
     for (std::int32_t t : L.outputs) producer[static_cast<std::size_t>(t)] = static_cast<std::int32_t>(l);
     for (std::int32_t t : L.inputs) {
@@ -138,9 +165,17 @@ std::vector<LayerWork> program_work(const model::Program& p, const std::vector<s
     // convolution's pass (Conv + Add + Relu), which then reads the op's other operands and
     // writes its outputs instead of the intermediate.
     // An activation folds across a change of precision (the cube's output stage applies it);
-    // a binary op needs its operands in one format.
+    // a binary op needs its operands in one format. The output stage works element by
+    // element on the convolution's result, so the folded op's output must be the size of its
+    // input from the chain: a channel-broadcast multiply reading a [N, C, 1, 1] gate (an SE
+    // block's) writes a larger tensor and is a pass of its own.
     const bool activation = ops::op_def(L.op).op_class == ops::OpClass::kActivation;
-    if (l > 0 && from_previous >= 0 && foldable(L.op) && (activation || from_previous_on_chip) &&
+    std::uint64_t out_e = 0;
+    for (std::int32_t t : L.outputs) out_e += elements_of(p.tensors[static_cast<std::size_t>(t)]);
+    const bool same_size =
+        from_previous >= 0 && out_e == elements_of(p.tensors[static_cast<std::size_t>(from_previous)]);
+    if (l > 0 && from_previous >= 0 && same_size && w.work != WorkClass::kBroadcast && foldable(L.op) &&
+        (activation || from_previous_on_chip) &&
         is_cube(work[head].work) &&
         (head == l - 1 || work[l - 1].fused)) {
       const std::uint64_t e = elements_of(p.tensors[static_cast<std::size_t>(from_previous)]);

@@ -222,7 +222,7 @@ double predict_ms(const PointWork& p, const target::Factors& f) {
 target::Factors prior_factors() {
   // Round figures an NPU datasheet would make plausible: the fit moves them; a factor no
   // calibration point constrains stays near its prior.
-  return {0.6, 0.2, 0.5, 0.05, 0.1, 0.05, 0.6, 5, 50, 0.3, 30};
+  return {0.6, 0.2, 0.5, 0.05, 0.1, 0.05, 0.05, 0.05, 0.6, 5, 50, 0.3, 30};
 }
 
 namespace {
@@ -260,20 +260,28 @@ target::Factors descend(const std::vector<const PointWork*>& points, const targe
 
 target::Factors fit(const std::vector<const PointWork*>& points, const target::Factors& prior) {
   // The objective has local minima (a slow class can stand in for another): start from the
-  // prior and from the prior with each factor in turn 20x lower and 20x higher, keep the best.
+  // prior and from the prior with each factor in turn 20x lower and 20x higher, then from the
+  // best so far with each factor in turn 400x and 20x lower and 20x higher (a factor far from
+  // its prior, such as a broadcast gate's ~1e-4 of the peak, is reached from a basin the
+  // others already fit), keep the best.
   double best = 0;
   target::Factors f = descend(points, prior, prior, &best);
-  for (std::size_t i = 0; i < prior.size(); ++i) {
-    for (double scale : {1.0 / 20, 20.0}) {
-      target::Factors start = prior;
-      start[i] = is_efficiency(i) ? std::min(1.0, prior[i] * scale) : prior[i] * scale;
-      double v = 0;
-      const target::Factors g = descend(points, start, prior, &v);
-      if (v < best - 1e-12) {
-        best = v;
-        f = g;
-      }
+  auto try_from = [&](const target::Factors& base, std::size_t i, double scale) {
+    target::Factors start = base;
+    start[i] = is_efficiency(i) ? std::min(1.0, base[i] * scale) : base[i] * scale;
+    double v = 0;
+    const target::Factors g = descend(points, start, prior, &v);
+    if (v < best - 1e-12) {
+      best = v;
+      f = g;
     }
+  };
+  for (std::size_t i = 0; i < prior.size(); ++i) {
+    for (double scale : {1.0 / 20, 20.0}) try_from(prior, i, scale);
+  }
+  const target::Factors base = f;
+  for (std::size_t i = 0; i < prior.size(); ++i) {
+    for (double scale : {1.0 / 400, 1.0 / 20, 20.0}) try_from(base, i, scale);
   }
   return f;
 }

@@ -40,6 +40,11 @@ Result<model::Program> build_network(const std::string& name) {
   if (name == "resnet50") m = netzoo::build_resnet50(o);
   if (name == "resnet101") m = netzoo::build_resnet101(o);
   if (name == "shufflenet_v2") m = netzoo::build_shufflenet_v2(o);
+  if (name == "se_resnet50") m = netzoo::build_se_resnet50(o);
+  if (name == "pfld_112") {
+    o.height = o.width = 112;
+    m = netzoo::build_pfld(o);
+  }
   if (name == "yolov5s_640" || name == "yolov5s_relu_640") {
     o.height = o.width = 640;
     m = netzoo::build_yolov5s(o, name == "yolov5s_640" ? "silu" : "relu");

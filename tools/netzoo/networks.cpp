@@ -254,11 +254,32 @@ Status float_only(const NetOptions& o, const char* net) {
 
 namespace {
 
+// Squeeze-and-excitation gating of x [N, c, h, w] as moskomule/senet.pytorch's SELayer
+// (reduction 16, bias-free Linears) exports to ONNX at opset 11: GlobalAveragePool →
+// Reshape [N, c] → MatMul → Relu → MatMul → Sigmoid → Reshape [N, c, 1, 1] → Expand to x's
+// shape (`expand_as`) → Mul.
+TensorId se_gate(Net& n, const NetOptions& o, const std::string& p, TensorId x, std::int64_t c, std::int64_t h,
+                 std::int64_t w) {
+  TensorId g = n.layer(p + ".avg_pool", "GlobalAveragePool", {x});
+  g = n.layer(p + ".view", "Reshape", {g, n.ints(p + ".view.shape", {o.batch, c})});
+  g = n.layer(p + ".fc.0", "MatMul", {g, n.weights(p + ".fc.0.w", {c, c / 16}, std::sqrt(3.f / float(c)))});
+  g = n.relu(p + ".fc.1", g);
+  g = n.layer(p + ".fc.2", "MatMul", {g, n.weights(p + ".fc.2.w", {c / 16, c}, std::sqrt(3.f * 16 / float(c)))});
+  g = n.layer(p + ".fc.3", "Sigmoid", {g});
+  g = n.layer(p + ".view2", "Reshape", {g, n.ints(p + ".view2.shape", {o.batch, c, 1, 1})});
+  g = n.layer(p + ".expand", "Expand", {g, n.ints(p + ".expand.shape", {o.batch, c, h, w})});
+  return n.layer(p + ".scale", "Mul", {x, g});
+}
+
 // torchvision's bottleneck ResNets (v1.5: the stride on the 3x3 convolution), `blocks` per
-// stage.
-Result<compiler::BuiltModel> bottleneck_resnet(const NetOptions& options, const char* name, const int (&blocks)[4]) {
+// stage; `se`: each block's residual branch gated by se_gate before the add (SE-ResNet).
+Result<compiler::BuiltModel> bottleneck_resnet(const NetOptions& options, const char* name, const int (&blocks)[4],
+                                               bool se = false) {
   if (Status s = float_only(options, name); !s.ok()) return s;
   Net n(options, name);
+  std::int64_t h = (options.height + 1) / 2, wd = (options.width + 1) / 2;  // after conv1
+  h = (h + 1) / 2;  // after the max pool
+  wd = (wd + 1) / 2;
   TensorId x = n.input(3);
   x = n.conv("conv1", x, 3, 64, 7, 2, 1, "relu");
   x = n.max_pool("pool1", x);
@@ -274,6 +295,11 @@ Result<compiler::BuiltModel> bottleneck_resnet(const NetOptions& options, const 
       TensorId y = n.conv(p + ".conv1", x, cin, w, 1, 1, 1, "relu");
       y = n.conv(p + ".conv2", y, w, w, 3, stride, 1, "relu");
       y = n.conv(p + ".conv3", y, w, cout, 1, 1, 1, "");
+      if (stride == 2) {
+        h = (h + 1) / 2;
+        wd = (wd + 1) / 2;
+      }
+      if (se) y = se_gate(n, options, p + ".se", y, cout, h, wd);
       x = n.relu(p + ".relu", n.add(p + ".add", y, shortcut));
       cin = cout;
     }
@@ -291,6 +317,62 @@ Result<compiler::BuiltModel> build_resnet50(const NetOptions& options) {
 Result<compiler::BuiltModel> build_resnet101(const NetOptions& options) {
   static constexpr int kBlocks[4] = {3, 4, 23, 3};
   return bottleneck_resnet(options, "resnet101", kBlocks);
+}
+
+Result<compiler::BuiltModel> build_se_resnet50(const NetOptions& options) {
+  static constexpr int kBlocks[4] = {3, 4, 6, 3};
+  return bottleneck_resnet(options, "se_resnet50", kBlocks, true);
+}
+
+// polarisZhao/PFLD-pytorch's PFLDInference (the backbone the HiSpark zoo exports, batch norm
+// folded by onnxsim) at 112x112: MobileNetV2-style inverted residuals (ReLU, depthwise 3x3),
+// the multi-scale head (two average pools and a 7x7 convolution, concatenated into the
+// 196-landmark Gemm); outputs block3_5's features and the landmarks.
+Result<compiler::BuiltModel> build_pfld(const NetOptions& options) {
+  if (Status s = float_only(options, "pfld"); !s.ok()) return s;
+  Net n(options, "pfld");
+  TensorId x = n.input(3);
+  x = n.conv("conv1", x, 3, 64, 3, 2, 1, "relu");
+  x = n.conv("conv2", x, 64, 64, 3, 1, 64, "relu");
+  auto inverted = [&](const std::string& p, TensorId v, std::int64_t inp, std::int64_t oup, std::int64_t stride,
+                      bool residual, std::int64_t expand) {
+    const std::int64_t hidden = inp * expand;
+    TensorId y = n.conv(p + ".pw", v, inp, hidden, 1, 1, 1, "relu");
+    y = n.conv(p + ".dw", y, hidden, hidden, 3, stride, hidden, "relu");
+    y = n.conv(p + ".pwl", y, hidden, oup, 1, 1, 1, "");
+    return residual ? n.add(p + ".add", v, y) : y;
+  };
+  x = inverted("conv3_1", x, 64, 64, 2, false, 2);
+  for (int i = 2; i <= 5; ++i) x = inverted("block3_" + std::to_string(i), x, 64, 64, 1, true, 2);
+  const TensorId out1 = x;
+  x = inverted("conv4_1", x, 64, 128, 2, false, 2);
+  x = inverted("conv5_1", x, 128, 128, 1, false, 4);
+  for (int i = 2; i <= 6; ++i) x = inverted("block5_" + std::to_string(i), x, 128, 128, 1, true, 4);
+  x = inverted("conv6_1", x, 128, 16, 1, false, 2);
+  auto avg_flat = [&](const std::string& p, TensorId v, std::int64_t k) {
+    LayerOptions pool;
+    pool.attrs.set("kernel_shape", I{k, k});
+    pool.attrs.set("strides", I{k, k});
+    LayerOptions fl;
+    fl.attrs.set("axis", std::int64_t{1});
+    return n.layer(p + ".flatten", "Flatten", {n.layer(p, "AveragePool", {v}, pool)}, fl);
+  };
+  const std::int64_t s14 = (options.height + 7) / 8;  // 14 at 112
+  const TensorId x1 = avg_flat("avg_pool1", x, s14);
+  x = n.conv("conv7", x, 16, 32, 3, 2, 1, "relu");
+  const TensorId x2 = avg_flat("avg_pool2", x, (s14 + 1) / 2);
+  x = n.conv("conv8", x, 32, 128, (s14 + 1) / 2, 1, 1, "relu", 0);
+  LayerOptions fl;
+  fl.attrs.set("axis", std::int64_t{1});
+  const TensorId x3 = n.layer("conv8.flatten", "Flatten", {x}, fl);
+  LayerOptions cat;
+  cat.attrs.set("axis", std::int64_t{1});
+  const TensorId ms = n.layer("multi_scale", "Concat", {x1, x2, x3}, cat);
+  LayerOptions gemm;
+  gemm.attrs.set("transB", std::int64_t{1});
+  const TensorId landmarks =
+      n.layer("fc", "Gemm", {ms, n.weights("fc.w", {196, 176}, 0.13f), n.weights("fc.b", {196}, 0.1f)}, gemm);
+  return n.finish(std::vector<TensorId>{out1, landmarks});
 }
 
 // torchvision's shufflenet_v2_x1_0 as its ONNX export writes it: the channel split as two

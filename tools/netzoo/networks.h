@@ -46,6 +46,10 @@ Result<compiler::BuiltModel> build_resnet50(const NetOptions& options);
 // The held-out check's networks (docs/board_time.md), float32 only like the above.
 Result<compiler::BuiltModel> build_resnet101(const NetOptions& options);
 Result<compiler::BuiltModel> build_shufflenet_v2(const NetOptions& options);  // x1.0
+// More calibration networks (docs/board_time.md), float32 only: SE-ResNet50 (senet.pytorch's,
+// the SE gating as its ONNX export writes it, Expand included) and PFLD at 112x112.
+Result<compiler::BuiltModel> build_se_resnet50(const NetOptions& options);
+Result<compiler::BuiltModel> build_pfld(const NetOptions& options);
 // YOLOv5s v6+ without box decoding, three outputs; act "silu" or "relu" (set height and
 // width, e.g. 640).
 Result<compiler::BuiltModel> build_yolov5s(const NetOptions& options, const std::string& act);
