@@ -84,26 +84,25 @@ Outcome check(const char* op, const model::Attrs& attrs, const Operand& a, const
   if (!o.planned) return o;
   // A constant B is read at planning only.
   if (b_const) std::fill(bd.begin(), bd.end(), 0x33);
-  s = kernels::onednn::run_q8_matmul(plan, ad.data(), bd.data(), fast.data(), threads);
-  EXPECT_TRUE(s.ok()) << s.message();
-  for (std::size_t i = 0; i < ny; ++i) o.bad += ref[i] != fast[i];
+  // Runs the plan as it stands and counts the bytes that differ from the reference.
+  auto run_and_count = [&] {
+    std::fill(fast.begin(), fast.end(), 0x55);
+    s = kernels::onednn::run_q8_matmul(plan, ad.data(), bd.data(), fast.data(), threads);
+    EXPECT_TRUE(s.ok()) << s.message();
+    for (std::size_t i = 0; i < ny; ++i) o.bad += ref[i] != fast[i];
+  };
+  run_and_count();
   // Every product the plan can take: the matrix-vector kernel, oneDNN's integer gemm where
   // the CPU has it, and the exact float one.
   o.int_gemm = plan.int_gemm;
   o.gemv = plan.gemv;
   if (plan.gemv) {
     plan.gemv = false;
-    std::fill(fast.begin(), fast.end(), 0x55);
-    s = kernels::onednn::run_q8_matmul(plan, ad.data(), bd.data(), fast.data(), threads);
-    EXPECT_TRUE(s.ok()) << s.message();
-    for (std::size_t i = 0; i < ny; ++i) o.bad += ref[i] != fast[i];
+    run_and_count();
   }
   if (plan.int_gemm) {
     plan.int_gemm = false;
-    std::fill(fast.begin(), fast.end(), 0x55);
-    s = kernels::onednn::run_q8_matmul(plan, ad.data(), bd.data(), fast.data(), threads);
-    EXPECT_TRUE(s.ok()) << s.message();
-    for (std::size_t i = 0; i < ny; ++i) o.bad += ref[i] != fast[i];
+    run_and_count();
   }
   if (y.dtype != DType::kFloat32) {
     const std::uint8_t top = y.dtype == DType::kInt8 ? 0x7F : 0xFF, bottom = y.dtype == DType::kInt8 ? 0x80 : 0;
