@@ -48,6 +48,7 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/onednn/q8_gap.cpp
   src/kernels/onednn/q8_matmul.cpp
   src/kernels/onednn/q8_softmax.cpp
+  src/kernels/onednn/q8_avg_pool.cpp
   src/kernels/onednn/q8_layer_norm.cpp
   src/kernels/onednn/int8_conv_avx2.cpp
   src/kernels/onednn/sgemm_matmul.cpp

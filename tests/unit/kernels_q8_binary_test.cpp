@@ -235,11 +235,14 @@ TEST(Q8Binary, RefusesEncodingsThatCouldMakeNaN) {
 
 // An SE block in int8: Conv (NHWC output), a per-channel gate input, Mul and a residual
 // Add with a second Conv: the Mul and Add run natively on NHWC views, bytes unchanged.
+// The 64 × 80 maps are large enough for the Mul and the Add to be split over two threads
+// (q8_elementwise.h): the gate broadcasts along the split rows, the Add's operands do not.
 TEST(Q8Binary, PlannedForAnInt8SeBlockWithTheReferenceBytes) {
+  for (const auto& [h, w_] : {std::pair<std::int64_t, std::int64_t>{6, 5}, {64, 80}})
   for (int threads : {1, 2}) {
     compiler::ModelBuilder b("se8");
     const Quant qx{{0.05f}, {-3}, -1};
-    const auto x = b.add_input("x", DType::kInt8, {1, 8, 6, 5}, model::Layout::kNCHW, qx);
+    const auto x = b.add_input("x", DType::kInt8, {1, 8, h, w_}, model::Layout::kNCHW, qx);
     const auto gate = b.add_input("gate", DType::kUint8, {1, 8, 1, 1}, model::Layout::kNCHW, Quant{{0.004f}, {0}, -1});
     std::vector<std::int8_t> w(8 * 8);
     std::uint32_t seed = 5;

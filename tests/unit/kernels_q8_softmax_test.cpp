@@ -1,8 +1,8 @@
 // The native int8 Softmax (src/kernels/onednn/q8_softmax.h) against the reference's generic
 // path, byte for byte: int8/uint8 in and out, zero points at the ends of their ranges,
 // input scales from tiny (every exp near 1) to large (most exps underflow to 0), output
-// scales that saturate, rows of 1, odd and attention-like lengths, row counts off the block
-// of four, each row's double sum against the reference's, the AVX2 and the baseline loops;
+// scales that saturate, rows of 1, odd and attention-like lengths, rows long enough to be
+// looked up from a per-row table, row counts off the block of four, each row's double sum against the reference's, the AVX2 and the baseline loops;
 // float32 outputs; and planned in a program in place of the reference layer.
 #include <gtest/gtest.h>
 
@@ -52,7 +52,9 @@ TEST(Q8Softmax, MatchesTheReferenceOverEncodingsAndShapes) {
       {DType::kInt8, 2.0f, 127, DType::kUint8, 0.003f, 3},    // exps underflow
       {DType::kInt8, 0.07f, 5, DType::kInt8, 0.01f, -7},
   };
-  const std::vector<I> shapes = {{1, 1}, {3, 1}, {2, 17}, {1, 3, 10, 197}, {4, 128}};
+  // {9, 1501}: rows long enough for the per-row byte table (a recogniser's 6625 classes),
+  // eight through the gathers and one after them, with a tail of columns past the last 8.
+  const std::vector<I> shapes = {{1, 1}, {3, 1}, {2, 17}, {1, 3, 10, 197}, {4, 128}, {9, 1501}};
   std::uint32_t seed = 1;
   int saturated = 0;
   for (const Enc& e : encs) {
@@ -68,6 +70,13 @@ TEST(Q8Softmax, MatchesTheReferenceOverEncodingsAndShapes) {
       for (auto v : d) n *= v;
       std::vector<std::uint8_t> in(static_cast<std::size_t>(n)), ref(in.size(), 0xAA), fast(in.size(), 0x55);
       for (auto& b : in) b = static_cast<std::uint8_t>(testing::lcg(seed) >> 3);
+      // Row r's codes at most 255 − 11·(r mod 7) in rank (the order of the codes): rows with
+      // different maxima, whose exps come from different rows of the plan's table.
+      const std::uint8_t flip = e.x == DType::kInt8 ? 0x80 : 0;
+      for (std::size_t i = 0; i < in.size(); ++i) {
+        const auto r = static_cast<int>(i / static_cast<std::size_t>(d.back()));
+        in[i] = static_cast<std::uint8_t>(((in[i] ^ flip) % (256 - 11 * (r % 7))) ^ flip);
+      }
       model::TensorView vx{x.dtype, x.dims, in.data(), &x.quant}, vy{y.dtype, y.dims, ref.data(), &y.quant};
       Status s = kernels::run_reference("Softmax", l.attrs, {vx}, {vy});
       ASSERT_TRUE(s.ok()) << s.message();
@@ -91,15 +100,20 @@ TEST(Q8Softmax, MatchesTheReferenceOverEncodingsAndShapes) {
         for (std::int64_t i = 0; i < len; ++i) sum += std::exp(xr[i] - m);
         want[static_cast<std::size_t>(r)] = sum;
       }
-      for (bool avx2 : {plan.avx2, false}) {
-        plan.avx2 = avx2;
+      // The AVX-512 gathers (where the CPU has them), AVX2 alone, the baseline loops.
+      const bool has512 = plan.avx512, has2 = plan.avx2;
+      for (int isa : {2, 1, 0}) {
+        plan.avx512 = isa == 2 && has512;
+        plan.avx2 = isa >= 1 && has2;
         std::vector<double> sums(want.size());
         kernels::onednn::q8_softmax_row_sums(plan, in.data(), n, sums.data());
-        EXPECT_EQ(std::memcmp(sums.data(), want.data(), sums.size() * sizeof(double)), 0) << avx2;
+        EXPECT_EQ(std::memcmp(sums.data(), want.data(), sums.size() * sizeof(double)), 0) << isa;
         std::vector<std::uint8_t> again(in.size(), 0x33);
         kernels::onednn::q8_softmax(plan, in.data(), again.data(), n);
-        EXPECT_EQ(again, ref) << avx2;
+        EXPECT_EQ(again, ref) << isa;
       }
+      plan.avx512 = has512;
+      plan.avx2 = has2;
       const std::uint8_t top = e.y == DType::kInt8 ? 0x7F : 0xFF;
       for (auto b : ref) saturated += b == top && n > 1;
       // In place, as the planner allows.
@@ -161,10 +175,12 @@ TEST(Q8Softmax, DeclinesOtherAxesAndFloat) {
   EXPECT_FALSE(kernels::onednn::q8_softmax_for(l, f, tensor(DType::kInt8, {4, 8}, 0.01f, 0), &plan));
 }
 
+// The second shape is large enough for its rows to be split over two kernel threads.
 TEST(Q8Softmax, PlannedForAnInt8SoftmaxWithTheReferenceBytes) {
+  for (const I& dims : {I{1, 2, 9, 33}, I{1, 27, 2500}})
   for (int threads : {1, 2}) {
     compiler::ModelBuilder b("smax8");
-    const auto x = b.add_input("x", DType::kInt8, {1, 2, 9, 33}, model::Layout::kND, Quant{{0.06f}, {-5}, -1});
+    const auto x = b.add_input("x", DType::kInt8, dims, model::Layout::kND, Quant{{0.06f}, {-5}, -1});
     compiler::LayerOptions o;
     o.output_quants = {Quant{{1.f / 256}, {-128}, -1}};
     b.add_output(b.add_layer("smax", "Softmax", {x}, o));

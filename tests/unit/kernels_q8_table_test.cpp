@@ -77,6 +77,36 @@ TEST(Q8Table, UnaryOpsBetweenInt8ConvsMatchTheReference) {
   EXPECT_EQ(native, cases);
 }
 
+// A map large enough for the table to be split over two kernel threads (q8_elementwise.h),
+// between two convolutions and as the model output.
+TEST(Q8Table, LargeMapsSplitOverTwoThreadsWithTheReferenceBytes) {
+  for (bool as_output : {false, true}) {
+    SCOPED_TRACE(as_output ? "output" : "between convs");
+    compiler::ModelBuilder b("q8table2");
+    const auto x = b.add_input("x", DType::kInt8, {1, 8, 64, 80}, model::Layout::kNCHW, pt(0.04f, 3));
+    const auto w = b.add_constant("w", {8, 8, 1, 1}, weights(64, 5), pt(0.02f, 0));
+    compiler::LayerOptions co;
+    co.output_quants = {pt(0.06f, -4)};
+    const auto c = b.add_layer("conv", "Conv", {x, w}, co);
+    compiler::LayerOptions uo;
+    uo.output_quants = {pt(0.03f, -100)};
+    const auto u = b.add_layer("act", "HardSwish", {c}, uo);
+    if (as_output) {
+      b.add_output(u);
+    } else {
+      compiler::LayerOptions o2;
+      o2.output_quants = {pt(0.05f, 0)};
+      b.add_output(b.add_layer("conv2", "Conv", {u, w}, o2));
+    }
+    auto m = b.build();
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    auto ref = testing::compile(m.value(), false);
+    auto fast = testing::compile(m.value(), true, 2);
+    EXPECT_EQ(fast->layer_impl(1).rfind("native", 0), 0u) << fast->layer_impl(1);
+    testing::expect_fast_equals_reference(m.value(), *ref, *fast, 23);
+  }
+}
+
 // SiLU as int8 graphs spell it (Conv → Sigmoid → Mul with the Conv's output), either
 // operand order, signed and unsigned encodings, and x·HardSigmoid(x): the gate folds into
 // the Mul's table, and the bytes are the reference's.

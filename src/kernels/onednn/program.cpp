@@ -38,7 +38,9 @@
 #include "kernels/onednn/layout.h"
 #include "kernels/onednn/matmul_const.h"
 #include "kernels/onednn/q8_add.h"
+#include "kernels/onednn/q8_avg_pool.h"
 #include "kernels/onednn/q8_binary.h"
+#include "kernels/onednn/q8_elementwise.h"
 #include "kernels/onednn/deconv_as_conv.h"
 #include "kernels/onednn/q8_deconv.h"
 #include "kernels/onednn/swish_f32.h"
@@ -104,6 +106,9 @@ struct Plan {
   // kReference int8 Softmax along the last axis (q8_softmax.h).
   bool q8_smax = false;
   Q8Softmax smax{};
+  int smax_threads = 1;  // the kernel threads of an NPU layer; 1 on the AI-CPU
+  // kReference int8 AveragePool (q8_avg_pool.h), on logical views.
+  std::shared_ptr<const Q8AvgPool> avg_pool;
   // kReference int8/int16 LayerNormalization (q8_layer_norm.h), any target.
   bool q8_ln = false;
   Q8LayerNorm ln{};
@@ -156,7 +161,7 @@ class FastProgram final : public CompiledProgram {
       default:
         if (p.f32) return p.f32_impl;
         if (p.sgemm) return "onednn:sgemm";
-        return p.q8_bin || p.q8_lut || p.q8_mm || p.q8_smax || p.q8_ln ? "native" : "reference";
+        return p.q8_bin || p.q8_lut || p.q8_mm || p.q8_smax || p.q8_ln || p.avg_pool ? "native" : "reference";
     }
   }
 
@@ -224,6 +229,10 @@ class FastProgram final : public CompiledProgram {
   // kAgnostic on `in`/`out` (NHWC views where nhwc_view): on one thread, or sliced.
   Status run_sliced(const model::Layer& layer, const std::vector<TensorView>& in, const std::vector<TensorView>& out,
                     bool nhwc_view, const RunArgs& args) const;
+  // The native int8 table and binary ops of layer `layer` (plan.q8_lut, plan.q8_bin), split
+  // over the kernel threads when large and on the NPU (q8_elementwise.h).
+  void run_q8_elementwise(const model::Layer& layer, const Plan& plan, const std::vector<TensorView>& in,
+                          const std::vector<TensorView>& out) const;
 
   const model::Program& program_;
   const std::uint8_t* weights_;
@@ -938,8 +947,9 @@ void FastProgram::plan() {
     const model::Layer& l = program_.layers[i];
     if (k == Kind::kReference) plan_f32(i);
     if (k == Kind::kReference) plan_q8_layer_norm(i);
-    // Any target: these kernels keep no state and open no parallel region, so an AI-CPU
-    // layer (svp_atc puts int8 Erf there) may run them on the AI-CPU worker's thread.
+    // Any target: these kernels keep no state and open no parallel region (but an NPU
+    // layer's Softmax), so an AI-CPU layer (svp_atc puts int8 Erf there) may run them on
+    // the AI-CPU worker's thread.
     if (k == Kind::kReference || k == Kind::kAgnostic) {
       plan_scalar_table(i);
       if (!plans_[i].q8_lut) plan_q8_binary(i);
@@ -949,8 +959,17 @@ void FastProgram::plan() {
           (!overlap(l.outputs[0], l.inputs[0]) || same_bytes(l.outputs[0], l.inputs[0]))) {
         p.q8_lut = q8_table_for(l, tensor(l.inputs[0]), tensor(l.outputs[0]), &p.lut);
         // Row by row, each row read before it is written: in place or apart, logical order.
-        if (k == Kind::kReference && !p.nhwc_view)
+        if (k == Kind::kReference && !p.nhwc_view) {
           p.q8_smax = q8_softmax_for(l, tensor(l.inputs[0]), tensor(l.outputs[0]), &p.smax);
+          // Its rows split over the kernel threads on the NPU only (the AI-CPU worker keeps to
+          // its own thread).
+          p.smax_threads = l.target == model::Target::kNpu ? threads_ : 1;
+        }
+      }
+      if (k == Kind::kReference && !p.nhwc_view && l.op == "AveragePool" && l.inputs.size() == 1 &&
+          l.inputs[0] >= 0 && l.outputs.size() == 1 && !overlap(l.outputs[0], l.inputs[0])) {
+        auto pool = std::make_shared<Q8AvgPool>();
+        if (q8_avg_pool_for(l, tensor(l.inputs[0]), tensor(l.outputs[0]), pool.get())) p.avg_pool = std::move(pool);
       }
     }
   }
@@ -1071,15 +1090,21 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
         if (v.dims.size() == 4) v.dims = {v.dims[0], v.dims[2], v.dims[3], v.dims[1]};
   }
   if (plan.q8_smax) {
-    q8_softmax(plan.smax, in[0].data, out[0].data, out[0].elements());
+    q8_softmax(plan.smax, in[0].data, out[0].data, out[0].elements(), plan.smax_threads);
+    return Status::Ok();
+  }
+  if (plan.avg_pool) {
+    const Q8AvgPool& pool = *plan.avg_pool;
+    q8_split_rows(pool.g.planes, pool.g.w.in_size(), layer.target == model::Target::kNpu ? threads_ : 1,
+                  [&](std::int64_t p0, std::int64_t p1) { q8_avg_pool(pool, in[0].data, out[0].data, p0, p1); });
     return Status::Ok();
   }
   if (plan.q8_ln) {
     q8_layer_norm(plan.ln, in[0].data, out[0].data, out[0].elements() / plan.ln.inner, threads_);
     return Status::Ok();
   }
-  if (plan.q8_lut) {
-    q8_table_apply(plan.lut, in[plan.lut_input].data, out[0].data, out[0].elements());
+  if (plan.q8_lut || plan.q8_bin) {
+    run_q8_elementwise(layer, plan, in, out);
     return Status::Ok();
   }
   if (plan.f32) {
@@ -1091,11 +1116,6 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
     }
     return Status::Ok();
   }
-  if (plan.q8_bin) {
-    q8_binary(plan.bin_op, in[0].data, plan.qa, in[0].dims, in[1].data, plan.qb, in[1].dims, out[0].data, plan.qy,
-              out[0].dims);
-    return Status::Ok();
-  }
   Status s = plan.q8_mm ? run_q8_matmul(plan.qmm, in[0].data, in[1].data, out[0].data, threads_)
              : plan.sgemm  ? run_sgemm_matmul(plan.mm, in[0].as<const float>(), in[1].as<const float>(),
                                             out[0].as<float>(), threads_)
@@ -1105,6 +1125,25 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
                  : run_reference_with_steps(layer, std::move(in), out, args);
   if (!s.ok()) return Status(s.code(), "layer \"" + layer.name + "\": " + s.message());
   return s;
+}
+
+void FastProgram::run_q8_elementwise(const model::Layer& layer, const Plan& plan, const std::vector<TensorView>& in,
+                                     const std::vector<TensorView>& out) const {
+  // A layer on the AI-CPU keeps to the worker's thread.
+  const int threads = layer.target == model::Target::kNpu ? threads_ : 1;
+  if (plan.q8_lut) {
+    const TensorView& x = in[plan.lut_input];
+    q8_split_rows(x.elements(), 1, threads, [&](std::int64_t r0, std::int64_t r1) {
+      q8_table_apply(plan.lut, static_cast<const std::uint8_t*>(x.data) + r0, static_cast<std::uint8_t*>(out[0].data) + r0,
+                     r1 - r0);
+    });
+    return;
+  }
+  const Q8RowSplit split = q8_row_split(out[0].dims);
+  q8_split_rows(split.rows, split.row_elements, threads, [&](std::int64_t r0, std::int64_t r1) {
+    const Q8Slice a = split.slice(in[0], r0, r1), b = split.slice(in[1], r0, r1), y = split.slice(out[0], r0, r1);
+    q8_binary(plan.bin_op, a.data, plan.qa, a.dims, b.data, plan.qb, b.dims, y.data, plan.qy, y.dims);
+  });
 }
 
 Status FastProgram::run_sliced(const model::Layer& layer, const std::vector<TensorView>& in,

@@ -24,14 +24,19 @@ struct Q8Softmax {
   std::int64_t len = 0;    // the last axis
   std::vector<float> exp;  // [byte of the row maximum][byte]; rows of bytes above it unused
   bool avx2 = false;       // the vector loops (set when the CPU has AVX2; tests clear it)
+  // Rows of 1024 or more with an int8/uint8 output: the row sums of eight rows by gathers and
+  // each row's output from a table of its 256 byte values (set when the CPU has AVX-512 F,
+  // BW, VL and VBMI; tests clear it). Requires avx2.
+  bool avx512 = false;
 };
 
 // The plan for Softmax layer `l` (input x, output y), or false when it is not a per-tensor
 // int8/uint8 Softmax along the last axis with an int8/uint8 or float32 output.
 bool q8_softmax_for(const model::Layer& l, const model::Tensor& x, const model::Tensor& y, Q8Softmax* plan);
 
-// y = Softmax(x) for `elements` bytes (a multiple of len); y may be x.
-void q8_softmax(const Q8Softmax& plan, const void* x, void* y, std::int64_t elements);
+// y = Softmax(x) for `elements` bytes (a multiple of len); y may be x. Large tensors are
+// split by rows over `threads` OpenMP threads (the bytes do not depend on it).
+void q8_softmax(const Q8Softmax& plan, const void* x, void* y, std::int64_t elements, int threads = 1);
 
 // Tests: each row's Σ exp in double as q8_softmax adds it (four rows side by side), which
 // must be the reference's bit for bit (a rounding there rarely changes an output byte).

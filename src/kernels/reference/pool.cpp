@@ -59,34 +59,6 @@ Result<std::vector<Shape>> infer_pool(const InferCtx& c) {
   return std::vector<Shape>{p.out_shape};
 }
 
-// Calls f(out_index, in_index) for every valid (non-padding) tap of every output element
-// of one plane, after start(out_index) and before finish(out_index).
-template <typename Start, typename Tap, typename Finish>
-void for_each_window(const Window& w, Start&& start, Tap&& tap, Finish&& finish) {
-  std::int64_t oi = 0;
-  for (std::int64_t o0 = 0; o0 < w.out[0]; ++o0) {
-    for (std::int64_t o1 = 0; o1 < w.out[1]; ++o1) {
-      for (std::int64_t o2 = 0; o2 < w.out[2]; ++o2, ++oi) {
-        start(oi);
-        for (std::int64_t k0 = 0; k0 < w.k[0]; ++k0) {
-          const std::int64_t i0 = o0 * w.s[0] - w.pb[0] + k0 * w.d[0];
-          if (i0 < 0 || i0 >= w.in[0]) continue;
-          for (std::int64_t k1 = 0; k1 < w.k[1]; ++k1) {
-            const std::int64_t i1 = o1 * w.s[1] - w.pb[1] + k1 * w.d[1];
-            if (i1 < 0 || i1 >= w.in[1]) continue;
-            for (std::int64_t k2 = 0; k2 < w.k[2]; ++k2) {
-              const std::int64_t i2 = o2 * w.s[2] - w.pb[2] + k2 * w.d[2];
-              if (i2 < 0 || i2 >= w.in[2]) continue;
-              tap(oi, (i0 * w.in[1] + i1) * w.in[2] + i2);
-            }
-          }
-        }
-        finish(oi);
-      }
-    }
-  }
-}
-
 // Max over the valid taps; NaN propagates; a window without valid taps gives lowest.
 // With `idx`, also the index of the (first) maximum in the whole input: N and C row-major,
 // the spatial dims row-major or, with `col_major` (storage_order 1), column-major.
@@ -162,10 +134,16 @@ Status run_max_pool(const RunCtx& c) {
   });
 }
 
-Status run_avg_pool_float(const RunCtx& c) {
-  SVP_RETURN_IF_ERROR(require_f32(c, {0}));
-  KN_ASSIGN(PoolSetup p, with_infer_ctx(c, pool_setup));
-  KN_ASSIGN(bool include_pad, c.attr().flag("count_include_pad", false));
+}  // namespace
+
+Result<AvgPoolGeometry> avg_pool_geometry(const char* op, const Attrs& attrs, const Shape& x) {
+  const std::vector<Shape> shapes{x};
+  const std::vector<const TensorView*> values{nullptr};
+  KN_ASSIGN(PoolSetup p, pool_setup(InferCtx{op, attrs, shapes, values, 1}));
+  KN_ASSIGN(bool include_pad, AttrReader(op, attrs).flag("count_include_pad", false));
+  AvgPoolGeometry g;
+  g.w = p.w;
+  g.planes = p.planes;
   const Window& w = p.w;
   // Divisor per output element: with count_include_pad, the taps inside the padded input
   // [-pad_begin, in + pad_end); without, the taps inside the input. Separable per dim.
@@ -181,27 +159,31 @@ Status run_avg_pool_float(const RunCtx& c) {
       cnt[static_cast<std::size_t>(d)].push_back(n);
     }
   }
-  std::vector<std::int64_t> div(static_cast<std::size_t>(w.out_size()));
-  std::int64_t oi = 0;
-  for (std::int64_t o0 = 0; o0 < w.out[0]; ++o0) {
-    for (std::int64_t o1 = 0; o1 < w.out[1]; ++o1) {
-      for (std::int64_t o2 = 0; o2 < w.out[2]; ++o2) {
-        div[static_cast<std::size_t>(oi++)] = cnt[0][static_cast<std::size_t>(o0)] *
-                                              cnt[1][static_cast<std::size_t>(o1)] *
-                                              cnt[2][static_cast<std::size_t>(o2)];
-      }
-    }
-  }
+  g.div.reserve(static_cast<std::size_t>(w.out_size()));
+  for (std::int64_t o0 = 0; o0 < w.out[0]; ++o0)
+    for (std::int64_t o1 = 0; o1 < w.out[1]; ++o1)
+      for (std::int64_t o2 = 0; o2 < w.out[2]; ++o2)
+        g.div.push_back(cnt[0][static_cast<std::size_t>(o0)] * cnt[1][static_cast<std::size_t>(o1)] *
+                        cnt[2][static_cast<std::size_t>(o2)]);
+  return g;
+}
+
+namespace {
+
+Status run_avg_pool_float(const RunCtx& c) {
+  SVP_RETURN_IF_ERROR(require_f32(c, {0}));
+  KN_ASSIGN(AvgPoolGeometry g, avg_pool_geometry(c.op, c.attrs, c.in[0].dims));
+  const Window& w = g.w;
   const float* x = c.in[0].as<const float>();
   float* y = c.out[0].as<float>();
-  for (std::int64_t pl = 0; pl < p.planes; ++pl) {
+  for (std::int64_t pl = 0; pl < g.planes; ++pl) {
     const float* xp = x + pl * w.in_size();
     float* yp = y + pl * w.out_size();
     double sum = 0;
     for_each_window(
         w, [&](std::int64_t) { sum = 0; }, [&](std::int64_t, std::int64_t i) { sum += xp[i]; },
         [&](std::int64_t o) {
-          const std::int64_t n = div[static_cast<std::size_t>(o)];
+          const std::int64_t n = g.div[static_cast<std::size_t>(o)];
           yp[o] = n > 0 ? static_cast<float>(sum / static_cast<double>(n)) : 0.0f;
         });
   }
