@@ -23,4 +23,16 @@ inline void expect_fast_equals_reference(const compiler::BuiltModel& m, const ke
   for (std::int32_t t : m.program.output_tensors()) EXPECT_EQ(er.io(t), ef.io(t));
 }
 
+// Builds b's model, expects layer `layer` of its fast program (on `threads` kernel
+// threads) to run `impl`, and its outputs to equal the reference program's byte for byte.
+inline void expect_planned_with_reference_bytes(compiler::ModelBuilder& b, std::size_t layer, const char* impl,
+                                                int threads, std::uint32_t seed) {
+  auto m = b.build();
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto ref = compile(m.value(), false);
+  auto fast = compile(m.value(), true, threads);
+  EXPECT_EQ(fast->layer_impl(layer), impl);
+  expect_fast_equals_reference(m.value(), *ref, *fast, seed);
+}
+
 }  // namespace svp::testing

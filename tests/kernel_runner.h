@@ -86,4 +86,13 @@ inline void fill_random(Bytes& b, model::DType t, std::uint32_t seed, float lo =
   }
 }
 
+// A planned tensor of dtype t with one scale and zero point (a native kernel's plan input).
+inline model::Tensor per_tensor(model::DType t, const std::vector<std::int64_t>& dims, float s, std::int32_t zp) {
+  model::Tensor x;
+  x.dtype = t;
+  x.dims = dims;
+  x.quant = model::Quant{{s}, {zp}, -1};
+  return x;
+}
+
 }  // namespace svp::testing

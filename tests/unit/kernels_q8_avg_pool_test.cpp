@@ -21,13 +21,7 @@ using model::DType;
 using model::Quant;
 using I = std::vector<std::int64_t>;
 
-model::Tensor tensor(DType t, const I& dims, float s, std::int32_t zp) {
-  model::Tensor x;
-  x.dtype = t;
-  x.dims = dims;
-  x.quant = Quant{{s}, {zp}, -1};
-  return x;
-}
+model::Tensor tensor(DType t, const I& dims, float s, std::int32_t zp) { return testing::per_tensor(t, dims, s, zp); }
 
 struct Window {
   I x, kernel, strides, pads, dilations;
@@ -122,12 +116,7 @@ TEST(Q8AvgPool, PlannedForAnInt8AveragePoolWithTheReferenceBytes) {
     o.attrs.set("strides", I{3, 2});
     o.output_quants = {Quant{{0.12f}, {-110}, -1}};
     b.add_output(b.add_layer("pool", "AveragePool", {x}, o));
-    auto m = b.build();
-    ASSERT_TRUE(m.ok()) << m.status().message();
-    auto ref = testing::compile(m.value(), false);
-    auto fast = testing::compile(m.value(), true, threads);
-    EXPECT_EQ(fast->layer_impl(0), "native");
-    testing::expect_fast_equals_reference(m.value(), *ref, *fast, 9);
+    testing::expect_planned_with_reference_bytes(b, 0, "native", threads, 9);
   }
 }
 

@@ -211,12 +211,7 @@ TEST(Q8LayerNorm, PlannedForAnAiCpuLayerWithTheReferenceBytes) {
     o.output_shapes = {{1, 197, 192}};  // Y alone, as svp_atc keeps it
     o.output_quants = {Quant{{0.04f}, {3}, -1}};
     b.add_output(b.add_layer("ln", "LayerNormalization", {x, s, bb}, o));
-    auto m = b.build();
-    ASSERT_TRUE(m.ok()) << m.status().message();
-    auto ref = testing::compile(m.value(), false);
-    auto fast = testing::compile(m.value(), true, threads);
-    EXPECT_EQ(fast->layer_impl(0), "native");
-    testing::expect_fast_equals_reference(m.value(), *ref, *fast, 11);
+    testing::expect_planned_with_reference_bytes(b, 0, "native", threads, 11);
   }
 }
 

@@ -98,12 +98,8 @@ TEST(Q8Table, LargeMapsSplitOverTwoThreadsWithTheReferenceBytes) {
       o2.output_quants = {pt(0.05f, 0)};
       b.add_output(b.add_layer("conv2", "Conv", {u, w}, o2));
     }
-    auto m = b.build();
-    ASSERT_TRUE(m.ok()) << m.status().message();
-    auto ref = testing::compile(m.value(), false);
-    auto fast = testing::compile(m.value(), true, 2);
-    EXPECT_EQ(fast->layer_impl(1).rfind("native", 0), 0u) << fast->layer_impl(1);
-    testing::expect_fast_equals_reference(m.value(), *ref, *fast, 23);
+    // As the model output the table runs on the logical (NCHW) tensor, between convs on NHWC.
+    testing::expect_planned_with_reference_bytes(b, 1, as_output ? "native" : "native:nhwc", 2, 23);
   }
 }
 
@@ -216,12 +212,7 @@ TEST(Q8Table, AnAiCpuErfIsPlannedAsATableWithTheReferenceBytes) {
   o.target = model::Target::kAiCpu;
   o.output_quants = {pt(1.f / 127, 0)};
   b.add_output(b.add_layer("erf", "Erf", {x}, o));
-  auto m = b.build();
-  ASSERT_TRUE(m.ok()) << m.status().message();
-  auto ref = testing::compile(m.value(), false);
-  auto fast = testing::compile(m.value(), true);
-  EXPECT_EQ(fast->layer_impl(0), "native");
-  testing::expect_fast_equals_reference(m.value(), *ref, *fast, 3);
+  testing::expect_planned_with_reference_bytes(b, 0, "native", 1, 3);
 }
 
 }  // namespace
