@@ -29,8 +29,11 @@ TEST(Q8GlobalAveragePool, GivesTheReferenceBytesForEveryLayoutEncodingAndShape) 
     std::int64_t c, h, w;
   };
   // c = 8 and 64: periods of one vector; 36 and 88: periods of 9 and 11 vectors; 65: past
-  // the limit (the plain loop); 7×7 and 5×9 planes: one masked vector per plane.
-  const Shape shapes[] = {{8, 24, 48}, {64, 7, 7}, {36, 5, 9}, {88, 12, 24}, {65, 3, 5}, {3, 40, 41}};
+  // the limit (the plain loop); 7×7 and 5×9 planes: one masked vector per plane. 64 × 48 × 48
+  // and 36 × 56 × 56: NHWC lanes that pass their int16 sums on to int32 many times (every
+  // 128 vectors per lane).
+  const Shape shapes[] = {{8, 24, 48}, {64, 7, 7},   {36, 5, 9},   {88, 12, 24},
+                          {65, 3, 5},  {3, 40, 41},  {64, 48, 48}, {36, 56, 56}};
   const float scales[] = {0.05f, 0.0137f, 3.1e-3f, 1.7f};
   for (DType dt : {DType::kInt8, DType::kUint8}) {
     for (float sx : scales) {

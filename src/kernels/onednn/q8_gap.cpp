@@ -53,9 +53,29 @@ SVP_VBMI inline void widen_add(__m512i bytes, bool is_signed, std::int32_t* acc)
   widen_add16(_mm512_extracti32x4_epi32(bytes, 3), is_signed, acc + 48);
 }
 
+// One 64-byte vector of byte values (signed: sign-extended) added into 64 int16 lanes at
+// acc, kept in unpack order: acc[0..32) holds bytes 0-7 of each 16-byte quarter, acc[32..64)
+// bytes 8-15 (flush16 puts them back in byte order).
+SVP_VBMI inline void add16(__m512i bytes, bool is_signed, std::int16_t* acc) {
+  const __m512i ext = is_signed ? _mm512_movm_epi8(_mm512_movepi8_mask(bytes)) : _mm512_setzero_si512();
+  _mm512_storeu_si512(acc, _mm512_add_epi16(_mm512_loadu_si512(acc), _mm512_unpacklo_epi8(bytes, ext)));
+  _mm512_storeu_si512(acc + 32, _mm512_add_epi16(_mm512_loadu_si512(acc + 32), _mm512_unpackhi_epi8(bytes, ext)));
+}
+
+// Adds `n` groups of 64 int16 lanes in unpack order (add16) into int32 lanes in byte order,
+// and clears them.
+void flush16(std::int16_t* acc, std::int32_t* out, std::int64_t n) {
+  for (std::int64_t g = 0; g < n; ++g, acc += 64, out += 64) {
+    for (int b = 0; b < 64; ++b) out[b] += acc[(b % 16 < 8 ? 0 : 32) + b / 16 * 8 + b % 8];
+    std::fill(acc, acc + 64, std::int16_t{0});
+  }
+}
+
 // Lane sums over `len` bytes taken 64 at a time: chunk k adds into the lanes at
 // 64·(k mod period) of q (the bytes, flipped), lo and hi. Every lane gets at most
-// ⌈len / (64·period)⌉ ≤ 2^20 bytes, so int32 holds its sum.
+// ⌈len / (64·period)⌉ ≤ 2^20 bytes, so int32 holds its sum. The additions go to int16
+// lanes first (two instructions per 64 bytes where widening to int32 took eight), moved to
+// the int32 sums every 128 chunks per slot: 128 · 255 < 2^15.
 SVP_VBMI void lane_sums(const std::uint8_t* p, std::int64_t len, std::int64_t period, const Q8GapInput& sp,
                         std::int32_t* q, std::int32_t* lo, std::int32_t* hi) {
   __m512i tl[4], th[4];
@@ -64,16 +84,31 @@ SVP_VBMI void lane_sums(const std::uint8_t* p, std::int64_t len, std::int64_t pe
     th[k] = _mm512_loadu_si512(sp.hi + 64 * k);
   }
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(sp.flip));
-  std::int64_t slot = 0;
+  // int16 lanes of q, lo and hi, 64 per slot each, laid out as the int32 sums are.
+  std::vector<std::int16_t> acc(static_cast<std::size_t>(3 * 64 * period), 0);
+  std::int16_t* aq = acc.data();
+  std::int16_t *al = aq + 64 * period, *ah = al + 64 * period;
+  auto flush = [&] {
+    flush16(aq, q, period);
+    flush16(al, lo, period);
+    flush16(ah, hi, period);
+  };
+  std::int64_t slot = 0, passes = 0;
   for (std::int64_t i = 0; i < len; i += 64) {
     const __mmask64 m = len - i >= 64 ? ~__mmask64{0} : (__mmask64{1} << (len - i)) - 1;
     const __m512i x = _mm512_maskz_loadu_epi8(m, p + i);
-    const std::int64_t at = 64 * slot;
-    widen_add(_mm512_maskz_mov_epi8(m, _mm512_xor_si512(x, flip)), false, q + at);
-    widen_add(_mm512_maskz_mov_epi8(m, lookup64(tl, x)), false, lo + at);
-    widen_add(_mm512_maskz_mov_epi8(m, lookup64(th, x)), true, hi + at);
-    if (++slot == period) slot = 0;
+    add16(_mm512_maskz_mov_epi8(m, _mm512_xor_si512(x, flip)), false, aq + 64 * slot);
+    add16(_mm512_maskz_mov_epi8(m, lookup64(tl, x)), false, al + 64 * slot);
+    add16(_mm512_maskz_mov_epi8(m, lookup64(th, x)), true, ah + 64 * slot);
+    if (++slot == period) {
+      slot = 0;
+      if (++passes == 128) {
+        flush();
+        passes = 0;
+      }
+    }
   }
+  flush();
 }
 
 #undef SVP_VBMI
