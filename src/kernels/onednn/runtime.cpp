@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -79,6 +80,29 @@ std::uint8_t* thread_scratch(std::size_t bytes) {
     cap = buf ? want : 0;
   }
   return buf.get();
+}
+
+bool for_each_batch(std::int64_t batches, std::int64_t rows, int threads,
+                    const std::function<bool(std::int64_t, std::int64_t, std::int64_t)>& f) {
+  // Row bands were tried for fewer batches than threads: a 128-row Linear layer with its
+  // B packed by every band's call was slower on two threads than one call on both.
+  const std::int64_t bands = 1;
+  const std::int64_t tasks = batches * bands;
+  if (threads < 2 || tasks < 2) {
+    ThreadScope scope(threads);
+    for (std::int64_t i = 0; i < batches; ++i)
+      if (!f(i, 0, rows)) return false;
+    return true;
+  }
+  bool ok = true;
+  const int nt = static_cast<int>(std::min<std::int64_t>(threads, tasks));
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(&& : ok)
+  for (std::int64_t t = 0; t < tasks; ++t) {
+    ThreadScope one(1);
+    const std::int64_t i = t / bands, k = t % bands;
+    ok = f(i, rows * k / bands, rows * (k + 1) / bands) && ok;
+  }
+  return ok;
 }
 
 }  // namespace svp::kernels::onednn

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -43,6 +44,15 @@ class ThreadScope {
   int saved_;
   bool changed_;
 };
+
+// Runs f(i, m0, m1) over a batched product — batch i, rows [m0, m1) of its A and C (today
+// always all `rows`) — returning false on the first failure. With two or more batches on
+// two or more threads the batches are split over the threads and each call runs
+// single-threaded: oneDNN's gemm drivers split one small product (attention's 128 × 128 × 32
+// per head) so poorly that two threads took 15–30× one thread's time. Otherwise the
+// batches run one after another with `threads` threads each.
+bool for_each_batch(std::int64_t batches, std::int64_t rows, int threads,
+                    const std::function<bool(std::int64_t, std::int64_t, std::int64_t)>& f);
 
 // Per-thread scratch memory for one run_layer call: layout-conversion buffers and the
 // primitives' scratchpads (scratchpad_mode::user), so no primitive holds mutable state.
