@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -395,16 +396,16 @@ Status int_gemm_sums(const Q8MatMul& p, const void* a, const void* b, int thread
     return Status::Ok();
   }
   const std::int32_t co = 0;
-  dnnl_status_t failed = dnnl_success;
+  std::atomic<int> failed{dnnl_success};  // calls may run on several threads
   const bool ok = for_each_batch(mm.batches, M, threads, [&](std::int64_t i, std::int64_t m0, std::int64_t m1) {
     const std::uint8_t* ai = au + (mm.a_shared ? 0 : i * M * K) + m0 * K;
     const std::int8_t* bi = bs + (mm.b_shared ? 0 : i * K * N);
     const dnnl_status_t s = dnnl_gemm_u8s8s32('N', 'N', 'F', m1 - m0, N, K, 1.0f, ai, K, p.ao, bi, N, p.bo, 0.0f,
                                               acc + i * M * N + m0 * N, N, &co);
-    if (s != dnnl_success) failed = s;
+    if (s != dnnl_success) failed.store(s, std::memory_order_relaxed);
     return s == dnnl_success;
   });
-  if (!ok) return Status(err::kInternalError, "oneDNN gemm_u8s8s32 failed (status " + std::to_string(failed) + ")");
+  if (!ok) return Status(err::kInternalError, "oneDNN gemm_u8s8s32 failed (status " + std::to_string(failed.load()) + ")");
   return Status::Ok();
 }
 

@@ -1,5 +1,6 @@
 #include "kernels/onednn/sgemm_matmul.h"
 
+#include <atomic>
 #include <dnnl.h>
 
 #include "kernels/onednn/runtime.h"
@@ -54,16 +55,16 @@ bool plan_sgemm_matmul(const std::vector<std::int64_t>& a, const std::vector<std
 }
 
 Status run_sgemm_matmul(const SgemmMatMul& p, const float* a, const float* b, float* y, int threads) {
-  dnnl_status_t failed = dnnl_success;
+  std::atomic<int> failed{dnnl_success};  // calls may run on several threads
   const bool ok = for_each_batch(p.batches, p.M, threads, [&](std::int64_t i, std::int64_t m0, std::int64_t m1) {
     const float* ai = a + (p.a_shared ? 0 : i * p.M * p.K) + m0 * p.K;
     const float* bi = b + (p.b_shared ? 0 : i * p.K * p.N);
     const dnnl_status_t s =
         dnnl_sgemm('N', 'N', m1 - m0, p.N, p.K, 1.0f, ai, p.K, bi, p.N, 0.0f, y + i * p.M * p.N + m0 * p.N, p.N);
-    if (s != dnnl_success) failed = s;
+    if (s != dnnl_success) failed.store(s, std::memory_order_relaxed);
     return s == dnnl_success;
   });
-  if (!ok) return Status(err::kInternalError, "oneDNN sgemm failed (status " + std::to_string(failed) + ")");
+  if (!ok) return Status(err::kInternalError, "oneDNN sgemm failed (status " + std::to_string(failed.load()) + ")");
   return Status::Ok();
 }
 
