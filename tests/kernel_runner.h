@@ -95,4 +95,14 @@ inline model::Tensor per_tensor(model::DType t, const std::vector<std::int64_t>&
   return x;
 }
 
+// An int8 kernel test case's input and output encodings.
+struct InOutEncoding {
+  model::DType x;
+  float sx;
+  std::int32_t zx;
+  model::DType y;
+  float sy;
+  std::int32_t zy;
+};
+
 }  // namespace svp::testing

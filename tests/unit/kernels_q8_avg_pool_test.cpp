@@ -29,14 +29,7 @@ struct Window {
 };
 
 TEST(Q8AvgPool, MatchesTheReferenceOverEncodingsAndWindows) {
-  struct Enc {
-    DType x;
-    float sx;
-    std::int32_t zx;
-    DType y;
-    float sy;
-    std::int32_t zy;
-  };
+  using Enc = testing::InOutEncoding;
   const std::vector<Enc> encs = {
       {DType::kInt8, 0.33f, -124, DType::kInt8, 0.14f, -119},  // PP-OCRv4 rec's pool
       {DType::kUint8, 0.02f, 255, DType::kUint8, 0.001f, 0},   // saturates

@@ -29,14 +29,7 @@ using model::TensorView;
 using I = std::vector<std::int64_t>;
 namespace ok = kernels::onednn;
 
-struct Enc {
-  DType x;
-  float sx;
-  std::int32_t zx;
-  DType y;
-  float sy;
-  std::int32_t zy;
-};
+using Enc = testing::InOutEncoding;
 
 struct Case {
   I dims;

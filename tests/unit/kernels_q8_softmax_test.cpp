@@ -30,14 +30,7 @@ using I = std::vector<std::int64_t>;
 model::Tensor tensor(DType t, const I& dims, float s, std::int32_t zp) { return testing::per_tensor(t, dims, s, zp); }
 
 TEST(Q8Softmax, MatchesTheReferenceOverEncodingsAndShapes) {
-  struct Enc {
-    DType x;
-    float sx;
-    std::int32_t zx;
-    DType y;
-    float sy;
-    std::int32_t zy;
-  };
+  using Enc = testing::InOutEncoding;
   const std::vector<Enc> encs = {
       {DType::kInt8, 0.05f, 0, DType::kUint8, 1.f / 256, 0},  // the usual attention encoding
       {DType::kInt8, 0.1f, -128, DType::kInt8, 1.f / 255, -128},

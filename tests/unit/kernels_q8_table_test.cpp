@@ -30,6 +30,17 @@ std::vector<std::int8_t> weights(std::size_t n, std::uint32_t seed) {
   return w;
 }
 
+// u as the model output, or read by a 1×1 int8 Conv with weights w that is.
+void output_or_conv(compiler::ModelBuilder& b, compiler::TensorId u, compiler::TensorId w, bool as_output) {
+  if (as_output) {
+    b.add_output(u);
+    return;
+  }
+  compiler::LayerOptions o2;
+  o2.output_quants = {pt(0.05f, 0)};
+  b.add_output(b.add_layer("conv2", "Conv", {u, w}, o2));
+}
+
 TEST(Q8Table, UnaryOpsBetweenInt8ConvsMatchTheReference) {
   const char* ops[] = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Erf"};
   struct Enc {
@@ -56,13 +67,7 @@ TEST(Q8Table, UnaryOpsBetweenInt8ConvsMatchTheReference) {
         uo.output_dtypes = {encs[e].t};
         if (std::string(op) == "LeakyRelu") uo.attrs.set("alpha", 0.13f);
         const auto u = b.add_layer("act", op, {c}, uo);
-        if (as_output) {
-          b.add_output(u);
-        } else {
-          compiler::LayerOptions o2;
-          o2.output_quants = {pt(0.05f, 0)};
-          b.add_output(b.add_layer("conv2", "Conv", {u, w}, o2));
-        }
+        output_or_conv(b, u, w, as_output);
         auto m = b.build();
         ASSERT_TRUE(m.ok()) << m.status().message();
         auto ref = testing::compile(m.value(), false);
@@ -91,13 +96,7 @@ TEST(Q8Table, LargeMapsSplitOverTwoThreadsWithTheReferenceBytes) {
     compiler::LayerOptions uo;
     uo.output_quants = {pt(0.03f, -100)};
     const auto u = b.add_layer("act", "HardSwish", {c}, uo);
-    if (as_output) {
-      b.add_output(u);
-    } else {
-      compiler::LayerOptions o2;
-      o2.output_quants = {pt(0.05f, 0)};
-      b.add_output(b.add_layer("conv2", "Conv", {u, w}, o2));
-    }
+    output_or_conv(b, u, w, as_output);
     // As the model output the table runs on the logical (NCHW) tensor, between convs on NHWC.
     testing::expect_planned_with_reference_bytes(b, 1, as_output ? "native" : "native:nhwc", 2, 23);
   }

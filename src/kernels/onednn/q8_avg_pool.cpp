@@ -63,22 +63,16 @@ void q8_avg_pool(const Q8AvgPool& p, const void* x, void* y, std::int64_t plane_
     for (std::int64_t o0 = 0; o0 < w.out[0]; ++o0) {
       for (std::int64_t o1 = 0; o1 < w.out[1]; ++o1, oi += w.out[2]) {
         std::fill(acc.begin(), acc.end(), 0.0);
-        for (std::int64_t k0 = 0; k0 < w.k[0]; ++k0) {
-          const std::int64_t i0 = o0 * w.s[0] - w.pb[0] + k0 * w.d[0];
-          if (i0 < 0 || i0 >= w.in[0]) continue;
-          for (std::int64_t k1 = 0; k1 < w.k[1]; ++k1) {
-            const std::int64_t i1 = o1 * w.s[1] - w.pb[1] + k1 * w.d[1];
-            if (i1 < 0 || i1 >= w.in[1]) continue;
-            const std::uint8_t* row = xp + (i0 * w.in[1] + i1) * w.in[2];
-            for (std::int64_t k2 = 0; k2 < w.k[2]; ++k2) {
-              // Outputs whose tap k2 lands inside the row: 0 <= o2·s + off < in.
-              const std::int64_t off = k2 * w.d[2] - w.pb[2];
-              const std::int64_t first = std::max<std::int64_t>(0, ceil_div(-off, w.s[2]));
-              const std::int64_t end = std::min(w.out[2], ceil_div(w.in[2] - off, w.s[2]));
-              for (std::int64_t o2 = first; o2 < end; ++o2) acc[static_cast<std::size_t>(o2)] += p.deq[row[o2 * w.s[2] + off]];
-            }
+        detail::for_each_window_row(w, o0, o1, [&](std::int64_t r) {
+          const std::uint8_t* row = xp + r;
+          for (std::int64_t k2 = 0; k2 < w.k[2]; ++k2) {
+            // Outputs whose tap k2 lands inside the row: 0 <= o2·s + off < in.
+            const std::int64_t off = k2 * w.d[2] - w.pb[2];
+            const std::int64_t first = std::max<std::int64_t>(0, ceil_div(-off, w.s[2]));
+            const std::int64_t end = std::min(w.out[2], ceil_div(w.in[2] - off, w.s[2]));
+            for (std::int64_t o2 = first; o2 < end; ++o2) acc[static_cast<std::size_t>(o2)] += p.deq[row[o2 * w.s[2] + off]];
           }
-        }
+        });
         // The mean rounded to float, then the requantization in vector lanes
         // (quantize_per_tensor is the reference's rule, element for element).
         const double* div = p.div.data() + oi;

@@ -39,6 +39,21 @@ Status forward_window(const char* op, Window& w, AutoPad ap, bool ceil_mode, boo
 // The input spatial dims of a shape (rank 3..5: N, C, spatial) into w.in.
 Status spatial_input(const char* op, const Shape& x, Window& w);
 
+// Calls f(row) with the offset of each input row (spatial dims 0 and 1) that the windows of
+// output row (o0, o1) cover inside the input (padding rows skipped).
+template <typename F>
+void for_each_window_row(const Window& w, std::int64_t o0, std::int64_t o1, F&& f) {
+  for (std::int64_t k0 = 0; k0 < w.k[0]; ++k0) {
+    const std::int64_t i0 = o0 * w.s[0] - w.pb[0] + k0 * w.d[0];
+    if (i0 < 0 || i0 >= w.in[0]) continue;
+    for (std::int64_t k1 = 0; k1 < w.k[1]; ++k1) {
+      const std::int64_t i1 = o1 * w.s[1] - w.pb[1] + k1 * w.d[1];
+      if (i1 < 0 || i1 >= w.in[1]) continue;
+      f((i0 * w.in[1] + i1) * w.in[2]);
+    }
+  }
+}
+
 // Calls f(out_index, in_index) for every valid (non-padding) tap of every output element
 // of one plane, after start(out_index) and before finish(out_index).
 template <typename Start, typename Tap, typename Finish>
@@ -48,19 +63,13 @@ void for_each_window(const Window& w, Start&& start, Tap&& tap, Finish&& finish)
     for (std::int64_t o1 = 0; o1 < w.out[1]; ++o1) {
       for (std::int64_t o2 = 0; o2 < w.out[2]; ++o2, ++oi) {
         start(oi);
-        for (std::int64_t k0 = 0; k0 < w.k[0]; ++k0) {
-          const std::int64_t i0 = o0 * w.s[0] - w.pb[0] + k0 * w.d[0];
-          if (i0 < 0 || i0 >= w.in[0]) continue;
-          for (std::int64_t k1 = 0; k1 < w.k[1]; ++k1) {
-            const std::int64_t i1 = o1 * w.s[1] - w.pb[1] + k1 * w.d[1];
-            if (i1 < 0 || i1 >= w.in[1]) continue;
-            for (std::int64_t k2 = 0; k2 < w.k[2]; ++k2) {
-              const std::int64_t i2 = o2 * w.s[2] - w.pb[2] + k2 * w.d[2];
-              if (i2 < 0 || i2 >= w.in[2]) continue;
-              tap(oi, (i0 * w.in[1] + i1) * w.in[2] + i2);
-            }
+        for_each_window_row(w, o0, o1, [&](std::int64_t row) {
+          for (std::int64_t k2 = 0; k2 < w.k[2]; ++k2) {
+            const std::int64_t i2 = o2 * w.s[2] - w.pb[2] + k2 * w.d[2];
+            if (i2 < 0 || i2 >= w.in[2]) continue;
+            tap(oi, row + i2);
           }
-        }
+        });
         finish(oi);
       }
     }
