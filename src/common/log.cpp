@@ -35,8 +35,11 @@ std::shared_ptr<spdlog::logger> make_logger() {
 }  // namespace
 
 spdlog::logger& get() {
-  static const std::shared_ptr<spdlog::logger> logger = make_logger();
-  return *logger;
+  // Never destroyed: device and worker threads may still log while static destructors
+  // run at process exit (an application that returns from main() without tearing down
+  // its contexts), and a destroyed logger there is a use-after-free.
+  static const auto* const logger = new std::shared_ptr<spdlog::logger>(make_logger());
+  return **logger;
 }
 
 void reload_level_from_env() { get().set_level(level_from_env()); }

@@ -1178,12 +1178,14 @@ void SoftNpuDevice::run_actions(Actions& a) {
   // Finished tasks go first: what they hold (pinned application buffers) is released
   // before a synchronize they complete returns.
   a.garbage.clear();
+  // Warnings before completions: a caller woken by a failed task finds its message already
+  // written, and no device thread is still logging after the application has seen the end.
+  for (auto& w : a.warnings) SVP_LOG_WARN("{}", w);
   for (Core* c : a.cores) c->waiter.notify();
   for (auto& [fence, status] : a.fences) fence->signal(std::move(status));
   for (auto& ev : a.events) {
     if (ev) ev->waiter.notify();
   }
-  for (auto& w : a.warnings) SVP_LOG_WARN("{}", w);
 }
 
 Result<EventId> SoftNpuDevice::create_event(bool timeline) {
