@@ -19,10 +19,14 @@ inline constexpr std::int64_t kQ8GapMaxSpatial = std::int64_t{1} << 20;
 // the dequantization table and, where the CPU has AVX-512 VBMI and the scale is a normal
 // float, its exact split into a linear part and byte tables (q8_gap.cpp).
 struct Q8GapInput {
-  float deq[256];                    // (float)(q − zp)·s of every byte
-  bool split = false;                // the vector path applies
-  alignas(64) std::uint8_t lo[256];  // the split's correction, low byte
-  alignas(64) std::uint8_t hi[256];  // and high byte (signed)
+  float deq[256];      // (float)(q − zp)·s of every byte
+  bool split = false;  // the vector path applies
+  // The split's correction e per byte: one table of e − e_base where its range spans at most
+  // 256 values (most scales), else two of its low byte and high byte (signed).
+  bool two_tables = false;
+  alignas(64) std::uint8_t lo[256];
+  alignas(64) std::uint8_t hi[256];
+  std::int32_t e_base = 0;
   std::uint8_t flip = 0;
   std::int32_t offset = 0;
   double s = 0, u = 0;
