@@ -93,6 +93,7 @@ TEST(Q8Binary, AddSubMulMatchTheReferenceOverBroadcastsAndEncodings) {
       {{1, 1, 1, 19}, {1, 6, 5, 19}, {1, 6, 5, 19}},  // the gate first
       {{1, 3, 4, 40}, {40}, {1, 3, 4, 40}},           // rows of 2.5 vectors
       {{1, 32}, {3, 1, 32}, {3, 1, 32}},              // rows of whole vectors, the row first
+      {{1, 5, 3, 48}, {1, 1, 1, 48}, {1, 5, 3, 48}},  // rows of three whole vectors, the row second
       {{3, 17}, {}, {3, 17}},                         // a scalar
       {{4, 1, 9}, {3, 1}, {4, 3, 9}},                 // both broadcast
       {{2, 3, 1, 11}, {3, 4, 1}, {2, 3, 4, 11}},

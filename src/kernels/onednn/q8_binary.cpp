@@ -131,14 +131,17 @@ __attribute__((target("avx512f"))) inline __m512 dequant16(const std::uint8_t* p
 }
 
 // The output's constants in registers, and one vector of op(a, b) requantized to int32
-// codes: v / s_y, clamped, nearest-even (MXCSR), + zp_y, saturated.
+// codes: v / s_y rounded to nearest even (MXCSR) + zp_y, saturated. The saturation comes
+// before the rounding here, to [lo − zp_y, hi − zp_y] in float: rounding is monotone and
+// the bounds are integers, so that is the same as saturating the rounded code (and keeps
+// the conversion in range).
 struct Out512 {
-  __m512 sy, cmax, cmin;
-  __m512i zpy, lo, hi;
+  __m512 sy, vlo, vhi;
+  __m512i zpy;
 };
 __attribute__((target("avx512f"))) inline Out512 out512(const Out& o) {
-  return {_mm512_set1_ps(o.scale), _mm512_set1_ps(kClamp),     _mm512_set1_ps(-kClamp),
-          _mm512_set1_epi32(o.zp), _mm512_set1_epi32(o.lo), _mm512_set1_epi32(o.hi)};
+  return {_mm512_set1_ps(o.scale), _mm512_set1_ps(static_cast<float>(o.lo - o.zp)),
+          _mm512_set1_ps(static_cast<float>(o.hi - o.zp)), _mm512_set1_epi32(o.zp)};
 }
 template <Q8BinaryOp Op>
 __attribute__((target("avx512f"))) inline __m512i op_requant16(__m512 fa, __m512 fb, const Out512& c) {
@@ -153,9 +156,8 @@ __attribute__((target("avx512f"))) inline __m512i op_requant16(__m512 fa, __m512
     v = _mm512_mul_ps(fa, fb);
   }
   v = _mm512_div_ps(v, c.sy);
-  v = _mm512_min_ps(_mm512_max_ps(v, c.cmin), c.cmax);
-  const __m512i r = _mm512_add_epi32(_mm512_cvtps_epi32(v), c.zpy);
-  return _mm512_min_epi32(_mm512_max_epi32(r, c.lo), c.hi);
+  v = _mm512_min_ps(_mm512_max_ps(v, c.vlo), c.vhi);
+  return _mm512_add_epi32(_mm512_cvtps_epi32(v), c.zpy);
 }
 
 template <Q8BinaryOp Op>
@@ -188,10 +190,39 @@ __attribute__((target("avx512f"))) std::int64_t run_avx512(const std::uint8_t* a
 // channels, H·W rows): the row is the table's values of its bytes (or a float32 constant's
 // own values), so each lane does run_avx512's operations in the same order. Short rows are
 // where the per-run walk loses: its setup is paid per pixel.
+// run_rows_avx512 where n is a multiple of 16: one loop over all the vectors, the row's
+// position kept by a counter (an SE block's gate on NHWC data has rows of 16·k channels,
+// and per-row loop setup had cost as much as the arithmetic).
+template <Q8BinaryOp Op, bool RowIsA>
+__attribute__((target("avx512f"))) void run_rows_flat(const std::uint8_t* full, const Q8Operand& qf,
+                                                       const float* row, std::uint8_t* y, const Out& o,
+                                                       std::int64_t rows, std::int64_t n) {
+  const Out512 c = out512(o);
+  const __m512i zpf = _mm512_set1_epi32(qf.zp);
+  const __m512 scf = _mm512_set1_ps(qf.scale);
+  const bool f8 = qf.dtype == DType::kInt8;
+  const std::int64_t total = rows * n;
+  for (std::int64_t i = 0, j = 0; i < total; i += 16) {
+    const __m512 ff = dequant16(full + i, f8, zpf, scf);
+    const __m512 fr = _mm512_loadu_ps(row + j);
+    j = j + 16 == n ? 0 : j + 16;
+    const __m512i res = RowIsA ? op_requant16<Op>(fr, ff, c) : op_requant16<Op>(ff, fr, c);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm512_cvtepi32_epi8(res));  // in range: the low bytes
+  }
+}
+
 template <Q8BinaryOp Op>
 __attribute__((target("avx512f"))) void run_rows_avx512(const std::uint8_t* full, const Q8Operand& qf,
                                                          const float* row, bool row_is_a, std::uint8_t* y,
                                                          const Out& o, std::int64_t rows, std::int64_t n) {
+  if (n % 16 == 0) {
+    if (row_is_a) {
+      run_rows_flat<Op, true>(full, qf, row, y, o, rows, n);
+    } else {
+      run_rows_flat<Op, false>(full, qf, row, y, o, rows, n);
+    }
+    return;
+  }
   const Out512 c = out512(o);
   const __m512i zpf = _mm512_set1_epi32(qf.zp);
   const __m512 scf = _mm512_set1_ps(qf.scale);
