@@ -23,6 +23,7 @@ struct WaiterCounters {
   std::atomic<std::uint64_t> spun{0};
   std::atomic<std::uint64_t> sleeps{0};
   std::atomic<std::uint64_t> spin_ns{0};
+  std::atomic<bool> spinning{false};  // in a wait's spin phase now
 };
 
 struct WaiterCounterRegistry {
@@ -142,6 +143,14 @@ const char* wait_mode_name(WaitMode mode) {
   return "?";
 }
 
+int spinning_waiters() {
+  auto& r = waiter_registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  int n = 0;
+  for (const WaiterCounters* c : r.live) n += c->spinning.load(std::memory_order_relaxed) ? 1 : 0;
+  return n;
+}
+
 WaitStats wait_stats() {
   auto& r = waiter_registry();
   std::lock_guard<std::mutex> lock(r.mu);
@@ -187,14 +196,17 @@ bool Waiter::wait_change(std::uint32_t key, std::int64_t deadline, const WaitPol
     const std::int64_t t0 = now_ns();
     std::int64_t end = t0 + std::int64_t{policy.spin_us} * 1000;
     if (deadline >= 0 && deadline < end) end = deadline;
+    counters.spinning.store(true, std::memory_order_relaxed);
     for (std::int64_t now = t0;; now = now_ns()) {
       if (seq_.load(std::memory_order_acquire) != key) {
+        counters.spinning.store(false, std::memory_order_relaxed);
         tl_waiter_partner_cpu = notifier_cpu_.load(std::memory_order_relaxed);
         waiter_bump(counters.spun, 1);
         waiter_bump(counters.spin_ns, static_cast<std::uint64_t>(now - t0));
         return true;
       }
       if (now >= end) {
+        counters.spinning.store(false, std::memory_order_relaxed);
         waiter_bump(counters.spin_ns, static_cast<std::uint64_t>(now - t0));
         break;
       }

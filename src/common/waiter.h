@@ -66,6 +66,12 @@ struct WaitStats {
 };
 WaitStats wait_stats();
 
+// Threads of this process in a wait's spin phase at this moment (a snapshot: each thread
+// marks its own phase without a locked instruction). They are runnable but give way
+// (kAuto and kYield yield; every spin ends within spin_us), so the kernel threads' spin
+// governor does not count them as contention. Takes the registry lock: not for hot paths.
+int spinning_waiters();
+
 class Waiter {
  public:
   Waiter() = default;

@@ -8,9 +8,12 @@
 // rarely changes a byte); and planned in a program for an AI-CPU layer as svp_atc places it.
 #include <gtest/gtest.h>
 
+#include <dirent.h>
+
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "compiler/builder.h"
@@ -186,6 +189,49 @@ TEST(Q8LayerNorm, DeclinesFloatMoreOutputsAndRowsTooLongForAnExactMean) {
   TensorView x16{DType::kInt16, {1, 70000}, nullptr, &q};
   TensorView s16{DType::kFloat32, {70000}, s.data(), nullptr};
   EXPECT_FALSE(ok::q8_layer_norm_for(l, x16, s16, nullptr, x16, &plan, &why));
+}
+
+int process_threads() {
+  int n = 0;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d)) n += e->d_name[0] != '.';
+    closedir(d);
+  }
+  return n;
+}
+
+// An AI-CPU layer runs in an application thread on that thread alone, whatever the kernel
+// threads: an OpenMP region opened there would start a second team (a new pool thread),
+// and with more OpenMP threads than CPUs libgomp shortens the spin-waits of the whole
+// process, the NPU layers' included.
+TEST(Q8LayerNorm, AnAiCpuLayerStartsNoOpenMpThreadsWithTwoKernelThreads) {
+  compiler::ModelBuilder b("ln8");
+  const auto x = b.add_input("x", DType::kInt8, {1, 197, 192}, model::Layout::kND, Quant{{0.06f}, {-5}, -1});
+  const auto s = b.add_constant("scale", {192}, std::vector<float>(192, 0.9f));
+  const auto bb = b.add_constant("bias", {192}, std::vector<float>(192, 0.1f));
+  compiler::LayerOptions o;
+  o.target = model::Target::kAiCpu;
+  o.attrs.set("epsilon", 1e-6);
+  o.output_shapes = {{1, 197, 192}};
+  o.output_quants = {Quant{{0.04f}, {3}, -1}};
+  b.add_output(b.add_layer("ln", "LayerNormalization", {x, s, bb}, o));
+  auto m = b.build();
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto fast = testing::compile(m.value(), true, 2);
+  ASSERT_EQ(fast->layer_impl(0), "native");
+  int before = 0, after = 0;
+  Status st;
+  // A fresh thread, as svp_run's AI-CPU worker is: libgomp keeps a pool per thread that
+  // opens a region.
+  std::thread worker([&] {
+    testing::Execution e(m.value());
+    before = process_threads();
+    st = e.run(*fast);
+    after = process_threads();
+  });
+  worker.join();
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(after, before);
 }
 
 TEST(Q8LayerNorm, PlannedForAnAiCpuLayerWithTheReferenceBytes) {

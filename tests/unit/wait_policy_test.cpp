@@ -136,6 +136,35 @@ TEST(Waiter, TimedWaitReturnsFalseWithoutANotifyAndTrueWhenTheConditionHolds) {
   }
 }
 
+// The kernel threads' spin governor discounts our own spinning waiters (they give way):
+// a waiter counts while it spins, never while it sleeps, and not once it has returned.
+TEST(Waiter, SpinningWaitersCountsAWaiterOnlyWhileItSpins) {
+  ASSERT_EQ(svp::spinning_waiters(), 0);
+  for (WaitMode m : {WaitMode::kSpin, WaitMode::kBlock}) {
+    std::mutex mu;
+    svp::Waiter w;
+    bool ready = false;
+    std::thread waiter([&] {
+      std::unique_lock<std::mutex> lock(mu);
+      // Spins for up to 2 s before it would sleep.
+      w.wait(lock, -1, WaitPolicy{m, 2'000'000}, [&] { return ready; });
+    });
+    int seen = 0;
+    for (int i = 0; i < 100 && seen == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      seen = svp::spinning_waiters();
+    }
+    EXPECT_EQ(seen, m == WaitMode::kSpin ? 1 : 0) << svp::wait_mode_name(m);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ready = true;
+    }
+    w.notify();
+    waiter.join();
+    EXPECT_EQ(svp::spinning_waiters(), 0) << svp::wait_mode_name(m);
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // Every wait site of the runtime under each policy
 

@@ -233,6 +233,12 @@ class FastProgram final : public CompiledProgram {
   // over the kernel threads when large and on the NPU (q8_elementwise.h).
   void run_q8_elementwise(const model::Layer& layer, const Plan& plan, const std::vector<TensorView>& in,
                           const std::vector<TensorView>& out) const;
+  // The kernel threads a layer runs on: the program's on the NPU; one on the AI-CPU, whose
+  // layers run in an application thread. Why one: an OpenMP region opened there starts a
+  // second team, and with more OpenMP threads than CPUs libgomp shortens every spin-wait
+  // of the process, so each NPU region then waits for a sleeping worker (a transformer's
+  // small int8 layers took ~45 µs more each on two kernel threads).
+  int threads_for(const model::Layer& layer) const { return layer.target == model::Target::kNpu ? threads_ : 1; }
 
   const model::Program& program_;
   const std::uint8_t* weights_;
@@ -291,11 +297,11 @@ void FastProgram::finish_fast(std::size_t i) {
   std::size_t pad = p.op->scratch_bytes();
   std::string why;
   if (p.spatial && !nhwc_[static_cast<std::size_t>(p.src)] && layout_matters(s.dims)) {
-    p.src_reorder = make_layout_reorder(s.dims, s.dtype, true, threads_, &why);
+    p.src_reorder = make_layout_reorder(s.dims, s.dtype, true, threads_for(program_.layers[i]), &why);
     if (p.src_reorder) pad = std::max(pad, p.src_reorder->scratch_bytes());
   }
   if (p.dst_in_scratch && !nhwc_[static_cast<std::size_t>(p.dst)] && layout_matters(d.dims)) {
-    p.dst_reorder = make_layout_reorder(d.dims, d.dtype, false, threads_, &why);
+    p.dst_reorder = make_layout_reorder(d.dims, d.dtype, false, threads_for(program_.layers[i]), &why);
     if (p.dst_reorder) pad = std::max(pad, p.dst_reorder->scratch_bytes());
   }
   p.scratch = off + align_up(pad);
@@ -409,14 +415,14 @@ bool FastProgram::try_conv(std::size_t i) {
   if (post_swish) fusion.eltwise.pop_back();
   std::string why;
   TensorView bv = b >= 0 ? view(b) : TensorView{};
-  auto op = make_conv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(t), fusion, threads_, &why);
+  auto op = make_conv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(t), fusion, threads_for(l), &why);
   if (op && post_swish) op->set_post_swish();
   if (!op && !fused.empty()) {
     SVP_LOG_DEBUG("layer \"{}\": conv fusion rejected ({}), trying without", l.name, why);
     fused.clear();
     dst = t;
     sum = -1;
-    op = make_conv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(t), Fusion{}, threads_, &why);
+    op = make_conv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(t), Fusion{}, threads_for(l), &why);
   }
   if (!op) {
     SVP_LOG_DEBUG("layer \"{}\": Conv uses the reference kernel: {}", l.name, why);
@@ -511,7 +517,7 @@ bool FastProgram::try_linear(std::size_t i) {
   if (xd.size() == 2 && folded == 0) return false;
   std::string why;
   const auto* b = reinterpret_cast<const float*>(weights_ + tensor(w).offset);
-  auto op = make_matmul_const(M, K, N, b, bias, post, threads_, &why);
+  auto op = make_matmul_const(M, K, N, b, bias, post, threads_for(l), &why);
   if (!op) {
     SVP_LOG_DEBUG("layer \"{}\": MatMul with constant B uses sgemm: {}", l.name, why);
     return false;
@@ -539,7 +545,7 @@ bool FastProgram::try_other(std::size_t i) {
   bool spatial = false;
   const ops::FastPath path = ops::op_def(l.op).fast;
   if (path == ops::FastPath::kPooling) {
-    op = make_pool(l.op, l.attrs, view(x), view(y), threads_, &why);
+    op = make_pool(l.op, l.attrs, view(x), view(y), threads_for(l), &why);
     spatial = true;
   } else if (path == ops::FastPath::kDeconvolution && l.inputs.size() >= 2 && is_const(l.inputs[1])) {
     const std::int32_t b = l.inputs.size() > 2 ? l.inputs[2] : -1;
@@ -548,13 +554,13 @@ bool FastProgram::try_other(std::size_t i) {
     // Kernel = stride: a 1×1 Conv and a pixel shuffle (deconv_as_conv.h), float or int8.
     // Otherwise int8 takes our exact kernel (q8_deconv.h): the reference's integer sums
     // through oneDNN's float deconvolution.
-    op = make_deconv_as_conv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y), Fusion{}, threads_,
+    op = make_deconv_as_conv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y), Fusion{}, threads_for(l),
                              &why);
     if (!op) {
       op = is_q8(view(x)) ? make_q8_deconv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y),
-                                           threads_, &why)
+                                           threads_for(l), &why)
                           : make_deconv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y),
-                                        Fusion{}, threads_, &why);
+                                        Fusion{}, threads_for(l), &why);
     }
     spatial = true;
   } else if (path == ops::FastPath::kInnerProduct && l.inputs.size() >= 2 && is_const(l.inputs[1])) {
@@ -563,7 +569,7 @@ bool FastProgram::try_other(std::size_t i) {
     // A is read as [M, K] row-major: a 4-D NHWC tensor cannot be A (it never is: Gemm and
     // MatMul take 2-D tensors, and 2-D tensors are always logical).
     TensorView cv = c >= 0 ? view(c) : TensorView{};
-    op = make_inner_product(l.op, l.attrs, view(x), view(l.inputs[1]), c >= 0 ? &cv : nullptr, view(y), threads_, &why);
+    op = make_inner_product(l.op, l.attrs, view(x), view(l.inputs[1]), c >= 0 ? &cv : nullptr, view(y), threads_for(l), &why);
   } else if (is_unary_eltwise(l.op) && tensor(x).dtype == DType::kFloat32 && tensor(y).dtype == DType::kFloat32 &&
              tensor(x).dims == tensor(y).dims) {
     // Flat: keeps its input's layout, so a model output needs a logical input.
@@ -573,7 +579,7 @@ bool FastProgram::try_other(std::size_t i) {
     if (!clip_bounds(program_, l, weights_, &lo, &hi) || !eltwise_of(l.op, l.attrs, lo, hi, &pe)) return false;
     const auto n = tensor(x).elements();
     if (!n) return false;
-    op = make_eltwise(pe, static_cast<std::int64_t>(*n), threads_, &why);
+    op = make_eltwise(pe, static_cast<std::int64_t>(*n), threads_for(l), &why);
   } else {
     return false;
   }
@@ -803,12 +809,12 @@ void FastProgram::plan_f32(std::size_t i) {
   const auto rank = static_cast<std::int64_t>(x.dims.size());
   std::string why;
   if (l.op == "Erf") {
-    p.f32 = make_erf(static_cast<std::int64_t>(x.size / sizeof(float)), threads_, &why);
+    p.f32 = make_erf(static_cast<std::int64_t>(x.size / sizeof(float)), threads_for(l), &why);
     p.f32_impl = "native:erf";
   } else if (l.op == "Softmax" && l.inputs.size() == 1) {
     auto axis = r.i("axis", -1);
     if (!axis.ok() || rank == 0) return;
-    p.f32 = make_softmax(x.dims, axis.value(), threads_, &why);
+    p.f32 = make_softmax(x.dims, axis.value(), threads_for(l), &why);
     p.f32_impl = "onednn:softmax";
   } else if (l.op == "LayerNormalization" && l.inputs.size() >= 2 && l.inputs.size() <= 3) {
     auto axis = r.i("axis", -1);
@@ -831,7 +837,7 @@ void FastProgram::plan_f32(std::size_t i) {
       params[k - 1] = reinterpret_cast<const float*>(weights_ + w.offset);
     }
     if (params[0] == nullptr) return;  // Scale is a required input
-    p.f32 = make_layer_norm(outer, inner, static_cast<float>(eps.value()), params[0], params[1], threads_, &why);
+    p.f32 = make_layer_norm(outer, inner, static_cast<float>(eps.value()), params[0], params[1], threads_for(l), &why);
     p.f32_impl = "onednn:layer_norm";
   }
   if (!p.f32) {
@@ -963,7 +969,7 @@ void FastProgram::plan() {
           p.q8_smax = q8_softmax_for(l, tensor(l.inputs[0]), tensor(l.outputs[0]), &p.smax);
           // Its rows split over the kernel threads on the NPU only (the AI-CPU worker keeps to
           // its own thread).
-          p.smax_threads = l.target == model::Target::kNpu ? threads_ : 1;
+          p.smax_threads = threads_for(l);
         }
       }
       if (k == Kind::kReference && !p.nhwc_view && l.op == "AveragePool" && l.inputs.size() == 1 &&
@@ -1047,6 +1053,7 @@ void FastProgram::plan_self_gated_tables() {
 Status FastProgram::run_reference_layer(std::size_t index, const std::vector<void*>& data, bool convert,
                                         const RunArgs& args) const {
   const model::Layer& layer = program_.layers[index];
+  const int threads = threads_for(layer);
   std::vector<TensorView> in, out;
   in.reserve(layer.inputs.size());
   // NHWC inputs go to scratch in logical order (agnostic layers read them as they are, and
@@ -1072,9 +1079,9 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
     void* p = data[static_cast<std::size_t>(t)];
     if (converted(t)) {
       if (convert) {
-        nhwc_to_nchw(p, scratch, tensor(t).dims, model::dtype_size(tensor(t).dtype), threads_);
+        nhwc_to_nchw(p, scratch, tensor(t).dims, model::dtype_size(tensor(t).dtype), threads);
       } else {
-        nchw_to_nhwc(p, scratch, tensor(t).dims, model::dtype_size(tensor(t).dtype), threads_);
+        nchw_to_nhwc(p, scratch, tensor(t).dims, model::dtype_size(tensor(t).dtype), threads);
       }
       p = scratch;
       scratch += align_up(tensor(t).size);
@@ -1095,12 +1102,12 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
   }
   if (plan.avg_pool) {
     const Q8AvgPool& pool = *plan.avg_pool;
-    q8_split_rows(pool.g.planes, pool.g.w.in_size(), layer.target == model::Target::kNpu ? threads_ : 1,
+    q8_split_rows(pool.g.planes, pool.g.w.in_size(), threads,
                   [&](std::int64_t p0, std::int64_t p1) { q8_avg_pool(pool, in[0].data, out[0].data, p0, p1); });
     return Status::Ok();
   }
   if (plan.q8_ln) {
-    q8_layer_norm(plan.ln, in[0].data, out[0].data, out[0].elements() / plan.ln.inner, threads_);
+    q8_layer_norm(plan.ln, in[0].data, out[0].data, out[0].elements() / plan.ln.inner, threads);
     return Status::Ok();
   }
   if (plan.q8_lut || plan.q8_bin) {
@@ -1108,7 +1115,7 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
     return Status::Ok();
   }
   if (plan.f32) {
-    ThreadScope threads(threads_);
+    ThreadScope scope(threads);
     try {
       plan.f32->run(in[0].data, out[0].data, scratch);  // past the converted inputs
     } catch (const dnnl::error& e) {
@@ -1116,9 +1123,9 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
     }
     return Status::Ok();
   }
-  Status s = plan.q8_mm ? run_q8_matmul(plan.qmm, in[0].data, in[1].data, out[0].data, threads_)
+  Status s = plan.q8_mm ? run_q8_matmul(plan.qmm, in[0].data, in[1].data, out[0].data, threads)
              : plan.sgemm  ? run_sgemm_matmul(plan.mm, in[0].as<const float>(), in[1].as<const float>(),
-                                            out[0].as<float>(), threads_)
+                                            out[0].as<float>(), threads)
              : plan.nhwc_layer ? run_reference_with_steps(*plan.nhwc_layer, std::move(in), out, args)
              : !convert && (is_binary(layer.op) || is_unary_eltwise(layer.op))
                  ? run_sliced(layer, in, out, plan.nhwc_view, args)
@@ -1129,8 +1136,7 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
 
 void FastProgram::run_q8_elementwise(const model::Layer& layer, const Plan& plan, const std::vector<TensorView>& in,
                                      const std::vector<TensorView>& out) const {
-  // A layer on the AI-CPU keeps to the worker's thread.
-  const int threads = layer.target == model::Target::kNpu ? threads_ : 1;
+  const int threads = threads_for(layer);
   if (plan.q8_lut) {
     const TensorView& x = in[plan.lut_input];
     q8_split_rows(x.elements(), 1, threads, [&](std::int64_t r0, std::int64_t r1) {
@@ -1156,14 +1162,14 @@ Status FastProgram::run_sliced(const model::Layer& layer, const std::vector<Tens
   const std::int64_t rows = inner > 0 ? total / inner : 0;
   // Below ~64 K elements a parallel region costs more than it saves. A per-channel
   // operand that also varies over the batch ([N, 1, 1, C] with N > 1) is not sliced.
-  bool sliceable = threads_ > 1 && total >= (1 << 16) && rows >= threads_;
+  const int parts = threads_for(layer);
+  bool sliceable = parts > 1 && total >= (1 << 16) && rows >= parts;
   for (const TensorView& v : in) {
     if (v.data == nullptr) continue;
     const std::int64_t n = v.elements();
     if (n != total && n != 1 && !(nhwc_view && n == inner)) sliceable = false;
   }
   if (!sliceable) return run_reference_with_steps(layer, in, out, args);
-  const int parts = threads_;
   std::vector<Status> status(static_cast<std::size_t>(parts));
 #pragma omp parallel for num_threads(parts) schedule(static)
   for (int k = 0; k < parts; ++k) {
@@ -1216,7 +1222,8 @@ Result<std::vector<std::uint8_t>> FastProgram::read_tensor(std::size_t t, const 
 }
 
 Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data, const RunArgs& args) const {
-  if (threads_ > 1) spin_governor_tick(spin_);
+  const int threads = threads_for(program_.layers[index]);
+  if (threads > 1) spin_governor_tick(spin_);
   const Plan& p = plans_.at(index);
   switch (p.kind) {
     case Kind::kFused:
@@ -1244,8 +1251,8 @@ Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data,
   const model::Tensor& d = tensor(p.dst);
   std::uint8_t* scratch = thread_scratch(p.scratch);
   const void* src = data[static_cast<std::size_t>(p.src)];
-  // Runs oneDNN work of this layer (conversions and the op) with the program's threads.
-  ThreadScope threads(threads_);
+  // Runs oneDNN work of this layer (conversions and the op) with the layer's threads.
+  ThreadScope scope(threads);
   if (p.spatial && !nhwc_[static_cast<std::size_t>(p.src)] && layout_matters(s.dims)) {
     if (p.src_reorder) {
       try {
@@ -1254,7 +1261,7 @@ Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data,
         return Status(err::kInternalError, "layer \"" + program_.layers[index].name + "\": oneDNN: " + e.what());
       }
     } else {
-      nchw_to_nhwc(src, scratch + p.src_off, s.dims, model::dtype_size(s.dtype), threads_);
+      nchw_to_nhwc(src, scratch + p.src_off, s.dims, model::dtype_size(s.dtype), threads);
     }
     src = scratch + p.src_off;
   }
@@ -1267,7 +1274,7 @@ Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data,
     if (nhwc_[static_cast<std::size_t>(p.sum)] || !layout_matters(u.dims)) {
       if (up != dst) std::memcpy(dst, up, u.size);
     } else {
-      nchw_to_nhwc(up, dst, u.dims, model::dtype_size(u.dtype), threads_);
+      nchw_to_nhwc(up, dst, u.dims, model::dtype_size(u.dtype), threads);
     }
   }
   try {
@@ -1279,7 +1286,7 @@ Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data,
       } else if (p.dst_reorder) {
         p.dst_reorder->run(dst, out, scratch + p.pad_off);
       } else {
-        nhwc_to_nchw(dst, out, d.dims, model::dtype_size(d.dtype), threads_);
+        nhwc_to_nchw(dst, out, d.dims, model::dtype_size(d.dtype), threads);
       }
     }
   } catch (const dnnl::error& e) {

@@ -19,11 +19,13 @@
 
 namespace svp::kernels::onednn {
 
-// Elements below which a parallel region costs more than it saves. Measured: where another
-// busy thread of the application shares the CPUs (svp_run's AI-CPU worker beside a
-// transformer's NPU layers), a region on two threads waits for the second one to be
-// scheduled, and splitting a 128 × 1024 table (12 µs alone) made it 280 µs.
-inline constexpr std::int64_t kQ8SplitFrom = std::int64_t{1} << 20;
+// Elements below which a parallel region costs more than it saves (rec's 230 KB HardSwish
+// maps halve on two threads). Session 43 had this at 1 M: beside svp_run's AI-CPU worker a
+// region waited for its second thread. The cause was ours, and is fixed: AI-CPU layers
+// opened two-thread regions from the worker's thread, whose second OpenMP team made
+// libgomp shorten every spin-wait (FastProgram::threads_for), and the spin governor counted
+// our own spinning waiters as contention (spinning_waiters()).
+inline constexpr std::int64_t kQ8SplitFrom = std::int64_t{1} << 15;
 
 // f(r0, r1) over bands of [0, rows), on up to `threads` threads when the rows hold enough
 // elements (row_elements each), else once over all of them.

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "common/log.h"
+#include "common/waiter.h"
 
 namespace svp::kernels::onednn {
 
@@ -115,8 +116,10 @@ class Governor {
     if (policy == KernelSpin::kThrottle) forced_until_ = now + kForcedHoldNs;
     bool contended = false;
     if (policy == KernelSpin::kAuto && !user_policy_) {
+      // Our own waiters that are spinning give way (waiter.h): a synchronize or an AI-CPU
+      // worker between jobs must not make the kernels' team stop spinning.
       const int runnable = runnable_threads();
-      if (runnable >= 0) contended = filter_.add(runnable > cpus_);
+      if (runnable >= 0) contended = filter_.add(runnable - spinning_waiters() > cpus_);
       last_runnable_ = runnable;
     } else if (policy == KernelSpin::kAuto && !told_user_policy_) {
       told_user_policy_ = true;
