@@ -83,6 +83,17 @@ inline void waiter_cpu_relax() {
 // about 1-2 us, so this catches those without a system call.
 constexpr std::int64_t kAutoPauseOnlyNs = 2000;
 
+// kAuto stops yielding for a while after a sched_yield that took this long: the CPU went
+// to another runnable thread for its time slice, so the machine is busy, and there every
+// yield costs milliseconds (CFS runs the other thread until its slice ends; a sleeper that
+// is woken instead preempts it at once). Two CPU-bound processes on two CPUs made a
+// transformer whose AI-CPU layers hand over between threads 6× slower with yields than
+// without. A yield with nothing else to run returns within microseconds. The flag is
+// process-wide, so the whole process pays one such yield per kNoYieldNs at most.
+constexpr std::int64_t kCostlyYieldNs = 1'000'000;
+constexpr std::int64_t kNoYieldNs = 1'000'000'000;
+std::atomic<std::int64_t> g_no_yield_until{0};
+
 // CPU the last wait of this thread was ended from (-1: unknown). kAuto sleeps at once
 // when that is the CPU this thread runs on: the partner is co-located, spinning cannot
 // see it progress, and a busy CPU makes the kernel wake the next thread on the idle
@@ -141,6 +152,10 @@ const char* wait_mode_name(WaitMode mode) {
       return "block";
   }
   return "?";
+}
+
+bool waiter_yields_suspended() {
+  return Waiter::now_ns() < g_no_yield_until.load(std::memory_order_relaxed);
 }
 
 int spinning_waiters() {
@@ -210,8 +225,14 @@ bool Waiter::wait_change(std::uint32_t key, std::int64_t deadline, const WaitPol
         waiter_bump(counters.spin_ns, static_cast<std::uint64_t>(now - t0));
         break;
       }
-      if (mode == WaitMode::kYield || (mode == WaitMode::kAuto && now - t0 >= kAutoPauseOnlyNs)) {
+      if (mode == WaitMode::kYield) {
         sched_yield();
+      } else if (mode == WaitMode::kAuto && now - t0 >= kAutoPauseOnlyNs &&
+                 now >= g_no_yield_until.load(std::memory_order_relaxed)) {
+        sched_yield();
+        if (const std::int64_t after = now_ns(); after - now > kCostlyYieldNs) {
+          g_no_yield_until.store(after + kNoYieldNs, std::memory_order_relaxed);
+        }
       }
       if (mode != WaitMode::kYield) {
         for (int i = 0; i < 8; ++i) waiter_cpu_relax();

@@ -19,7 +19,9 @@
 //           woken a sleeper that last ran on this CPU (the wakee is queued here and
 //           needs this CPU). Otherwise pause-spin for 2 us, then
 //           alternate sched_yield and pauses up to spin_us (a third thread queued on
-//           this CPU gets to run), then sleep.
+//           this CPU gets to run), then sleep. The yields stop for a second, process-wide,
+//           after one took over 1 ms: another process's thread had the CPU for a time
+//           slice, and on a busy machine every yield would cost that much (pauses only).
 //
 // Shape: an event count. A waiter reads the counter (under the lock that guards its
 // condition), tests the condition, releases the lock and waits for the counter to move;
@@ -65,6 +67,10 @@ struct WaitStats {
   std::uint64_t spin_ns = 0;  // wall time spent spinning or yielding, all waits
 };
 WaitStats wait_stats();
+
+// True while kAuto waits do not yield because a recent sched_yield of this process gave
+// its CPU away for a time slice (waiter.cpp, kCostlyYieldNs): tests and diagnostics.
+bool waiter_yields_suspended();
 
 // Threads of this process in a wait's spin phase at this moment (a snapshot: each thread
 // marks its own phase without a locked instruction). They are runnable but give way

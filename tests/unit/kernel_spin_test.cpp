@@ -8,8 +8,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "acl/svp_acl.h"
 #include "kernels/onednn/spin_governor.h"
@@ -105,7 +107,7 @@ TEST(SpinGovernor, RunnableThreadsCountsAtLeastTheCallingThread) {
 TEST(SpinGovernor, SpinPolicyNeverHoldsATeam) {
   svp::kernels::onednn::spin_governor_reset();
   for (int i = 0; i < 3; ++i) {
-    svp::kernels::onednn::spin_governor_tick(KernelSpin::kSpin);
+    svp::kernels::onednn::spin_governor_tick(KernelSpin::kSpin, 2);
     std::this_thread::sleep_for(std::chrono::milliseconds(11));
   }
   EXPECT_FALSE(svp::kernels::onednn::spin_throttle_engaged());
@@ -117,15 +119,62 @@ TEST(SpinGovernor, ThrottleHoldsOneDockedTeamOfCpusPlusOneAndResetLetsItGo) {
   // let that happen before counting.
   std::thread([] {}).join();
   const int before = thread_count();
-  svp::kernels::onednn::spin_governor_tick(KernelSpin::kThrottle);
+  svp::kernels::onednn::spin_governor_tick(KernelSpin::kThrottle, 2);
   ASSERT_TRUE(svp::kernels::onednn::spin_throttle_engaged());
   // The holder thread and the CPUs workers of its team.
   EXPECT_TRUE(threads_become(before + 1 + omp_get_num_procs())) << thread_count() << " threads";
-  svp::kernels::onednn::spin_governor_tick(KernelSpin::kThrottle);  // held, not a second team
+  svp::kernels::onednn::spin_governor_tick(KernelSpin::kThrottle, 2);  // held, not a second team
   EXPECT_TRUE(threads_become(before + 1 + omp_get_num_procs())) << thread_count() << " threads";
   svp::kernels::onednn::spin_governor_reset();
   EXPECT_FALSE(svp::kernels::onednn::spin_throttle_engaged());
   EXPECT_TRUE(threads_become(before)) << thread_count() << " threads";
+}
+
+// The sample's rule: our spinning waiters are not contention; while reduced to one thread
+// the workers a full team would add count, so the team comes back only when there is room.
+TEST(SpinGovernor, OversubscribedDiscountsSpinningWaitersAndCountsTheTeamWhileReduced) {
+  using svp::kernels::onednn::oversubscribed;
+  EXPECT_FALSE(oversubscribed(2, 0, 2, false, 2));  // master + spinning worker, quiet
+  EXPECT_TRUE(oversubscribed(3, 0, 2, false, 2));   // and a CPU-bound process
+  EXPECT_FALSE(oversubscribed(3, 1, 2, false, 2));  // and one of our waiters spinning
+  EXPECT_TRUE(oversubscribed(2, 0, 2, true, 2));    // reduced beside one process: no room yet
+  EXPECT_FALSE(oversubscribed(1, 0, 2, true, 2));   // reduced, the process gone
+  EXPECT_FALSE(oversubscribed(5, 0, 4, false, 8));
+}
+
+// With CPU-bound threads on every CPU and then some, "auto" runs kernel work on one thread
+// within a few samples; "spin" and "throttle" keep the threads asked for.
+TEST(SpinGovernor, AutoRunsKernelsOnOneThreadWhileTheMachineIsOversubscribed) {
+  if (std::getenv("GOMP_SPINCOUNT") != nullptr || std::getenv("OMP_WAIT_POLICY") != nullptr) {
+    GTEST_SKIP() << "the environment sets libgomp's policy: auto leaves it alone";
+  }
+  svp::kernels::onednn::spin_governor_reset();
+  EXPECT_EQ(svp::kernels::onednn::spin_governor_threads(KernelSpin::kAuto, 2), 2);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> hogs;
+  for (int i = 0; i < omp_get_num_procs() + 1; ++i) {
+    hogs.emplace_back([&] {
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  }
+  int threads = 2;
+  for (int i = 0; i < 200 && threads != 1; ++i) {  // a sample per 10 ms, on within ~4
+    svp::kernels::onednn::spin_governor_tick(KernelSpin::kAuto, 2);
+    threads = svp::kernels::onednn::spin_governor_threads(KernelSpin::kAuto, 2);
+    std::this_thread::sleep_for(std::chrono::milliseconds(11));
+  }
+  const bool reduced = svp::kernels::onednn::spin_governor_reduced();
+  const int spin = svp::kernels::onednn::spin_governor_threads(KernelSpin::kSpin, 2);
+  const int throttle = svp::kernels::onednn::spin_governor_threads(KernelSpin::kThrottle, 2);
+  stop.store(true);
+  for (auto& h : hogs) h.join();
+  svp::kernels::onednn::spin_governor_reset();
+  EXPECT_EQ(threads, 1);
+  EXPECT_TRUE(reduced);
+  EXPECT_EQ(spin, 2);
+  EXPECT_EQ(throttle, 2);
+  EXPECT_EQ(svp::kernels::onednn::spin_governor_threads(KernelSpin::kAuto, 2), 2);  // reset lets go
 }
 
 // The reason for all of it: with the team held, a worker that finished a parallel region
@@ -134,7 +183,7 @@ TEST(SpinGovernor, ThrottleHoldsOneDockedTeamOfCpusPlusOneAndResetLetsItGo) {
 TEST(SpinGovernor, WhileHeldIdleOpenMpWorkersStopSpinningAtOnce) {
   if (omp_get_num_procs() < 2) GTEST_SKIP() << "one CPU: libgomp already shortens the spin";
   svp::kernels::onednn::spin_governor_reset();
-  svp::kernels::onednn::spin_governor_tick(KernelSpin::kThrottle);
+  svp::kernels::onednn::spin_governor_tick(KernelSpin::kThrottle, 2);
   ASSERT_TRUE(svp::kernels::onednn::spin_throttle_engaged());
   double idle_cpu_ms = 1e9;
   for (int attempt = 0; attempt < 3; ++attempt) {  // the least of three: a stray wake-up is not the policy

@@ -339,6 +339,42 @@ TEST(WaitPolicyPlacement, AutoNeverSpinsWhenTheProcessMayUseOneCpu) {
   EXPECT_EQ(st.sleeps, st.waits);
 }
 
+// With a CPU-bound thread on every CPU, a yield hands the CPU to one of them for a time
+// slice; auto then stops yielding (for a second) rather than pay that on every wait.
+TEST(WaitPolicyPlacement, AutoStopsYieldingOnceAYieldGaveTheCpuAwayForATimeSlice) {
+  const unsigned cpus = svp::allowed_cpu_count();
+  if (cpus < 2) GTEST_SKIP() << "auto sleeps at once on one CPU";
+  ASSERT_FALSE(svp::waiter_yields_suspended());
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> hogs;
+  for (unsigned i = 0; i < cpus; ++i) {
+    hogs.emplace_back([&] {
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  }
+  std::mutex mu;
+  svp::Waiter w;
+  bool ready = false;
+  std::thread waiter([&] {
+    std::unique_lock<std::mutex> lock(mu);
+    w.wait(lock, -1, WaitPolicy{WaitMode::kAuto, 1'000'000}, [&] { return ready; });  // yields for up to 1 s
+  });
+  for (int i = 0; i < 250 && !svp::waiter_yields_suspended(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  const bool suspended = svp::waiter_yields_suspended();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ready = true;
+  }
+  w.notify();
+  waiter.join();
+  stop.store(true);
+  for (auto& h : hogs) h.join();
+  EXPECT_TRUE(suspended);
+}
+
 TEST(WaitPolicyPlacement, BlockNeverSpinsOnAnyPlacement) {
   const svp::WaitStats st = run_pairs(R"({"softnpu": {"wait_policy": "block"}})", 300);
   EXPECT_GT(st.waits, 0u);

@@ -106,7 +106,6 @@ struct Plan {
   // kReference int8 Softmax along the last axis (q8_softmax.h).
   bool q8_smax = false;
   Q8Softmax smax{};
-  int smax_threads = 1;  // the kernel threads of an NPU layer; 1 on the AI-CPU
   // kReference int8 AveragePool (q8_avg_pool.h), on logical views.
   std::shared_ptr<const Q8AvgPool> avg_pool;
   // kReference int8/int16 LayerNormalization (q8_layer_norm.h), any target.
@@ -238,7 +237,14 @@ class FastProgram final : public CompiledProgram {
   // second team, and with more OpenMP threads than CPUs libgomp shortens every spin-wait
   // of the process, so each NPU region then waits for a sleeping worker (a transformer's
   // small int8 layers took ~45 µs more each on two kernel threads).
+  // This is the configured count, what the plans are made for; run_threads is what a run
+  // uses now.
   int threads_for(const model::Layer& layer) const { return layer.target == model::Target::kNpu ? threads_ : 1; }
+  // One while the spin governor finds the machine oversubscribed (spin_governor.h).
+  int run_threads(const model::Layer& layer) const {
+    const int t = threads_for(layer);
+    return t > 1 ? spin_governor_threads(spin_, t) : 1;
+  }
 
   const model::Program& program_;
   const std::uint8_t* weights_;
@@ -953,9 +959,9 @@ void FastProgram::plan() {
     const model::Layer& l = program_.layers[i];
     if (k == Kind::kReference) plan_f32(i);
     if (k == Kind::kReference) plan_q8_layer_norm(i);
-    // Any target: these kernels keep no state and open no parallel region (but an NPU
-    // layer's Softmax), so an AI-CPU layer (svp_atc puts int8 Erf there) may run them on
-    // the AI-CPU worker's thread.
+    // Any target: these kernels keep no state, and a layer's parallel regions follow
+    // run_threads (one thread on the AI-CPU), so an AI-CPU layer (svp_atc puts int8 Erf
+    // there) may run them on the AI-CPU worker's thread.
     if (k == Kind::kReference || k == Kind::kAgnostic) {
       plan_scalar_table(i);
       if (!plans_[i].q8_lut) plan_q8_binary(i);
@@ -967,9 +973,6 @@ void FastProgram::plan() {
         // Row by row, each row read before it is written: in place or apart, logical order.
         if (k == Kind::kReference && !p.nhwc_view) {
           p.q8_smax = q8_softmax_for(l, tensor(l.inputs[0]), tensor(l.outputs[0]), &p.smax);
-          // Its rows split over the kernel threads on the NPU only (the AI-CPU worker keeps to
-          // its own thread).
-          p.smax_threads = threads_for(l);
         }
       }
       if (k == Kind::kReference && !p.nhwc_view && l.op == "AveragePool" && l.inputs.size() == 1 &&
@@ -1053,7 +1056,7 @@ void FastProgram::plan_self_gated_tables() {
 Status FastProgram::run_reference_layer(std::size_t index, const std::vector<void*>& data, bool convert,
                                         const RunArgs& args) const {
   const model::Layer& layer = program_.layers[index];
-  const int threads = threads_for(layer);
+  const int threads = run_threads(layer);
   std::vector<TensorView> in, out;
   in.reserve(layer.inputs.size());
   // NHWC inputs go to scratch in logical order (agnostic layers read them as they are, and
@@ -1097,7 +1100,7 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
         if (v.dims.size() == 4) v.dims = {v.dims[0], v.dims[2], v.dims[3], v.dims[1]};
   }
   if (plan.q8_smax) {
-    q8_softmax(plan.smax, in[0].data, out[0].data, out[0].elements(), plan.smax_threads);
+    q8_softmax(plan.smax, in[0].data, out[0].data, out[0].elements(), threads);
     return Status::Ok();
   }
   if (plan.avg_pool) {
@@ -1136,7 +1139,7 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
 
 void FastProgram::run_q8_elementwise(const model::Layer& layer, const Plan& plan, const std::vector<TensorView>& in,
                                      const std::vector<TensorView>& out) const {
-  const int threads = threads_for(layer);
+  const int threads = run_threads(layer);
   if (plan.q8_lut) {
     const TensorView& x = in[plan.lut_input];
     q8_split_rows(x.elements(), 1, threads, [&](std::int64_t r0, std::int64_t r1) {
@@ -1162,7 +1165,7 @@ Status FastProgram::run_sliced(const model::Layer& layer, const std::vector<Tens
   const std::int64_t rows = inner > 0 ? total / inner : 0;
   // Below ~64 K elements a parallel region costs more than it saves. A per-channel
   // operand that also varies over the batch ([N, 1, 1, C] with N > 1) is not sliced.
-  const int parts = threads_for(layer);
+  const int parts = run_threads(layer);
   bool sliceable = parts > 1 && total >= (1 << 16) && rows >= parts;
   for (const TensorView& v : in) {
     if (v.data == nullptr) continue;
@@ -1222,8 +1225,9 @@ Result<std::vector<std::uint8_t>> FastProgram::read_tensor(std::size_t t, const 
 }
 
 Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data, const RunArgs& args) const {
-  const int threads = threads_for(program_.layers[index]);
-  if (threads > 1) spin_governor_tick(spin_);
+  const int configured = threads_for(program_.layers[index]);
+  if (configured > 1) spin_governor_tick(spin_, configured);
+  const int threads = run_threads(program_.layers[index]);
   const Plan& p = plans_.at(index);
   switch (p.kind) {
     case Kind::kFused:

@@ -105,7 +105,7 @@ class Governor {
       : cpus_(static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))),
         user_policy_(std::getenv("GOMP_SPINCOUNT") != nullptr || std::getenv("OMP_WAIT_POLICY") != nullptr) {}
 
-  void tick(KernelSpin policy) {
+  void tick(KernelSpin policy, int threads) {
     if (policy == KernelSpin::kSpin) return;
     const std::int64_t now = now_ns();
     std::int64_t due = next_sample_.load(std::memory_order_relaxed);
@@ -119,7 +119,10 @@ class Governor {
       // Our own waiters that are spinning give way (waiter.h): a synchronize or an AI-CPU
       // worker between jobs must not make the kernels' team stop spinning.
       const int runnable = runnable_threads();
-      if (runnable >= 0) contended = filter_.add(runnable - spinning_waiters() > cpus_);
+      if (runnable >= 0) {
+        contended = filter_.add(oversubscribed(runnable, spinning_waiters(), threads,
+                                               reduced_.load(std::memory_order_relaxed), cpus_));
+      }
       last_runnable_ = runnable;
     } else if (policy == KernelSpin::kAuto && !told_user_policy_) {
       told_user_policy_ = true;
@@ -129,7 +132,18 @@ class Governor {
     const bool want = contended || now < forced_until_;
     if (want && !team_) engage();
     if (!want && team_) release();
+    if (contended != reduced_.load(std::memory_order_relaxed)) {
+      reduced_.store(contended, std::memory_order_relaxed);
+      SVP_LOG_INFO("kernel threads: {}", contended ? "one thread per layer while the machine is oversubscribed"
+                                                   : "back to the configured threads");
+    }
   }
+
+  int threads(KernelSpin policy, int configured) const {
+    return policy == KernelSpin::kAuto && reduced_.load(std::memory_order_relaxed) ? 1 : configured;
+  }
+
+  bool reduced() const { return reduced_.load(std::memory_order_relaxed); }
 
   bool engaged() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -141,6 +155,7 @@ class Governor {
     team_.reset();
     filter_ = ContentionFilter{};
     forced_until_ = 0;
+    reduced_.store(false, std::memory_order_relaxed);
     next_sample_.store(0, std::memory_order_relaxed);
   }
 
@@ -169,6 +184,7 @@ class Governor {
   const int cpus_;
   const bool user_policy_;
   std::atomic<std::int64_t> next_sample_{0};
+  std::atomic<bool> reduced_{false};  // "auto" and oversubscribed: kernel work on one thread
   std::mutex mutex_;
   ContentionFilter filter_;
   std::int64_t forced_until_ = 0;
@@ -186,7 +202,15 @@ Governor& governor() {
 
 }  // namespace
 
-void spin_governor_tick(KernelSpin policy) { governor().tick(policy); }
+bool oversubscribed(int runnable, int spinning, int team, bool reduced, int cpus) {
+  return runnable - spinning + (reduced ? team - 1 : 0) > cpus;
+}
+
+void spin_governor_tick(KernelSpin policy, int threads) { governor().tick(policy, threads); }
+
+int spin_governor_threads(KernelSpin policy, int threads) { return governor().threads(policy, threads); }
+
+bool spin_governor_reduced() { return governor().reduced(); }
 
 bool spin_throttle_engaged() { return governor().engaged(); }
 

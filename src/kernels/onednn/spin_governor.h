@@ -40,12 +40,30 @@ class ContentionFilter {
   bool on_ = false;
 };
 
-// Called by a thread about to run kernel work with `threads` > 1 OpenMP threads under
-// `policy`. Cheap unless a sample is due.
-void spin_governor_tick(KernelSpin policy);
+// Whether a sample says the machine is oversubscribed: `runnable` threads machine-wide
+// (/proc/loadavg), of which `spinning` are this process's waiters in their spin phase
+// (they give way: not contention), on `cpus` CPUs. While the kernels run on one thread
+// (`reduced`) the sample also counts the `team` − 1 workers a full team would add, so the
+// machine must have room for them before the team comes back (no see-saw between the two).
+bool oversubscribed(int runnable, int spinning, int team, bool reduced, int cpus);
+
+// Called by a thread about to run kernel work configured for `threads` > 1 OpenMP threads
+// under `policy`. Cheap unless a sample is due.
+void spin_governor_tick(KernelSpin policy, int threads);
+
+// The OpenMP threads kernel work configured for `threads` should run with now: all of
+// them, except under "auto" while the machine is oversubscribed, when one. Why one: a
+// parallel region waits for its slowest thread, and on a machine whose CPUs are all wanted
+// a team member is often descheduled, so every layer waits for the scheduler; one thread
+// takes its share of a CPU and never waits for a partner (measured in
+// docs/performance.md, "Two kernel threads on a busy machine"). A relaxed atomic load.
+int spin_governor_threads(KernelSpin policy, int threads);
 
 // True while the governor holds its docked team (tests, diagnostics).
 bool spin_throttle_engaged();
+
+// True while "auto" runs kernel work on one thread (tests, diagnostics).
+bool spin_governor_reduced();
 
 // Releases the docked team now, whatever the samples say (tests; also safe at any time).
 void spin_governor_reset();
