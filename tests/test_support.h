@@ -2,6 +2,7 @@
 // synthetic NPU tasks and a virtual clock.
 #pragma once
 
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -26,6 +27,16 @@
 #include "runtime/runtime.h"
 
 namespace svp::test {
+
+// Threads of this process now (/proc/self/task).
+inline int process_thread_count() {
+  int n = 0;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d)) n += e->d_name[0] != '.';
+    closedir(d);
+  }
+  return n;
+}
 
 // Writes `json` to a fresh file and removes it when destroyed.
 class TempConfig {

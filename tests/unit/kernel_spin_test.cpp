@@ -2,7 +2,6 @@
 // src/kernels/onednn/spin_governor.h): parsing, the contention filter's hysteresis, the
 // docked OpenMP team the governor holds and lets go, and the effect it exists for —
 // libgomp's idle workers stop spinning while it is held.
-#include <dirent.h>
 #include <omp.h>
 #include <sys/resource.h>
 
@@ -23,14 +22,7 @@ namespace {
 using svp::kernels::KernelSpin;
 using svp::kernels::onednn::ContentionFilter;
 
-int thread_count() {
-  int n = 0;
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (dirent* e = readdir(d)) n += e->d_name[0] != '.';
-    closedir(d);
-  }
-  return n;
-}
+int thread_count() { return svp::test::process_thread_count(); }
 
 // Waits up to 5 s for the process to have `want` threads (exiting threads leave
 // /proc/self/task a moment after the join that released them).

@@ -8,8 +8,6 @@
 // rarely changes a byte); and planned in a program for an AI-CPU layer as svp_atc places it.
 #include <gtest/gtest.h>
 
-#include <dirent.h>
-
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -22,6 +20,7 @@
 #include "kernels/common.h"
 #include "kernels/kernels.h"
 #include "kernels/onednn/q8_layer_norm.h"
+#include "test_support.h"
 
 namespace svp {
 namespace {
@@ -191,15 +190,6 @@ TEST(Q8LayerNorm, DeclinesFloatMoreOutputsAndRowsTooLongForAnExactMean) {
   EXPECT_FALSE(ok::q8_layer_norm_for(l, x16, s16, nullptr, x16, &plan, &why));
 }
 
-int process_threads() {
-  int n = 0;
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (dirent* e = readdir(d)) n += e->d_name[0] != '.';
-    closedir(d);
-  }
-  return n;
-}
-
 // An AI-CPU layer runs in an application thread on that thread alone, whatever the kernel
 // threads: an OpenMP region opened there would start a second team (a new pool thread),
 // and with more OpenMP threads than CPUs libgomp shortens the spin-waits of the whole
@@ -225,9 +215,9 @@ TEST(Q8LayerNorm, AnAiCpuLayerStartsNoOpenMpThreadsWithTwoKernelThreads) {
   // opens a region.
   std::thread worker([&] {
     testing::Execution e(m.value());
-    before = process_threads();
+    before = svp::test::process_thread_count();
     st = e.run(*fast);
-    after = process_threads();
+    after = svp::test::process_thread_count();
   });
   worker.join();
   ASSERT_TRUE(st.ok()) << st.message();
