@@ -154,9 +154,7 @@ const char* wait_mode_name(WaitMode mode) {
   return "?";
 }
 
-bool waiter_yields_suspended() {
-  return Waiter::now_ns() < g_no_yield_until.load(std::memory_order_relaxed);
-}
+bool waiter_yields_suspended() { return Waiter::now_ns() < g_no_yield_until.load(std::memory_order_relaxed); }
 
 int spinning_waiters() {
   auto& r = waiter_registry();

@@ -87,7 +87,7 @@ struct Shapes {
 
 TEST(Q8Binary, AddSubMulMatchTheReferenceOverBroadcastsAndEncodings) {
   const std::vector<Shapes> shapes = {
-      {{2, 5, 7, 9}, {2, 5, 7, 9}, {2, 5, 7, 9}},  // same shape, a vector tail
+      {{2, 5, 7, 9}, {2, 5, 7, 9}, {2, 5, 7, 9}},     // same shape, a vector tail
       {{1, 16, 6, 5}, {1, 16, 1, 1}, {1, 16, 6, 5}},  // SE gate, NCHW: runs of H·W
       {{1, 6, 5, 19}, {1, 1, 1, 19}, {1, 6, 5, 19}},  // SE gate on NHWC views: runs of C
       {{1, 1, 1, 19}, {1, 6, 5, 19}, {1, 6, 5, 19}},  // the gate first

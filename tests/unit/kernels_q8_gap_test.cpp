@@ -32,8 +32,8 @@ struct Shape {
 // and 36 × 56 × 56: NHWC lanes that pass their int16 sums on to int32 many times (every
 // 128 vectors per lane). Channel counts of 16 and more also take the vector requantization,
 // 36, 65 and 88 with a tail.
-const Shape kShapes[] = {{8, 24, 48}, {64, 7, 7},   {36, 5, 9},   {88, 12, 24},
-                         {65, 3, 5},  {3, 40, 41},  {64, 48, 48}, {36, 56, 56}};
+const Shape kShapes[] = {{8, 24, 48}, {64, 7, 7},  {36, 5, 9},   {88, 12, 24},
+                         {65, 3, 5},  {3, 40, 41}, {64, 48, 48}, {36, 56, 56}};
 
 // The outputs against the reference kernel in both layouts, and the sums against the plain
 // double loop.

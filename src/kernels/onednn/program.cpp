@@ -421,14 +421,16 @@ bool FastProgram::try_conv(std::size_t i) {
   if (post_swish) fusion.eltwise.pop_back();
   std::string why;
   TensorView bv = b >= 0 ? view(b) : TensorView{};
-  auto op = make_conv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(t), fusion, threads_for(l), &why);
+  auto op =
+      make_conv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(t), fusion, threads_for(l), &why);
   if (op && post_swish) op->set_post_swish();
   if (!op && !fused.empty()) {
     SVP_LOG_DEBUG("layer \"{}\": conv fusion rejected ({}), trying without", l.name, why);
     fused.clear();
     dst = t;
     sum = -1;
-    op = make_conv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(t), Fusion{}, threads_for(l), &why);
+    op =
+        make_conv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(t), Fusion{}, threads_for(l), &why);
   }
   if (!op) {
     SVP_LOG_DEBUG("layer \"{}\": Conv uses the reference kernel: {}", l.name, why);
@@ -560,13 +562,13 @@ bool FastProgram::try_other(std::size_t i) {
     // Kernel = stride: a 1×1 Conv and a pixel shuffle (deconv_as_conv.h), float or int8.
     // Otherwise int8 takes our exact kernel (q8_deconv.h): the reference's integer sums
     // through oneDNN's float deconvolution.
-    op = make_deconv_as_conv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y), Fusion{}, threads_for(l),
-                             &why);
+    op = make_deconv_as_conv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y), Fusion{},
+                             threads_for(l), &why);
     if (!op) {
       op = is_q8(view(x)) ? make_q8_deconv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y),
                                            threads_for(l), &why)
-                          : make_deconv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y),
-                                        Fusion{}, threads_for(l), &why);
+                          : make_deconv(l.attrs, view(x), view(l.inputs[1]), b >= 0 ? &bv : nullptr, view(y), Fusion{},
+                                        threads_for(l), &why);
     }
     spatial = true;
   } else if (path == ops::FastPath::kInnerProduct && l.inputs.size() >= 2 && is_const(l.inputs[1])) {
@@ -575,7 +577,8 @@ bool FastProgram::try_other(std::size_t i) {
     // A is read as [M, K] row-major: a 4-D NHWC tensor cannot be A (it never is: Gemm and
     // MatMul take 2-D tensors, and 2-D tensors are always logical).
     TensorView cv = c >= 0 ? view(c) : TensorView{};
-    op = make_inner_product(l.op, l.attrs, view(x), view(l.inputs[1]), c >= 0 ? &cv : nullptr, view(y), threads_for(l), &why);
+    op = make_inner_product(l.op, l.attrs, view(x), view(l.inputs[1]), c >= 0 ? &cv : nullptr, view(y), threads_for(l),
+                            &why);
   } else if (is_unary_eltwise(l.op) && tensor(x).dtype == DType::kFloat32 && tensor(y).dtype == DType::kFloat32 &&
              tensor(x).dims == tensor(y).dims) {
     // Flat: keeps its input's layout, so a model output needs a logical input.
@@ -1126,9 +1129,9 @@ Status FastProgram::run_reference_layer(std::size_t index, const std::vector<voi
     }
     return Status::Ok();
   }
-  Status s = plan.q8_mm ? run_q8_matmul(plan.qmm, in[0].data, in[1].data, out[0].data, threads)
-             : plan.sgemm  ? run_sgemm_matmul(plan.mm, in[0].as<const float>(), in[1].as<const float>(),
-                                            out[0].as<float>(), threads)
+  Status s = plan.q8_mm        ? run_q8_matmul(plan.qmm, in[0].data, in[1].data, out[0].data, threads)
+             : plan.sgemm      ? run_sgemm_matmul(plan.mm, in[0].as<const float>(), in[1].as<const float>(),
+                                                  out[0].as<float>(), threads)
              : plan.nhwc_layer ? run_reference_with_steps(*plan.nhwc_layer, std::move(in), out, args)
              : !convert && (is_binary(layer.op) || is_unary_eltwise(layer.op))
                  ? run_sliced(layer, in, out, plan.nhwc_view, args)

@@ -194,9 +194,9 @@ __attribute__((target("avx512f"))) std::int64_t run_avx512(const std::uint8_t* a
 // position kept by a counter (an SE block's gate on NHWC data has rows of 16·k channels,
 // and per-row loop setup had cost as much as the arithmetic).
 template <Q8BinaryOp Op, bool RowIsA>
-__attribute__((target("avx512f"))) void run_rows_flat(const std::uint8_t* full, const Q8Operand& qf,
-                                                       const float* row, std::uint8_t* y, const Out& o,
-                                                       std::int64_t rows, std::int64_t n) {
+__attribute__((target("avx512f"))) void run_rows_flat(const std::uint8_t* full, const Q8Operand& qf, const float* row,
+                                                      std::uint8_t* y, const Out& o, std::int64_t rows,
+                                                      std::int64_t n) {
   const Out512 c = out512(o);
   const __m512i zpf = _mm512_set1_epi32(qf.zp);
   const __m512 scf = _mm512_set1_ps(qf.scale);

@@ -52,8 +52,8 @@ bool make_split(const Q8Operand& qx, Q8GapInput* sp) {
 // The bytes of x added into 16-bit lanes: the even bytes into `even`, the odd ones into
 // `odd`, unsigned or sign-extended.
 SVP_VBMI inline void add_bytes(__m512i x, bool is_signed, __m512i* even, __m512i* odd) {
-  const __m512i e = is_signed ? _mm512_srai_epi16(_mm512_slli_epi16(x, 8), 8)
-                              : _mm512_and_si512(x, _mm512_set1_epi16(0x00ff));
+  const __m512i e =
+      is_signed ? _mm512_srai_epi16(_mm512_slli_epi16(x, 8), 8) : _mm512_and_si512(x, _mm512_set1_epi16(0x00ff));
   const __m512i o = is_signed ? _mm512_srai_epi16(x, 8) : _mm512_srli_epi16(x, 8);
   *even = _mm512_add_epi16(*even, e);
   *odd = _mm512_add_epi16(*odd, o);
@@ -110,8 +110,7 @@ SVP_VBMI void lane_sums(const std::uint8_t* p, std::int64_t len, std::int64_t pe
 // same for the integer-valued quotient). Returns how many channels it did. The masked
 // conversions with every lane set: GCC 12's plain ones start from an "undefined" vector
 // -Wmaybe-uninitialized reports.
-SVP_VBMI std::int64_t requantize16(const double* sum, std::int64_t c, double hw, const Q8Operand& qy,
-                                   std::uint8_t* y) {
+SVP_VBMI std::int64_t requantize16(const double* sum, std::int64_t c, double hw, const Q8Operand& qy, std::uint8_t* y) {
   const bool s8 = qy.dtype == model::DType::kInt8;
   const __m512d n = _mm512_set1_pd(hw);
   const __m512 sy = _mm512_set1_ps(qy.scale);
@@ -125,10 +124,12 @@ SVP_VBMI std::int64_t requantize16(const double* sum, std::int64_t c, double hw,
     // m0 then m1 (the 64-bit inserts: AVX-512F alone).
     const __m512d low = _mm512_maskz_insertf64x4(0xff, _mm512_setzero_pd(), _mm256_castps_pd(m0), 0);
     const __m512 mean = _mm512_castpd_ps(_mm512_maskz_insertf64x4(0xff, low, _mm256_castps_pd(m1), 1));
-    __m512 r = _mm512_maskz_roundscale_ps(0xffff, _mm512_div_ps(mean, sy), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r =
+        _mm512_maskz_roundscale_ps(0xffff, _mm512_div_ps(mean, sy), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     r = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, r, lo), hi);
     const __m512i v = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(0xffff, r), zp);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + ch), _mm512_maskz_cvtepi32_epi8(0xffff, v));  // in range: the low bytes
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + ch),
+                     _mm512_maskz_cvtepi32_epi8(0xffff, v));  // in range: the low bytes
   }
   return ch;
 }
@@ -142,8 +143,8 @@ double combine(const Q8GapInput& sp, std::int64_t count, std::int64_t q, std::in
   return sp.s * static_cast<double>(d) + sp.u * static_cast<double>(e);
 }
 
-void lane_sums_of(const std::uint8_t* p, std::int64_t len, std::int64_t period, const Q8GapInput& sp,
-                  std::int32_t* q, std::int32_t* lo, std::int32_t* hi) {
+void lane_sums_of(const std::uint8_t* p, std::int64_t len, std::int64_t period, const Q8GapInput& sp, std::int32_t* q,
+                  std::int32_t* lo, std::int32_t* hi) {
   if (sp.two_tables) {
     lane_sums<true>(p, len, period, sp, q, lo, hi);
   } else {

@@ -120,8 +120,8 @@ class Governor {
       // worker between jobs must not make the kernels' team stop spinning.
       const int runnable = runnable_threads();
       if (runnable >= 0) {
-        contended = filter_.add(oversubscribed(runnable, spinning_waiters(), threads,
-                                               reduced_.load(std::memory_order_relaxed), cpus_));
+        contended = filter_.add(
+            oversubscribed(runnable, spinning_waiters(), threads, reduced_.load(std::memory_order_relaxed), cpus_));
       }
       last_runnable_ = runnable;
     } else if (policy == KernelSpin::kAuto && !told_user_policy_) {
