@@ -98,13 +98,37 @@ static svp_acl_error detect_segment(void *user, uint32_t seg) {
     return SVP_ACL_SUCCESS;
 }
 
+/* The handshake makes the preemption this demo shows independent of host thread timing:
+ * the main thread submits frames only once the background job holds the core, and the
+ * job's first segment ends only after the first frame was submitted. Without it a busy
+ * host could let the job finish before any frame arrived, or start it after them all. */
+static pthread_mutex_t g_gate_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_gate_cv = PTHREAD_COND_INITIALIZER;
+static int g_train_started, g_frame_submitted;
+
+static void gate_set(int *flag) {
+    pthread_mutex_lock(&g_gate_mu);
+    *flag = 1;
+    pthread_cond_broadcast(&g_gate_cv);
+    pthread_mutex_unlock(&g_gate_mu);
+}
+
+static void gate_wait(const int *flag) {
+    pthread_mutex_lock(&g_gate_mu);
+    while (!*flag) pthread_cond_wait(&g_gate_cv, &g_gate_mu);
+    pthread_mutex_unlock(&g_gate_mu);
+}
+
 static volatile double g_sink;
 static svp_acl_error train_segment(void *user, uint32_t seg) {
     double acc = 0.0;
     int i;
     (void)user;
-    (void)seg;
     trace('t');
+    if (seg == 0) {
+        gate_set(&g_train_started);
+        gate_wait(&g_frame_submitted);
+    }
     for (i = 0; i < 400000; ++i) acc += (double)(i % 7) * 0.5; /* ~1 ms of "work" */
     g_sink = acc;
     return SVP_ACL_SUCCESS;
@@ -185,6 +209,7 @@ int main(int argc, char **argv) {
 
     /* The background job goes first and would hold the core for ~24 ms. */
     CHECK(svp_acl_ext_launch_segmented_task(train_segment, NULL, TRAIN_SEGMENTS, &train_attr, train));
+    gate_wait(&g_train_started);
 
     for (f = 0; f < frames; ++f) {
         frame_t *fr = take_frame();
@@ -194,6 +219,7 @@ int main(int argc, char **argv) {
         fr->blob_y = 20 + (f * 53) % (H - 40);
         CHECK(svp_acl_ext_launch_segmented_task(render_segment, fr, 4, &prep_attr, prep));
         CHECK(svp_acl_rt_record_event(ready[slot], prep));
+        if (f == 0) gate_set(&g_frame_submitted);
         CHECK(svp_acl_rt_stream_wait_event(detect, ready[slot]));
         CHECK(svp_acl_ext_launch_segmented_task(detect_segment, fr, 1, &detect_attr, detect));
         if (f == 0) CHECK(svp_acl_rt_record_event(first_done, detect));
