@@ -3,6 +3,8 @@
 #include <atomic>
 #include <unordered_map>
 
+#include <omp.h>
+
 #include "kernels/onednn/runtime.h"
 #include "kernels/onednn/swish_f32.h"
 
@@ -37,6 +39,13 @@ Bound& bound(std::uint64_t id, const dnnl::memory::desc& src, const dnnl::memory
 
 }  // namespace
 
+struct FastOp::Twin {
+  dnnl::primitive prim;
+  dnnl::memory::desc scratch_md;
+  std::size_t scratch_bytes = 0;
+  std::uint64_t id = 0;
+};
+
 FastOp::FastOp(dnnl::primitive prim, dnnl::memory::desc src, dnnl::memory::desc dst, dnnl::memory::desc scratchpad)
     : prim_(std::move(prim)),
       src_md_(std::move(src)),
@@ -53,12 +62,58 @@ FastOp::FastOp(std::unique_ptr<NativeKernel> kernel, std::string impl)
 
 FastOp::~FastOp() = default;
 
+void FastOp::set_one_thread_twin(int created_for, std::function<dnnl::primitive_desc()> remake) {
+  if (created_for <= 1 || kernel_) return;
+  twin_for_ = created_for;
+  remake_ = std::move(remake);
+}
+
+bool FastOp::one_thread_twin_made() const {
+  return twin_made_.load(std::memory_order_acquire);
+}
+
+const FastOp::Twin* FastOp::twin() const {
+  std::call_once(twin_once_, [this] {
+    try {
+      ThreadScope one(1);
+      const dnnl::primitive_desc pd = remake_();
+      const dnnl::memory::desc pad = pd.scratchpad_desc();
+      // The caller sized its scratch for the op as created, and the weights were reordered
+      // for its layout; a twin that differs in either would need its own.
+      if (pad.get_size() > scratch_bytes_) return;
+      if (weights_ && pd.weights_desc() != weights_.get_desc()) return;
+      auto t = std::make_unique<Twin>();
+      t->prim = dnnl::primitive(pd);
+      t->scratch_md = pad;
+      t->scratch_bytes = pad.get_size();
+      t->id = g_next_id.fetch_add(1, std::memory_order_relaxed);
+      twin_ = std::move(t);
+      twin_made_.store(true, std::memory_order_release);
+    } catch (const dnnl::error&) {
+      // No twin: the op keeps running as created, which is correct, only slower when busy.
+    }
+  });
+  return twin_.get();
+}
+
 void FastOp::run(const void* src, void* dst, void* scratch) const {
   if (kernel_) {
     kernel_->run(src, dst, scratch);
     return;
   }
-  Bound& b = bound(id_, src_md_, dst_md_, scratch_md_, scratch_bytes_ > 0);
+  const dnnl::primitive* prim = &prim_;
+  const dnnl::memory::desc* pad_md = &scratch_md_;
+  std::size_t pad_bytes = scratch_bytes_;
+  std::uint64_t id = id_;
+  if (twin_for_ > 1 && omp_get_max_threads() < twin_for_) {
+    if (const Twin* t = twin()) {
+      prim = &t->prim;
+      pad_md = &t->scratch_md;
+      pad_bytes = t->scratch_bytes;
+      id = t->id;
+    }
+  }
+  Bound& b = bound(id, src_md_, dst_md_, *pad_md, pad_bytes > 0);
   b.src.set_data_handle(const_cast<void*>(src));
   b.dst.set_data_handle(dst);
   dnnl_exec_arg_t args[5];
@@ -67,12 +122,12 @@ void FastOp::run(const void* src, void* dst, void* scratch) const {
   args[n++] = {DNNL_ARG_DST, b.dst.get()};
   if (weights_) args[n++] = {DNNL_ARG_WEIGHTS, weights_.get()};
   if (bias_) args[n++] = {DNNL_ARG_BIAS, bias_.get()};
-  if (scratch_bytes_ > 0) {
+  if (pad_bytes > 0) {
     b.pad.set_data_handle(scratch);
     args[n++] = {DNNL_ARG_SCRATCHPAD, b.pad.get()};
   }
   dnnl::stream& s = thread_stream();
-  dnnl::error::wrap_c_api(dnnl_primitive_execute(prim_.get(), s.get(), n, args), "could not execute a primitive");
+  dnnl::error::wrap_c_api(dnnl_primitive_execute(prim->get(), s.get(), n, args), "could not execute a primitive");
   s.wait();
   if (!channel_bias_.empty()) add_channel_bias(static_cast<float*>(dst));
   if (post_swish_) swish_f32_inplace(static_cast<float*>(dst), static_cast<std::int64_t>(dst_md_.get_size() / sizeof(float)));

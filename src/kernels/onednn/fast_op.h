@@ -9,9 +9,12 @@
 // one FastOp serves concurrent executions.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -75,9 +78,21 @@ class FastOp {
   // (a native kernel has no dst descriptor).
   void set_post_swish() { post_swish_ = true; }
   void set_impl(std::string s) { impl_ = std::move(s); }
+  // oneDNN's JIT primitives fix their thread count when they are created and open regions
+  // of that many threads whatever the caller's ICV says when they run. So while a run's
+  // ThreadScope allows fewer threads than `created_for` (the spin governor's one-thread
+  // mode on a busy machine), `run` uses a twin made for one thread: `remake` recreates the
+  // primitive descriptor (it is called under a ThreadScope(1), once, on first need, by
+  // whichever thread needs it first). A twin wanting more scratch than scratch_bytes() or
+  // another weights layout is not used (the op then runs as created).
+  void set_one_thread_twin(int created_for, std::function<dnnl::primitive_desc()> remake);
+  // True once a run has created the twin (tests).
+  bool one_thread_twin_made() const;
 
  private:
+  struct Twin;
   void add_channel_bias(float* y) const;
+  const Twin* twin() const;
 
   dnnl::primitive prim_;
   std::unique_ptr<NativeKernel> kernel_;
@@ -88,6 +103,11 @@ class FastOp {
   std::size_t scratch_bytes_ = 0;
   std::uint64_t id_;  // unique per FastOp (per-thread memory-object cache key)
   std::string impl_;
+  int twin_for_ = 0;
+  std::function<dnnl::primitive_desc()> remake_;
+  mutable std::once_flag twin_once_;
+  mutable std::unique_ptr<Twin> twin_;
+  mutable std::atomic<bool> twin_made_{false};
 };
 
 // Conv (2-D, any group, stride, pad, dilation, auto_pad) in float32, or quantized

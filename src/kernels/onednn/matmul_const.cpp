@@ -38,6 +38,7 @@ std::unique_ptr<FastOp> make_matmul_const(std::int64_t M, std::int64_t K, std::i
     op->set_weights(wmem);
     if (bias != nullptr) op->set_bias(copied_memory(bias_md, bias, static_cast<std::size_t>(N) * sizeof(float)));
     op->set_impl(impl);
+    op->set_one_thread_twin(threads, [d, attr, eng] { return dnnl::matmul::primitive_desc(d, attr, eng); });
     return op;
   } catch (const dnnl::error& e) {
     *why = std::string("oneDNN: ") + e.what();
