@@ -73,8 +73,9 @@ WaitStats wait_stats();
 bool waiter_yields_suspended();
 
 // Threads of this process in a wait's spin phase at this moment (a snapshot: each thread
-// marks its own phase without a locked instruction). They are runnable but give way
-// (kAuto and kYield yield; every spin ends within spin_us), so the kernel threads' spin
+// marks its own phase without a locked instruction). They are runnable but short-lived
+// (every spin ends within spin_us; kYield yields, kAuto too unless its yields are
+// suspended, when it only pauses), so the kernel threads' spin
 // governor does not count them as contention. Takes the registry lock: not for hot paths.
 int spinning_waiters();
 
