@@ -92,6 +92,32 @@ TEST(ContentionFilter, ItSwitchesOffOnlyAfterTheMachineStaysQuiet) {
   EXPECT_GE(quiet, 3) << "a short quiet spell must not release it";
 }
 
+// Running kernels on one thread halves a quiet machine's throughput when wrong, so that
+// decision ignores bursts that shorten the spin-waits: on a 2-CPU VM whose CPUs run the
+// kernel team, a kernel thread waking up made 12 % of the samples oversubscribed, and four
+// in a row happen a few times a second.
+TEST(ContentionFilter, TheSlowFilterIgnoresShortBurstsThatSwitchTheDefaultOn) {
+  ContentionFilter fast, slow = ContentionFilter::slow();
+  bool fast_on = false;
+  for (int i = 0; i < 160; ++i) {
+    const bool busy = i % 16 < 4;  // bursts of four busy samples, a quarter of them all
+    fast_on = fast.add(busy) || fast_on;
+    EXPECT_FALSE(slow.add(busy)) << "sample " << i;
+  }
+  EXPECT_TRUE(fast_on);
+}
+
+TEST(ContentionFilter, TheSlowFilterSwitchesOnWithinTwelveLastingSamplesAndOffAfterALongerQuietSpell) {
+  ContentionFilter f = ContentionFilter::slow();
+  int samples = 0;
+  while (!f.add(true)) ASSERT_LT(++samples, 12);
+  EXPECT_GE(samples, 8);
+  for (int i = 0; i < 20; ++i) f.add(true);
+  int quiet = 0;
+  while (f.add(false)) ASSERT_LT(++quiet, 20);
+  EXPECT_GE(quiet, 10);
+}
+
 TEST(SpinGovernor, RunnableThreadsCountsAtLeastTheCallingThread) {
   EXPECT_GE(svp::kernels::onednn::runnable_threads(), 1);
 }
@@ -132,6 +158,11 @@ TEST(SpinGovernor, OversubscribedDiscountsSpinningWaitersAndCountsTheTeamWhileRe
   EXPECT_TRUE(oversubscribed(2, 0, 2, true, 2));    // reduced beside one process: no room yet
   EXPECT_FALSE(oversubscribed(1, 0, 2, true, 2));   // reduced, the process gone
   EXPECT_FALSE(oversubscribed(5, 0, 4, false, 8));
+  using svp::kernels::onednn::excess_threads;
+  EXPECT_EQ(excess_threads(3, 0, 2, false, 2), 1);  // the team and a kernel thread waking up
+  EXPECT_EQ(excess_threads(4, 0, 2, false, 2), 2);  // the team and a CPU-bound process per CPU
+  EXPECT_EQ(excess_threads(3, 0, 2, true, 2), 2);   // reduced beside them: no room yet
+  EXPECT_EQ(excess_threads(2, 1, 2, false, 2), -1);
 }
 
 // With CPU-bound threads on every CPU and then some, "auto" runs kernel work on one thread

@@ -19,9 +19,9 @@
 namespace svp::kernels::onednn {
 
 bool ContentionFilter::add(bool oversubscribed) {
-  level_ = 0.75 * level_ + (oversubscribed ? 0.25 : 0.0);
-  if (!on_ && level_ >= 0.6) on_ = true;
-  if (on_ && level_ <= 0.1) on_ = false;
+  level_ = (1.0 - weight_) * level_ + (oversubscribed ? weight_ : 0.0);
+  if (!on_ && level_ >= on_level_) on_ = true;
+  if (on_ && level_ <= off_level_) on_ = false;
   return on_;
 }
 
@@ -114,14 +114,17 @@ class Governor {
     if (!next_sample_.compare_exchange_strong(due, now + kSampleNs, std::memory_order_relaxed)) return;
     std::lock_guard<std::mutex> lock(mutex_);
     if (policy == KernelSpin::kThrottle) forced_until_ = now + kForcedHoldNs;
-    bool contended = false;
+    bool contended = false, reduce = false;
     if (policy == KernelSpin::kAuto && !user_policy_) {
       // Our own waiters that are spinning give way (waiter.h): a synchronize or an AI-CPU
       // worker between jobs must not make the kernels' team stop spinning.
       const int runnable = runnable_threads();
       if (runnable >= 0) {
-        contended = filter_.add(
-            oversubscribed(runnable, spinning_waiters(), threads, reduced_.load(std::memory_order_relaxed), cpus_));
+        const int excess =
+            excess_threads(runnable, spinning_waiters(), threads, reduced_.load(std::memory_order_relaxed), cpus_);
+        contended = filter_.add(excess > 0);
+        const bool two_over = two_over_filter_.add(excess > 1);
+        reduce = reduce_filter_.add(excess > 0) || two_over;
       }
       last_runnable_ = runnable;
     } else if (policy == KernelSpin::kAuto && !told_user_policy_) {
@@ -132,10 +135,10 @@ class Governor {
     const bool want = contended || now < forced_until_;
     if (want && !team_) engage();
     if (!want && team_) release();
-    if (contended != reduced_.load(std::memory_order_relaxed)) {
-      reduced_.store(contended, std::memory_order_relaxed);
-      SVP_LOG_INFO("kernel threads: {}", contended ? "one thread per layer while the machine is oversubscribed"
-                                                   : "back to the configured threads");
+    if (reduce != reduced_.load(std::memory_order_relaxed)) {
+      reduced_.store(reduce, std::memory_order_relaxed);
+      SVP_LOG_INFO("kernel threads: {}", reduce ? "one thread per layer while the machine is oversubscribed"
+                                                : "back to the configured threads");
     }
   }
 
@@ -154,6 +157,8 @@ class Governor {
     std::lock_guard<std::mutex> lock(mutex_);
     team_.reset();
     filter_ = ContentionFilter{};
+    reduce_filter_ = ContentionFilter::slow();
+    two_over_filter_ = ContentionFilter{};
     forced_until_ = 0;
     reduced_.store(false, std::memory_order_relaxed);
     next_sample_.store(0, std::memory_order_relaxed);
@@ -186,7 +191,9 @@ class Governor {
   std::atomic<std::int64_t> next_sample_{0};
   std::atomic<bool> reduced_{false};  // "auto" and oversubscribed: kernel work on one thread
   std::mutex mutex_;
-  ContentionFilter filter_;
+  ContentionFilter filter_;                                    // the shortened spin-waits
+  ContentionFilter reduce_filter_ = ContentionFilter::slow();  // one thread per layer: one over,
+  ContentionFilter two_over_filter_;                           // or two or more over
   std::int64_t forced_until_ = 0;
   int last_runnable_ = -1;
   bool told_user_policy_ = false;
@@ -203,7 +210,11 @@ Governor& governor() {
 }  // namespace
 
 bool oversubscribed(int runnable, int spinning, int team, bool reduced, int cpus) {
-  return runnable - spinning + (reduced ? team - 1 : 0) > cpus;
+  return excess_threads(runnable, spinning, team, reduced, cpus) > 0;
+}
+
+int excess_threads(int runnable, int spinning, int team, bool reduced, int cpus) {
+  return runnable - spinning + (reduced ? team - 1 : 0) - cpus;
 }
 
 void spin_governor_tick(KernelSpin policy, int threads) { governor().tick(policy, threads); }

@@ -27,15 +27,29 @@
 namespace svp::kernels::onednn {
 
 // The decision from a sequence of samples, alone so it can be tested without a machine:
-// an exponentially weighted share of oversubscribed samples, switched on at 0.6 and off at
-// 0.1, so a passing compile job does not flip it and a lasting one does within ~4 samples.
+// an exponentially weighted share of oversubscribed samples (each sample weighs `weight`),
+// switched on at `on` and off at `off`. The default (0.25, 0.6, 0.1) decides whether to
+// shorten libgomp's spin-waits: a passing compile job does not flip it and a lasting one
+// does within ~4 samples. Running kernels on one thread costs half the throughput when
+// wrong, and on a 2-CPU machine whose two CPUs run the kernel team any kernel thread
+// waking up makes a sample oversubscribed by one (12 % of the samples on a quiet VM: four
+// in a row a few times a second). So that decision takes the default filter only on
+// samples two or more threads over, and slow() (~12 samples in a row, a quiet spell of
+// ~16 to let go) on samples one over.
 class ContentionFilter {
  public:
+  ContentionFilter() = default;
+  ContentionFilter(double weight, double on, double off) : weight_(weight), on_level_(on), off_level_(off) {}
+  static ContentionFilter slow() { return ContentionFilter(0.1, 0.7, 0.2); }
+
   // One sample: were more threads runnable than there are CPUs? Returns the new state.
   bool add(bool oversubscribed);
   bool contended() const { return on_; }
 
  private:
+  double weight_ = 0.25;
+  double on_level_ = 0.6;
+  double off_level_ = 0.1;
   double level_ = 0.0;
   bool on_ = false;
 };
@@ -46,6 +60,8 @@ class ContentionFilter {
 // (`reduced`) the sample also counts the `team` − 1 workers a full team would add, so the
 // machine must have room for them before the team comes back (no see-saw between the two).
 bool oversubscribed(int runnable, int spinning, int team, bool reduced, int cpus);
+// How many threads over: the same count less `cpus` (oversubscribed() is excess > 0).
+int excess_threads(int runnable, int spinning, int team, bool reduced, int cpus);
 
 // Called by a thread about to run kernel work configured for `threads` > 1 OpenMP threads
 // under `policy`. Cheap unless a sample is due.
