@@ -4,8 +4,12 @@
 // largest magnitude): oneDNN reorders float sums (blocked/vectorised accumulation, and
 // pools average in float where the reference sums in double).
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -20,6 +24,7 @@
 #include "kernels/common.h"
 #include "kernels/onednn/int8_conv_avx2.h"
 #include "kernels/onednn/runtime.h"
+#include "kernels/onednn/spin_governor.h"
 #include "kernels/onednn/swish_f32.h"
 #include "compiler/builder.h"
 #include "netzoo/networks.h"
@@ -1357,6 +1362,60 @@ TEST(FastThreads, PreparingWithTwoThreadsStartsNoOpenMpWorkerButRunningDoes) {
   EXPECT_FALSE(compile_gained) << "compile() started a thread (an OpenMP pool) in the preparing thread";
   EXPECT_TRUE(ran);
   EXPECT_TRUE(run_gained) << "running with 2 threads started no OpenMP worker: the check above proves nothing";
+}
+
+// On a busy machine the kernels run on one thread, except layers large enough to keep
+// theirs (program.cpp, kBusyKeepsThreadsMacs): with the governor reduced, a 116 M MAC Conv
+// still opens a two-thread region and a 1.8 M MAC one does not.
+TEST(FastThreads, OnABusyMachineOnlyLargeLayersKeepTheirTwoThreads) {
+  if (std::getenv("GOMP_SPINCOUNT") != nullptr || std::getenv("OMP_WAIT_POLICY") != nullptr) {
+    GTEST_SKIP() << "the environment sets libgomp's policy: auto leaves it alone";
+  }
+  using kernels::KernelSpin;
+  namespace gov = kernels::onednn;
+  const ConvCase big{"big", 64, 64, 56, 56, 3, 1, 1, 1, 1};
+  const ConvCase small_conv{"small", 16, 16, 28, 28, 3, 1, 1, 1, 1};
+  const auto mb = conv_model(big, true), ms = conv_model(small_conv, true);
+  const auto fb = testing::compile(mb, true, 2), fs = testing::compile(ms, true, 2);
+  // Runs a model in a fresh thread (libgomp starts a pool per thread that opens a region):
+  // did the process gain a thread?
+  auto opens_a_team = [](const compiler::BuiltModel& m, const kernels::CompiledProgram& p, bool* ok) {
+    bool gained = false;
+    std::thread t([&] {
+      Execution e(m);
+      for (std::int32_t in : m.program.input_tensors()) testing::fill_random(e.io(in), DType::kFloat32, 5);
+      const auto before = thread_ids();
+      *ok = e.run(p).ok();
+      gained = gained_a_thread(before, thread_ids());
+    });
+    t.join();
+    return gained;
+  };
+  gov::spin_governor_reset();
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> hogs;
+  for (int i = 0; i < omp_get_num_procs() + 1; ++i) {
+    hogs.emplace_back([&] {
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  }
+  for (int i = 0; i < 200 && !gov::spin_governor_reduced(); ++i) {
+    gov::spin_governor_tick(KernelSpin::kAuto, 2);
+    std::this_thread::sleep_for(std::chrono::milliseconds(11));
+  }
+  const bool reduced = gov::spin_governor_reduced();
+  bool small_ok = false, big_ok = false;
+  const bool small_gained = opens_a_team(ms, *fs, &small_ok);
+  const bool big_gained = opens_a_team(mb, *fb, &big_ok);
+  stop.store(true);
+  for (auto& h : hogs) h.join();
+  gov::spin_governor_reset();
+  ASSERT_TRUE(reduced) << "the governor never found the machine oversubscribed";
+  EXPECT_TRUE(small_ok);
+  EXPECT_TRUE(big_ok);
+  EXPECT_FALSE(small_gained) << "a small Conv opened a two-thread region on a busy machine";
+  EXPECT_TRUE(big_gained) << "a large Conv gave up its second thread on a busy machine";
 }
 
 }  // namespace

@@ -62,7 +62,7 @@ FastOp::FastOp(std::unique_ptr<NativeKernel> kernel, std::string impl)
 
 FastOp::~FastOp() = default;
 
-void FastOp::set_one_thread_twin(int created_for, std::function<dnnl::primitive_desc()> remake) {
+void FastOp::set_one_thread_twin(int created_for, std::function<dnnl::primitive_desc_base()> remake) {
   if (created_for <= 1 || kernel_) return;
   twin_for_ = created_for;
   remake_ = std::move(remake);
@@ -76,14 +76,14 @@ const FastOp::Twin* FastOp::twin() const {
   std::call_once(twin_once_, [this] {
     try {
       ThreadScope one(1);
-      const dnnl::primitive_desc pd = remake_();
+      const dnnl::primitive_desc_base pd = remake_();
       const dnnl::memory::desc pad = pd.scratchpad_desc();
       // The caller sized its scratch for the op as created, and the weights were reordered
       // for its layout; a twin that differs in either would need its own.
       if (pad.get_size() > scratch_bytes_) return;
       if (weights_ && pd.weights_desc() != weights_.get_desc()) return;
       auto t = std::make_unique<Twin>();
-      t->prim = dnnl::primitive(pd);
+      t->prim = dnnl::primitive(pd.get());
       t->scratch_md = pad;
       t->scratch_bytes = pad.get_size();
       t->id = g_next_id.fetch_add(1, std::memory_order_relaxed);

@@ -85,7 +85,7 @@ class FastOp {
   // primitive descriptor (it is called under a ThreadScope(1), once, on first need, by
   // whichever thread needs it first). A twin wanting more scratch than scratch_bytes() or
   // another weights layout is not used (the op then runs as created).
-  void set_one_thread_twin(int created_for, std::function<dnnl::primitive_desc()> remake);
+  void set_one_thread_twin(int created_for, std::function<dnnl::primitive_desc_base()> remake);
   // True once a run has created the twin (tests).
   bool one_thread_twin_made() const;
 
@@ -104,7 +104,7 @@ class FastOp {
   std::uint64_t id_;  // unique per FastOp (per-thread memory-object cache key)
   std::string impl_;
   int twin_for_ = 0;
-  std::function<dnnl::primitive_desc()> remake_;
+  std::function<dnnl::primitive_desc_base()> remake_;
   mutable std::once_flag twin_once_;
   mutable std::unique_ptr<Twin> twin_;
   mutable std::atomic<bool> twin_made_{false};
