@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "kernels/onednn/fast_op.h"
+#include "kernels/onednn/int8_conv_avx2.h"
+#include "kernels/onednn/quant_params.h"
 #include "kernels/onednn/runtime.h"
 #include "test_support.h"
 
@@ -88,6 +90,42 @@ TEST(OneThreadTwin, NoTwinForAnOpMadeForOneThreadOrRunWithItsOwnThreads) {
   ASSERT_NE(two.op, nullptr);
   run_on_fresh_thread(two, 2, &added);
   EXPECT_FALSE(two.op->one_thread_twin_made());
+}
+
+// The native int8 convolution (CPUs without VNNI) follows the caller's scope the same way.
+TEST(OneThreadTwin, TheNativeInt8ConvMadeForTwoThreadsRunsOnOneUnderAOneThreadScope) {
+  if (!svp::kernels::onednn::int8_avx2_available()) GTEST_SKIP() << "no AVX2";
+  svp::kernels::onednn::Int8ConvShape s;
+  s.h = s.w = s.oh = s.ow = 56;
+  s.c = s.m = 64;
+  s.kh = s.kw = 3;
+  s.pt = s.pl = 1;
+  std::vector<std::int8_t> w(64 * 64 * 9);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::int8_t>(static_cast<int>(i * 7 % 41) - 20);
+  const svp::kernels::onednn::Int8Weights wv{w.data(), 64 * 9, 9, 3, 1};
+  svp::kernels::onednn::IntParams ip;
+  ip.scales.assign(64, 0.001f);
+  const auto op = svp::kernels::onednn::make_int8_conv_avx2(s, wv, ip, DType::kInt8, DType::kInt8, false, 2);
+  std::vector<std::int8_t> x(64 * 56 * 56);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::int8_t>(static_cast<int>(i * 13 % 255) - 127);
+  std::vector<std::int8_t> y1(x.size()), y2(x.size());
+  std::vector<std::uint8_t> scratch(op->scratch_bytes() + 64);
+  auto run = [&](int threads, std::vector<std::int8_t>* y) {
+    int added = -1;
+    std::thread t([&] {
+      const int before = svp::test::process_thread_count();
+      {
+        ThreadScope scope(threads);
+        op->run(x.data(), y->data(), scratch.data());
+      }
+      added = svp::test::process_thread_count() - before;
+    });
+    t.join();
+    return added;
+  };
+  EXPECT_EQ(run(1, &y1), 0) << "the kernel opened a region of two threads under ThreadScope(1)";
+  EXPECT_EQ(run(2, &y2), 1) << "with its own two threads it opened no region: the check above proves nothing";
+  EXPECT_EQ(y1, y2);
 }
 
 }  // namespace

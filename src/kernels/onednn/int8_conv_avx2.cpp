@@ -172,6 +172,9 @@ class Int8ConvAvx2 final : public NativeKernel {
   Int8ConvAvx2(const Int8ConvShape& s, const Int8Weights& w, const IntParams& ip, DType x, DType y, bool relu,
                int threads);
   std::size_t scratch_bytes() const override { return static_cast<std::size_t>(threads_) * per_thread_; }
+  // The threads made for, or fewer when the caller's ThreadScope says so (the spin
+  // governor's one-thread mode on a busy machine), as oneDNN's one-thread twins do.
+  int run_threads() const { return std::min(threads_, std::max(1, omp_get_max_threads())); }
   void run(const void* src, void* dst, void* scratch) const override;
 
  private:
@@ -353,7 +356,7 @@ void Int8ConvAvx2::run_gemm(const void* src, void* dst, std::uint8_t* scratch) c
   if (threads_ > 1 && blocks_all < 2 * threads_)
     splits = std::min(tiles_, (2 * threads_ + blocks_all - 1) / blocks_all);
   const std::int64_t tasks = s_.groups * blocks * splits;
-  const int nt = static_cast<int>(std::min<std::int64_t>(threads_, tasks));
+  const int nt = static_cast<int>(std::min<std::int64_t>(run_threads(), tasks));
   const bool parallel = nt > 1 && rows * s_.m * k_ >= kParallelMacs;
   const std::int64_t kp = lda_ / 2;
   const std::size_t a_bytes = align_up(static_cast<std::size_t>(rows_per_block_ * lda_) * sizeof(std::int16_t));
@@ -481,7 +484,7 @@ void Int8ConvAvx2::depthwise_line(const void* src, std::int64_t b, std::int64_t 
 
 void Int8ConvAvx2::run_depthwise(const void* src, void* dst, std::uint8_t* scratch) const {
   const std::int64_t lines = s_.n * s_.oh;
-  const int nt = static_cast<int>(std::min<std::int64_t>(threads_, lines));
+  const int nt = static_cast<int>(std::min<std::int64_t>(run_threads(), lines));
   const bool parallel = nt > 1 && lines * s_.ow * s_.c * s_.kh * s_.kw >= kParallelMacs;
 #pragma omp parallel for num_threads(nt) schedule(static) if (parallel)
   for (std::int64_t line = 0; line < lines; ++line) {
