@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iterator>
@@ -20,13 +20,13 @@
 #include <thread>
 #include <vector>
 
+#include "compiler/builder.h"
 #include "kernel_runner.h"
 #include "kernels/common.h"
 #include "kernels/onednn/int8_conv_avx2.h"
 #include "kernels/onednn/runtime.h"
 #include "kernels/onednn/spin_governor.h"
 #include "kernels/onednn/swish_f32.h"
-#include "compiler/builder.h"
 #include "netzoo/networks.h"
 
 namespace svp {

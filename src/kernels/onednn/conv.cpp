@@ -137,7 +137,8 @@ std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x
                         : copied_memory(bias_md, ip.bias.data(), n * sizeof(std::int32_t)));
     }
     op->set_impl(impl);
-    op->set_one_thread_twin(threads, [d, attr, eng] { return dnnl::convolution_forward::primitive_desc(d, attr, eng); });
+    op->set_one_thread_twin(threads,
+                            [d, attr, eng] { return dnnl::convolution_forward::primitive_desc(d, attr, eng); });
     return op;
   } catch (const dnnl::error& e) {
     *why = std::string("oneDNN: ") + e.what();

@@ -83,8 +83,8 @@ std::unique_ptr<FastOp> make_deconv(const model::Attrs& attrs, const TensorView&
       fast->set_channel_bias(std::move(b));
     }
     fast->set_impl(impl);
-    fast->set_one_thread_twin(threads,
-                              [desc, attr, eng] { return dnnl::deconvolution_forward::primitive_desc(desc, attr, eng); });
+    fast->set_one_thread_twin(
+        threads, [desc, attr, eng] { return dnnl::deconvolution_forward::primitive_desc(desc, attr, eng); });
     return fast;
   } catch (const dnnl::error& e) {
     *why = std::string("oneDNN: ") + e.what();

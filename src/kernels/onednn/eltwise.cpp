@@ -79,9 +79,8 @@ std::unique_ptr<FastOp> make_layout_reorder(const std::vector<std::int64_t>& d, 
     dnnl::reorder::primitive_desc pd(eng, src, eng, dst, attr);
     auto op = std::make_unique<FastOp>(dnnl::reorder(pd), src, dst, pd.scratchpad_desc());
     op->set_impl(pd.impl_info_str());
-    op->set_one_thread_twin(threads, [src = src, dst = dst, attr, eng] {
-      return dnnl::reorder::primitive_desc(eng, src, eng, dst, attr);
-    });
+    op->set_one_thread_twin(
+        threads, [src = src, dst = dst, attr, eng] { return dnnl::reorder::primitive_desc(eng, src, eng, dst, attr); });
     return op;
   } catch (const dnnl::error& err) {
     *why = std::string("oneDNN: ") + err.what();

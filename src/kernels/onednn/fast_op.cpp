@@ -1,9 +1,9 @@
 #include "kernels/onednn/fast_op.h"
 
+#include <omp.h>
+
 #include <atomic>
 #include <unordered_map>
-
-#include <omp.h>
 
 #include "kernels/onednn/runtime.h"
 #include "kernels/onednn/swish_f32.h"
@@ -68,9 +68,7 @@ void FastOp::set_one_thread_twin(int created_for, std::function<dnnl::primitive_
   remake_ = std::move(remake);
 }
 
-bool FastOp::one_thread_twin_made() const {
-  return twin_made_.load(std::memory_order_acquire);
-}
+bool FastOp::one_thread_twin_made() const { return twin_made_.load(std::memory_order_acquire); }
 
 const FastOp::Twin* FastOp::twin() const {
   std::call_once(twin_once_, [this] {

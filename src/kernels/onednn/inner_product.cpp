@@ -90,7 +90,8 @@ std::unique_ptr<FastOp> make_inner_product(const std::string& op, const model::A
                          : copied_memory(bias_md, ip.bias.data(), n * sizeof(std::int32_t)));
     }
     fop->set_impl(impl);
-    fop->set_one_thread_twin(threads, [d, attr, eng] { return dnnl::inner_product_forward::primitive_desc(d, attr, eng); });
+    fop->set_one_thread_twin(threads,
+                             [d, attr, eng] { return dnnl::inner_product_forward::primitive_desc(d, attr, eng); });
     return fop;
   } catch (const dnnl::error& e) {
     *why = std::string("oneDNN: ") + e.what();
