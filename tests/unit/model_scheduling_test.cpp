@@ -104,7 +104,11 @@ class ModelSchedulingTest : public svp::test::RuntimeTest {
 };
 
 TEST_F(ModelSchedulingTest, AHighPriorityModelPreemptsAPreemptibleOneAndBothResultsAreExact) {
-  const BuiltModel lm = long_model(true);
+  // The AI-CPU head proves the long model has started, and 48 layers leave it running far
+  // longer than the submission of the short one takes, even on a loaded machine (with 24
+  // and no head, a test thread descheduled for ~12 ms once let it finish first in CI-like
+  // load).
+  const BuiltModel lm = long_model(true, 48, /*aicpu_head=*/true);
   const BuiltModel sm = short_model();
   ModelRun low(lm.image);
   ModelRun high(sm.image);
@@ -114,7 +118,7 @@ TEST_F(ModelSchedulingTest, AHighPriorityModelPreemptsAPreemptibleOneAndBothResu
   const auto xh = random_floats(4 * 64, 2, -0.3f, 0.3f);
   low.set_input(0, xl.data());
   high.set_input(0, xh.data());
-  EXPECT_TRUE(low_still_running_when_high_finishes(low, high))
+  EXPECT_TRUE(low_still_running_when_high_finishes(low, high, /*aicpu_head=*/true))
       << "the short model must run at the next segment boundary of the long one";
   ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(a_));
   // Preempted and resumed: bit-identical to the uninterrupted reference.
