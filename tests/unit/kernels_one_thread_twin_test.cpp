@@ -124,10 +124,11 @@ TEST(OneThreadTwin, TheNativeInt8ConvMadeForTwoThreadsRunsOnOneUnderAOneThreadSc
     return added;
   };
   EXPECT_EQ(run(1, &y1), 0) << "the kernel opened a region of two threads under ThreadScope(1)";
-  EXPECT_EQ(run(2, &y2), 1) << "with its own two threads it opened no region: the check above proves nothing";
 #if !defined(__SANITIZE_THREAD__)
-  // ThreadSanitizer does not model libgomp's barriers (tests/tsan.supp): the workers'
-  // writes read after the region look like a race there. The bytes are checked elsewhere.
+  // ThreadSanitizer does not model libgomp's barriers (tests/tsan.supp): whatever a worker
+  // of our own code touched looks raced afterwards there, so the two-thread half runs in
+  // the other builds only.
+  EXPECT_EQ(run(2, &y2), 1) << "with its own two threads it opened no region: the check above proves nothing";
   EXPECT_EQ(y1, y2);
 #endif
 }
