@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <list>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "acl/svp_acl.h"
 #include "kernels/onednn/spin_governor.h"
 #include "runtime/config.h"
+#include "cpu_hog.h"
 #include "test_support.h"
 
 namespace {
@@ -173,14 +175,7 @@ TEST(SpinGovernor, AutoRunsKernelsOnOneThreadWhileTheMachineIsOversubscribed) {
   }
   svp::kernels::onednn::spin_governor_reset();
   EXPECT_EQ(svp::kernels::onednn::spin_governor_threads(KernelSpin::kAuto, 2), 2);
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> hogs;
-  for (int i = 0; i < omp_get_num_procs() + 1; ++i) {
-    hogs.emplace_back([&] {
-      while (!stop.load(std::memory_order_relaxed)) {
-      }
-    });
-  }
+  std::list<svp::test::CpuHog> hogs(static_cast<std::size_t>(omp_get_num_procs() + 1));  // CPU-bound until cleared
   int threads = 2;
   for (int i = 0; i < 200 && threads != 1; ++i) {  // a sample per 10 ms, on within ~4
     svp::kernels::onednn::spin_governor_tick(KernelSpin::kAuto, 2);
@@ -190,8 +185,7 @@ TEST(SpinGovernor, AutoRunsKernelsOnOneThreadWhileTheMachineIsOversubscribed) {
   const bool reduced = svp::kernels::onednn::spin_governor_reduced();
   const int spin = svp::kernels::onednn::spin_governor_threads(KernelSpin::kSpin, 2);
   const int throttle = svp::kernels::onednn::spin_governor_threads(KernelSpin::kThrottle, 2);
-  stop.store(true);
-  for (auto& h : hogs) h.join();
+  hogs.clear();
   svp::kernels::onednn::spin_governor_reset();
   EXPECT_EQ(threads, 1);
   EXPECT_TRUE(reduced);

@@ -15,12 +15,14 @@
 #include <filesystem>
 #include <iterator>
 #include <limits>
+#include <list>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "compiler/builder.h"
+#include "cpu_hog.h"
 #include "kernel_runner.h"
 #include "kernels/common.h"
 #include "kernels/onednn/int8_conv_avx2.h"
@@ -1392,14 +1394,7 @@ TEST(FastThreads, OnABusyMachineOnlyLargeLayersKeepTheirTwoThreads) {
     return gained;
   };
   gov::spin_governor_reset();
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> hogs;
-  for (int i = 0; i < omp_get_num_procs() + 1; ++i) {
-    hogs.emplace_back([&] {
-      while (!stop.load(std::memory_order_relaxed)) {
-      }
-    });
-  }
+  std::list<svp::test::CpuHog> hogs(static_cast<std::size_t>(omp_get_num_procs() + 1));  // CPU-bound until cleared
   for (int i = 0; i < 200 && !gov::spin_governor_reduced(); ++i) {
     gov::spin_governor_tick(KernelSpin::kAuto, 2);
     std::this_thread::sleep_for(std::chrono::milliseconds(11));
@@ -1408,8 +1403,7 @@ TEST(FastThreads, OnABusyMachineOnlyLargeLayersKeepTheirTwoThreads) {
   bool small_ok = false, big_ok = false;
   const bool small_gained = opens_a_team(ms, *fs, &small_ok);
   const bool big_gained = opens_a_team(mb, *fb, &big_ok);
-  stop.store(true);
-  for (auto& h : hogs) h.join();
+  hogs.clear();
   gov::spin_governor_reset();
   ASSERT_TRUE(reduced) << "the governor never found the machine oversubscribed";
   EXPECT_TRUE(small_ok);

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <list>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "acl/svp_acl_ext.h"
 #include "common/waiter.h"
 #include "runtime/config.h"
+#include "cpu_hog.h"
 #include "test_support.h"
 
 namespace {
@@ -345,14 +347,7 @@ TEST(WaitPolicyPlacement, AutoStopsYieldingOnceAYieldGaveTheCpuAwayForATimeSlice
   const unsigned cpus = svp::allowed_cpu_count();
   if (cpus < 2) GTEST_SKIP() << "auto sleeps at once on one CPU";
   ASSERT_FALSE(svp::waiter_yields_suspended());
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> hogs;
-  for (unsigned i = 0; i < cpus; ++i) {
-    hogs.emplace_back([&] {
-      while (!stop.load(std::memory_order_relaxed)) {
-      }
-    });
-  }
+  std::list<svp::test::CpuHog> hogs(cpus);  // CPU-bound until cleared
   std::mutex mu;
   svp::Waiter w;
   bool ready = false;
@@ -370,8 +365,7 @@ TEST(WaitPolicyPlacement, AutoStopsYieldingOnceAYieldGaveTheCpuAwayForATimeSlice
   }
   w.notify();
   waiter.join();
-  stop.store(true);
-  for (auto& h : hogs) h.join();
+  hogs.clear();
   EXPECT_TRUE(suspended);
 }
 

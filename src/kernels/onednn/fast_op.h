@@ -15,9 +15,10 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
 
 #include "model/attrs.h"
 #include "model/tensor.h"
