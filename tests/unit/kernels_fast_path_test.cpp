@@ -218,6 +218,14 @@ const ConvCase kConvCases[] = {
     {"depthwise_multiplier2", 8, 16, 9, 9, 3, 1, 1, 1, 8, DType::kInt8, 5},
     {"float_out_per_tensor_zp", 12, 20, 9, 9, 3, 1, 1, 1, 1, DType::kUint8, 60, DType::kFloat32, 0, false, true},
     {"1x1_uint8_c70_m50", 70, 50, 9, 7, 1, 1, 0, 1, 1, DType::kUint8, 128, DType::kInt8, 0, true, false},
+    // Taps that read padding only are dropped from the kernel (DeepLabV3's ASPP): 3x3 with
+    // dilation 6 on 6x6 keeps its centre (a 1x1), also with stride 2 on 5x5; 5x5 with
+    // dilation 4 on 8x8 keeps its inner 3x3; dilation 5 on 7x7 keeps all (every tap reads
+    // data for some output). Padding there is the input's zero point.
+    {"dead_taps_to_1x1_zp", 16, 24, 6, 6, 3, 1, 6, 6, 1, DType::kUint8, 37},
+    {"dead_taps_to_1x1_s2", 16, 16, 5, 5, 3, 2, 8, 8, 1, DType::kInt8, -9},
+    {"dead_taps_5x5_to_3x3", 8, 16, 8, 8, 5, 1, 8, 4, 1, DType::kInt8, 5},
+    {"dead_taps_none_dil5", 8, 16, 7, 7, 3, 1, 5, 5, 1, DType::kUint8, 200},
 };
 
 // oneDNN's int8 convolution and inner product are exact only on CPUs with VNNI

@@ -59,6 +59,7 @@ struct Outcome {
   bool planned = false;
   bool int_gemm = false;  // oneDNN's integer gemm ran too (VNNI CPUs)
   bool gemv = false;      // and our matrix-vector kernel before it (few rows, int8 B)
+  bool prim = false;      // and oneDNN's matmul primitive (what AMX CPUs plan)
   std::size_t bad = 0;
   bool saturated = false;
 };
@@ -79,8 +80,9 @@ Outcome check(const char* op, const model::Attrs& attrs, const Operand& a, const
   Outcome o;
   const model::TensorView yv = view(y.dtype, y.dims, yq, nullptr);
   o.planned = std::string(op) == "Gemm"
-                  ? kernels::onednn::plan_q8_gemm(attrs, in[0], in[1], c != nullptr ? &in[2] : nullptr, yv, &plan, &why)
-                  : kernels::onednn::plan_q8_matmul(in[0], in[1], yv, b_const, &plan, &why);
+                  ? kernels::onednn::plan_q8_gemm(attrs, in[0], in[1], c != nullptr ? &in[2] : nullptr, yv, threads,
+                                                  &plan, &why)
+                  : kernels::onednn::plan_q8_matmul(in[0], in[1], yv, b_const, threads, &plan, &why);
   if (!o.planned) return o;
   // A constant B is read at planning only.
   if (b_const) std::fill(bd.begin(), bd.end(), 0x33);
@@ -99,6 +101,16 @@ Outcome check(const char* op, const model::Attrs& attrs, const Operand& a, const
   if (plan.gemv) {
     plan.gemv = false;
     run_and_count();
+  }
+  // Both routes of the integer gemm, whichever this CPU planned: oneDNN's gemm function and
+  // its matmul primitive.
+  if (plan.int_gemm) {
+    const auto planned = plan.prim;
+    plan.prim.reset();
+    run_and_count();
+    o.prim = kernels::onednn::use_int_matmul_primitive(&plan, threads);
+    if (o.prim) run_and_count();
+    plan.prim = planned;
   }
   if (plan.int_gemm) {
     plan.int_gemm = false;
@@ -138,7 +150,7 @@ TEST(Q8MatMul, TwoActivationsMatchTheReference) {
       {DType::kInt8, DType::kUint8, DType::kFloat32, 127, 0, 0, 1.0f},
       {DType::kInt8, DType::kInt8, DType::kInt8, 5, -3, 1, 7.5f},
   };
-  int planned = 0, saturated = 0, split = 0, int_gemm = 0;
+  int planned = 0, saturated = 0, split = 0, int_gemm = 0, prim = 0;
   std::uint32_t seed = 1;
   for (const Shapes& sh : shapes) {
     for (const Enc& e : encs) {
@@ -151,6 +163,7 @@ TEST(Q8MatMul, TwoActivationsMatchTheReference) {
         EXPECT_EQ(o.bad, 0u);
         planned += o.planned;
         int_gemm += o.int_gemm;
+        prim += o.prim;
         saturated += o.saturated;
         split += o.planned && sh.a.back() == 600;
       }
@@ -158,6 +171,8 @@ TEST(Q8MatMul, TwoActivationsMatchTheReference) {
   }
   EXPECT_GT(saturated, 4);
   EXPECT_GT(split, 0);
+  // Wherever the integer gemm ran, oneDNN's matmul primitive ran too (and matched).
+  EXPECT_EQ(prim, int_gemm);
   if (dnnl::get_effective_cpu_isa() == dnnl::cpu_isa::avx512_core_vnni) {
     EXPECT_EQ(int_gemm, planned);
   }
@@ -276,7 +291,7 @@ TEST(Q8MatMul, AccumulatorsBeyond2To24MatchTheReference) {
     std::string why;
     ASSERT_TRUE(kernels::onednn::plan_q8_matmul(view(DType::kUint8, ad, &qa, nullptr),
                                                 view(DType::kInt8, bd, &qb, nullptr), view(yt, yd, yq, nullptr), false,
-                                                &plan, &why))
+                                                2, &plan, &why))
         << why;
     EXPECT_GT(plan.k_split.size(), 2u);  // the float product is split
     for (bool int_gemm : {plan.int_gemm, false}) {
@@ -295,12 +310,12 @@ TEST(Q8MatMul, DeclinesWhatTheReferenceComputesOtherwise) {
   // A float B: the reference's generic path.
   EXPECT_FALSE(kernels::onednn::plan_q8_matmul(view(DType::kInt8, {4, 16}, &qa, nullptr),
                                                view(DType::kFloat32, {16, 4}, nullptr, bdata.data()),
-                                               view(DType::kInt8, {4, 4}, &qy, nullptr), true, &plan, &why));
+                                               view(DType::kInt8, {4, 4}, &qy, nullptr), true, 1, &plan, &why));
   // Gemm with alpha != 1.
   const model::Attrs attrs{{"alpha", model::AttrValue(0.5)}};
   EXPECT_FALSE(kernels::onednn::plan_q8_gemm(attrs, view(DType::kInt8, {4, 16}, &qa, nullptr),
                                              view(DType::kInt8, {16, 4}, &qa, bdata.data()), nullptr,
-                                             view(DType::kInt8, {4, 4}, &qy, nullptr), &plan, &why));
+                                             view(DType::kInt8, {4, 4}, &qy, nullptr), 1, &plan, &why));
 }
 
 // An int8 attention block: Gemm projection (activation zero point ≠ 0, which oneDNN's inner

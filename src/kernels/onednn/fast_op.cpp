@@ -19,11 +19,11 @@ std::atomic<std::uint64_t> g_next_id{1};
 // later FastOp at the same address cannot pick up stale descriptors); the objects belong
 // to the calling thread only, so concurrent executions share nothing.
 struct Bound {
-  dnnl::memory src, dst, pad;
+  dnnl::memory src, dst, pad, wei;
 };
 
 Bound& bound(std::uint64_t id, const dnnl::memory::desc& src, const dnnl::memory::desc& dst,
-             const dnnl::memory::desc& pad, bool has_pad) {
+             const dnnl::memory::desc& pad, bool has_pad, const dnnl::memory::desc& wei) {
   thread_local std::unordered_map<std::uint64_t, Bound> cache;
   auto it = cache.find(id);
   if (it != cache.end()) return it->second;
@@ -34,6 +34,7 @@ Bound& bound(std::uint64_t id, const dnnl::memory::desc& src, const dnnl::memory
   b.src = dnnl::memory(src, eng, DNNL_MEMORY_NONE);
   b.dst = dnnl::memory(dst, eng, DNNL_MEMORY_NONE);
   if (has_pad) b.pad = dnnl::memory(pad, eng, DNNL_MEMORY_NONE);
+  if (!wei.is_zero()) b.wei = dnnl::memory(wei, eng, DNNL_MEMORY_NONE);
   return cache.emplace(id, std::move(b)).first->second;
 }
 
@@ -80,6 +81,7 @@ const FastOp::Twin* FastOp::twin() const {
       // for its layout; a twin that differs in either would need its own.
       if (pad.get_size() > scratch_bytes_) return;
       if (weights_ && pd.weights_desc() != weights_.get_desc()) return;
+      if (!runtime_weights_md_.is_zero() && pd.weights_desc() != runtime_weights_md_) return;
       auto t = std::make_unique<Twin>();
       t->prim = dnnl::primitive(pd.get());
       t->scratch_md = pad;
@@ -99,6 +101,14 @@ void FastOp::run(const void* src, void* dst, void* scratch) const {
     kernel_->run(src, dst, scratch);
     return;
   }
+  execute(src, nullptr, dst, scratch);
+}
+
+void FastOp::run(const void* src, const void* weights, void* dst, void* scratch) const {
+  execute(src, weights, dst, scratch);
+}
+
+void FastOp::execute(const void* src, const void* weights, void* dst, void* scratch) const {
   const dnnl::primitive* prim = &prim_;
   const dnnl::memory::desc* pad_md = &scratch_md_;
   std::size_t pad_bytes = scratch_bytes_;
@@ -111,14 +121,20 @@ void FastOp::run(const void* src, void* dst, void* scratch) const {
       id = t->id;
     }
   }
-  Bound& b = bound(id, src_md_, dst_md_, *pad_md, pad_bytes > 0);
+  Bound& b = bound(id, src_md_, dst_md_, *pad_md, pad_bytes > 0, runtime_weights_md_);
   b.src.set_data_handle(const_cast<void*>(src));
   b.dst.set_data_handle(dst);
   dnnl_exec_arg_t args[5];
   int n = 0;
   args[n++] = {DNNL_ARG_SRC, b.src.get()};
   args[n++] = {DNNL_ARG_DST, b.dst.get()};
-  if (weights_) args[n++] = {DNNL_ARG_WEIGHTS, weights_.get()};
+  if (weights_) {
+    args[n++] = {DNNL_ARG_WEIGHTS, weights_.get()};
+  } else if (b.wei) {
+    if (weights == nullptr) throw dnnl::error(dnnl_invalid_arguments, "runtime weights missing");
+    b.wei.set_data_handle(const_cast<void*>(weights));
+    args[n++] = {DNNL_ARG_WEIGHTS, b.wei.get()};
+  }
   if (bias_) args[n++] = {DNNL_ARG_BIAS, bias_.get()};
   if (pad_bytes > 0) {
     b.pad.set_data_handle(scratch);

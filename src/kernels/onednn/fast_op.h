@@ -62,11 +62,16 @@ class FastOp {
   // Runs on `src` writing `dst` (in which a fused sum finds its operand); `scratch` has
   // scratch_bytes(). Call inside a ThreadScope. Throws dnnl::error.
   void run(const void* src, void* dst, void* scratch) const;
+  // The same with weights given at run time (set_runtime_weights): attention's MatMul of
+  // two activations.
+  void run(const void* src, const void* weights, void* dst, void* scratch) const;
   // oneDNN's implementation name, e.g. "brg:avx512_core_vnni", or the native kernel's.
   const std::string& impl() const { return impl_; }
   bool native() const { return kernel_ != nullptr; }
 
   void set_weights(dnnl::memory w) { weights_ = std::move(w); }
+  // Weights that come with each run (the four-argument run), in this layout.
+  void set_runtime_weights(dnnl::memory::desc md) { runtime_weights_md_ = std::move(md); }
   void set_bias(dnnl::memory b) { bias_ = std::move(b); }
   // A float32 bias added by `run` itself after the primitive, one value per channel of an
   // NHWC (channels innermost) float32 dst. For primitives whose own bias is slow: oneDNN
@@ -93,10 +98,11 @@ class FastOp {
   struct Twin;
   void add_channel_bias(float* y) const;
   const Twin* twin() const;
+  void execute(const void* src, const void* weights, void* dst, void* scratch) const;
 
   dnnl::primitive prim_;
   std::unique_ptr<NativeKernel> kernel_;
-  dnnl::memory::desc src_md_, dst_md_, scratch_md_;
+  dnnl::memory::desc src_md_, dst_md_, scratch_md_, runtime_weights_md_;
   dnnl::memory weights_, bias_;
   std::vector<float> channel_bias_;
   bool post_swish_ = false;

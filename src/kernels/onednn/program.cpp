@@ -798,7 +798,7 @@ void FastProgram::plan_sgemm(std::size_t i) {
     const std::int32_t c = l.inputs.size() > 2 ? l.inputs[2] : -1;
     const TensorView cv = c >= 0 ? view(c) : TensorView{};
     p.q8_mm = plan_q8_gemm(l.attrs, view(l.inputs[0]), view(l.inputs[1]), c >= 0 ? &cv : nullptr, view(l.outputs[0]),
-                           &p.qmm, &why);
+                           threads_for(l), &p.qmm, &why);
     if (!p.q8_mm) SVP_LOG_DEBUG("layer \"{}\": int8 Gemm uses the reference kernel: {}", l.name, why);
     return;
   }
@@ -808,7 +808,8 @@ void FastProgram::plan_sgemm(std::size_t i) {
   if (is_q8(view(l.inputs[0]))) {
     std::string why;
     const std::int32_t b = l.inputs[1];
-    p.q8_mm = plan_q8_matmul(view(l.inputs[0]), view(b), view(l.outputs[0]), is_const(b), &p.qmm, &why);
+    p.q8_mm = plan_q8_matmul(view(l.inputs[0]), view(b), view(l.outputs[0]), is_const(b), threads_for(l), &p.qmm,
+                             &why);
     if (!p.q8_mm) SVP_LOG_DEBUG("layer \"{}\": int8 MatMul uses the reference kernel: {}", l.name, why);
     return;
   }

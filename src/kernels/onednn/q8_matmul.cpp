@@ -1,5 +1,9 @@
 #include "kernels/onednn/q8_matmul.h"
 
+// The AVX-512 intrinsics below (sign extension, masked loads, reductions) expand to masked
+// builtins, which -Wmaybe-uninitialized reports falsely (GCC bug 105593).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #include <dnnl.h>
 #include <immintrin.h>
 
@@ -10,6 +14,7 @@
 #include <limits>
 
 #include "kernels/common.h"
+#include "kernels/onednn/q8_elementwise.h"
 #include "kernels/onednn/runtime.h"
 
 namespace svp::kernels::onednn {
@@ -172,20 +177,126 @@ void plan_gemv(Q8MatMul* p) {
   p->gemv_n16 = (N + 15) / 16;
   p->gemv_k4 = (K + 3) / 4;
   p->b_vnni.assign(static_cast<std::size_t>(p->gemv_n16 * p->gemv_k4 * 64), 0);
-  p->b_colsum.assign(static_cast<std::size_t>(N), 0);
   for (std::int64_t k = 0; k < K; ++k) {
     for (std::int64_t n = 0; n < N; ++n) {
-      const std::int8_t v = p->b_s8[static_cast<std::size_t>(k * N + n)];
       // Block n/16, group k/4: lane n%16 holds the group's 4 bytes in k order.
-      p->b_vnni[static_cast<std::size_t>(((n / 16) * p->gemv_k4 + k / 4) * 64 + (n % 16) * 4 + k % 4)] = v;
-      p->b_colsum[static_cast<std::size_t>(n)] += v;
+      p->b_vnni[static_cast<std::size_t>(((n / 16) * p->gemv_k4 + k / 4) * 64 + (n % 16) * 4 + k % 4)] =
+          p->b_s8[static_cast<std::size_t>(k * N + n)];
     }
   }
   p->gemv = true;
 }
 
+// Σ_k B[k][n] for each of `batches` K × N matrices, B read row by row. The integer gemm
+// (and so this) runs only on CPUs with AVX-512 VNNI or AMX, which have AVX-512 BW.
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void column_sums(const std::int8_t* b, std::int64_t batches,
+                                                              std::int64_t K, std::int64_t N, std::int32_t* sums) {
+  for (std::int64_t i = 0; i < batches; ++i, sums += N) {
+    std::fill(sums, sums + N, 0);
+    for (std::int64_t k = 0; k < K; ++k, b += N) {
+      for (std::int64_t n = 0; n < N; n += 16) {
+        const auto m = static_cast<__mmask16>(N - n >= 16 ? 0xffff : (1u << (N - n)) - 1);
+        const __m512i v = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, b + n));
+        _mm512_mask_storeu_epi32(sums + n, m, _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, sums + n), v));
+      }
+    }
+  }
+}
+
+// Σ of K bytes.
+__attribute__((target("avx512f,avx512bw"))) std::uint32_t byte_sum(const std::uint8_t* a, std::int64_t K) {
+  __m512i s = _mm512_setzero_si512();
+  for (std::int64_t k = 0; k < K; k += 64) {
+    const __mmask64 m = K - k >= 64 ? ~0ULL : (1ULL << (K - k)) - 1;
+    s = _mm512_add_epi64(s, _mm512_sad_epu8(_mm512_maskz_loadu_epi8(m, a + k), _mm512_setzero_si512()));
+  }
+  return static_cast<std::uint32_t>(_mm512_reduce_add_epi64(s));
+}
+
+// What the primitive's raw sums still lack (raw_int_sums): the operands (u8 A after the
+// re-bias) and B's column sums.
+struct RawSums {
+  const std::uint8_t* au = nullptr;
+  const std::int32_t* colsum = nullptr;
+};
+
+// Rows [r0, r1) of the batches·M rows: acc −= ao·Σ_k b (per column) + bo·Σ_k a (per row) −
+// K·ao·bo, in int32 with wrap-around.
+__attribute__((target("avx512f,avx512bw"))) void subtract_offsets(const Q8MatMul& p, const RawSums& raw,
+                                                                   std::int64_t r0, std::int64_t r1,
+                                                                   std::int32_t* acc) {
+  const SgemmMatMul& mm = p.mm;
+  const std::int64_t M = mm.M, K = mm.K, N = mm.N;
+  const auto ao = static_cast<std::uint32_t>(p.ao);
+  const auto bo = static_cast<std::uint32_t>(static_cast<std::int32_t>(p.bo));
+  const std::uint32_t k_ao_bo = static_cast<std::uint32_t>(K) * ao * bo;
+  const __m512i vao = _mm512_set1_epi32(static_cast<int>(ao));
+  for (std::int64_t g = r0; g < r1; ++g) {
+    const std::int64_t i = g / M, r = g % M;
+    const std::uint8_t* a = raw.au + (mm.a_shared ? 0 : i * M * K) + r * K;
+    const std::int32_t* cs = raw.colsum + (mm.b_shared ? 0 : i * N);
+    const std::uint32_t row_term = (bo != 0 ? bo * byte_sum(a, K) : 0) - k_ao_bo;
+    if (ao == 0 && row_term == 0) continue;
+    const __m512i vrow = _mm512_set1_epi32(static_cast<int>(row_term));
+    std::int32_t* out = acc + g * N;
+    for (std::int64_t n = 0; n < N; n += 16) {
+      const auto m = static_cast<__mmask16>(N - n >= 16 ? 0xffff : (1u << (N - n)) - 1);
+      __m512i t = vrow;
+      if (ao != 0) t = _mm512_add_epi32(t, _mm512_mullo_epi32(vao, _mm512_maskz_loadu_epi32(m, cs + n)));
+      _mm512_mask_storeu_epi32(out + n, m, _mm512_sub_epi32(_mm512_maskz_loadu_epi32(m, out + n), t));
+    }
+  }
+}
+
+// The raw u8·s8 → s32 sums of the plan's shapes as one oneDNN matmul primitive (see the
+// header for when and why), made for `threads` threads with a one-thread twin. B is
+// packed into the primitive's layout when constant. Null when oneDNN offers nothing
+// better than its reference implementation, or cannot broadcast as the plan needs.
+std::shared_ptr<const FastOp> make_raw_int_matmul(const Q8MatMul& p, int threads) {
+  const SgemmMatMul& mm = p.mm;
+  if (mm.batches > 1 && mm.a_shared && mm.b_shared) return nullptr;
+  using dt = dnnl::memory::data_type;
+  using tag = dnnl::memory::format_tag;
+  const bool flat = mm.batches == 1;
+  const dnnl::memory::dims a_dims = flat ? dnnl::memory::dims{mm.M, mm.K}
+                                         : dnnl::memory::dims{mm.a_shared ? 1 : mm.batches, mm.M, mm.K};
+  const dnnl::memory::dims b_dims = flat ? dnnl::memory::dims{mm.K, mm.N}
+                                         : dnnl::memory::dims{mm.b_shared ? 1 : mm.batches, mm.K, mm.N};
+  const dnnl::memory::dims y_dims = flat ? dnnl::memory::dims{mm.M, mm.N} : dnnl::memory::dims{mm.batches, mm.M, mm.N};
+  const tag plain = flat ? tag::ab : tag::abc;
+  try {
+    const dnnl::engine& eng = cpu_engine();
+    ThreadScope scope(threads);
+    const dnnl::memory::desc a_md(a_dims, dt::u8, plain), y_md(y_dims, dt::s32, plain);
+    const dnnl::memory::desc b_md(b_dims, dt::s8, p.b_is_const ? tag::any : plain);
+    const dnnl::matmul::desc d(a_md, b_md, y_md);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::matmul::primitive_desc pd(d, attr, eng);
+    const std::string impl = pd.impl_info_str();
+    if (impl.rfind("ref", 0) == 0) return nullptr;
+    auto op = std::make_shared<FastOp>(dnnl::matmul(pd), a_md, y_md, pd.scratchpad_desc());
+    if (p.b_is_const) {
+      dnnl::memory user({b_dims, dt::s8, plain}, eng, const_cast<std::int8_t*>(p.b_s8.data()));
+      op->set_weights(reordered_weights(user, pd.weights_desc()));
+    } else {
+      op->set_runtime_weights(b_md);
+    }
+    op->set_impl(impl);
+    op->set_one_thread_twin(threads, [d, attr, eng] { return dnnl::matmul::primitive_desc(d, attr, eng); });
+    return op;
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+}
+
+bool amx_cpu() {
+  static const bool amx = dnnl::get_effective_cpu_isa() == dnnl::cpu_isa::avx512_core_amx;
+  return amx;
+}
+
 // Chooses oneDNN's integer gemm where it is exact and B has one zero point.
-void plan_int_gemm(Q8MatMul* p) {
+void plan_int_gemm(Q8MatMul* p, int threads) {
   if (!exact_int8_gemm()) return;
   for (std::int32_t z : p->zp_b)
     if (z != p->zp_b[0]) return;
@@ -199,21 +310,29 @@ void plan_int_gemm(Q8MatMul* p) {
     p->b_s8.resize(p->b_const.size());
     for (std::size_t i = 0; i < p->b_const.size(); ++i)
       p->b_s8[i] = static_cast<std::int8_t>(static_cast<std::int32_t>(p->b_const[i]) + p->bo);
+    const std::int64_t b_batches = p->mm.b_shared ? 1 : p->mm.batches;
+    p->b_colsum.resize(static_cast<std::size_t>(b_batches * p->mm.N));
+    column_sums(p->b_s8.data(), b_batches, p->mm.K, p->mm.N, p->b_colsum.data());
     plan_gemv(p);
   }
+  if (!p->gemv && amx_cpu()) p->prim = make_raw_int_matmul(*p, threads);
 }
 
-// dst = src ^ 0x80 (an int8 byte as the uint8 128 above it, or back), or a plain copy.
-void rebias(const void* src, std::int64_t n, bool flip, std::uint8_t* dst) {
+// dst = src ^ 0x80: an int8 byte as the uint8 128 above it, or back (AVX-512: see
+// column_sums).
+__attribute__((target("avx512f,avx512bw"))) void rebias(const void* src, std::int64_t n, std::uint8_t* dst) {
   const auto* s = static_cast<const std::uint8_t*>(src);
-  const std::uint8_t x = flip ? 0x80 : 0;
-  for (std::int64_t i = 0; i < n; ++i) dst[i] = s[i] ^ x;
+  const __m512i x = _mm512_set1_epi8(static_cast<char>(0x80));
+  for (std::int64_t i = 0; i < n; i += 64) {
+    const __mmask64 m = n - i >= 64 ? ~0ULL : (1ULL << (n - i)) - 1;
+    _mm512_mask_storeu_epi8(dst + i, m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s + i), x));
+  }
 }
 
 }  // namespace
 
-bool plan_q8_matmul(const TensorView& a, const TensorView& b, const TensorView& y, bool b_is_const, Q8MatMul* plan,
-                    std::string* why) {
+bool plan_q8_matmul(const TensorView& a, const TensorView& b, const TensorView& y, bool b_is_const, int threads,
+                    Q8MatMul* plan, std::string* why) {
   // The reference's integer path (int_path_applies with B's last axis as the channels).
   if (!detail::is_quantized(a) || !detail::is_per_tensor(a)) return *why = "A not per-tensor int8/uint8", false;
   if (!detail::is_quantized(b) || b.dims.size() < 2) return *why = "B not quantized int8/uint8 of rank >= 2", false;
@@ -246,13 +365,13 @@ bool plan_q8_matmul(const TensorView& a, const TensorView& b, const TensorView& 
     if (!split_k(row_max, col_sum, dev_a, &p, why)) return false;
   }
   p.b_is_const = b_is_const;
-  plan_int_gemm(&p);
+  plan_int_gemm(&p, threads);
   *plan = std::move(p);
   return true;
 }
 
 bool plan_q8_gemm(const model::Attrs& attrs, const TensorView& a, const TensorView& b, const TensorView* c,
-                  const TensorView& y, Q8MatMul* plan, std::string* why) {
+                  const TensorView& y, int threads, Q8MatMul* plan, std::string* why) {
   if (a.dims.size() != 2 || b.dims.size() != 2 || y.dims.size() != 2) return *why = "not 2-D", false;
   const detail::AttrReader r("Gemm", attrs);
   auto ta = r.i("transA", 0), tb = r.i("transB", 0);
@@ -316,19 +435,27 @@ bool plan_q8_gemm(const model::Attrs& attrs, const TensorView& a, const TensorVi
   }
   if (!split_k_const(max_dev(a.dtype, p.zp_a), &p, why)) return false;
   p.b_is_const = true;
-  plan_int_gemm(&p);
+  plan_int_gemm(&p, threads);
   *plan = std::move(p);
+  return true;
+}
+
+bool use_int_matmul_primitive(Q8MatMul* plan, int threads) {
+  if (!plan->int_gemm || plan->gemv) return false;
+  std::shared_ptr<const FastOp> prim = make_raw_int_matmul(*plan, threads);
+  if (!prim) return false;
+  plan->prim = std::move(prim);
   return true;
 }
 
 namespace {
 
 // Outputs from the int32 sums, row by row (int8_requant_row: the reference's requantize_acc).
-Status requantize_rows(const Q8MatMul& p, const std::int32_t* acc, std::int64_t rows, void* y) {
+void requantize_rows(const Q8MatMul& p, const std::int32_t* acc, std::int64_t r0, std::int64_t r1, void* y) {
   const std::int64_t N = p.mm.N;
   const std::size_t ysize = p.rq.y == DType::kFloat32 ? sizeof(float) : 1;
   const bool avx2 = int8_avx2_available();
-  for (std::int64_t r = 0; r < rows; ++r) {
+  for (std::int64_t r = r0; r < r1; ++r) {
     void* yr = static_cast<std::uint8_t*>(y) + static_cast<std::size_t>(r * N) * ysize;
     if (avx2) {
       int8_requant_row(acc + r * N, p.bias.data(), p.scale.data(), N, p.rq, yr);
@@ -336,7 +463,6 @@ Status requantize_rows(const Q8MatMul& p, const std::int32_t* acc, std::int64_t 
       requant_row_scalar(acc + r * N, p.bias.data(), p.scale.data(), N, p.rq, yr);
     }
   }
-  return Status::Ok();
 }
 
 // acc[n] = Σ_k (au[k] − ao)·B[k][n] for one row au of K bytes (uint8 after the re-bias):
@@ -368,8 +494,41 @@ __attribute__((target("avx512f,avx512vnni"))) void gemv_row_vnni(const Q8MatMul&
   }
 }
 
-// The int32 sums through oneDNN's u8·s8 gemm (plan_int_gemm).
-Status int_gemm_sums(const Q8MatMul& p, const void* a, const void* b, int threads, std::int32_t* acc) {
+// The primitive's raw Σ_k a·b; *raw gets what subtract_offsets needs to make them
+// Σ_k (a − ao)·(b − bo). Its wrap-around arithmetic gives the exact sums because they fit in
+// int32 (the planner's bound).
+Status raw_int_sums(const Q8MatMul& p, const std::uint8_t* au, const std::int8_t* bs, int threads, std::int32_t* acc,
+                    RawSums* raw) {
+  const SgemmMatMul& mm = p.mm;
+  thread_local std::vector<std::uint8_t> pad;
+  ensure(&pad, static_cast<std::int64_t>(p.prim->scratch_bytes()) + 64);
+  auto* scratch = reinterpret_cast<std::uint8_t*>(align_up(reinterpret_cast<std::uintptr_t>(pad.data())));
+  try {
+    ThreadScope scope(threads);
+    if (p.b_is_const) {
+      p.prim->run(au, acc, scratch);
+    } else {
+      p.prim->run(au, bs, acc, scratch);
+    }
+  } catch (const dnnl::error& e) {
+    return Status(err::kInternalError, std::string("oneDNN int8 matmul failed: ") + e.what());
+  }
+  raw->au = au;
+  raw->colsum = p.b_colsum.data();
+  thread_local std::vector<std::int32_t> sums;
+  if (!p.b_is_const && p.ao != 0) {
+    const std::int64_t b_batches = mm.b_shared ? 1 : mm.batches;
+    ensure(&sums, b_batches * mm.N);
+    column_sums(bs, b_batches, mm.K, mm.N, sums.data());
+    raw->colsum = sums.data();
+  }
+  return Status::Ok();
+}
+
+// The int32 sums through oneDNN's u8·s8 gemm (plan_int_gemm); through its matmul primitive
+// (p.prim) they are raw, and *raw says how to finish them.
+Status int_gemm_sums(const Q8MatMul& p, const void* a, const void* b, int threads, std::int32_t* acc,
+                     RawSums* raw) {
   const SgemmMatMul& mm = p.mm;
   const std::int64_t M = mm.M, K = mm.K, N = mm.N;
   const std::int64_t na = (mm.a_shared ? 1 : mm.batches) * M * K;
@@ -378,7 +537,7 @@ Status int_gemm_sums(const Q8MatMul& p, const void* a, const void* b, int thread
   ensure(&abuf, na);
   const std::uint8_t* au = static_cast<const std::uint8_t*>(a);
   if (p.a_flip) {
-    rebias(a, na, true, abuf.data());
+    rebias(a, na, abuf.data());
     au = abuf.data();
   }
   const std::int8_t* bs = p.b_s8.data();
@@ -386,7 +545,7 @@ Status int_gemm_sums(const Q8MatMul& p, const void* a, const void* b, int thread
     bs = static_cast<const std::int8_t*>(b);
     if (p.b_flip) {
       ensure(&bbuf, nb);
-      rebias(b, nb, true, bbuf.data());
+      rebias(b, nb, bbuf.data());
       bs = reinterpret_cast<const std::int8_t*>(bbuf.data());
     }
   }
@@ -395,6 +554,7 @@ Status int_gemm_sums(const Q8MatMul& p, const void* a, const void* b, int thread
       gemv_row_vnni(p, au + (mm.a_shared ? r % M : r) * K, acc + r * N);
     return Status::Ok();
   }
+  if (p.prim) return raw_int_sums(p, au, bs, threads, acc, raw);
   const std::int32_t co = 0;
   std::atomic<int> failed{dnnl_success};  // calls may run on several threads
   const bool ok = for_each_batch(mm.batches, M, threads, [&](std::int64_t i, std::int64_t m0, std::int64_t m1) {
@@ -420,8 +580,15 @@ Status run_q8_matmul(const Q8MatMul& p, const void* a, const void* b, void* y, i
   Buffers& buf = thread_buffers();
   ensure(&buf.acc, rows * N);
   if (p.int_gemm) {
-    SVP_RETURN_IF_ERROR(int_gemm_sums(p, a, b, threads, buf.acc.data()));
-    return requantize_rows(p, buf.acc.data(), rows, y);
+    RawSums raw;
+    SVP_RETURN_IF_ERROR(int_gemm_sums(p, a, b, threads, buf.acc.data(), &raw));
+    // Split over the kernel threads: the rows' sums are spread over both cores' caches.
+    std::int32_t* acc = buf.acc.data();
+    q8_split_rows(rows, N, threads, [&](std::int64_t r0, std::int64_t r1) {
+      if (raw.au != nullptr) subtract_offsets(p, raw, r0, r1, acc);
+      requantize_rows(p, acc, r0, r1, y);
+    });
+    return Status::Ok();
   }
   ensure(&buf.a, na);
   ensure(&buf.c, M * N);
@@ -453,7 +620,8 @@ Status run_q8_matmul(const Q8MatMul& p, const void* a, const void* b, void* y, i
       }
     }
   }
-  return requantize_rows(p, buf.acc.data(), rows, y);
+  requantize_rows(p, buf.acc.data(), 0, rows, y);
+  return Status::Ok();
 }
 
 }  // namespace svp::kernels::onednn

@@ -17,7 +17,13 @@
 // On CPUs with AVX-512 VNNI (where oneDNN's int8 gemm sums exactly) and B with one zero point, the
 // product runs instead through oneDNN's u8·s8 → s32 gemm, which takes the zero points as
 // offsets: int8 A and uint8 B are re-biased by 128 (x ^ 0x80, zero point moved alike) into
-// its u8 / s8 operands, and the int32 sums are exact (no overflow: the bound above). Requantization is
+// its u8 / s8 operands, and the int32 sums are exact (no overflow: the bound above).
+// On CPUs with AMX it runs through oneDNN's matmul primitive instead: oneDNN 2.6's gemm
+// function then takes an AMX path that repacks both operands on every call and was 3–8×
+// slower than the primitive on these shapes (attention's per-head products, the Linear
+// layers; bench numbers in docs/kernels.md). The primitive takes no offsets: it gives the
+// raw Σ a·b, and the offsets' terms (ao·Σ_k b, bo·Σ_k a, K·ao·bo) are subtracted after it, in
+// int32 with wrap-around, which gives the exact sum because that sum fits in int32. Requantization is
 // int8_requant_row, the reference's requantize_acc steps. Bit-exact with the reference by construction.
 #pragma once
 
@@ -25,6 +31,9 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
+#include "kernels/onednn/fast_op.h"
 #include "kernels/onednn/int8_conv_avx2.h"
 #include "kernels/onednn/sgemm_matmul.h"
 #include "model/attrs.h"
@@ -47,26 +56,35 @@ struct Q8MatMul {
   std::uint8_t ao = 0;
   std::int8_t bo = 0;
   std::vector<std::int8_t> b_s8;  // a constant B for it
+  std::vector<std::int32_t> b_colsum;  // Σ_k B[k][n] of a constant B, per batch of B
+  // oneDNN's matmul primitive for the raw sums (AMX CPUs), B packed into it when constant.
+  std::shared_ptr<const FastOp> prim;
   // A few rows of A by a constant int8 B (a classifier's last Gemm): our own VNNI
   // matrix-vector kernel instead of the gemm, which repacks all of B on every call. B is
   // packed in blocks of 16 columns × 4 rows of K (vpdpbusd's operand), zero-padded.
   bool gemv = false;
   std::int64_t gemv_n16 = 0, gemv_k4 = 0;  // 16-column blocks, 4-row groups of K
   std::vector<std::int8_t> b_vnni;
-  std::vector<std::int32_t> b_colsum;  // Σ_k B[k][n], for A's offset ao
   Int8Requant rq;
 };
 
 // A `a` × B `b` → `y` (logical views; b.data set when B is a constant). False with *why
 // when the reference would not take its integer path or the float sums could round.
+// `threads`: the kernel threads run_q8_matmul will be given (a primitive is made for them).
 bool plan_q8_matmul(const model::TensorView& a, const model::TensorView& b, const model::TensorView& y, bool b_is_const,
-                    Q8MatMul* plan, std::string* why);
+                    int threads, Q8MatMul* plan, std::string* why);
 
 // Gemm A [M, K] × constant B (transB either way) + constant C (absent, or a vector of N:
 // float32, or int32 with the reference's scale check) → y, with transA 0, alpha 1 and
 // (without C or) beta 1: the reference Gemm's integer path.
 bool plan_q8_gemm(const model::Attrs& attrs, const model::TensorView& a, const model::TensorView& b,
-                  const model::TensorView* c, const model::TensorView& y, Q8MatMul* plan, std::string* why);
+                  const model::TensorView* c, const model::TensorView& y, int threads, Q8MatMul* plan,
+                  std::string* why);
+
+// Sends a plan's integer gemm through oneDNN's matmul primitive (what planning does on AMX
+// CPUs; tests do it on every CPU). False, the plan unchanged, when the plan has no integer
+// gemm, uses the matrix-vector kernel, or oneDNN offers no such primitive.
+bool use_int_matmul_primitive(Q8MatMul* plan, int threads);
 
 // y = the reference MatMul (or Gemm) of a and b (b ignored when the plan holds a constant B).
 Status run_q8_matmul(const Q8MatMul& plan, const void* a, const void* b, void* y, int threads);
