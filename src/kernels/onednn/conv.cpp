@@ -154,14 +154,25 @@ std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x
                                      : dnnl::memory::dims{M, C, w.dims[2], w.dims[3]};
     const dt xdt = dnnl_type(x.dtype), wdt = dnnl_type(w.dtype), ydt = dnnl_type(y.dtype);
     const dt bdt = fp32 ? dt::f32 : dt::s32;
-    dnnl::memory::desc src_md({N, C, x.dims[2], x.dims[3]}, xdt, tag::nhwc);
+    // An integer input with a zero point is padded by FastOp itself (the zero point's
+    // byte) and the primitive gets no pads: with padding, oneDNN 2.6 corrects the padded
+    // taps' zero points in its jit_int8 kernels (or AMX ones) instead of brgconv, 1.1–2.8×
+    // slower for 3x3 convolutions and 2.8–4× for dilated ones (docs/kernels.md). Not for
+    // grouped and depthwise convolutions, where no gain was measured.
+    const bool pad_input = !fp32 && g == 1 && ip.zp_x != 0 && (win.pb[1] | win.pb[2] | win.pe[1] | win.pe[2]) != 0;
+    const std::int64_t ih = x.dims[2] + (pad_input ? win.pb[1] + win.pe[1] : 0);
+    const std::int64_t iw = x.dims[3] + (pad_input ? win.pb[2] + win.pe[2] : 0);
+    dnnl::memory::desc src_md({N, C, ih, iw}, xdt, tag::nhwc);
     dnnl::memory::desc wei_md(wdims, wdt, tag::any);
     dnnl::memory::desc dst_md({N, M, y.dims[2], y.dims[3]}, ydt, tag::nhwc);
     const bool has_bias = bias != nullptr;
     dnnl::memory::desc bias_md = has_bias ? dnnl::memory::desc({M}, bdt, tag::a) : dnnl::memory::desc();
     // ONNX dilation 1 = dense; oneDNN counts the gaps (0 = dense).
-    dnnl::memory::dims strides{win.s[1], win.s[2]}, dil{win.d[1] - 1, win.d[2] - 1}, pl{win.pb[1], win.pb[2]},
-        pr{win.pe[1], win.pe[2]};
+    dnnl::memory::dims strides{win.s[1], win.s[2]}, dil{win.d[1] - 1, win.d[2] - 1}, pl{0, 0}, pr{0, 0};
+    if (!pad_input) {
+      pl = {win.pb[1], win.pb[2]};
+      pr = {win.pe[1], win.pe[2]};
+    }
     dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md,
                                       wei_md, bias_md, dst_md, strides, dil, pl, pr);
     dnnl::primitive_attr attr;
@@ -195,6 +206,10 @@ std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x
       const auto n = static_cast<std::size_t>(M);
       op->set_bias(fp32 ? copied_memory(bias_md, bias->data, n * sizeof(float))
                         : copied_memory(bias_md, ip.bias.data(), n * sizeof(std::int32_t)));
+    }
+    if (pad_input) {
+      op->set_input_padding({N, x.dims[2], x.dims[3], C, win.pb[1], win.pb[2], win.pe[1], win.pe[2],
+                             static_cast<std::uint8_t>(ip.zp_x)});
     }
     op->set_impl(impl);
     op->set_one_thread_twin(threads,

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <atomic>
+#include <cstring>
 #include <unordered_map>
 
 #include "kernels/onednn/runtime.h"
@@ -53,6 +54,7 @@ FastOp::FastOp(dnnl::primitive prim, dnnl::memory::desc src, dnnl::memory::desc 
       dst_md_(std::move(dst)),
       scratch_md_(std::move(scratchpad)),
       scratch_bytes_(scratch_md_.get_size()),
+      prim_scratch_bytes_(scratch_bytes_),
       id_(g_next_id.fetch_add(1, std::memory_order_relaxed)) {}
 
 FastOp::FastOp(std::unique_ptr<NativeKernel> kernel, std::string impl)
@@ -69,6 +71,31 @@ void FastOp::set_one_thread_twin(int created_for, std::function<dnnl::primitive_
   remake_ = std::move(remake);
 }
 
+void FastOp::set_input_padding(const InputPadding& p) {
+  in_pad_ = p;
+  has_in_pad_ = true;
+  scratch_bytes_ = align_up(prim_scratch_bytes_) +
+                   static_cast<std::size_t>(p.n * (p.h + p.top + p.bottom) * (p.w + p.left + p.right) * p.c);
+}
+
+void FastOp::pad_input(const void* src, std::uint8_t* dst) const {
+  const InputPadding& p = in_pad_;
+  const auto row = static_cast<std::size_t>(p.w * p.c), left = static_cast<std::size_t>(p.left * p.c),
+             right = static_cast<std::size_t>(p.right * p.c), padded_row = left + row + right;
+  const auto* s = static_cast<const std::uint8_t*>(src);
+  for (std::int64_t n = 0; n < p.n; ++n) {
+    std::memset(dst, p.fill, padded_row * static_cast<std::size_t>(p.top));
+    dst += padded_row * static_cast<std::size_t>(p.top);
+    for (std::int64_t y = 0; y < p.h; ++y, s += row, dst += padded_row) {
+      std::memset(dst, p.fill, left);
+      std::memcpy(dst + left, s, row);
+      std::memset(dst + left + row, p.fill, right);
+    }
+    std::memset(dst, p.fill, padded_row * static_cast<std::size_t>(p.bottom));
+    dst += padded_row * static_cast<std::size_t>(p.bottom);
+  }
+}
+
 bool FastOp::one_thread_twin_made() const { return twin_made_.load(std::memory_order_acquire); }
 
 const FastOp::Twin* FastOp::twin() const {
@@ -79,7 +106,7 @@ const FastOp::Twin* FastOp::twin() const {
       const dnnl::memory::desc pad = pd.scratchpad_desc();
       // The caller sized its scratch for the op as created, and the weights were reordered
       // for its layout; a twin that differs in either would need its own.
-      if (pad.get_size() > scratch_bytes_) return;
+      if (pad.get_size() > prim_scratch_bytes_) return;
       if (weights_ && pd.weights_desc() != weights_.get_desc()) return;
       if (!runtime_weights_md_.is_zero() && pd.weights_desc() != runtime_weights_md_) return;
       auto t = std::make_unique<Twin>();
@@ -109,9 +136,14 @@ void FastOp::run(const void* src, const void* weights, void* dst, void* scratch)
 }
 
 void FastOp::execute(const void* src, const void* weights, void* dst, void* scratch) const {
+  if (has_in_pad_) {
+    auto* padded = static_cast<std::uint8_t*>(scratch) + align_up(prim_scratch_bytes_);
+    pad_input(src, padded);
+    src = padded;
+  }
   const dnnl::primitive* prim = &prim_;
   const dnnl::memory::desc* pad_md = &scratch_md_;
-  std::size_t pad_bytes = scratch_bytes_;
+  std::size_t pad_bytes = prim_scratch_bytes_;
   std::uint64_t id = id_;
   if (twin_for_ > 1 && omp_get_max_threads() < twin_for_) {
     if (const Twin* t = twin()) {

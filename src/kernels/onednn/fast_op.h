@@ -72,6 +72,15 @@ class FastOp {
   void set_weights(dnnl::memory w) { weights_ = std::move(w); }
   // Weights that come with each run (the four-argument run), in this layout.
   void set_runtime_weights(dnnl::memory::desc md) { runtime_weights_md_ = std::move(md); }
+  // An NHWC input of 1-byte elements that `run` pads itself, into its scratch, before the
+  // primitive (made for the padded size and no pads) reads it: `fill` is the padding's
+  // byte (an int8 input's zero point). Adds the padded input to scratch_bytes().
+  struct InputPadding {
+    std::int64_t n = 0, h = 0, w = 0, c = 0;          // the input as the caller gives it
+    std::int64_t top = 0, left = 0, bottom = 0, right = 0;
+    std::uint8_t fill = 0;
+  };
+  void set_input_padding(const InputPadding& p);
   void set_bias(dnnl::memory b) { bias_ = std::move(b); }
   // A float32 bias added by `run` itself after the primitive, one value per channel of an
   // NHWC (channels innermost) float32 dst. For primitives whose own bias is slow: oneDNN
@@ -99,14 +108,18 @@ class FastOp {
   void add_channel_bias(float* y) const;
   const Twin* twin() const;
   void execute(const void* src, const void* weights, void* dst, void* scratch) const;
+  void pad_input(const void* src, std::uint8_t* dst) const;
 
   dnnl::primitive prim_;
   std::unique_ptr<NativeKernel> kernel_;
   dnnl::memory::desc src_md_, dst_md_, scratch_md_, runtime_weights_md_;
   dnnl::memory weights_, bias_;
+  InputPadding in_pad_;
+  bool has_in_pad_ = false;
   std::vector<float> channel_bias_;
   bool post_swish_ = false;
-  std::size_t scratch_bytes_ = 0;
+  std::size_t scratch_bytes_ = 0;       // all `run` needs
+  std::size_t prim_scratch_bytes_ = 0;  // the primitive's scratchpad, at the start of it
   std::uint64_t id_;  // unique per FastOp (per-thread memory-object cache key)
   std::string impl_;
   int twin_for_ = 0;
