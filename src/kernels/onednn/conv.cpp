@@ -38,7 +38,7 @@ std::pair<std::int64_t, std::int64_t> live_taps(std::int64_t in, std::int64_t ou
                                                 std::int64_t d, std::int64_t pb) {
   std::int64_t first = -1, last = -1;
   for (std::int64_t t = 0; t < k; ++t) {
-    const std::int64_t off = t * d - pb;                 // input position read by output 0
+    const std::int64_t off = t * d - pb;                       // input position read by output 0
     const std::int64_t o0 = off >= 0 ? 0 : (s - 1 - off) / s;  // first output reading at >= 0
     if (o0 < out && o0 * s + off < in) {
       if (first < 0) first = t;
@@ -82,7 +82,8 @@ void trim_dead_taps(const TensorView& x, detail::Window* win, TensorView* w, std
   for (std::int64_t r = 0; r < rows; ++r)
     for (std::int64_t h = 0; h < nh; ++h)
       std::memcpy(kept->data() + static_cast<std::size_t>((r * nh + h) * nw) * es,
-                  src + static_cast<std::size_t>((r * kh + lo[0] + h) * kw + lo[1]) * es, static_cast<std::size_t>(nw) * es);
+                  src + static_cast<std::size_t>((r * kh + lo[0] + h) * kw + lo[1]) * es,
+                  static_cast<std::size_t>(nw) * es);
   w->dims = {w->dims[0], w->dims[1], nh, nw};
   w->data = kept->data();
 }
@@ -208,8 +209,8 @@ std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x
                         : copied_memory(bias_md, ip.bias.data(), n * sizeof(std::int32_t)));
     }
     if (pad_input) {
-      op->set_input_padding({N, x.dims[2], x.dims[3], C, win.pb[1], win.pb[2], win.pe[1], win.pe[2],
-                             static_cast<std::uint8_t>(ip.zp_x)});
+      op->set_input_padding(
+          {N, x.dims[2], x.dims[3], C, win.pb[1], win.pb[2], win.pe[1], win.pe[2], static_cast<std::uint8_t>(ip.zp_x)});
     }
     op->set_impl(impl);
     op->set_one_thread_twin(threads,

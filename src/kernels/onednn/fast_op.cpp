@@ -73,7 +73,6 @@ void FastOp::set_one_thread_twin(int created_for, std::function<dnnl::primitive_
 
 void FastOp::set_input_padding(const InputPadding& p) {
   in_pad_ = p;
-  has_in_pad_ = true;
   scratch_bytes_ = align_up(prim_scratch_bytes_) +
                    static_cast<std::size_t>(p.n * (p.h + p.top + p.bottom) * (p.w + p.left + p.right) * p.c);
 }
@@ -136,7 +135,7 @@ void FastOp::run(const void* src, const void* weights, void* dst, void* scratch)
 }
 
 void FastOp::execute(const void* src, const void* weights, void* dst, void* scratch) const {
-  if (has_in_pad_) {
+  if (in_pad_.c > 0) {
     auto* padded = static_cast<std::uint8_t*>(scratch) + align_up(prim_scratch_bytes_);
     pad_input(src, padded);
     src = padded;

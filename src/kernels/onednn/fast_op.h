@@ -76,7 +76,7 @@ class FastOp {
   // primitive (made for the padded size and no pads) reads it: `fill` is the padding's
   // byte (an int8 input's zero point). Adds the padded input to scratch_bytes().
   struct InputPadding {
-    std::int64_t n = 0, h = 0, w = 0, c = 0;          // the input as the caller gives it
+    std::int64_t n = 0, h = 0, w = 0, c = 0;  // the input as the caller gives it
     std::int64_t top = 0, left = 0, bottom = 0, right = 0;
     std::uint8_t fill = 0;
   };
@@ -114,8 +114,7 @@ class FastOp {
   std::unique_ptr<NativeKernel> kernel_;
   dnnl::memory::desc src_md_, dst_md_, scratch_md_, runtime_weights_md_;
   dnnl::memory weights_, bias_;
-  InputPadding in_pad_;
-  bool has_in_pad_ = false;
+  InputPadding in_pad_;  // c > 0: set_input_padding was called
   std::vector<float> channel_bias_;
   bool post_swish_ = false;
   std::size_t scratch_bytes_ = 0;       // all `run` needs

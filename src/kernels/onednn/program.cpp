@@ -808,8 +808,7 @@ void FastProgram::plan_sgemm(std::size_t i) {
   if (is_q8(view(l.inputs[0]))) {
     std::string why;
     const std::int32_t b = l.inputs[1];
-    p.q8_mm = plan_q8_matmul(view(l.inputs[0]), view(b), view(l.outputs[0]), is_const(b), threads_for(l), &p.qmm,
-                             &why);
+    p.q8_mm = plan_q8_matmul(view(l.inputs[0]), view(b), view(l.outputs[0]), is_const(b), threads_for(l), &p.qmm, &why);
     if (!p.q8_mm) SVP_LOG_DEBUG("layer \"{}\": int8 MatMul uses the reference kernel: {}", l.name, why);
     return;
   }

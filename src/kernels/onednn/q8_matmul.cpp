@@ -190,7 +190,8 @@ void plan_gemv(Q8MatMul* p) {
 // Σ_k B[k][n] for each of `batches` K × N matrices, B read row by row. The integer gemm
 // (and so this) runs only on CPUs with AVX-512 VNNI or AMX, which have AVX-512 BW.
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void column_sums(const std::int8_t* b, std::int64_t batches,
-                                                              std::int64_t K, std::int64_t N, std::int32_t* sums) {
+                                                                      std::int64_t K, std::int64_t N,
+                                                                      std::int32_t* sums) {
   for (std::int64_t i = 0; i < batches; ++i, sums += N) {
     std::fill(sums, sums + N, 0);
     for (std::int64_t k = 0; k < K; ++k, b += N) {
@@ -223,8 +224,7 @@ struct RawSums {
 // Rows [r0, r1) of the batches·M rows: acc −= ao·Σ_k b (per column) + bo·Σ_k a (per row) −
 // K·ao·bo, in int32 with wrap-around.
 __attribute__((target("avx512f,avx512bw"))) void subtract_offsets(const Q8MatMul& p, const RawSums& raw,
-                                                                   std::int64_t r0, std::int64_t r1,
-                                                                   std::int32_t* acc) {
+                                                                  std::int64_t r0, std::int64_t r1, std::int32_t* acc) {
   const SgemmMatMul& mm = p.mm;
   const std::int64_t M = mm.M, K = mm.K, N = mm.N;
   const auto ao = static_cast<std::uint32_t>(p.ao);
@@ -258,10 +258,10 @@ std::shared_ptr<const FastOp> make_raw_int_matmul(const Q8MatMul& p, int threads
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
   const bool flat = mm.batches == 1;
-  const dnnl::memory::dims a_dims = flat ? dnnl::memory::dims{mm.M, mm.K}
-                                         : dnnl::memory::dims{mm.a_shared ? 1 : mm.batches, mm.M, mm.K};
-  const dnnl::memory::dims b_dims = flat ? dnnl::memory::dims{mm.K, mm.N}
-                                         : dnnl::memory::dims{mm.b_shared ? 1 : mm.batches, mm.K, mm.N};
+  const dnnl::memory::dims a_dims =
+      flat ? dnnl::memory::dims{mm.M, mm.K} : dnnl::memory::dims{mm.a_shared ? 1 : mm.batches, mm.M, mm.K};
+  const dnnl::memory::dims b_dims =
+      flat ? dnnl::memory::dims{mm.K, mm.N} : dnnl::memory::dims{mm.b_shared ? 1 : mm.batches, mm.K, mm.N};
   const dnnl::memory::dims y_dims = flat ? dnnl::memory::dims{mm.M, mm.N} : dnnl::memory::dims{mm.batches, mm.M, mm.N};
   const tag plain = flat ? tag::ab : tag::abc;
   try {
@@ -500,6 +500,7 @@ __attribute__((target("avx512f,avx512vnni"))) void gemv_row_vnni(const Q8MatMul&
 Status raw_int_sums(const Q8MatMul& p, const std::uint8_t* au, const std::int8_t* bs, int threads, std::int32_t* acc,
                     RawSums* raw) {
   const SgemmMatMul& mm = p.mm;
+  // Not thread_scratch(): a reference layer's converted inputs (a and b here) live there.
   thread_local std::vector<std::uint8_t> pad;
   ensure(&pad, static_cast<std::int64_t>(p.prim->scratch_bytes()) + 64);
   auto* scratch = reinterpret_cast<std::uint8_t*>(align_up(reinterpret_cast<std::uintptr_t>(pad.data())));
@@ -527,8 +528,7 @@ Status raw_int_sums(const Q8MatMul& p, const std::uint8_t* au, const std::int8_t
 
 // The int32 sums through oneDNN's u8·s8 gemm (plan_int_gemm); through its matmul primitive
 // (p.prim) they are raw, and *raw says how to finish them.
-Status int_gemm_sums(const Q8MatMul& p, const void* a, const void* b, int threads, std::int32_t* acc,
-                     RawSums* raw) {
+Status int_gemm_sums(const Q8MatMul& p, const void* a, const void* b, int threads, std::int32_t* acc, RawSums* raw) {
   const SgemmMatMul& mm = p.mm;
   const std::int64_t M = mm.M, K = mm.K, N = mm.N;
   const std::int64_t na = (mm.a_shared ? 1 : mm.batches) * M * K;

@@ -28,10 +28,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
-
-#include <memory>
 
 #include "kernels/onednn/fast_op.h"
 #include "kernels/onednn/int8_conv_avx2.h"
