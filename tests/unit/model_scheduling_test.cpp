@@ -23,7 +23,9 @@ using svp::test::reference_outputs;
 // With `aicpu_head` the first layer runs on the AI-CPU: a test that serves it with
 // svp_acl_ext_process_aicpu_task knows the execution has started (its first segment wrote
 // the task_buf descriptor) before it submits anything else.
-BuiltModel long_model(bool preemptible, int layers = 24, bool aicpu_head = false) {
+// With `aicpu_gate` a second AI-CPU layer sits halfway: the execution cannot finish until
+// the test serves it, however fast the host runs the convolutions.
+BuiltModel long_model(bool preemptible, int layers = 24, bool aicpu_head = false, bool aicpu_gate = false) {
   ModelBuilder b(preemptible ? "long_preemptible" : "long_fixed");
   // Large enough that even the oneDNN fast path takes milliseconds per conv: the tests
   // below need the long model to be still running when the short one completes.
@@ -37,6 +39,11 @@ BuiltModel long_model(bool preemptible, int layers = 24, bool aicpu_head = false
   conv.attrs.set("kernel_shape", std::vector<std::int64_t>{3, 3});
   conv.attrs.set("pads", std::vector<std::int64_t>{1, 1, 1, 1});
   for (int i = 0; i < layers; ++i) {
+    if (aicpu_gate && i == layers / 2) {
+      LayerOptions cpu;
+      cpu.target = svp::model::Target::kAiCpu;
+      t = b.add_layer("gate", "Relu", {t}, cpu);
+    }
     const TensorId w = b.add_constant("w" + std::to_string(i), {32, 32, 3, 3}, random_floats(32 * 32 * 9, 100 + i, -0.3f, 0.3f));
     t = b.add_layer("conv" + std::to_string(i), "Conv", {t, w}, conv);
     t = b.add_layer("relu" + std::to_string(i), "Relu", {t});
@@ -152,7 +159,9 @@ TEST_F(ModelSchedulingTest, ALowerPriorityModelDoesNotPreempt) {
 }
 
 TEST_F(ModelSchedulingTest, ATaskBufSharedByExecutionsInFlightIsDetected) {
-  const BuiltModel lm = long_model(true, 24, /*aicpu_head=*/true);
+  // The gate keeps the long model in flight until the short one has finished, on a host of
+  // any speed (CI once saw 24 convolutions finish before the short model was submitted).
+  const BuiltModel lm = long_model(true, 24, /*aicpu_head=*/true, /*aicpu_gate=*/true);
   const BuiltModel sm = short_model();
   ModelRun low(lm.image);
   ModelRun high(sm.image);
@@ -165,9 +174,15 @@ TEST_F(ModelSchedulingTest, ATaskBufSharedByExecutionsInFlightIsDetected) {
   // The long model starts first; the short one preempts it at a segment boundary and
   // writes its own descriptor into the shared task_buf; the long one notices on resuming.
   ASSERT_ACL_OK(low.execute_async(a_));
+  ASSERT_ACL_OK(svp_acl_rt_record_event(a_done_, a_));
   ASSERT_ACL_OK(svp_acl_ext_process_aicpu_task(5000));  // the long model has started
   ASSERT_ACL_OK(high.execute_async(b_));
   ASSERT_ACL_OK(svp_acl_rt_synchronize_stream(b_));
+  // The long model either resumed at a segment boundary and already failed, or waits at the
+  // gate; serving the gate lets it resume and fail there.
+  for (int i = 0; i < 500 && a_status() != SVP_ACL_EVENT_STATUS_COMPLETE; ++i) {
+    (void)svp_acl_ext_process_aicpu_task(10);
+  }
   EXPECT_ACL_ERROR(SVP_ACL_ERROR_INVALID_PARAM, svp_acl_rt_synchronize_stream(a_));
   EXPECT_NE(std::string(svp_acl_get_recent_err_msg()).find("task_buf"), std::string::npos);
 }
