@@ -49,7 +49,7 @@ bool is_int(rknn_tensor_type t) {
 
 // Packs integers as the vendor demo does: int8 one per byte; int4 element i in byte i/2, even
 // i in the low nibble.
-std::vector<std::uint8_t> pack(const std::vector<int>& v, rknn_tensor_type t) {
+std::vector<std::uint8_t> pack_typed(const std::vector<int>& v, rknn_tensor_type t) {
   if (t != RKNN_TENSOR_INT4) {
     std::vector<std::uint8_t> out(v.size());
     for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<std::uint8_t>(static_cast<std::int8_t>(v[i]));
@@ -216,7 +216,7 @@ rknn_matmul_info info_of(const Problem& p, int b_layout) {
 }
 
 // Creates, sets the quantization, binds, runs; C's element bits.
-std::vector<std::uint32_t> run(const Problem& p, int b_layout) {
+std::vector<std::uint32_t> run_problem(const Problem& p, int b_layout) {
   rknn_matmul_info info = info_of(p, b_layout);
   rknn_matmul_io_attr io;
   rknn_matmul_ctx ctx = 0;
@@ -238,14 +238,14 @@ std::vector<std::uint32_t> run(const Problem& p, int b_layout) {
   std::vector<std::uint32_t> out;
   if (a != nullptr && b != nullptr && c != nullptr) {
     if (is_int(p.t.a)) {
-      const std::vector<std::uint8_t> bytes = pack(p.a_int, p.t.a);
+      const std::vector<std::uint8_t> bytes = pack_typed(p.a_int, p.t.a);
       EXPECT_EQ(bytes.size(), io.A.size);
       std::memcpy(a->virt_addr, bytes.data(), std::min<std::size_t>(bytes.size(), io.A.size));
     } else {
       std::memcpy(a->virt_addr, p.a_half.data(), io.A.size);
     }
     const int sub_n = p.t.b == RKNN_TENSOR_INT4 ? 64 : 32;
-    const std::vector<std::uint8_t> bb = pack(arrange_b(p.b, p.K, p.N, b_layout, sub_n), p.t.b);
+    const std::vector<std::uint8_t> bb = pack_typed(arrange_b(p.b, p.K, p.N, b_layout, sub_n), p.t.b);
     EXPECT_EQ(bb.size(), io.B.size);
     std::memcpy(b->virt_addr, bb.data(), std::min<std::size_t>(bb.size(), io.B.size));
     EXPECT_EQ(rknn_matmul_set_io_mem(ctx, a, &io.A), RKNN_SUCC) << last_error();
@@ -279,7 +279,7 @@ TEST(RknnMatmulQuant, EveryIntegerBTypeQuantAndLayoutMatchesTheReferenceBitForBi
       for (int layout : {RKNN_MM_LAYOUT_NORM, RKNN_MM_LAYOUT_TP_NORM, RKNN_MM_LAYOUT_NATIVE}) {
         SCOPED_TRACE(std::string(get_matmul_type_string(t.type)) + " quant " + std::to_string(quant) + " layout " +
                      std::to_string(layout));
-        const std::vector<std::uint32_t> got = run(p, layout);
+        const std::vector<std::uint32_t> got = run_problem(p, layout);
         ASSERT_EQ(got.size(), want.size());
         std::size_t differ = 0;
         for (std::size_t i = 0; i < got.size(); ++i) differ += got[i] != want[i];
@@ -303,7 +303,7 @@ TEST(RknnMatmulQuant, DynamicMKeepsTheQuantizationForEveryShape) {
   rknn_tensor_mem* b = rknn_create_mem(ctx, io[1].B.size);
   rknn_tensor_mem* c = rknn_create_mem(ctx, io[1].C.size);
   ASSERT_TRUE(a && b && c);
-  const std::vector<std::uint8_t> pa = pack(p.a_int, p.t.a), pb = pack(p.b, p.t.b);
+  const std::vector<std::uint8_t> pa = pack_typed(p.a_int, p.t.a), pb = pack_typed(p.b, p.t.b);
   std::memcpy(a->virt_addr, pa.data(), pa.size());
   std::memcpy(b->virt_addr, pb.data(), pb.size());
   for (int s : {1, 0}) {
@@ -332,9 +332,9 @@ TEST(RknnMatmulQuant, QuantizationChangesTheResultAsTheParametersSay) {
   // float32 C exactly, and a zero point of B shifts it by zpB * sum(a) * sB.
   Problem p = make_problem(kIntegerB[2], RKNN_QUANT_TYPE_PER_LAYER_ASYM, 99);  // FLOAT16_MM_INT8_TO_FLOAT32
   p.zpb = {0};
-  const std::vector<std::uint32_t> base = run(p, RKNN_MM_LAYOUT_NORM);
+  const std::vector<std::uint32_t> base = run_problem(p, RKNN_MM_LAYOUT_NORM);
   p.sb = {p.sb[0] * 2};
-  const std::vector<std::uint32_t> doubled = run(p, RKNN_MM_LAYOUT_NORM);
+  const std::vector<std::uint32_t> doubled = run_problem(p, RKNN_MM_LAYOUT_NORM);
   ASSERT_EQ(base.size(), doubled.size());
   for (std::size_t i = 0; i < base.size(); ++i) {
     float x, y;
@@ -361,12 +361,12 @@ TEST(RknnMatmulQuant, Int8OutputRoundsHalfAwayFromZeroAndSaturates) {
   p.zpb = {0};
   p.zpc = 0;
   p.sc = 64;  // +-0.5
-  std::vector<std::uint32_t> c = run(p, RKNN_MM_LAYOUT_NORM);
+  std::vector<std::uint32_t> c = run_problem(p, RKNN_MM_LAYOUT_NORM);
   ASSERT_EQ(c.size(), 32u);
   EXPECT_EQ(static_cast<std::int8_t>(c[0]), -1);
   EXPECT_EQ(static_cast<std::int8_t>(c[1]), 1);
   p.sc = 0.125f;  // +-256: saturated
-  c = run(p, RKNN_MM_LAYOUT_NORM);
+  c = run_problem(p, RKNN_MM_LAYOUT_NORM);
   ASSERT_EQ(c.size(), 32u);
   EXPECT_EQ(static_cast<std::int8_t>(c[0]), -128);
   EXPECT_EQ(static_cast<std::int8_t>(c[1]), 127);
@@ -398,13 +398,13 @@ TEST(RknnMatmulQuant, Int4OperandsArePackedTwoPerByteAndAligned) {
   // rknn_B_normal_layout_to_native_layout moves nibbles, as arrange_b does.
   std::vector<int> b(64 * 128);
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int>(i * 7 % 16) - 8;
-  const std::vector<std::uint8_t> normal = pack(b, RKNN_TENSOR_INT4);
+  const std::vector<std::uint8_t> normal = pack_typed(b, RKNN_TENSOR_INT4);
   std::vector<std::uint8_t> native(normal.size(), 0xEE);
   ASSERT_EQ(
       rknn_B_normal_layout_to_native_layout(const_cast<std::uint8_t*>(normal.data()), native.data(), 64, 128, &info),
       RKNN_SUCC)
       << last_error();
-  EXPECT_EQ(native, pack(arrange_b(b, 64, 128, RKNN_MM_LAYOUT_NATIVE, 64), RKNN_TENSOR_INT4));
+  EXPECT_EQ(native, pack_typed(arrange_b(b, 64, 128, RKNN_MM_LAYOUT_NATIVE, 64), RKNN_TENSOR_INT4));
   info.N = 96;  // RK3588: int4 N a multiple of 64
   EXPECT_EQ(rknn_matmul_create(&ctx, &info, &io), RKNN_ERR_PARAM_INVALID);
   EXPECT_TRUE(contains(last_error(), "N of 64")) << last_error();

@@ -27,6 +27,7 @@
 #include "runtime/rknn_context.h"
 #include "target/device_profile.h"
 #include "rknn_fixture.h"
+#include "rknn_lenet.h"
 #include "rknn_test_support.h"
 
 namespace svp {
@@ -40,7 +41,6 @@ namespace fs = std::filesystem;
 using runtime::rknn::last_error;
 using runtime::rknn::last_warning;
 
-const std::string kLeNet = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
 
 struct Model {
   std::vector<std::uint8_t> image;
@@ -113,7 +113,7 @@ class Rknn : public test::RknnFixture {
 };
 
 TEST_F(Rknn, InitLoadsAModelFromABufferAndFromAFilePathAndDestroyEndsIt) {
-  auto m = compile(kLeNet, "RK3588");
+  auto m = compile(test::kLeNetOnnx, "RK3588");
   ASSERT_TRUE(m);
   rknn_context from_buffer = init(*m);
   const std::string path = (dir_ / "lenet.om").string();
@@ -156,7 +156,7 @@ TEST_F(Rknn, InitRefusesAVendorRknnFileAndSaysHowToRebuildItFromOnnx) {
   EXPECT_TRUE(contains(last_error(), "not an svp-acl model")) << last_error();
   EXPECT_EQ(rknn_init(&ctx, const_cast<char*>("/nonexistent/m.om"), 0, 0, nullptr), RKNN_ERR_MODEL_INVALID);
   // A truncated svp-acl image is refused too.
-  auto m = compile(kLeNet, "RK3588");
+  auto m = compile(test::kLeNetOnnx, "RK3588");
   ASSERT_TRUE(m);
   EXPECT_EQ(rknn_init(&ctx, m->image.data(), static_cast<uint32_t>(m->image.size() / 2), 0, nullptr),
             RKNN_ERR_MODEL_INVALID);
@@ -164,7 +164,7 @@ TEST_F(Rknn, InitRefusesAVendorRknnFileAndSaysHowToRebuildItFromOnnx) {
 
 TEST_F(Rknn, SvpAtcCompilesForRk3588AndAModelCompiledForAnSvpTargetIsRefused) {
   const std::string out = (dir_ / "lenet_rk").string();
-  const std::string cmd = std::string(SVP_ATC_PATH) + " --model=" + kLeNet + " --framework=5 --compile_mode=float " +
+  const std::string cmd = std::string(SVP_ATC_PATH) + " --model=" + test::kLeNetOnnx + " --framework=5 --compile_mode=float " +
                           "--soc_version=RK3588 --output=" + out + " > " + (dir_ / "atc.log").string() + " 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   rknn_context ctx = 0;
@@ -173,7 +173,7 @@ TEST_F(Rknn, SvpAtcCompilesForRk3588AndAModelCompiledForAnSvpTargetIsRefused) {
   EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 
   const std::string svp = (dir_ / "lenet_svp").string();
-  const std::string cmd2 = std::string(SVP_ATC_PATH) + " --model=" + kLeNet + " --framework=5 --compile_mode=float " +
+  const std::string cmd2 = std::string(SVP_ATC_PATH) + " --model=" + test::kLeNetOnnx + " --framework=5 --compile_mode=float " +
                            "--soc_version=SS928V100 --output=" + svp + " > " + (dir_ / "atc2.log").string() + " 2>&1";
   ASSERT_EQ(std::system(cmd2.c_str()), 0) << cmd2;
   const std::string svp_om = svp + ".om";
@@ -182,7 +182,7 @@ TEST_F(Rknn, SvpAtcCompilesForRk3588AndAModelCompiledForAnSvpTargetIsRefused) {
 }
 
 TEST_F(Rknn, BadInitFlagsAreRefusedNotIgnored) {
-  auto m = compile(kLeNet, "RK3588");
+  auto m = compile(test::kLeNetOnnx, "RK3588");
   ASSERT_TRUE(m);
   rknn_context ctx = 0;
   // RKNN_MEM_FLAG_ALLOC_NO_CONTEXT is a memory flag (rknn_create_mem2), not an init flag.
@@ -203,7 +203,7 @@ TEST_F(Rknn, BadInitFlagsAreRefusedNotIgnored) {
 // RKNN_FLAG_COLLECT_MODEL_INFO_ONLY: a context for rknn_query (the memory sizes before
 // allocating anything); every call that would run the model says why it cannot.
 TEST_F(Rknn, CollectModelInfoOnlyContextsAnswerQueriesAndRefuseToRun) {
-  auto m = compile(kLeNet, "RK3588");
+  auto m = compile(test::kLeNetOnnx, "RK3588");
   ASSERT_TRUE(m);
   rknn_context normal = init(*m);
   rknn_context ctx = 0;
@@ -249,7 +249,7 @@ TEST_F(Rknn, CollectModelInfoOnlyContextsAnswerQueriesAndRefuseToRun) {
 // The SRAM flags and the GPU fallback flag name hardware the host has not: accepted with a
 // warning saying so, the model runs as without them.
 TEST_F(Rknn, SramAndGpuFallbackFlagsRunAsWithoutThemAndSaySo) {
-  auto m = compile(kLeNet, "RK3588");
+  auto m = compile(test::kLeNetOnnx, "RK3588");
   ASSERT_TRUE(m);
   rknn_context normal = init(*m);
   const std::vector<float> x = uniform(784, 4);
@@ -274,7 +274,7 @@ TEST_F(Rknn, SramAndGpuFallbackFlagsRunAsWithoutThemAndSaySo) {
 }
 
 TEST_F(Rknn, QueryReportsTheImageInputNhwcAndTheOutputAsTheModelDeclaresIt) {
-  auto m = compile(kLeNet, "RK3588");
+  auto m = compile(test::kLeNetOnnx, "RK3588");
   ASSERT_TRUE(m);
   rknn_context ctx = init(*m);
   const rknn_tensor_attr in = attr(ctx, RKNN_QUERY_INPUT_ATTR, 0);
@@ -301,7 +301,7 @@ TEST_F(Rknn, QueryReportsTheImageInputNhwcAndTheOutputAsTheModelDeclaresIt) {
 }
 
 TEST_F(Rknn, QueryFillsSdkVersionMemSizeAndCustomString) {
-  auto m = compile(kLeNet, "RK3588");
+  auto m = compile(test::kLeNetOnnx, "RK3588");
   ASSERT_TRUE(m);
   rknn_context ctx = init(*m);
   rknn_sdk_version v{};
@@ -326,12 +326,12 @@ TEST_F(Rknn, FloatLeNetCompiledForRk3588AgreesWithOnnxruntime) {
   if (!fs::exists(test::npm_modules() + "/onnxruntime-node")) {
     GTEST_SKIP() << "needs the npm package onnxruntime-node (scripts/npm_deps.sh)";
   }
-  auto m = compile(kLeNet, "RK3588");
+  auto m = compile(test::kLeNetOnnx, "RK3588");
   ASSERT_TRUE(m);
   rknn_context ctx = init(*m);
   // float32 input in the model's order ...
   const std::vector<float> x = uniform(784, 5);
-  const std::vector<float> want = onnxruntime(kLeNet, m->input, {1, 1, 28, 28}, x, m->outputs[0]);
+  const std::vector<float> want = onnxruntime(test::kLeNetOnnx, m->input, {1, 1, 28, 28}, x, m->outputs[0]);
   ASSERT_EQ(want.size(), 10u);
   const std::vector<float> got = run(ctx, x.data(), 784 * 4, RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NCHW);
   EXPECT_GE(cosine(got, want), 0.9999);
@@ -340,7 +340,7 @@ TEST_F(Rknn, FloatLeNetCompiledForRk3588AgreesWithOnnxruntime) {
   std::vector<std::uint8_t> px(784);
   std::vector<float> px_f(784);
   for (std::size_t i = 0; i < 784; ++i) px_f[i] = px[i] = static_cast<std::uint8_t>((i * 37 + 11) % 256);
-  const std::vector<float> want_px = onnxruntime(kLeNet, m->input, {1, 1, 28, 28}, px_f, m->outputs[0]);
+  const std::vector<float> want_px = onnxruntime(test::kLeNetOnnx, m->input, {1, 1, 28, 28}, px_f, m->outputs[0]);
   const std::vector<float> got_px = run(ctx, px.data(), 784, RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
   EXPECT_GE(cosine(got_px, want_px), 0.9999);
   EXPECT_LT(cosine(got_px, got), 0.9999) << "the two inputs must give different answers for the test to mean anything";
@@ -391,9 +391,9 @@ TEST_F(Rknn, OcrClassifierFromNhwcInputAgreesWithOnnxruntime) {
 TEST_F(Rknn, Int8LeNetOutputsDequantizeWithTheReportedZeroPointAndScale) {
   std::vector<std::vector<float>> calibration;
   for (unsigned k = 0; k < 16; ++k) calibration.push_back(uniform(784, 100 + k));
-  auto q = compile(kLeNet, "RK3588", "", {1, 1, 28, 28}, calibration);
+  auto q = compile(test::kLeNetOnnx, "RK3588", "", {1, 1, 28, 28}, calibration);
   ASSERT_TRUE(q);
-  auto f = compile(kLeNet, "RK3588");
+  auto f = compile(test::kLeNetOnnx, "RK3588");
   ASSERT_TRUE(f);
   rknn_context qctx = init(*q);
   rknn_context fctx = init(*f);
@@ -450,7 +450,7 @@ TEST_F(Rknn, Int8LeNetOutputsDequantizeWithTheReportedZeroPointAndScale) {
 }
 
 TEST_F(Rknn, ContextsOnSeveralThreadsRunAtOnceAndGiveTheirOwnAnswers) {
-  auto m = compile(kLeNet, "RK3588");
+  auto m = compile(test::kLeNetOnnx, "RK3588");
   ASSERT_TRUE(m);
   constexpr int kThreads = 4;
   std::vector<rknn_context> ctx;
@@ -499,7 +499,7 @@ std::pair<std::uint64_t, std::vector<float>> get_output(rknn_context ctx) {
 }
 
 TEST_F(Rknn, NonBlockingRunReturnsAtOnceAndRknnWaitOrTheNextCallEndsIt) {
-  auto m = compile(kLeNet, "RK3588");
+  auto m = compile(test::kLeNetOnnx, "RK3588");
   ASSERT_TRUE(m);
   rknn_context ctx = init(*m);
   const std::vector<float> x1 = uniform(784, 1), x2 = uniform(784, 2);
@@ -530,7 +530,7 @@ TEST_F(Rknn, NonBlockingRunReturnsAtOnceAndRknnWaitOrTheNextCallEndsIt) {
 }
 
 TEST_F(Rknn, ModelBufferZeroCopyRunsFromTheApplicationsMemoryAndCatchesItsReuse) {
-  auto m = compile(kLeNet, "RK3588");
+  auto m = compile(test::kLeNetOnnx, "RK3588");
   ASSERT_TRUE(m);
   rknn_context plain = init(*m);
   const std::vector<float> x = uniform(784, 7);
@@ -584,7 +584,7 @@ bool fence_signalled(int fd, int ms) {
 }
 
 TEST_F(Rknn, OutputFenceIsSignalledWhenTheRunEnds) {
-  auto m = compile(kLeNet, "RK3588");
+  auto m = compile(test::kLeNetOnnx, "RK3588");
   ASSERT_TRUE(m);
   rknn_context plain = init(*m);
   const std::vector<float> x = uniform(784, 5);
@@ -612,7 +612,7 @@ TEST_F(Rknn, OutputFenceIsSignalledWhenTheRunEnds) {
 }
 
 TEST_F(Rknn, InputFenceHoldsTheRunUntilItIsSignalled) {
-  auto m = compile(kLeNet, "RK3588");
+  auto m = compile(test::kLeNetOnnx, "RK3588");
   ASSERT_TRUE(m);
   rknn_context plain = init(*m);
   const std::vector<float> x = uniform(784, 6);
@@ -656,7 +656,7 @@ TEST_F(Rknn, InputFenceHoldsTheRunUntilItIsSignalled) {
 }
 
 TEST_F(Rknn, AsyncModeHandsOutThePreviousFramesOutputsWhileTheNextRuns) {
-  auto m = compile(kLeNet, "RK3588");
+  auto m = compile(test::kLeNetOnnx, "RK3588");
   ASSERT_TRUE(m);
   rknn_context plain = init(*m);
   std::vector<std::vector<float>> x, y;
@@ -690,7 +690,7 @@ TEST_F(Rknn, AsyncModeHandsOutThePreviousFramesOutputsWhileTheNextRuns) {
 }
 
 TEST_F(Rknn, PerfQueriesReportTheLastRunsTimeAndEveryLayerWithCollectPerf) {
-  auto m = compile(kLeNet, "RK3588");
+  auto m = compile(test::kLeNetOnnx, "RK3588");
   ASSERT_TRUE(m);
   rknn_context ctx = 0;
   ASSERT_EQ(rknn_init(&ctx, m->image.data(), static_cast<uint32_t>(m->image.size()), RKNN_FLAG_COLLECT_PERF_MASK,
@@ -724,7 +724,7 @@ TEST_F(Rknn, PerfQueriesReportTheLastRunsTimeAndEveryLayerWithCollectPerf) {
 }
 
 TEST_F(Rknn, EveryFunctionAnswersNullAndGarbageArgumentsWithAnErrorCode) {
-  auto m = compile(kLeNet, "RK3588");
+  auto m = compile(test::kLeNetOnnx, "RK3588");
   ASSERT_TRUE(m);
   rknn_context ctx = init(*m);
   // rknn_init / rknn_destroy

@@ -27,7 +27,6 @@ using test::contains;
 
 using runtime::rknn::last_error;
 
-const std::string kLeNet = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
 
 // A 1x1 convolution (RV1106 runs it; LeNet's Flatten it does not), written once.
 std::string conv_onnx() {
@@ -42,7 +41,7 @@ std::string conv_onnx() {
   return path;
 }
 
-std::vector<std::uint8_t> compile_for(const char* soc, const std::string& onnx = kLeNet) {
+std::vector<std::uint8_t> compile_for(const char* soc, const std::string& onnx = test::kLeNetOnnx) {
   return test::compile_float(onnx, soc);
 }
 

@@ -18,6 +18,7 @@
 #include "compiler/compile.h"
 #include "onnx_builder.h"
 #include "rknn/rknn_api.h"
+#include "rknn_lenet.h"
 #include "rknn_test_support.h"
 #include "runtime/rknn_context.h"
 #include "runtime/rknn_mem.h"
@@ -32,7 +33,6 @@ using test::contains;
 using test::uniform;
 namespace fs = std::filesystem;
 
-const std::string kLeNet = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
 
 class RknnWeightMem : public ::testing::Test {
  protected:
@@ -128,7 +128,7 @@ class RknnWeightMem : public ::testing::Test {
 };
 
 TEST_F(RknnWeightMem, MemAllocOutsideRunsOnlyOnceWeightAndInternalMemoryAreGiven) {
-  auto image = compile(kLeNet);
+  auto image = compile(test::kLeNetOnnx);
   const std::vector<float> x = uniform(784, 5);
   rknn_context normal = init(image);
   const auto expected = run(normal, x);
@@ -167,7 +167,7 @@ TEST_F(RknnWeightMem, MemAllocOutsideRunsOnlyOnceWeightAndInternalMemoryAreGiven
 }
 
 TEST_F(RknnWeightMem, RunsRefuseWeightMemoryThatWasOverwrittenOrDestroyed) {
-  auto image = compile(kLeNet);
+  auto image = compile(test::kLeNetOnnx);
   const std::vector<float> x = uniform(784, 6);
   rknn_context ctx = init(image, RKNN_FLAG_MEM_ALLOC_OUTSIDE);
   rknn_context other = init(image);
@@ -219,7 +219,7 @@ TEST_F(RknnWeightMem, RunsRefuseWeightMemoryThatWasOverwrittenOrDestroyed) {
 }
 
 TEST_F(RknnWeightMem, ContextsSharingWeightsLoadTheModelOnceAndUseOneWeightMemory) {
-  auto image = compile(kLeNet);
+  auto image = compile(test::kLeNetOnnx);
   const std::vector<float> a = uniform(784, 7), b = uniform(784, 8);
   rknn_context normal = init(image);
   const auto ya = run(normal, a), yb = run(normal, b);
@@ -290,7 +290,7 @@ TEST_F(RknnWeightMem, ShareWeightMemNeedsALiveContextWhoseWeightsAreTheSame) {
 }
 
 TEST_F(RknnWeightMem, DupContextSharesTheWeightsAndTheirMemory) {
-  auto image = compile(kLeNet);
+  auto image = compile(test::kLeNetOnnx);
   const std::vector<float> x = uniform(784, 10);
   rknn_context normal = init(image);
   const auto expected = run(normal, x);

@@ -29,6 +29,7 @@
 #include "runtime/rknn_mem.h"
 #include "runtime/runtime.h"
 #include "target/device_profile.h"
+#include "rknn_lenet.h"
 #include "rknn_test_support.h"
 
 namespace svp {
@@ -41,7 +42,6 @@ namespace fs = std::filesystem;
 using runtime::rknn::last_error;
 using runtime::rknn::last_warning;
 
-const std::string kLeNet = SVP_SOURCE_DIR "/models/lenet_fashion_mnist.onnx";
 
 // NC1HWC2 -> NCHW as the guide (section 5.1) describes it: C1 = ceil(C / C2) blocks of C2
 // channels, each block stored H x W x C2 with the channel innermost; channel c is lane c % C2
@@ -370,7 +370,7 @@ TEST_F(RknnZeroCopy, AnNc1hwc2InputTakesNc1hwc2WithPassThroughAndNhwcWithout) {
 }
 
 TEST_F(RknnZeroCopy, CacheableMemoryWithoutMemSyncIsStaleOnTheNpuAsOnABoardAndTheMissingCallIsNamed) {
-  const auto image = compile(kLeNet, "RK3588", false, {});
+  const auto image = compile(test::kLeNetOnnx, "RK3588", false, {});
   const std::vector<float> a = uniform(784, 1, 0.0f, 1.0f), b = uniform(784, 2, 0.0f, 1.0f);
   rknn_context normal = init(image);
   const auto ya = normal_run(normal, a, true), yb = normal_run(normal, b, true);
@@ -511,7 +511,7 @@ TEST_F(RknnZeroCopy, MisusedMemoryIsRefusedByTheCallThatMisusesIt) {
 }
 
 TEST_F(RknnZeroCopy, MemoryFromAnFdIsTheApplicationsSharedMemoryUsedInPlace) {
-  const auto image = compile(kLeNet, "RK3588", false, {});
+  const auto image = compile(test::kLeNetOnnx, "RK3588", false, {});
   const std::vector<float> x = uniform(784, 5, 0.0f, 1.0f);
   rknn_context normal = init(image);
   const auto expected = normal_run(normal, x, true);
@@ -558,7 +558,7 @@ TEST_F(RknnZeroCopy, MemoryFromAnFdIsTheApplicationsSharedMemoryUsedInPlace) {
 }
 
 TEST_F(RknnZeroCopy, MemoryIsCreatedSyncedBoundAndDestroyedFromSeveralThreadsAtOnce) {
-  const auto image = compile(kLeNet, "RK3588", false, {});
+  const auto image = compile(test::kLeNetOnnx, "RK3588", false, {});
   const std::vector<float> x = uniform(784, 9, 0.0f, 1.0f);
   rknn_context normal = init(image);
   const auto expected = normal_run(normal, x, true);
@@ -598,7 +598,7 @@ TEST_F(RknnZeroCopy, MemoryIsCreatedSyncedBoundAndDestroyedFromSeveralThreadsAtO
 }
 
 TEST_F(RknnZeroCopy, ContextsCreatedWithInternalAllocOutsideShareOneInternalMemory) {
-  const auto image = compile(kLeNet, "RK3588", false, {});
+  const auto image = compile(test::kLeNetOnnx, "RK3588", false, {});
   const std::vector<float> a = uniform(784, 31, 0.0f, 1.0f), b = uniform(784, 32, 0.0f, 1.0f);
   rknn_context normal = init(image);
   const auto ya = normal_run(normal, a, true), yb = normal_run(normal, b, true);
@@ -640,7 +640,7 @@ TEST_F(RknnZeroCopy, ContextsCreatedWithInternalAllocOutsideShareOneInternalMemo
 }
 
 TEST_F(RknnZeroCopy, DupContextRunsTheSameLoadedModelWithItsOwnBuffersAndOutlivesTheOriginal) {
-  const auto image = compile(kLeNet, "RK3588", false, {});
+  const auto image = compile(test::kLeNetOnnx, "RK3588", false, {});
   const std::vector<float> a = uniform(784, 11, 0.0f, 1.0f), b = uniform(784, 12, 0.0f, 1.0f);
   rknn_context ctx = init(image);
   const auto ya = normal_run(ctx, a, true);

@@ -38,7 +38,7 @@ BuiltModel must(const ModelBuilder& b) {
 }
 
 // img [1,3,h,w] float32 → 1x1 conv (3 → 2 channels, fixed weights) → y. With AIPP as given.
-BuiltModel conv_model(std::int64_t h, std::int64_t w, const std::string& aipp_json) {
+BuiltModel aipp_conv_model(std::int64_t h, std::int64_t w, const std::string& aipp_json) {
   ModelBuilder b("aipp_net");
   const TensorId x = b.add_input("img", DType::kFloat32, {1, 3, h, w});
   if (!aipp_json.empty()) b.set_aipp(x, aipp_json);
@@ -185,7 +185,7 @@ class AippApiTest : public svp::test::RuntimeTest {
 };
 
 TEST_F(AippApiTest, DynamicAippAddsAParameterInputAndDescribesTheSourceImage) {
-  const BuiltModel m = conv_model(224, 224, svp::aipp::dynamic_aipp_json(1920, 1080));
+  const BuiltModel m = aipp_conv_model(224, 224, svp::aipp::dynamic_aipp_json(1920, 1080));
   AippRun r(m);
   ASSERT_EQ(svp_acl_mdl_get_num_inputs(r.desc), 4u);  // img, its parameters, task_buf, work_buf
   EXPECT_STREQ(svp_acl_mdl_get_input_name_by_index(r.desc, 1), SVP_ACL_DYNAMIC_AIPP_NAME);
@@ -249,7 +249,7 @@ svp_acl_error seed_model_set_dynamic_aipp(uint32_t model_id, svp_acl_mdl_desc* s
 
 TEST_F(AippApiTest, SeedValuesCropOutsideTheSourceAreRejectedWithAClearMessage) {
   // The seed sets a 256x224 source and crops 224 rows from row 2: rows 2..225 do not exist.
-  const BuiltModel m = conv_model(224, 224, svp::aipp::dynamic_aipp_json(1920, 1080));
+  const BuiltModel m = aipp_conv_model(224, 224, svp::aipp::dynamic_aipp_json(1920, 1080));
   AippRun r(m);
   EXPECT_EQ(seed_model_set_dynamic_aipp(r.id, r.desc, r.input, 224), SVP_ACL_ERROR_INVALID_PARAM);
   EXPECT_NE(std::string(svp_acl_get_recent_err_msg()).find("lies outside the 256x224 source image"),
@@ -261,7 +261,7 @@ TEST_F(AippApiTest, SeedValuesCropOutsideTheSourceAreRejectedWithAClearMessage) 
 }
 
 TEST_F(AippApiTest, SeedFlowSetsParametersAndExecutes) {
-  const BuiltModel m = conv_model(224, 224, svp::aipp::dynamic_aipp_json(1920, 1080));
+  const BuiltModel m = aipp_conv_model(224, 224, svp::aipp::dynamic_aipp_json(1920, 1080));
   AippRun r(m);
   ASSERT_EQ(seed_model_set_dynamic_aipp(r.id, r.desc, r.input, 228), SVP_ACL_SUCCESS)
       << svp_acl_get_recent_err_msg();
@@ -282,8 +282,8 @@ TEST_F(AippApiTest, SeedFlowSetsParametersAndExecutes) {
 
 TEST_F(AippApiTest, CameraFrame1080pThroughDynamicAippEqualsThePreprocessedTensorFedDirectly) {
   const int W = 1920, H = 1080;
-  const BuiltModel with_aipp = conv_model(224, 224, svp::aipp::dynamic_aipp_json(W, H));
-  const BuiltModel plain = conv_model(224, 224, "");
+  const BuiltModel with_aipp = aipp_conv_model(224, 224, svp::aipp::dynamic_aipp_json(W, H));
+  const BuiltModel plain = aipp_conv_model(224, 224, "");
   AippRun r(with_aipp);
   svp_acl_mdl_aipp* a = svp_acl_mdl_create_aipp(1);
   ASSERT_NE(a, nullptr);
@@ -327,7 +327,7 @@ svp_acl_mdl_aipp* sample_aipp(int32_t crop_x, int8_t padding, int32_t scf_in_w, 
 }
 
 TEST_F(AippApiTest, VendorSampleCropPaddingScfValuesAreAcceptedAndWrongSizesRejectedByStage) {
-  const BuiltModel m = conv_model(1080, 1920, svp::aipp::dynamic_aipp_json(720, 576));
+  const BuiltModel m = aipp_conv_model(1080, 1920, svp::aipp::dynamic_aipp_json(720, 576));
   AippRun r(m);
   auto expect = [&](svp_acl_mdl_aipp* a, const char* needle) {
     const svp_acl_error e = svp_acl_mdl_set_input_aipp(r.id, r.input, 1, a);
@@ -358,7 +358,7 @@ TEST_F(AippApiTest, VendorSampleCropPaddingScfValuesAreAcceptedAndWrongSizesReje
 }
 
 TEST_F(AippApiTest, SetInputAippErrors) {
-  const BuiltModel m = conv_model(8, 8, svp::aipp::dynamic_aipp_json(16, 16));
+  const BuiltModel m = aipp_conv_model(8, 8, svp::aipp::dynamic_aipp_json(16, 16));
   AippRun r(m);
   svp_acl_mdl_aipp* a = svp_acl_mdl_create_aipp(1);
   // Mandatory setters first.
@@ -447,7 +447,7 @@ AippParams static_rgb_params() {
 
 TEST_F(AippApiTest, StaticAippInfoAndExecution) {
   const AippParams p = static_rgb_params();
-  const BuiltModel m = conv_model(4, 4, svp::aipp::static_aipp_json(p));
+  const BuiltModel m = aipp_conv_model(4, 4, svp::aipp::static_aipp_json(p));
   AippRun r(m);
   ASSERT_EQ(svp_acl_mdl_get_num_inputs(r.desc), 3u);  // no parameter input
   svp_acl_mdl_aipp_type t;
@@ -509,8 +509,8 @@ TEST_F(AippApiTest, FirstAippInfoSucceedsOnEveryDataInputAsTheVendorSampleCallsI
   const TensorId v = vb.add_input("v", DType::kFloat32, {1, 8});
   vb.add_output(vb.add_layer("relu", "Relu", {v}, LayerOptions{}), "y");
   const BuiltModel vec = must(vb);
-  const BuiltModel stat = conv_model(4, 4, svp::aipp::static_aipp_json(static_rgb_params()));
-  const BuiltModel dyn = conv_model(8, 8, svp::aipp::dynamic_aipp_json(16, 16));
+  const BuiltModel stat = aipp_conv_model(4, 4, svp::aipp::static_aipp_json(static_rgb_params()));
+  const BuiltModel dyn = aipp_conv_model(8, 8, svp::aipp::dynamic_aipp_json(16, 16));
   struct Expect {
     const BuiltModel* model;
     std::vector<int> formats;       // aipp_format per data input (0: none reported)
@@ -556,7 +556,7 @@ TEST_F(AippApiTest, FirstAippInfoSucceedsOnEveryDataInputAsTheVendorSampleCallsI
 // stopped itself (issue 29). The model's AIPP configuration knows the format and the maximum
 // source; the per-execution switches stay 0 until set_input_aipp.
 TEST_F(AippApiTest, FirstAippInfoOfADynamicInputReportsTheModelsSourceFormatAndMaximumSize) {
-  const BuiltModel m = conv_model(8, 8, svp::aipp::dynamic_aipp_json(24, 16, svp::aipp::fmt_id::kYvu420Sp));
+  const BuiltModel m = aipp_conv_model(8, 8, svp::aipp::dynamic_aipp_json(24, 16, svp::aipp::fmt_id::kYvu420Sp));
   AippRun r(m);
   svp_acl_aipp_info info;
   std::memset(&info, 0xAB, sizeof info);
@@ -586,7 +586,7 @@ TEST_F(AippApiTest, AByteBudgetAcceptsEverySourceThatFitsItAndRefusesALargerOne)
   EXPECT_EQ(d.first, 1920);
   EXPECT_EQ(d.second, 216);  // 1920 x 216 x 1.5 = 622080
   const BuiltModel m =
-      conv_model(1080, 1920, svp::aipp::dynamic_aipp_json(d.first, d.second, svp::aipp::fmt_id::kYuv420Sp, 622080));
+      aipp_conv_model(1080, 1920, svp::aipp::dynamic_aipp_json(d.first, d.second, svp::aipp::fmt_id::kYuv420Sp, 622080));
   AippRun r(m);
   EXPECT_GE(svp_acl_mdl_get_input_size_by_index(r.desc, 0), 622080u);
   auto set = [&](int w, int h) {
@@ -717,7 +717,7 @@ TEST_F(AippApiTest, DynamicHwPostAippSizeMustEqualTheSelectedGear) {
 // others read its description: the model's current-source state is shared (vendor
 // behaviour) and must stay consistent (run under TSan by scripts/test.sh thread).
 TEST_F(AippApiTest, ConcurrentSetInputAippExecuteAndDescriptionQueries) {
-  const BuiltModel m = conv_model(8, 8, svp::aipp::dynamic_aipp_json(16, 16));
+  const BuiltModel m = aipp_conv_model(8, 8, svp::aipp::dynamic_aipp_json(16, 16));
   AippRun a(m);
   std::vector<std::thread> threads;
   std::atomic<int> failures{0};

@@ -16,7 +16,7 @@ struct TwoTransposes {
 };
 
 // x → Transpose(p1) → Transpose(p2) → Relu → out.
-TwoTransposes two(std::vector<std::int64_t> p1, std::vector<std::int64_t> p2) {
+TwoTransposes two_transposes(std::vector<std::int64_t> p1, std::vector<std::int64_t> p2) {
   TwoTransposes t;
   t.x = value(t.g, "x", {1, 2, 3, 4});
   t.g.inputs.push_back(t.x);
@@ -33,7 +33,7 @@ TwoTransposes two(std::vector<std::int64_t> p1, std::vector<std::int64_t> p2) {
 }
 
 TEST(CancelTransposePass, InversePermutationsCancel) {
-  TwoTransposes t = two({0, 2, 3, 1}, {0, 3, 1, 2});  // NCHW→NHWC→NCHW
+  TwoTransposes t = two_transposes({0, 2, 3, 1}, {0, 3, 1, 2});  // NCHW→NHWC→NCHW
   PassContext ctx;
   ASSERT_TRUE(CancelTransposePass().run(t.g, ctx).ok());
   ASSERT_EQ(t.g.live_node_count(), 1u);
@@ -41,7 +41,7 @@ TEST(CancelTransposePass, InversePermutationsCancel) {
 }
 
 TEST(CancelTransposePass, OtherPermutationsCompose) {
-  TwoTransposes t = two({0, 2, 3, 1}, {0, 2, 3, 1});
+  TwoTransposes t = two_transposes({0, 2, 3, 1}, {0, 2, 3, 1});
   PassContext ctx;
   ASSERT_TRUE(CancelTransposePass().run(t.g, ctx).ok());
   ASSERT_EQ(t.g.live_node_count(), 2u);

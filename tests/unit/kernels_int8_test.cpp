@@ -22,7 +22,7 @@ using I = std::vector<std::int64_t>;
 using F = std::vector<float>;
 using Q = std::vector<std::int32_t>;
 
-Quant pt(float scale, std::int32_t zp) { return Quant{{scale}, {zp}, -1}; }
+Quant per_tensor(float scale, std::int32_t zp) { return Quant{{scale}, {zp}, -1}; }
 Quant pc(F scales, std::int32_t axis) { return Quant{scales, Q(scales.size(), 0), axis}; }
 
 std::int64_t lo_of(DType t) { return t == DType::kInt8 ? -128 : 0; }
@@ -112,13 +112,13 @@ void check_int8_conv(const ConvCase& c, std::uint32_t seed) {
   const Q wv = ints(static_cast<std::size_t>(nw), -127, 127, seed + 1);
   const std::int64_t M = c.wd[0];
   const Q bv = ints(static_cast<std::size_t>(M), -5000, 5000, seed + 2);
-  auto x = OwnedTensor::q8(c.xt, c.xd, xv, pt(c.sx, c.zx));
-  auto w = OwnedTensor::q8(DType::kInt8, c.wd, wv, c.sw.size() == 1 ? pt(c.sw[0], 0) : pc(c.sw, 0));
+  auto x = OwnedTensor::q8(c.xt, c.xd, xv, per_tensor(c.sx, c.zx));
+  auto w = OwnedTensor::q8(DType::kInt8, c.wd, wv, c.sw.size() == 1 ? per_tensor(c.sw[0], 0) : pc(c.sw, 0));
   auto b = OwnedTensor::from<std::int32_t>(DType::kInt32, {M}, bv);
   Attrs a{{"strides", I{c.stride, c.stride}}, {"pads", I{c.pad, c.pad, c.pad, c.pad}}, {"group", c.group}};
   std::vector<TensorView> in{x.view(), w.view()};
   if (c.bias) in.push_back(b.view());
-  auto r = run_reference_owned("Conv", a, in, {{c.yt, pt(c.sy, c.zy)}});
+  auto r = run_reference_owned("Conv", a, in, {{c.yt, per_tensor(c.sy, c.zy)}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   I dims;
   const auto acc = naive_conv_acc(c.xd, xv, c.zx, c.wd, wv, Q{0}, c.stride, c.pad, c.group, &dims);
@@ -175,9 +175,9 @@ TEST(KernelsInt8Conv, PerChannelInt8WithStridesPadsAndGroups) {
 
 TEST(KernelsInt8Conv, SmallOutputScaleSaturates) {
   // Output scale 0.001 makes almost every value leave the uint8 range.
-  auto x = OwnedTensor::q8(DType::kUint8, {1, 1, 2, 2}, {0, 255, 255, 0}, pt(0.1f, 128));
-  auto w = OwnedTensor::q8(DType::kInt8, {1, 1, 1, 1}, {100}, pt(0.1f, 0));
-  auto r = run_reference_owned("Conv", {}, {x.view(), w.view()}, {{DType::kUint8, pt(0.001f, 128)}});
+  auto x = OwnedTensor::q8(DType::kUint8, {1, 1, 2, 2}, {0, 255, 255, 0}, per_tensor(0.1f, 128));
+  auto w = OwnedTensor::q8(DType::kInt8, {1, 1, 1, 1}, {100}, per_tensor(0.1f, 0));
+  auto r = run_reference_owned("Conv", {}, {x.view(), w.view()}, {{DType::kUint8, per_tensor(0.001f, 128)}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   // acc = (x - 128) * 100 = -12800, 12700: scale 0.1*0.1/0.001 = 10 → far outside → 0 and 255.
   EXPECT_EQ(int_values(r.value()[0]), (Q{0, 255, 255, 0}));
@@ -186,9 +186,9 @@ TEST(KernelsInt8Conv, SmallOutputScaleSaturates) {
 TEST(KernelsInt8Conv, RequantizationRoundsHalfToEven) {
   // s_x = s_w = 1, s_y = 2 → scale 0.5. x - zp = 5, 7, -5, -7 with w = 1:
   // 2.5 → 2, 3.5 → 4, -2.5 → -2, -3.5 → -4.
-  auto x = OwnedTensor::q8(DType::kInt8, {1, 1, 1, 4}, {6, 8, -4, -6}, pt(1.0f, 1));
-  auto w = OwnedTensor::q8(DType::kInt8, {1, 1, 1, 1}, {1}, pt(1.0f, 0));
-  auto r = run_reference_owned("Conv", {}, {x.view(), w.view()}, {{DType::kInt8, pt(2.0f, 0)}});
+  auto x = OwnedTensor::q8(DType::kInt8, {1, 1, 1, 4}, {6, 8, -4, -6}, per_tensor(1.0f, 1));
+  auto w = OwnedTensor::q8(DType::kInt8, {1, 1, 1, 1}, {1}, per_tensor(1.0f, 0));
+  auto r = run_reference_owned("Conv", {}, {x.view(), w.view()}, {{DType::kInt8, per_tensor(2.0f, 0)}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(int_values(r.value()[0]), (Q{2, 4, -2, -4}));
 }
@@ -204,9 +204,9 @@ TEST(KernelsInt8MatMul, RequantScaleIsFloatInTheDocumentedOrder) {
     std::int32_t a, b, want;
   } cases[] = {{0.01f, 0.1f, 50, 1, 1}, {0.02f, 0.3f, 75, 3, 2}, {0.007f, 0.3f, 100, 15, 3}};
   for (const Case& c : cases) {
-    auto a = OwnedTensor::q8(DType::kInt8, {1, 1}, {c.a}, pt(0.1f, 0));
-    auto b = OwnedTensor::q8(DType::kInt8, {1, 1}, {c.b}, pt(c.sw, 0));
-    auto r = run_reference_owned("MatMul", {}, {a.view(), b.view()}, {{DType::kInt8, pt(c.sy, 0)}});
+    auto a = OwnedTensor::q8(DType::kInt8, {1, 1}, {c.a}, per_tensor(0.1f, 0));
+    auto b = OwnedTensor::q8(DType::kInt8, {1, 1}, {c.b}, per_tensor(c.sw, 0));
+    auto r = run_reference_owned("MatMul", {}, {a.view(), b.view()}, {{DType::kInt8, per_tensor(c.sy, 0)}});
     ASSERT_TRUE(r.ok()) << r.status().message();
     EXPECT_EQ(int_values(r.value()[0]), (Q{c.want})) << "s_w " << c.sw << " s_y " << c.sy;
     EXPECT_EQ(rule(c.a * c.b, 0.1f, c.sw, c.sy, 0, DType::kInt8), c.want);
@@ -216,9 +216,9 @@ TEST(KernelsInt8MatMul, RequantScaleIsFloatInTheDocumentedOrder) {
 TEST(KernelsInt8MatMul, ZeroPointIsAddedInFloatBeforeRounding) {
   // acc 5 · scale 0.5 = 2.5; + zp 1 = 3.5 → 4 (rounding first would give 2 + 1 = 3). This
   // is oneDNN's order, which the fast paths reproduce.
-  auto a = OwnedTensor::q8(DType::kInt8, {1, 1}, {1}, pt(0.5f, 0));
-  auto b = OwnedTensor::q8(DType::kInt8, {1, 1}, {5}, pt(1.0f, 0));
-  auto r = run_reference_owned("MatMul", {}, {a.view(), b.view()}, {{DType::kInt8, pt(1.0f, 1)}});
+  auto a = OwnedTensor::q8(DType::kInt8, {1, 1}, {1}, per_tensor(0.5f, 0));
+  auto b = OwnedTensor::q8(DType::kInt8, {1, 1}, {5}, per_tensor(1.0f, 0));
+  auto r = run_reference_owned("MatMul", {}, {a.view(), b.view()}, {{DType::kInt8, per_tensor(1.0f, 1)}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(int_values(r.value()[0]), (Q{4}));
   EXPECT_EQ(rule(5, 0.5f, 1.0f, 1.0f, 1, DType::kInt8), 4);
@@ -233,8 +233,8 @@ TEST(KernelsInt8Gemm, BiasIsAddedAfterTheFloatConversion) {
   av.push_back(33);
   bv.push_back(1);
   const auto k = static_cast<std::int64_t>(av.size());
-  auto a = OwnedTensor::q8(DType::kInt8, {1, k}, av, pt(1.0f, 0));
-  auto b = OwnedTensor::q8(DType::kInt8, {k, 1}, bv, pt(1.0f, 0));
+  auto a = OwnedTensor::q8(DType::kInt8, {1, k}, av, per_tensor(1.0f, 0));
+  auto b = OwnedTensor::q8(DType::kInt8, {k, 1}, bv, per_tensor(1.0f, 0));
   auto c = OwnedTensor::from<std::int32_t>(DType::kInt32, {1}, {1});
   auto r = run_reference_owned("Gemm", {}, {a.view(), b.view(), c.view()}, {{DType::kFloat32, Quant{}}});
   ASSERT_TRUE(r.ok()) << r.status().message();
@@ -244,8 +244,8 @@ TEST(KernelsInt8Gemm, BiasIsAddedAfterTheFloatConversion) {
 TEST(KernelsInt8Conv, FloatBiasIsQuantizedHalfToEvenAndFloatOutputUsesInputTimesWeightScale) {
   // s_x = s_w = 0.5 → bias scale 0.25. b = 0.625 → 2.5 → 2; b = 0.875 → 3.5 → 4.
   // x = zero point, so acc = bias_q; float output y = acc * 0.25 = 0.5 and 1.0.
-  auto x = OwnedTensor::q8(DType::kUint8, {1, 1, 1, 1}, {7}, pt(0.5f, 7));
-  auto w = OwnedTensor::q8(DType::kInt8, {2, 1, 1, 1}, {3, -3}, pt(0.5f, 0));
+  auto x = OwnedTensor::q8(DType::kUint8, {1, 1, 1, 1}, {7}, per_tensor(0.5f, 7));
+  auto w = OwnedTensor::q8(DType::kInt8, {2, 1, 1, 1}, {3, -3}, per_tensor(0.5f, 0));
   auto b = OwnedTensor::f32({2}, {0.625f, 0.875f});
   auto r = run_reference_owned("Conv", {}, {x.view(), w.view(), b.view()}, {{DType::kFloat32, {}}});
   ASSERT_TRUE(r.ok()) << r.status().message();
@@ -255,29 +255,29 @@ TEST(KernelsInt8Conv, FloatBiasIsQuantizedHalfToEvenAndFloatOutputUsesInputTimes
 TEST(KernelsInt8Conv, WeightZeroPointIsSubtracted) {
   // uint8 weights with zero point 100: w - zw = 2 and -1; x - zx = 3 and 4:
   // acc = 3*2 + 4*(-1) = 2; float output 2 * (0.5 * 0.25) = 0.25.
-  auto x = OwnedTensor::q8(DType::kUint8, {1, 2, 1, 1}, {13, 14}, pt(0.5f, 10));
-  auto w = OwnedTensor::q8(DType::kUint8, {1, 2, 1, 1}, {102, 99}, pt(0.25f, 100));
+  auto x = OwnedTensor::q8(DType::kUint8, {1, 2, 1, 1}, {13, 14}, per_tensor(0.5f, 10));
+  auto w = OwnedTensor::q8(DType::kUint8, {1, 2, 1, 1}, {102, 99}, per_tensor(0.25f, 100));
   auto r = run_reference_owned("Conv", {}, {x.view(), w.view()}, {{DType::kFloat32, {}}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r.value()[0].values<float>(), (F{0.25f}));
 }
 
 TEST(KernelsInt8Conv, Int32BiasQuantizationParametersAreChecked) {
-  auto x = OwnedTensor::q8(DType::kUint8, {1, 1, 1, 1}, {7}, pt(0.5f, 7));
-  auto w = OwnedTensor::q8(DType::kInt8, {1, 1, 1, 1}, {3}, pt(0.5f, 0));
+  auto x = OwnedTensor::q8(DType::kUint8, {1, 1, 1, 1}, {7}, per_tensor(0.5f, 7));
+  auto w = OwnedTensor::q8(DType::kInt8, {1, 1, 1, 1}, {3}, per_tensor(0.5f, 0));
   auto ok = OwnedTensor::from<std::int32_t>(DType::kInt32, {1}, {4});
-  ok.set_quant(pt(0.25f, 0));  // = s_x * s_w
+  ok.set_quant(per_tensor(0.25f, 0));  // = s_x * s_w
   auto r = run_reference_owned("Conv", {}, {x.view(), w.view(), ok.view()}, {{DType::kFloat32, {}}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r.value()[0].values<float>(), (F{1.0f}));  // 4 * 0.25
   auto wrong_scale = OwnedTensor::from<std::int32_t>(DType::kInt32, {1}, {4});
-  wrong_scale.set_quant(pt(0.5f, 0));
+  wrong_scale.set_quant(per_tensor(0.5f, 0));
   EXPECT_EQ(run_reference_owned("Conv", {}, {x.view(), w.view(), wrong_scale.view()}, {{DType::kFloat32, {}}})
                 .status()
                 .code(),
             err::kInvalidParam);
   auto wrong_zp = OwnedTensor::from<std::int32_t>(DType::kInt32, {1}, {4});
-  wrong_zp.set_quant(pt(0.25f, 1));
+  wrong_zp.set_quant(per_tensor(0.25f, 1));
   EXPECT_EQ(
       run_reference_owned("Conv", {}, {x.view(), w.view(), wrong_zp.view()}, {{DType::kFloat32, {}}}).status().code(),
       err::kInvalidParam);
@@ -310,11 +310,11 @@ TEST(KernelsInt8Conv, ApproximatesFloatConvWithinQuantizationError) {
   for (auto q : xq) xr.push_back(q * sx);
   for (std::size_t i = 0; i < wq.size(); ++i) wr.push_back(wq[i] * sw[i / (C * 9)]);
   const F bias{0.1f, -0.2f, 0.3f, 0};
-  auto x = OwnedTensor::q8(DType::kUint8, {1, C, H, W}, xq, pt(sx, 0));
+  auto x = OwnedTensor::q8(DType::kUint8, {1, C, H, W}, xq, per_tensor(sx, 0));
   auto w = OwnedTensor::q8(DType::kInt8, {M, C, 3, 3}, wq, pc(sw, 0));
   auto b = OwnedTensor::f32({M}, bias);
   auto r = run_reference_owned("Conv", {{"pads", I{1, 1, 1, 1}}}, {x.view(), w.view(), b.view()},
-                               {{DType::kInt8, pt(sy, -10)}});
+                               {{DType::kInt8, per_tensor(sy, -10)}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   const Q y = int_values(r.value()[0]);
   // Perturbed originals: the dequantized value plus up to half a step.
@@ -339,10 +339,10 @@ TEST(KernelsInt8ConvTranspose, PerChannelAxisOneMatchesRule) {
   const Q xv = ints(1 * 4 * 3 * 3, 0, 255, 61), wv = ints(4 * 2 * 2 * 2, -127, 127, 62);
   const float sx = 0.04f, sy = 0.3f;
   const F sw{0.01f, 0.03f};
-  auto x = OwnedTensor::q8(DType::kUint8, {1, 4, 3, 3}, xv, pt(sx, 100));
+  auto x = OwnedTensor::q8(DType::kUint8, {1, 4, 3, 3}, xv, per_tensor(sx, 100));
   auto w = OwnedTensor::q8(DType::kInt8, {4, 2, 2, 2}, wv, pc(sw, 1));
   auto r = run_reference_owned("ConvTranspose", {{"strides", I{2, 2}}, {"group", std::int64_t{2}}},
-                               {x.view(), w.view()}, {{DType::kInt8, pt(sy, 5)}});
+                               {x.view(), w.view()}, {{DType::kInt8, per_tensor(sy, 5)}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r.value()[0].view().dims, (I{1, 4, 6, 6}));
   const Q got = int_values(r.value()[0]);
@@ -369,9 +369,9 @@ TEST(KernelsInt8MatMul, BatchedPerColumnScalesMatchRule) {
   // A (2, 3, 5) uint8 zp 77; B (5, 4) int8 per-channel on the last axis.
   const Q av = ints(30, 0, 255, 71), bv = ints(20, -127, 127, 72);
   const F sb{0.01f, 0.02f, 0.005f, 0.03f};
-  auto a = OwnedTensor::q8(DType::kUint8, {2, 3, 5}, av, pt(0.02f, 77));
+  auto a = OwnedTensor::q8(DType::kUint8, {2, 3, 5}, av, per_tensor(0.02f, 77));
   auto b = OwnedTensor::q8(DType::kInt8, {5, 4}, bv, pc(sb, 1));
-  auto r = run_reference_owned("MatMul", {}, {a.view(), b.view()}, {{DType::kInt8, pt(0.05f, -3)}});
+  auto r = run_reference_owned("MatMul", {}, {a.view(), b.view()}, {{DType::kInt8, per_tensor(0.05f, -3)}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r.value()[0].view().dims, (I{2, 3, 4}));
   const Q got = int_values(r.value()[0]);
@@ -389,8 +389,8 @@ TEST(KernelsInt8MatMul, AccumulatorSaturatesToInt32) {
   // K = 40000 products of 255 * 255 = 2.6e9 > INT32_MAX: the accumulator saturates,
   // float output = (float)INT32_MAX * (s_a * s_b).
   const int K = 40000;
-  auto a = OwnedTensor::q8(DType::kUint8, {1, K}, Q(K, 255), pt(0.5f, 0));
-  auto b = OwnedTensor::q8(DType::kUint8, {K, 1}, Q(K, 255), pt(0.25f, 0));
+  auto a = OwnedTensor::q8(DType::kUint8, {1, K}, Q(K, 255), per_tensor(0.5f, 0));
+  auto b = OwnedTensor::q8(DType::kUint8, {K, 1}, Q(K, 255), per_tensor(0.25f, 0));
   auto r = run_reference_owned("MatMul", {}, {a.view(), b.view()}, {{DType::kFloat32, {}}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r.value()[0].values<float>()[0], static_cast<float>(INT32_MAX) * (0.5f * 0.25f));
@@ -400,11 +400,11 @@ TEST(KernelsInt8Gemm, TransBPerChannelAndInt32BiasMatchRule) {
   // A (3, 4) int8, B^T (5, 4) int8 per-channel on axis 0 (= output columns), C int32 [5].
   const Q av = ints(12, -128, 127, 81), bv = ints(20, -127, 127, 82), cv = ints(5, -300, 300, 83);
   const F sb{0.01f, 0.02f, 0.03f, 0.04f, 0.05f};
-  auto a = OwnedTensor::q8(DType::kInt8, {3, 4}, av, pt(0.1f, 2));
+  auto a = OwnedTensor::q8(DType::kInt8, {3, 4}, av, per_tensor(0.1f, 2));
   auto b = OwnedTensor::q8(DType::kInt8, {5, 4}, bv, pc(sb, 0));
   auto c = OwnedTensor::from<std::int32_t>(DType::kInt32, {5}, cv);
   auto r = run_reference_owned("Gemm", {{"transB", std::int64_t{1}}}, {a.view(), b.view(), c.view()},
-                               {{DType::kUint8, pt(0.2f, 128)}});
+                               {{DType::kUint8, per_tensor(0.2f, 128)}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   const Q got = int_values(r.value()[0]);
   for (int m = 0; m < 3; ++m)
@@ -419,10 +419,10 @@ TEST(KernelsInt8Gemm, TransBPerChannelAndInt32BiasMatchRule) {
 
 TEST(KernelsInt8Gemm, NonUnitAlphaTakesTheGenericPath) {
   // alpha 0.5: dequantize, float Gemm, quantize: y = q(0.5 * sum(a*b) + c).
-  auto a = OwnedTensor::q8(DType::kInt8, {1, 2}, {10, -20}, pt(0.1f, 0));  // 1.0, -2.0
-  auto b = OwnedTensor::q8(DType::kInt8, {2, 1}, {30, 5}, pt(0.1f, 0));    // 3.0, 0.5
+  auto a = OwnedTensor::q8(DType::kInt8, {1, 2}, {10, -20}, per_tensor(0.1f, 0));  // 1.0, -2.0
+  auto b = OwnedTensor::q8(DType::kInt8, {2, 1}, {30, 5}, per_tensor(0.1f, 0));    // 3.0, 0.5
   auto c = OwnedTensor::f32({1}, {0.25f});
-  auto r = run_reference_owned("Gemm", {{"alpha", 0.5}}, {a.view(), b.view(), c.view()}, {{DType::kInt8, pt(0.1f, 0)}});
+  auto r = run_reference_owned("Gemm", {{"alpha", 0.5}}, {a.view(), b.view(), c.view()}, {{DType::kInt8, per_tensor(0.1f, 0)}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   // 0.5 * (3 - 1) + 0.25 = 1.25 → 1.25 / 0.1 = 12.5 (in float 12.499999) → 12.
   EXPECT_EQ(int_values(r.value()[0]), (Q{12}));
@@ -433,7 +433,7 @@ TEST(KernelsInt8Gemm, NonUnitAlphaTakesTheGenericPath) {
 // Integer data movement and the generic path.
 
 TEST(KernelsInt8Movement, SameQuantizationMovesIntegersUnchanged) {
-  const Quant q = pt(0.1f, 3);
+  const Quant q = per_tensor(0.1f, 3);
   const Q xv{-128, -1, 0, 5, 127, 64};
   auto x = OwnedTensor::q8(DType::kInt8, {2, 3}, xv, q);
   auto shape = OwnedTensor::i64({1}, {6});
@@ -459,7 +459,7 @@ TEST(KernelsInt8Movement, SameQuantizationMovesIntegersUnchanged) {
 
 TEST(KernelsInt8Movement, PadQuantizesTheConstantWithTheOutputParameters) {
   // value 1.0 with scale 0.5, zero point 3 → 1/0.5 + 3 = 5; default 0.0 → the zero point 3.
-  const Quant q = pt(0.5f, 3);
+  const Quant q = per_tensor(0.5f, 3);
   auto x = OwnedTensor::q8(DType::kUint8, {2}, {10, 20}, q);
   auto pads = OwnedTensor::i64({2}, {1, 1});
   auto v = OwnedTensor::f32({}, {1.0f});
@@ -474,7 +474,7 @@ TEST(KernelsInt8Movement, PadQuantizesTheConstantWithTheOutputParameters) {
 }
 
 TEST(KernelsInt8Movement, MaxPoolAndReluStayInIntegers) {
-  const Quant q = pt(0.2f, -10);
+  const Quant q = per_tensor(0.2f, -10);
   auto x = OwnedTensor::q8(DType::kInt8, {1, 1, 2, 2}, {-50, -12, 30, -128}, q);
   auto r = run_reference_owned("MaxPool", {{"kernel_shape", I{2, 2}}}, {x.view()}, {{DType::kInt8, q}});
   ASSERT_TRUE(r.ok()) << r.status().message();
@@ -486,8 +486,8 @@ TEST(KernelsInt8Movement, MaxPoolAndReluStayInIntegers) {
 
 TEST(KernelsInt8Generic, DifferentScalesRequantizeThroughFloat) {
   // Relu with a different output scale: y = q(relu(s_in * (x - zp_in))).
-  auto x = OwnedTensor::q8(DType::kUint8, {4}, {0, 100, 150, 255}, pt(0.1f, 128));
-  auto r = run_reference_owned("Relu", {}, {x.view()}, {{DType::kUint8, pt(0.3f, 0)}});
+  auto x = OwnedTensor::q8(DType::kUint8, {4}, {0, 100, 150, 255}, per_tensor(0.1f, 128));
+  auto r = run_reference_owned("Relu", {}, {x.view()}, {{DType::kUint8, per_tensor(0.3f, 0)}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   Q want;
   for (int q : {0, 100, 150, 255}) {
@@ -496,9 +496,9 @@ TEST(KernelsInt8Generic, DifferentScalesRequantizeThroughFloat) {
   }
   EXPECT_EQ(int_values(r.value()[0]), want);
   // Concat of two differently scaled inputs into a third scale.
-  auto a = OwnedTensor::q8(DType::kInt8, {2}, {-100, 100}, pt(0.05f, 0));
-  auto b = OwnedTensor::q8(DType::kInt8, {1}, {127}, pt(0.5f, 1));
-  r = run_reference_owned("Concat", {{"axis", std::int64_t{0}}}, {a.view(), b.view()}, {{DType::kInt8, pt(0.25f, 0)}});
+  auto a = OwnedTensor::q8(DType::kInt8, {2}, {-100, 100}, per_tensor(0.05f, 0));
+  auto b = OwnedTensor::q8(DType::kInt8, {1}, {127}, per_tensor(0.5f, 1));
+  r = run_reference_owned("Concat", {{"axis", std::int64_t{0}}}, {a.view(), b.view()}, {{DType::kInt8, per_tensor(0.25f, 0)}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   // -5 / 0.25 = -20, 5 / 0.25 = 20, 63 / 0.25 = 252 → saturates to 127.
   EXPECT_EQ(int_values(r.value()[0]), (Q{-20, 20, 127}));
@@ -511,7 +511,7 @@ TEST(KernelsInt8Generic, MovementBetweenEncodingsGivesEveryCodeTheGenericRulesBy
   Q all_i8, all_u8;
   for (int v = -128; v < 128; ++v) all_i8.push_back(v);
   for (int v = 0; v < 256; ++v) all_u8.push_back(v);
-  const Quant qa = pt(0.037f, -3), qb = pt(0.11f, 140), qy = pt(0.05f, 7);
+  const Quant qa = per_tensor(0.037f, -3), qb = per_tensor(0.11f, 140), qy = per_tensor(0.05f, 7);
   auto a = OwnedTensor::q8(DType::kInt8, {2, 128}, all_i8, qa);
   auto b = OwnedTensor::q8(DType::kUint8, {2, 128}, all_u8, qb);
   auto rule = [&](std::int32_t q, const Quant& in, DType out_type) {
@@ -554,9 +554,9 @@ TEST(KernelsInt8Generic, MovementBetweenEncodingsGivesEveryCodeTheGenericRulesBy
 
 TEST(KernelsInt8Generic, AddDequantizesBothInputsAndRequantizes) {
   const Q av = ints(12, -128, 127, 91), bv = ints(3, 0, 255, 92);
-  auto a = OwnedTensor::q8(DType::kInt8, {4, 3}, av, pt(0.07f, -4));
-  auto b = OwnedTensor::q8(DType::kUint8, {3}, bv, pt(0.03f, 120));
-  auto r = run_reference_owned("Add", {}, {a.view(), b.view()}, {{DType::kInt8, pt(0.09f, 6)}});
+  auto a = OwnedTensor::q8(DType::kInt8, {4, 3}, av, per_tensor(0.07f, -4));
+  auto b = OwnedTensor::q8(DType::kUint8, {3}, bv, per_tensor(0.03f, 120));
+  auto r = run_reference_owned("Add", {}, {a.view(), b.view()}, {{DType::kInt8, per_tensor(0.09f, 6)}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   const Q got = int_values(r.value()[0]);
   for (std::size_t i = 0; i < 12; ++i) {
@@ -592,7 +592,7 @@ TEST(KernelsInt8Generic, EveryFloatOpOnQuantizedTensorsEqualsDequantizeRunQuanti
       {"Erf", {}, {7}},
       {"Erf", {}, {1500}},  // the math functions (run_unary) take the table too
   };
-  const Quant qin = pt(0.04f, -7), qout = pt(0.02f, 100);
+  const Quant qin = per_tensor(0.04f, -7), qout = per_tensor(0.02f, 100);
   for (const Case& c : cases) {
     std::int64_t n = 1;
     for (auto d : c.dims) n *= d;
@@ -619,7 +619,7 @@ TEST(KernelsInt8Generic, EveryFloatOpOnQuantizedTensorsEqualsDequantizeRunQuanti
 TEST(KernelsInt8Generic, NearestResizeGivesTheGenericRulesBytes) {
   Q codes;
   for (int v = -128; v < 128; ++v) codes.push_back(v);
-  const Quant qin = pt(0.037f, -3);
+  const Quant qin = per_tensor(0.037f, -3);
   auto xq = OwnedTensor::q8(DType::kInt8, {1, 1, 16, 16}, codes, qin);
   F xf;
   for (auto q : codes) xf.push_back(static_cast<float>(q + 3) * 0.037f);
@@ -631,7 +631,7 @@ TEST(KernelsInt8Generic, NearestResizeGivesTheGenericRulesBytes) {
   };
   for (float scale : {2.0f, 1.5f}) {
     auto scales = OwnedTensor::f32({4}, {1.f, 1.f, scale, scale});
-    for (const Out& o : {Out{DType::kInt8, qin}, Out{DType::kInt8, pt(0.05f, 7)}, Out{DType::kUint8, pt(0.02f, 130)}}) {
+    for (const Out& o : {Out{DType::kInt8, qin}, Out{DType::kInt8, per_tensor(0.05f, 7)}, Out{DType::kUint8, per_tensor(0.02f, 130)}}) {
       SCOPED_TRACE(std::to_string(scale) + " " + model::dtype_name(o.t) + " scale " + std::to_string(o.q.scale[0]));
       const Attrs attrs{{"mode", std::string("nearest")}};
       auto rf = run_reference_owned("Resize", attrs, {xt.view(), roi.view(), scales.view()});
@@ -647,8 +647,8 @@ TEST(KernelsInt8Generic, NearestResizeGivesTheGenericRulesBytes) {
 }
 
 TEST(KernelsInt8Generic, SigmoidAndFloatOutputs) {
-  auto x = OwnedTensor::q8(DType::kInt8, {5}, {-100, -10, 0, 10, 100}, pt(0.05f, 0));
-  auto r = run_reference_owned("Sigmoid", {}, {x.view()}, {{DType::kUint8, pt(1.0f / 256, 0)}});
+  auto x = OwnedTensor::q8(DType::kInt8, {5}, {-100, -10, 0, 10, 100}, per_tensor(0.05f, 0));
+  auto r = run_reference_owned("Sigmoid", {}, {x.view()}, {{DType::kUint8, per_tensor(1.0f / 256, 0)}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   const Q got = int_values(r.value()[0]);
   const Q qv{-100, -10, 0, 10, 100};
@@ -657,14 +657,14 @@ TEST(KernelsInt8Generic, SigmoidAndFloatOutputs) {
     EXPECT_NEAR(got[i], std::min(255.0, std::nearbyint(s * 256)), 1.0) << i;
   }
   // Quantized input, float output: GlobalAveragePool of s * (q - zp).
-  auto p = OwnedTensor::q8(DType::kUint8, {1, 1, 2, 2}, {10, 20, 30, 40}, pt(0.5f, 10));
+  auto p = OwnedTensor::q8(DType::kUint8, {1, 1, 2, 2}, {10, 20, 30, 40}, per_tensor(0.5f, 10));
   r = run_reference_owned("GlobalAveragePool", {}, {p.view()});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r.value()[0].values<float>(), (F{7.5f}));  // (0 + 5 + 10 + 15) / 4
 }
 
 TEST(KernelsInt8Generic, ArgMaxOfQuantizedInput) {
-  auto x = OwnedTensor::q8(DType::kUint8, {2, 3}, {1, 9, 3, 200, 7, 200}, pt(0.1f, 5));
+  auto x = OwnedTensor::q8(DType::kUint8, {2, 3}, {1, 9, 3, 200, 7, 200}, per_tensor(0.1f, 5));
   auto r = run_reference_owned("ArgMax", {{"axis", std::int64_t{1}}}, {x.view()}, {{DType::kInt64, {}}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r.value()[0].values<std::int64_t>(), (I{1, 0}));
@@ -680,15 +680,15 @@ TEST(KernelsInt8Generic, QuantizedTensorWithoutParametersIsUnsupported) {
 }
 
 TEST(KernelsInt8Generic, InvalidQuantizationParametersAreRejected) {
-  auto x = OwnedTensor::q8(DType::kInt8, {2, 3}, Q(6, 0), pt(0.1f, 0));
+  auto x = OwnedTensor::q8(DType::kInt8, {2, 3}, Q(6, 0), per_tensor(0.1f, 0));
   OwnedTensor y(DType::kFloat32, {2, 3});
   auto run_with = [&](Quant q) {
     x.set_quant(std::move(q));
     return run_reference("Relu", {}, {x.view()}, {y.view()}).code();
   };
-  EXPECT_EQ(run_with(pt(0.0f, 0)), err::kInvalidParam);  // zero scale
-  EXPECT_EQ(run_with(pt(std::numeric_limits<float>::infinity(), 0)), err::kInvalidParam);
-  EXPECT_EQ(run_with(pt(0.1f, 200)), err::kInvalidParam);                         // zp outside int8
+  EXPECT_EQ(run_with(per_tensor(0.0f, 0)), err::kInvalidParam);  // zero scale
+  EXPECT_EQ(run_with(per_tensor(std::numeric_limits<float>::infinity(), 0)), err::kInvalidParam);
+  EXPECT_EQ(run_with(per_tensor(0.1f, 200)), err::kInvalidParam);                         // zp outside int8
   EXPECT_EQ(run_with(Quant{{0.1f, 0.2f}, {0, 0}, 1}), err::kInvalidParam);        // 2 scales, dim 1 has 3
   EXPECT_EQ(run_with(Quant{{0.1f, 0.2f}, {0, 0}, 5}), err::kInvalidParam);        // axis out of range
   EXPECT_EQ(run_with(Quant{{0.1f, 0.2f, 0.3f}, {0, 0}, 1}), err::kInvalidParam);  // zp count
@@ -724,7 +724,7 @@ TEST(KernelsQuantizeLinear, DividesInFloat) {
   EXPECT_EQ(int_values(r.value()[0]), (Q{-117, -94}));
   // The generic path requantizes with the same rule: float Clip into an int8 output.
   auto x2 = OwnedTensor::f32({1}, {-66.15f});
-  r = run_reference_owned("Clip", {}, {x2.view()}, {{DType::kInt8, pt(0.7f, 0)}});
+  r = run_reference_owned("Clip", {}, {x2.view()}, {{DType::kInt8, per_tensor(0.7f, 0)}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(int_values(r.value()[0]), (Q{-94}));
 }
@@ -782,7 +782,7 @@ TEST(KernelsDequantizeLinear, PerTensorPerAxisAndInt32) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r.value()[0].values<float>(), (F{-400 * 0.01f, 1000 * 0.01f}));
   // Without scale input: the tensor's own quantization.
-  auto own = OwnedTensor::q8(DType::kInt8, {2}, {-3, 4}, pt(0.5f, 1));
+  auto own = OwnedTensor::q8(DType::kInt8, {2}, {-3, 4}, per_tensor(0.5f, 1));
   r = run_reference_owned("DequantizeLinear", {}, {own.view()});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r.value()[0].values<float>(), (F{-2, 1.5f}));
@@ -815,8 +815,8 @@ TEST(KernelsInt16, QuantizeLinearRoundsHalfToEvenAndSaturatesToInt16) {
 }
 
 TEST(KernelsInt16, FloatOpsOnInt16EqualDequantizeRunRequantize) {
-  auto x = i16({4}, {-20000, -100, 0, 30000}, pt(1e-4f, 0));
-  auto r = run_reference_owned("Sigmoid", {}, {x.view()}, {{DType::kInt16, pt(1.0f / 32767, 0)}});
+  auto x = i16({4}, {-20000, -100, 0, 30000}, per_tensor(1e-4f, 0));
+  auto r = run_reference_owned("Sigmoid", {}, {x.view()}, {{DType::kInt16, per_tensor(1.0f / 32767, 0)}});
   ASSERT_TRUE(r.ok()) << r.status().message();
   const std::vector<std::int16_t> got = r.value()[0].values<std::int16_t>();
   const std::vector<std::int16_t> q{-20000, -100, 0, 30000};
@@ -827,15 +827,15 @@ TEST(KernelsInt16, FloatOpsOnInt16EqualDequantizeRunRequantize) {
   }
   // A Conv on int16 activations and int8 weights: the float conv of the dequantized values,
   // requantized to int16 (int16 takes no integer kernel).
-  auto cx = i16({1, 1, 1, 3}, {1000, -2000, 3000}, pt(0.01f, 0));
+  auto cx = i16({1, 1, 1, 3}, {1000, -2000, 3000}, per_tensor(0.01f, 0));
   auto cw = OwnedTensor::q8(DType::kInt8, {2, 1, 1, 1}, {100, -50}, pc({0.02f, 0.04f}, 0));
-  auto c = run_reference_owned("Conv", {}, {cx.view(), cw.view()}, {{DType::kInt16, pt(0.05f, 0)}});
+  auto c = run_reference_owned("Conv", {}, {cx.view(), cw.view()}, {{DType::kInt16, per_tensor(0.05f, 0)}});
   ASSERT_TRUE(c.ok()) << c.status().message();
   // channel 0: x · 2, channel 1: x · −2 (reals 10, −20, 30), / 0.05.
   EXPECT_EQ(c.value()[0].values<std::int16_t>(), (std::vector<std::int16_t>{400, -800, 1200, -400, 800, -1200}));
   // Same encoding in and out: Reshape moves the int16 values unchanged.
   auto shape = OwnedTensor::i64({1}, {3});
-  auto m = run_reference_owned("Reshape", {}, {cx.view(), shape.view()}, {{DType::kInt16, pt(0.01f, 0)}});
+  auto m = run_reference_owned("Reshape", {}, {cx.view(), shape.view()}, {{DType::kInt16, per_tensor(0.01f, 0)}});
   ASSERT_TRUE(m.ok()) << m.status().message();
   EXPECT_EQ(m.value()[0].values<std::int16_t>(), (std::vector<std::int16_t>{1000, -2000, 3000}));
 }

@@ -22,7 +22,7 @@ F seq(std::size_t n, float start, float step) {
   return v;
 }
 
-std::int64_t count(const I& d) {
+std::int64_t elements(const I& d) {
   std::int64_t n = 1;
   for (auto v : d) n *= v;
   return n;
@@ -65,8 +65,8 @@ TEST(KernelsMatMul, OneDimensionalOperandsArePromotedAndDropped) {
 
 // Naive batched matmul with broadcast batch dims (right-aligned, size-1 dims repeat).
 void check_batched(const I& da, const I& db, const I& want) {
-  const F av = seq(static_cast<std::size_t>(count(da)), -1.0f, 0.125f);
-  const F bv = seq(static_cast<std::size_t>(count(db)), 0.5f, -0.0625f);
+  const F av = seq(static_cast<std::size_t>(elements(da)), -1.0f, 0.125f);
+  const F bv = seq(static_cast<std::size_t>(elements(db)), 0.5f, -0.0625f);
   auto a = OwnedTensor::f32(da, av), b = OwnedTensor::f32(db, bv);
   auto r = run("MatMul", {}, {&a, &b});
   ASSERT_TRUE(r.ok()) << r.status().message();
@@ -75,7 +75,7 @@ void check_batched(const I& da, const I& db, const I& want) {
   const std::int64_t M = da[da.size() - 2], K = da.back(), N = db.back();
   const I batch(want.begin(), want.end() - 2);
   const I ba(da.begin(), da.end() - 2), bb(db.begin(), db.end() - 2);
-  const std::int64_t nb = count(batch);
+  const std::int64_t nb = elements(batch);
   for (std::int64_t bi = 0; bi < nb; ++bi) {
     // Batch offsets of A and B: walk the batch dims from the right.
     std::int64_t rem = bi, oa = 0, ob = 0, ma = 1, mb = 1;
@@ -141,7 +141,7 @@ TEST(KernelsGemm, TransposeFlagsAndCShapesMatchNaiveFormula) {
       auto a = OwnedTensor::f32(ta ? I{K, M} : I{M, K}, av);
       auto b = OwnedTensor::f32(tb ? I{N, K} : I{K, N}, bv);
       for (const I& cd : {I{}, I{N}, I{M, 1}, I{1, N}, I{M, N}}) {
-        const F cv = seq(static_cast<std::size_t>(count(cd)), 0.5f, 1.0f);
+        const F cv = seq(static_cast<std::size_t>(elements(cd)), 0.5f, 1.0f);
         auto c = OwnedTensor::f32(cd, cv);
         auto r =
             run("Gemm", {{"transA", std::int64_t{ta}}, {"transB", std::int64_t{tb}}, {"alpha", 0.5}}, {&a, &b, &c});

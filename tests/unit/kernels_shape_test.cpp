@@ -23,13 +23,13 @@ F seq(std::size_t n) {
   return v;
 }
 
-struct Out {
+struct ShapeOut {
   Status status;
   I dims;
   F values;
 };
 
-Out run(const char* op, const Attrs& a, const std::vector<TensorView>& in) {
+ShapeOut run(const char* op, const Attrs& a, const std::vector<TensorView>& in) {
   auto r = run_reference_owned(op, a, in);
   if (!r.ok()) return {r.status(), {}, {}};
   return {Status::Ok(), r.value()[0].view().dims, r.value()[0].values<float>()};
@@ -45,7 +45,7 @@ TEST(KernelsConcat, JoinsAlongPositiveAndNegativeAxes) {
   auto a = OwnedTensor::f32({2, 1}, {1, 2});
   auto b = OwnedTensor::f32({2, 2}, {3, 4, 5, 6});
   // axis 1: rows [1 | 3 4], [2 | 5 6]
-  Out o = run("Concat", {{"axis", std::int64_t{1}}}, {a.view(), b.view()});
+  ShapeOut o = run("Concat", {{"axis", std::int64_t{1}}}, {a.view(), b.view()});
   ASSERT_TRUE(o.status.ok()) << o.status.message();
   EXPECT_EQ(o.dims, (I{2, 3}));
   EXPECT_EQ(o.values, (F{1, 3, 4, 2, 5, 6}));
@@ -90,7 +90,7 @@ TEST(KernelsConcat, DifferentElementTypesAreUnsupported) {
 TEST(KernelsReshape, ZeroCopiesAndMinusOneInfers) {
   auto x = OwnedTensor::f32({2, 3, 4}, seq(24));
   auto s1 = OwnedTensor::i64({2}, {4, -1});
-  Out o = run("Reshape", {}, {x.view(), s1.view()});
+  ShapeOut o = run("Reshape", {}, {x.view(), s1.view()});
   ASSERT_TRUE(o.status.ok()) << o.status.message();
   EXPECT_EQ(o.dims, (I{4, 6}));
   EXPECT_EQ(o.values, seq(24));
@@ -139,7 +139,7 @@ TEST(KernelsFlatten, SplitsDimsAtAxis) {
 TEST(KernelsSqueezeUnsqueeze, AxesFromInputOrAttribute) {
   auto x = OwnedTensor::f32({1, 3, 1, 2}, seq(6));
   auto axes = OwnedTensor::i64({2}, {0, -2});
-  Out o = run("Squeeze", {}, {x.view(), axes.view()});
+  ShapeOut o = run("Squeeze", {}, {x.view(), axes.view()});
   ASSERT_TRUE(o.status.ok()) << o.status.message();
   EXPECT_EQ(o.dims, (I{3, 2}));
   EXPECT_EQ(o.values, seq(6));
@@ -172,7 +172,7 @@ TEST(KernelsTranspose, PermutationMovesElements) {
     for (int b = 0; b < 3; ++b)
       for (int c = 0; c < 4; ++c) xv.push_back(static_cast<float>(100 * a + 10 * b + c));
   auto x = OwnedTensor::f32({2, 3, 4}, xv);
-  Out o = run("Transpose", {{"perm", I{2, 0, 1}}}, {x.view()});
+  ShapeOut o = run("Transpose", {{"perm", I{2, 0, 1}}}, {x.view()});
   ASSERT_TRUE(o.status.ok()) << o.status.message();
   EXPECT_EQ(o.dims, (I{4, 2, 3}));
   F want;
@@ -199,7 +199,7 @@ F slice1d(const I& starts, const I& ends, const I& steps) {
   auto x = OwnedTensor::f32({10}, seq(10));
   auto s = OwnedTensor::i64({1}, starts), e = OwnedTensor::i64({1}, ends), st = OwnedTensor::i64({1}, steps);
   auto ax = OwnedTensor::i64({1}, {0});
-  Out o = run("Slice", {}, {x.view(), s.view(), e.view(), ax.view(), st.view()});
+  ShapeOut o = run("Slice", {}, {x.view(), s.view(), e.view(), ax.view(), st.view()});
   EXPECT_TRUE(o.status.ok()) << o.status.message();
   return o.values;
 }
@@ -222,7 +222,7 @@ TEST(KernelsSlice, AxesSelectDimsAndStepsDefaultToOne) {
   auto x = OwnedTensor::f32({3, 4}, seq(12));
   auto s = OwnedTensor::i64({2}, {1, 2}), e = OwnedTensor::i64({2}, {4, -4});
   auto ax = OwnedTensor::i64({2}, {-1, 0}), st = OwnedTensor::i64({2}, {2, -2});
-  Out o = run("Slice", {}, {x.view(), s.view(), e.view(), ax.view(), st.view()});
+  ShapeOut o = run("Slice", {}, {x.view(), s.view(), e.view(), ax.view(), st.view()});
   ASSERT_TRUE(o.status.ok()) << o.status.message();
   EXPECT_EQ(o.dims, (I{2, 2}));
   EXPECT_EQ(o.values, (F{9, 11, 1, 3}));  // rows 2, 0; cols 1, 3
@@ -252,7 +252,7 @@ TEST(KernelsSlice, ThreeDimensionalMixedStepsMatchIndexFormula) {
   auto s = OwnedTensor::i64({3}, {3, 1, -1}), e = OwnedTensor::i64({3}, {-5, 5, 0});
   auto st = OwnedTensor::i64({3}, {-2, 3, -2});
   auto ax = OwnedTensor::i64({3}, {0, 1, 2});
-  Out o = run("Slice", {}, {x.view(), s.view(), e.view(), ax.view(), st.view()});
+  ShapeOut o = run("Slice", {}, {x.view(), s.view(), e.view(), ax.view(), st.view()});
   ASSERT_TRUE(o.status.ok()) << o.status.message();
   // dim 0: 3, 1 (end -5 → -1); dim 1: 1, 4; dim 2: 5, 3, 1 (end 0 excluded).
   EXPECT_EQ(o.dims, (I{2, 2, 3}));
@@ -345,7 +345,7 @@ TEST(KernelsPad, ConstantModeWithValueInput) {
   auto x = OwnedTensor::f32({2, 2}, {1, 2, 3, 4});
   auto pads = OwnedTensor::i64({4}, {1, 0, 0, 1});
   auto v = OwnedTensor::f32({}, {9});
-  Out o = run("Pad", {}, {x.view(), pads.view(), v.view()});
+  ShapeOut o = run("Pad", {}, {x.view(), pads.view(), v.view()});
   ASSERT_TRUE(o.status.ok()) << o.status.message();
   EXPECT_EQ(o.dims, (I{3, 3}));
   EXPECT_EQ(o.values, (F{9, 9, 9, 1, 2, 9, 3, 4, 9}));
@@ -380,7 +380,7 @@ TEST(KernelsPad, NegativePadsCropAndAxesSelectDims) {
   auto p2 = OwnedTensor::i64({2}, {0, 2});
   auto v = OwnedTensor::f32({}, {5});
   auto axes = OwnedTensor::i64({1}, {-1});
-  Out o = run("Pad", {}, {x2.view(), p2.view(), v.view(), axes.view()});
+  ShapeOut o = run("Pad", {}, {x2.view(), p2.view(), v.view(), axes.view()});
   ASSERT_TRUE(o.status.ok()) << o.status.message();
   EXPECT_EQ(o.dims, (I{2, 4}));
   EXPECT_EQ(o.values, (F{1, 2, 5, 5, 3, 4, 5, 5}));

@@ -18,7 +18,7 @@ namespace {
 
 using namespace svp::compiler;  // NOLINT(google-build-using-namespace): the builder under test
 
-LayerOptions shaped(std::vector<std::int64_t> shape) {
+LayerOptions with_shape(std::vector<std::int64_t> shape) {
   LayerOptions o;
   o.output_shapes = {std::move(shape)};
   return o;
@@ -37,7 +37,7 @@ const Tensor& tensor(const Program& p, const std::string& name) {
 ModelBuilder chain(int n) {
   ModelBuilder b("chain");
   TensorId t = b.add_input("x", DType::kFloat32, {1, 16, 8, 8});
-  for (int i = 0; i < n; ++i) t = b.add_layer("l" + std::to_string(i), "Relu", {t}, shaped({1, 16, 8, 8}));
+  for (int i = 0; i < n; ++i) t = b.add_layer("l" + std::to_string(i), "Relu", {t}, with_shape({1, 16, 8, 8}));
   b.add_output(t);
   return b;
 }
@@ -68,10 +68,10 @@ TEST(ModelBuilder, PlannerRespectsLongLifetimesAndAlignment) {
   // and the 64-byte alignment.
   ModelBuilder b("diamond");
   const TensorId x = b.add_input("x", DType::kUint8, {1, 100});
-  const TensorId ta = b.add_layer("a", "Relu", {x}, shaped({1, 100}));     // 100 bytes → slot of 128
-  const TensorId tb = b.add_layer("b", "Relu", {ta}, shaped({1, 1000}));   // 1000
-  const TensorId tc = b.add_layer("c", "Relu", {tb}, shaped({1, 30}));     // 30
-  b.add_output(b.add_layer("d", "Add", {ta, tc}, shaped({1, 100})));
+  const TensorId ta = b.add_layer("a", "Relu", {x}, with_shape({1, 100}));     // 100 bytes → slot of 128
+  const TensorId tb = b.add_layer("b", "Relu", {ta}, with_shape({1, 1000}));   // 1000
+  const TensorId tc = b.add_layer("c", "Relu", {tb}, with_shape({1, 30}));     // 30
+  b.add_output(b.add_layer("d", "Add", {ta, tc}, with_shape({1, 100})));
   auto m = b.build();
   ASSERT_TRUE(m.ok()) << m.status().message();
   const Program& p = m->program;
@@ -96,8 +96,8 @@ TEST(ModelBuilder, DeadOutputsGetMemoryButOnlyForTheirLayer) {
   const LayerRef s = b.add_layer("split", "Split", {x}, split);
   ASSERT_EQ(s.outputs.size(), 2u);
   EXPECT_EQ(tensor(b.program(), "split:0").dims, (std::vector<std::int64_t>{2, 16}));
-  const TensorId r = b.add_layer("r", "Relu", {s.out(0)}, shaped({2, 16}));
-  const TensorId r2 = b.add_layer("r2", "Relu", {r}, shaped({2, 16}));
+  const TensorId r = b.add_layer("r", "Relu", {s.out(0)}, with_shape({2, 16}));
+  const TensorId r2 = b.add_layer("r2", "Relu", {r}, with_shape({2, 16}));
   b.add_output(r2);
   auto m = b.build();
   ASSERT_TRUE(m.ok()) << m.status().message();
@@ -118,7 +118,7 @@ TEST(ModelBuilder, PlanWorkBufIsUsableOnItsOwn) {
 
 TEST(ModelBuilder, EmptyWorkBufIsStillNonZero) {
   ModelBuilder b;
-  b.add_output(b.add_layer("r", "Relu", {b.add_input("x", DType::kInt8, {3})}, shaped({3})));
+  b.add_output(b.add_layer("r", "Relu", {b.add_input("x", DType::kInt8, {3})}, with_shape({3})));
   auto m = b.build();
   ASSERT_TRUE(m.ok()) << m.status().message();
   EXPECT_EQ(m->program.flags.work_buf_size, 64u);
@@ -135,8 +135,8 @@ TEST(ModelBuilder, ConstantsAreCopiedAligned) {
   const TensorId tq = b.add_constant("q", {5}, q, Quant{{0.5f}, {1}, -1});
   const TensorId th = b.add_constant("h", DType::kFloat16, {2}, half, sizeof half);
   const TensorId ti = b.add_constant("i64", {1}, std::vector<std::int64_t>{-7});
-  const TensorId y = b.add_layer("add", "Add", {x, tw}, shaped({1, 3}));
-  LayerOptions many = shaped({1, 3});
+  const TensorId y = b.add_layer("add", "Add", {x, tw}, with_shape({1, 3}));
+  LayerOptions many = with_shape({1, 3});
   b.add_output(b.add_layer("sum", "Sum", {y, tq, th, ti}, many));
   auto m = b.build();
   ASSERT_TRUE(m.ok()) << m.status().message();
@@ -193,18 +193,18 @@ TEST(ModelBuilder, SegmentEveryGroupsLayers) {
 TEST(ModelBuilder, ManualSegmentsAndTargetChanges) {
   ModelBuilder b;
   TensorId t = b.add_input("x", DType::kFloat32, {8});
-  t = b.add_layer("a", "Relu", {t}, shaped({8}));
-  t = b.add_layer("b", "Relu", {t}, shaped({8}));
+  t = b.add_layer("a", "Relu", {t}, with_shape({8}));
+  t = b.add_layer("b", "Relu", {t}, with_shape({8}));
   b.begin_segment();
-  t = b.add_layer("c", "Relu", {t}, shaped({8}));
-  t = b.add_layer("d", "Relu", {t}, shaped({8}));
-  LayerOptions cpu = shaped({8});
+  t = b.add_layer("c", "Relu", {t}, with_shape({8}));
+  t = b.add_layer("d", "Relu", {t}, with_shape({8}));
+  LayerOptions cpu = with_shape({8});
   cpu.target = Target::kAiCpu;
   t = b.add_layer("e", "TopK", {t}, cpu);  // AI-CPU: its own segment even without a call
-  t = b.add_layer("f", "Relu", {t}, shaped({8}));
+  t = b.add_layer("f", "Relu", {t}, with_shape({8}));
   b.begin_segment();
   b.begin_segment();  // twice = once
-  t = b.add_layer("g", "Relu", {t}, shaped({8}));
+  t = b.add_layer("g", "Relu", {t}, with_shape({8}));
   b.add_output(t);
   auto m = b.build();
   ASSERT_TRUE(m.ok()) << m.status().message();
@@ -214,7 +214,7 @@ TEST(ModelBuilder, ManualSegmentsAndTargetChanges) {
   ModelBuilder e;
   t = e.add_input("x", DType::kFloat32, {8});
   e.segment_every(3);
-  for (int i = 0; i < 5; ++i) t = e.add_layer("n" + std::to_string(i), "Relu", {t}, i == 1 ? cpu : shaped({8}));
+  for (int i = 0; i < 5; ++i) t = e.add_layer("n" + std::to_string(i), "Relu", {t}, i == 1 ? cpu : with_shape({8}));
   e.add_output(t);
   m = e.build();
   ASSERT_TRUE(m.ok()) << m.status().message();
@@ -290,11 +290,11 @@ TEST(ModelBuilder, OutputDefaultsFollowTheFirstInput) {
   const Quant q{{0.25f}, {3}, -1};
   const TensorId x = b.add_input("x", DType::kInt8, {1, 2, 3, 4}, Layout::kNHWC, q);
   // (A first input of -1 is refused by validation: no op reads an optional first input.)
-  const TensorId same = b.add_layer("same", "Relu", {x}, shaped({1, 2, 3, 4}));
-  LayerOptions deq = shaped({1, 24});
+  const TensorId same = b.add_layer("same", "Relu", {x}, with_shape({1, 2, 3, 4}));
+  LayerOptions deq = with_shape({1, 24});
   deq.output_dtypes = {DType::kFloat32};
   const TensorId f = b.add_layer("deq", "DequantizeLinear", {same}, deq);
-  LayerOptions named = shaped({1, 24});
+  LayerOptions named = with_shape({1, 24});
   named.output_names = {"result"};
   named.output_layouts = {Layout::kND};
   b.add_output(b.add_layer("relu", "Relu", {f}, named));
@@ -320,7 +320,7 @@ TEST(ModelBuilder, ErrorsAreStickyAndNameTheCulprit) {
   {
     ModelBuilder b;
     const TensorId x = b.add_input("x", DType::kFloat32, {4});
-    EXPECT_EQ(b.add_layer("bad", "Relu", {x, 42}, shaped({4})).out(), -1);
+    EXPECT_EQ(b.add_layer("bad", "Relu", {x, 42}, with_shape({4})).out(), -1);
     EXPECT_EQ(b.status().code(), err::kInvalidParam);
     EXPECT_NE(b.status().message().find("layer \"bad\" (Relu): input 1 is not a tensor id (42)"), std::string::npos)
         << b.status().message();
@@ -344,34 +344,34 @@ TEST(ModelBuilder, ErrorsAreStickyAndNameTheCulprit) {
   }
   {
     ModelBuilder b;
-    LayerOptions o = shaped({4});
+    LayerOptions o = with_shape({4});
     o.output_dtypes = {DType::kFloat32, DType::kFloat32};
     b.add_layer("l", "Relu", {b.add_input("x", DType::kFloat32, {4})}, o);
     EXPECT_NE(b.status().message().find("1 outputs but 2 dtypes"), std::string::npos) << b.status().message();
   }
   {
     ModelBuilder b;
-    b.add_layer("c", "Constant", {}, shaped({4}));
+    b.add_layer("c", "Constant", {}, with_shape({4}));
     EXPECT_NE(b.status().message().find("give output_dtypes"), std::string::npos) << b.status().message();
   }
   {
     // Problems only the whole program shows surface from build(), via validate().
     ModelBuilder b;
     const TensorId x = b.add_input("x", DType::kFloat32, {4});
-    b.add_output(b.add_layer("x", "Relu", {x}, shaped({4})));
+    b.add_output(b.add_layer("x", "Relu", {x}, with_shape({4})));
     const Status s = b.build().status();
     EXPECT_EQ(s.code(), err::kParseModel);
     EXPECT_NE(s.message().find("tensor name \"x\" is used twice"), std::string::npos) << s.message();
   }
   {
     ModelBuilder b;
-    b.add_layer("r", "Relu", {b.add_input("x", DType::kFloat32, {4, 0})}, shaped({4}));
+    b.add_layer("r", "Relu", {b.add_input("x", DType::kFloat32, {4, 0})}, with_shape({4}));
     const Status s = b.build().status();
     EXPECT_NE(s.message().find("tensor \"x\": dims [4,0]"), std::string::npos) << s.message();
   }
   {
     ModelBuilder b;
-    b.add_layer("r", "Relu", {b.add_input("x", DType::kFloat32, {4})}, shaped({4}));
+    b.add_layer("r", "Relu", {b.add_input("x", DType::kFloat32, {4})}, with_shape({4}));
     const Status s = b.build().status();
     EXPECT_EQ(s.code(), err::kModelMissingAttr);
     EXPECT_NE(s.message().find("no output"), std::string::npos) << s.message();

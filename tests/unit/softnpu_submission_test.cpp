@@ -21,7 +21,7 @@ namespace {
 using svp::test::Gate;
 using svp::test::LambdaTask;
 
-constexpr TimeoutMs kWait = 10'000;
+constexpr TimeoutMs kSubmitWait = 10'000;
 
 // Counts its runs and its destruction (a task dropped by destroy_sq or teardown must be
 // released, not leaked).
@@ -87,9 +87,9 @@ TEST_F(SubmissionTest, SynchronizeCountsATaskStillInTheInboxAsNotFinished) {
   EXPECT_EQ(early.code(), err::kRtFailure) << "synchronize returned while the task had not run";
   EXPECT_EQ(runs.load(), 0);
   gate.open();
-  EXPECT_TRUE(device.synchronize_sq(q, kWait).ok());
+  EXPECT_TRUE(device.synchronize_sq(q, kSubmitWait).ok());
   EXPECT_EQ(runs.load(), 1);
-  EXPECT_TRUE(device.synchronize_sq(busy, kWait).ok());
+  EXPECT_TRUE(device.synchronize_sq(busy, kSubmitWait).ok());
 }
 
 TEST_F(SubmissionTest, SynchronizeRightAfterSubmitNeverReturnsEarly) {
@@ -104,7 +104,7 @@ TEST_F(SubmissionTest, SynchronizeRightAfterSubmitNeverReturnsEarly) {
       return Status::Ok();
     });
     ASSERT_TRUE(device.submit(q, Entry::Task(std::move(task), TaskSettings{})).ok());
-    ASSERT_TRUE(device.synchronize_sq(q, kWait).ok());
+    ASSERT_TRUE(device.synchronize_sq(q, kSubmitWait).ok());
     ASSERT_EQ(done.load(), i + 1) << "synchronize_sq returned before the task submitted just before it ran";
   }
 }
@@ -139,7 +139,7 @@ TEST_F(SubmissionTest, DestroyWhileSubmittingReleasesEveryTaskAndRejectsLaterSub
     for (auto& t : producers) t.join();
     // Nothing was created since: the id is stale.
     EXPECT_EQ(device.submit(q, make()).code(), err::kInvalidResourceHandle);
-    EXPECT_TRUE(device.synchronize_all(kWait).ok());
+    EXPECT_TRUE(device.synchronize_all(kSubmitWait).ok());
   }
   // Every task object was released: run, dropped with its queue, or rejected.
   EXPECT_EQ(destroyed.load(), created.load());
@@ -198,7 +198,7 @@ TEST_F(SubmissionTest, ATaskSubmittedDuringASegmentPreemptsAtTheNextBoundary) {
   // bring the task into arbitration in time.
   high_done.wait();
   low_done.wait();
-  EXPECT_TRUE(device.synchronize_all(kWait).ok());
+  EXPECT_TRUE(device.synchronize_all(kSubmitWait).ok());
   EXPECT_EQ(low_at_high.load(), 1) << "the high-priority task did not take the core at the first boundary";
   EXPECT_EQ(device.preemptions(), 1u);
 }
