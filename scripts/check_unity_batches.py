@@ -45,7 +45,16 @@ def function_names(path):
 
 
 def batches(build_dir, targets):
+    # CMake leaves the files of an earlier, larger batch count behind: with a
+    # Ninja build, only the batches build.ninja compiles count.
+    live = None
+    ninja = os.path.join(build_dir, "build.ninja")
+    if os.path.exists(ninja):
+        with open(ninja, encoding="utf-8") as f:
+            live = {os.path.abspath(os.path.join(build_dir, p)) for p in re.findall(r"(\S*/Unity/unity_\d+_cxx\.cxx)(?=[\s|]|$)", f.read())}
     for unity in sorted(glob.glob(os.path.join(build_dir, "**", "*.dir", "Unity", "unity_*_cxx.cxx"), recursive=True)):
+        if live is not None and os.path.abspath(unity) not in live:
+            continue
         target = os.path.basename(os.path.dirname(os.path.dirname(unity)))[: -len(".dir")]
         if targets and target not in targets:
             continue

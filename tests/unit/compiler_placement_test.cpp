@@ -12,13 +12,13 @@ using namespace testing_graph;  // NOLINT(google-build-using-namespace)
 
 // x → Conv → Relu → <mid op> → Reshape → <tail op> → y: a CNN with a non-NPU op in the
 // middle (mid) and at the end (tail).
-struct Chain {
+struct PlacedChain {
   Graph g;
   NodeId conv = -1, relu = -1, mid = -1, reshape = -1, tail = -1;
 };
 
-Chain chain(const std::string& mid_op, const std::string& tail_op) {
-  Chain c;
+PlacedChain chain(const std::string& mid_op, const std::string& tail_op) {
+  PlacedChain c;
   Graph& g = c.g;
   const ValueId x = value(g, "x", {1, 3, 8, 8});
   g.inputs.push_back(x);
@@ -35,7 +35,7 @@ Chain chain(const std::string& mid_op, const std::string& tail_op) {
 }
 
 TEST(Placement, NativeNpuOpsStayOnTheNpuAndOthersGoToTheAiCpu) {
-  Chain c = chain("Sigmoid", "TopK");
+  PlacedChain c = chain("Sigmoid", "TopK");
   const PlacementReport r = place_nodes(c.g);
   EXPECT_EQ(c.g.node(c.conv).target, Target::kNpu);
   EXPECT_EQ(c.g.node(c.mid).target, Target::kNpu);
@@ -52,7 +52,7 @@ TEST(Placement, NativeNpuOpsStayOnTheNpuAndOthersGoToTheAiCpu) {
 
 TEST(Placement, ACheapNpuIslandBetweenAiCpuOpsJoinsThem) {
   // TopK → Flatten → TopK: the Flatten alone on the NPU would cost two hand-overs.
-  Chain c = chain("TopK", "TopK");
+  PlacedChain c = chain("TopK", "TopK");
   const PlacementReport r = place_nodes(c.g);
   EXPECT_EQ(c.g.node(c.reshape).target, Target::kAiCpu);
   EXPECT_EQ(r.moved_to_aicpu, 1u);
@@ -62,7 +62,7 @@ TEST(Placement, ACheapNpuIslandBetweenAiCpuOpsJoinsThem) {
 }
 
 TEST(Placement, CostlyNodesNeverMoveToJoinNeighbours) {
-  Chain c = chain("TopK", "TopK");
+  PlacedChain c = chain("TopK", "TopK");
   // Make the conv an island: its consumer and (pretend) producer are AI-CPU nodes.
   c.g.node(c.relu).op = "TopK";
   place_nodes(c.g);
@@ -81,7 +81,7 @@ TEST(Placement, MatMulBeyondFourDimensionsRunsOnTheAiCpu) {
 }
 
 TEST(Placement, ForceToCpuTakesOnnxOrGraphNamesAndRejectsUnknownOnes) {
-  Chain c = chain("Sigmoid", "Relu");
+  PlacedChain c = chain("Sigmoid", "Relu");
   c.g.node(c.mid).origin.onnx_name = "onnx_sigmoid";
   ASSERT_TRUE(force_to_cpu(c.g, {"onnx_sigmoid", "conv"}).ok());
   const PlacementReport r = place_nodes(c.g);

@@ -30,7 +30,7 @@ std::vector<std::uint8_t> random_bytes(std::int64_t n, std::uint32_t seed) {
   for (auto& x : v) x = static_cast<std::uint8_t>(testing::lcg(seed) >> 7);
   return v;
 }
-std::int64_t count(const I& d) {
+std::int64_t element_count(const I& d) {
   std::int64_t n = 1;
   for (auto x : d) n *= x;
   return n;
@@ -47,12 +47,12 @@ struct Stats {
 };
 
 // Runs op on a (da) and b (db) into dy with the reference kernel and with q8_binary.
-void check(const char* op, Q8BinaryOp kop, const I& da, Enc ea, const I& db, Enc eb, const I& dy, Enc ey,
+void check_binary(const char* op, Q8BinaryOp kop, const I& da, Enc ea, const I& db, Enc eb, const I& dy, Enc ey,
            std::uint32_t seed, Stats* stats) {
   SCOPED_TRACE(std::string(op) + " seed " + std::to_string(seed));
-  auto a = random_bytes(count(da), seed), b = random_bytes(count(db), seed + 101);
+  auto a = random_bytes(element_count(da), seed), b = random_bytes(element_count(db), seed + 101);
   const Quant qa{{ea.scale}, {ea.zp}, -1}, qb{{eb.scale}, {eb.zp}, -1}, qy{{ey.scale}, {ey.zp}, -1};
-  std::vector<std::uint8_t> ref(static_cast<std::size_t>(count(dy)), 0xAA), fast(ref.size(), 0x55);
+  std::vector<std::uint8_t> ref(static_cast<std::size_t>(element_count(dy)), 0xAA), fast(ref.size(), 0x55);
   auto view = [](DType t, const I& d, const Quant& q, void* p) {
     model::TensorView v;
     v.dtype = t;
@@ -112,7 +112,7 @@ TEST(Q8Binary, AddSubMulMatchTheReferenceOverBroadcastsAndEncodings) {
   for (const auto& o : ops)
     for (const Shapes& s : shapes)
       for (std::size_t k = 0; k < in.size(); ++k)
-        check(o.name, o.op, s.a, in[k], s.b, in[(k * 5 + 1) % in.size()], s.y, out[k % out.size()], seed++, &stats);
+        check_binary(o.name, o.op, s.a, in[k], s.b, in[(k * 5 + 1) % in.size()], s.y, out[k % out.size()], seed++, &stats);
   // Most cases give varied bytes, and many saturate.
   EXPECT_GT(stats.varied, stats.cases / 2);
   EXPECT_GT(stats.saturated, stats.cases / 4);
@@ -130,7 +130,7 @@ TEST(Q8Binary, FloatScalarConstantOperandsMatchTheReference) {
           for (const Quant* o : {&qy, &qs}) {
             SCOPED_TRACE(std::string(op) + " " + std::to_string(c) + (first ? " first" : ""));
             const DType xt = q == &qu ? DType::kUint8 : DType::kInt8, yt = o == &qs ? DType::kInt8 : DType::kUint8;
-            auto x = random_bytes(count(d), seed++);
+            auto x = random_bytes(element_count(d), seed++);
             float cv = c;
             model::TensorView vx, vc, vy;
             vx.dtype = xt;
@@ -181,8 +181,8 @@ TEST(Q8Binary, FloatConstantTensorOperandsMatchTheReference) {
           for (const Quant* o : {&qy, &qs}) {
             SCOPED_TRACE(std::string(op) + " seed " + std::to_string(seed) + (first ? " first" : ""));
             const DType xt = q == &qu ? DType::kUint8 : DType::kInt8, yt = o == &qs ? DType::kInt8 : DType::kUint8;
-            auto x = random_bytes(count(d), seed++);
-            std::vector<float> cv(static_cast<std::size_t>(count(dc)));
+            auto x = random_bytes(element_count(d), seed++);
+            std::vector<float> cv(static_cast<std::size_t>(element_count(dc)));
             for (auto& v : cv) v = static_cast<float>(static_cast<int>(testing::lcg(seed) % 4001) - 2000) * 0.003f;
             if (op[0] == 'D')
               for (auto& v : cv) v = v == 0.f ? 1.4142135f : v;

@@ -18,7 +18,7 @@ using model::DType;
 using I = std::vector<std::int64_t>;
 using F = std::vector<float>;
 
-struct Out {
+struct ResizeOut {
   Status status;
   I dims;
   F values;
@@ -28,14 +28,14 @@ Attrs modes(const std::string& mode, const std::string& ctm, const std::string& 
   return {{"mode", mode}, {"coordinate_transformation_mode", ctm}, {"nearest_mode", nearest}};
 }
 
-Out resize_scales(const Attrs& a, const OwnedTensor& x, const F& scales) {
+ResizeOut resize_scales(const Attrs& a, const OwnedTensor& x, const F& scales) {
   auto s = OwnedTensor::f32({static_cast<std::int64_t>(scales.size())}, scales);
   auto r = run_reference_owned("Resize", a, {x.view(), TensorView{}, s.view()});
   if (!r.ok()) return {r.status(), {}, {}};
   return {Status::Ok(), r.value()[0].view().dims, r.value()[0].values<float>()};
 }
 
-Out resize_sizes(const Attrs& a, const OwnedTensor& x, const I& sizes) {
+ResizeOut resize_sizes(const Attrs& a, const OwnedTensor& x, const I& sizes) {
   auto s = OwnedTensor::i64({static_cast<std::int64_t>(sizes.size())}, sizes);
   auto r = run_reference_owned("Resize", a, {x.view(), TensorView{}, TensorView{}, s.view()});
   if (!r.ok()) return {r.status(), {}, {}};
@@ -47,7 +47,7 @@ TEST(KernelsResize, NearestUpsampleRepeatsPixels) {
   // -0.25 0.25 0.75 1.25 → round 0 0 1 1. Both give 2x2 blocks.
   auto x = OwnedTensor::f32({1, 1, 2, 2}, {1, 2, 3, 4});
   const F want{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4};
-  Out o = resize_scales(modes("nearest", "asymmetric", "floor"), x, {1, 1, 2, 2});
+  ResizeOut o = resize_scales(modes("nearest", "asymmetric", "floor"), x, {1, 1, 2, 2});
   ASSERT_TRUE(o.status.ok()) << o.status.message();
   EXPECT_EQ(o.dims, (I{1, 1, 4, 4}));
   EXPECT_EQ(o.values, want);
@@ -133,7 +133,7 @@ TEST(KernelsResize, BilinearTwoDimensionalMatchesDefinition) {
   for (int i = 0; i < 2 * 3 * 4; ++i) xv.push_back(static_cast<float>((i * 37) % 19) - 9.0f);
   auto x = OwnedTensor::f32({1, 2, 3, 4}, xv);
   for (const std::string ctm : {"half_pixel", "align_corners"}) {
-    Out o = resize_sizes(modes("linear", ctm), x, {1, 2, 5, 7});
+    ResizeOut o = resize_sizes(modes("linear", ctm), x, {1, 2, 5, 7});
     ASSERT_TRUE(o.status.ok()) << o.status.message();
     EXPECT_EQ(o.dims, (I{1, 2, 5, 7}));
     const F want = naive_bilinear(xv, 2, 3, 4, 5, 7, ctm);
@@ -145,7 +145,7 @@ TEST(KernelsResize, BilinearTwoDimensionalMatchesDefinition) {
 TEST(KernelsResize, NearestWorksOnAnyDimAndAxesAttributeSelectsDims) {
   // Scale 2 on the channel dim of (1, 2, 2) duplicates channels.
   auto x = OwnedTensor::f32({1, 2, 2}, {1, 2, 3, 4});
-  Out o = resize_scales(modes("nearest", "asymmetric", "floor"), x, {1, 2, 1});
+  ResizeOut o = resize_scales(modes("nearest", "asymmetric", "floor"), x, {1, 2, 1});
   EXPECT_EQ(o.dims, (I{1, 4, 2}));
   EXPECT_EQ(o.values, (F{1, 2, 1, 2, 3, 4, 3, 4}));
   // Opset 18 axes: scales only for axes 1 and 2.
