@@ -1,6 +1,7 @@
 // Conv fast path: oneDNN convolution_forward on NHWC activations.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -88,6 +89,23 @@ void trim_dead_taps(const TensorView& x, detail::Window* win, TensorView* w, std
   w->data = kept->data();
 }
 
+// The int32 bias with the source zero point folded in: bias[m] − zx·Σ_k w[m][k] for the
+// `k` weights of each of the `m` output channels (OIHW, or GOIHW's same order). Empty when
+// a channel's value leaves int32 (the zero point then stays oneDNN's).
+std::vector<std::int32_t> fold_source_zero_point(const IntParams& ip, const std::int8_t* w, std::int64_t m,
+                                                 std::int64_t k) {
+  std::vector<std::int32_t> out(static_cast<std::size_t>(m));
+  for (std::int64_t o = 0; o < m; ++o) {
+    std::int64_t sum = 0;
+    for (std::int64_t i = 0; i < k; ++i) sum += w[o * k + i];
+    const std::int64_t b = ip.bias.empty() ? 0 : ip.bias[static_cast<std::size_t>(o)];
+    const std::int64_t v = b - static_cast<std::int64_t>(ip.zp_x) * sum;
+    if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) return {};
+    out[static_cast<std::size_t>(o)] = static_cast<std::int32_t>(v);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x, const TensorView& w_in,
@@ -158,15 +176,21 @@ std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x
     // An integer input with a zero point is padded by FastOp itself (the zero point's
     // byte) and the primitive gets no pads: with padding, oneDNN 2.6 corrects the padded
     // taps' zero points in its jit_int8 kernels (or AMX ones) instead of brgconv, 1.1–2.8×
-    // slower for 3x3 convolutions and 2.8–4× for dilated ones (docs/kernels.md). Not for
-    // grouped and depthwise convolutions, where no gain was measured.
-    const bool pad_input = !fp32 && g == 1 && ip.zp_x != 0 && (win.pb[1] | win.pb[2] | win.pe[1] | win.pe[2]) != 0;
+    // slower for 3x3 convolutions and 2.8–4× for dilated ones (docs/kernels.md).
+    // With no pads left, the source zero point is a constant per output channel,
+    // Σ w·(x − zx) = Σ w·x − zx·Σ w, and goes into the int32 bias: oneDNN then sees no
+    // zero point at all and takes its plain kernels (brdgmm for depthwise, brgconv for
+    // 1x1; with one, jit_int8 and jit_1x1 took half of PP-OCRv4 rec's int8 time).
+    std::vector<std::int32_t> folded;
+    if (!fp32 && ip.zp_x != 0) folded = fold_source_zero_point(ip, static_cast<const std::int8_t*>(w.data), M, kred);
+    const bool fold_zp = !folded.empty();
+    const bool pad_input = fold_zp && (win.pb[1] | win.pb[2] | win.pe[1] | win.pe[2]) != 0;
     const std::int64_t ih = x.dims[2] + (pad_input ? win.pb[1] + win.pe[1] : 0);
     const std::int64_t iw = x.dims[3] + (pad_input ? win.pb[2] + win.pe[2] : 0);
     dnnl::memory::desc src_md({N, C, ih, iw}, xdt, tag::nhwc);
     dnnl::memory::desc wei_md(wdims, wdt, tag::any);
     dnnl::memory::desc dst_md({N, M, y.dims[2], y.dims[3]}, ydt, tag::nhwc);
-    const bool has_bias = bias != nullptr;
+    const bool has_bias = bias != nullptr || fold_zp;
     dnnl::memory::desc bias_md = has_bias ? dnnl::memory::desc({M}, bdt, tag::a) : dnnl::memory::desc();
     // ONNX dilation 1 = dense; oneDNN counts the gaps (0 = dense).
     dnnl::memory::dims strides{win.s[1], win.s[2]}, dil{win.d[1] - 1, win.d[2] - 1}, pl{0, 0}, pr{0, 0};
@@ -185,7 +209,7 @@ std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x
       } else {
         attr.set_output_scales(1 << 1, ip.scales);
       }
-      if (ip.zp_x != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {ip.zp_x});
+      if (ip.zp_x != 0 && !fold_zp) attr.set_zero_points(DNNL_ARG_SRC, 0, {ip.zp_x});
       if (ip.zp_y != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {ip.zp_y});
     }
     dnnl::post_ops po;
@@ -205,8 +229,9 @@ std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x
     op->set_weights(wmem);
     if (has_bias) {
       const auto n = static_cast<std::size_t>(M);
-      op->set_bias(fp32 ? copied_memory(bias_md, bias->data, n * sizeof(float))
-                        : copied_memory(bias_md, ip.bias.data(), n * sizeof(std::int32_t)));
+      op->set_bias(fp32      ? copied_memory(bias_md, bias->data, n * sizeof(float))
+                   : fold_zp ? copied_memory(bias_md, folded.data(), n * sizeof(std::int32_t))
+                             : copied_memory(bias_md, ip.bias.data(), n * sizeof(std::int32_t)));
     }
     if (pad_input) {
       op->set_input_padding(
