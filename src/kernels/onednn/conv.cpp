@@ -181,16 +181,24 @@ std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x
     // Σ w·(x − zx) = Σ w·x − zx·Σ w, and goes into the int32 bias: oneDNN then sees no
     // zero point at all and takes its plain kernels (brdgmm for depthwise, brgconv for
     // 1x1; with one, jit_int8 and jit_1x1 took half of PP-OCRv4 rec's int8 time).
-    std::vector<std::int32_t> folded;
-    if (!fp32 && ip.zp_x != 0) folded = fold_source_zero_point(ip, static_cast<const std::int8_t*>(w.data), M, kred);
-    const bool fold_zp = !folded.empty();
+    // `pad_zp` keeps the zero point's byte for the padding after ip.zp_x is folded away.
+    const std::int32_t pad_zp = ip.zp_x;
+    bool fold_zp = false;
+    if (!fp32 && ip.zp_x != 0) {
+      std::vector<std::int32_t> folded = fold_source_zero_point(ip, static_cast<const std::int8_t*>(w.data), M, kred);
+      fold_zp = !folded.empty();
+      if (fold_zp) {
+        ip.bias = std::move(folded);
+        ip.zp_x = 0;
+      }
+    }
     const bool pad_input = fold_zp && (win.pb[1] | win.pb[2] | win.pe[1] | win.pe[2]) != 0;
     const std::int64_t ih = x.dims[2] + (pad_input ? win.pb[1] + win.pe[1] : 0);
     const std::int64_t iw = x.dims[3] + (pad_input ? win.pb[2] + win.pe[2] : 0);
     dnnl::memory::desc src_md({N, C, ih, iw}, xdt, tag::nhwc);
     dnnl::memory::desc wei_md(wdims, wdt, tag::any);
     dnnl::memory::desc dst_md({N, M, y.dims[2], y.dims[3]}, ydt, tag::nhwc);
-    const bool has_bias = bias != nullptr || fold_zp;
+    const bool has_bias = bias != nullptr || (!fp32 && !ip.bias.empty());
     dnnl::memory::desc bias_md = has_bias ? dnnl::memory::desc({M}, bdt, tag::a) : dnnl::memory::desc();
     // ONNX dilation 1 = dense; oneDNN counts the gaps (0 = dense).
     dnnl::memory::dims strides{win.s[1], win.s[2]}, dil{win.d[1] - 1, win.d[2] - 1}, pl{0, 0}, pr{0, 0};
@@ -209,7 +217,7 @@ std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x
       } else {
         attr.set_output_scales(1 << 1, ip.scales);
       }
-      if (ip.zp_x != 0 && !fold_zp) attr.set_zero_points(DNNL_ARG_SRC, 0, {ip.zp_x});
+      if (ip.zp_x != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {ip.zp_x});
       if (ip.zp_y != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {ip.zp_y});
     }
     dnnl::post_ops po;
@@ -229,13 +237,12 @@ std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x
     op->set_weights(wmem);
     if (has_bias) {
       const auto n = static_cast<std::size_t>(M);
-      op->set_bias(fp32      ? copied_memory(bias_md, bias->data, n * sizeof(float))
-                   : fold_zp ? copied_memory(bias_md, folded.data(), n * sizeof(std::int32_t))
-                             : copied_memory(bias_md, ip.bias.data(), n * sizeof(std::int32_t)));
+      op->set_bias(fp32 ? copied_memory(bias_md, bias->data, n * sizeof(float))
+                        : copied_memory(bias_md, ip.bias.data(), n * sizeof(std::int32_t)));
     }
     if (pad_input) {
       op->set_input_padding(
-          {N, x.dims[2], x.dims[3], C, win.pb[1], win.pb[2], win.pe[1], win.pe[2], static_cast<std::uint8_t>(ip.zp_x)});
+          {N, x.dims[2], x.dims[3], C, win.pb[1], win.pb[2], win.pe[1], win.pe[2], static_cast<std::uint8_t>(pad_zp)});
     }
     op->set_impl(impl);
     op->set_one_thread_twin(threads,
