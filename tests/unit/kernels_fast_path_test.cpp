@@ -272,6 +272,67 @@ TEST_P(FastConv, Float32WithinTolerance) {
   expect_f32_close(c.ref[0], c.fast[0]);
 }
 
+// The source zero point folded into the bias moves zx·Σw between the two float terms of
+// v = (float)acc + (float)bias; beyond 2^24 they round differently. Here acc ≈ 154·Σw ≈ 1.9·10^7
+// (raw: 255·Σw ≈ 3.1·10^7) and the bias cancels it to a small v with requant scale 1/4, so a
+// fold would move some outputs by a step (4 of 32 channels): the zero point must stay
+// oneDNN's. With the parameter, a small layer that folds, and two dead channels in it
+// (weight scale 1e-30; a bias saturated at −2^31 whose scale leaves v·scale ≈ −4.6 for
+// every input) whose folded bias leaves int32 and is clamped: still the same outputs.
+class FastConvFold : public ::testing::TestWithParam<bool> {};
+
+TEST_P(FastConvFold, KeepsResultsWhereFloatTermsPass2To24) {
+  const bool dead = GetParam();
+  // With dead channels, 64 inputs keep every other term within 2^24: the layer folds.
+  const std::int64_t c = dead ? 64 : 1024, m = 34;
+  const std::int32_t zx = 101;
+  const std::vector<std::int8_t> wv = random_i8(static_cast<std::size_t>(m * c), 5, 113, 127);
+  Quant wq{{}, {}, 0};
+  std::vector<std::int32_t> bv(static_cast<std::size_t>(m));
+  std::uint32_t seed = 3;
+  for (std::int64_t o = 0; o < m; ++o) {
+    std::int64_t sum = 0;
+    for (std::int64_t i = 0; i < c; ++i) sum += wv[static_cast<std::size_t>(o * c + i)];
+    const std::int64_t r = static_cast<std::int64_t>(testing::lcg(seed) % 401) - 200;
+    wq.zero_point.push_back(0);
+    if (dead && o == m - 2) {  // dead: no int32 v moves the output off the zero point
+      wq.scale.push_back(1e-30f);
+      bv[static_cast<std::size_t>(o)] = std::numeric_limits<std::int32_t>::max();
+    } else if (dead && o == m - 1) {  // saturated bias: v·scale ≈ −4.6 for every input
+      wq.scale.push_back(1.34e-10f);
+      bv[static_cast<std::size_t>(o)] = std::numeric_limits<std::int32_t>::min();
+    } else {
+      wq.scale.push_back(1.f / 64);  // requant scale (1 · 1/64) / (1/16) = 1/4
+      bv[static_cast<std::size_t>(o)] = static_cast<std::int32_t>(r - (255 - zx) * sum);
+    }
+  }
+  ModelBuilder b("fold");
+  compiler::TensorId x = b.add_input("x", DType::kUint8, {1, c, 2, 2}, model::Layout::kNCHW, pt(1.f, zx));
+  compiler::TensorId w = b.add_constant("w", {m, c, 1, 1}, wv, wq);
+  compiler::TensorId bias = b.add_constant("b", {m}, bv);
+  LayerOptions o;
+  o.output_dtypes = {DType::kInt8};
+  o.output_quants = {pt(1.f / 16, 3)};
+  b.add_output(b.add_layer("conv", "Conv", {x, w, bias}, o));
+  auto built = b.build();
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  const compiler::BuiltModel& model = built.value();
+  auto ref = testing::compile(model, false);
+  auto fast = testing::compile(model, true);
+  ASSERT_EQ(fast->layer_impl(0), int8_cube_impl());
+  Execution er(model), ef(model);
+  const std::int32_t xt = model.program.input_tensors()[0], yt = model.program.output_tensors()[0];
+  // Pixel 0 at 255 everywhere (v = r), the others 1–3 below (v far out: saturated).
+  for (std::size_t i = 0; i < er.io(xt).size(); ++i)
+    er.io(xt)[i] = static_cast<std::uint8_t>(i % 4 == 0 ? 255 : 251 + i % 4);
+  ef.io(xt) = er.io(xt);
+  ASSERT_TRUE(er.run(*ref).ok());
+  ASSERT_TRUE(ef.run(*fast).ok());
+  expect_exact(er.io(yt), ef.io(yt));
+}
+
+INSTANTIATE_TEST_SUITE_P(DeadChannels, FastConvFold, ::testing::Bool());
+
 TEST(FastConvGuard, PossibleInt32OverflowUsesTheReference) {
   // K = 8192 · 3 · 3 taps of |w| = 127 with |x − zp| up to 255: 255 · Σ|w| > 2^31, so
   // oneDNN's int32 accumulators could wrap where the reference saturates: reference.

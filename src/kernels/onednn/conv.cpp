@@ -1,5 +1,7 @@
 // Conv fast path: oneDNN convolution_forward on NHWC activations.
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -89,19 +91,73 @@ void trim_dead_taps(const TensorView& x, detail::Window* win, TensorView* w, std
   w->data = kept->data();
 }
 
+// True when every accumulator value in [lo, hi] gives the same int8/uint8 output in
+// [qlo, qhi] under the reference's requantization (common.h, requantize_acc): the output
+// is a constant of the input. The ends stay clear of rounding ties by more than float's
+// error, so the float evaluation between them cannot step over one.
+bool one_output(double lo, double hi, float scale, std::int32_t zp, std::int64_t qlo, std::int64_t qhi) {
+  bool near_tie = false;
+  const auto out = [&](double v) {
+    const double y = v * static_cast<double>(scale) + zp;
+    if (y <= static_cast<double>(qlo) - 1) return qlo;
+    if (y >= static_cast<double>(qhi) + 1) return qhi;
+    const double frac = y - std::floor(y);
+    near_tie = near_tie || std::fabs(frac - 0.5) < 1e-3 + std::fabs(y) * 0x1p-20;
+    return std::min(std::max(static_cast<std::int64_t>(std::llrint(y)), qlo), qhi);
+  };
+  const std::int64_t a = out(lo), b = out(hi);
+  return a == b && !near_tie;
+}
+
 // The int32 bias with the source zero point folded in: bias[m] − zx·Σ_k w[m][k] for the
 // `k` weights of each of the `m` output channels (OIHW, or GOIHW's same order). Empty when
-// a channel's value leaves int32 (the zero point then stays oneDNN's).
-std::vector<std::int32_t> fold_source_zero_point(const IntParams& ip, const std::int8_t* w, std::int64_t m,
-                                                 std::int64_t k) {
+// some channel's result could differ from the reference's (the zero point then stays
+// oneDNN's).
+//
+// Both compute v = (float)acc + (float)bias; folding only moves zx·Σw from one term to the
+// other (acc' = acc + zx·Σw, bias' = bias − zx·Σw). A channel folds when
+// - every term is exact in float (|·| ≤ 2^24): v is then the same float;
+// - or a term may pass 2^24 but the biases are within 2^23, so |v| then exceeds 2^23 and
+//   the scale (≥ 2^-14) sends it past any int8/uint8 output: saturated either way;
+// - or its output is one constant for every reachable v in both forms (a dead channel:
+//   PP-OCRv4 rec and det have several, weight scales of 1e-18 to 1e-42, or biases
+//   saturated at ±2^31 with scales that leave one output); its folded bias is clamped to
+//   int32.
+std::vector<std::int32_t> fold_source_zero_point(const IntParams& ip, DType x_type, DType y_type, const std::int8_t* w,
+                                                 std::int64_t m, std::int64_t k) {
+  constexpr std::int64_t kExact = std::int64_t{1} << 24, kHalf = std::int64_t{1} << 23;
+  constexpr float kLarge = 0x1p-14f;
+  constexpr double kFloatSlack = 1024;  // rounding of both terms and of their sum, |v| < 2^33
+  const bool s8 = x_type == DType::kInt8;
+  const std::int64_t raw_max = s8 ? 128 : 255;
+  const std::int64_t shifted_max = s8 ? std::max(ip.zp_x + 128, 127 - ip.zp_x) : std::max(ip.zp_x, 255 - ip.zp_x);
+  const bool quantized_y = y_type != DType::kFloat32;
+  const std::int64_t qlo = y_type == DType::kInt8 ? -128 : 0, qhi = y_type == DType::kInt8 ? 127 : 255;
   std::vector<std::int32_t> out(static_cast<std::size_t>(m));
   for (std::int64_t o = 0; o < m; ++o) {
-    std::int64_t sum = 0;
-    for (std::int64_t i = 0; i < k; ++i) sum += w[o * k + i];
+    std::int64_t sum = 0, abs_sum = 0;
+    for (std::int64_t i = 0; i < k; ++i) {
+      sum += w[o * k + i];
+      abs_sum += std::abs(static_cast<std::int64_t>(w[o * k + i]));
+    }
+    // oneDNN wraps an int32 accumulator; the raw sum of a uint8 input can exceed the
+    // shifted one int_params bounded.
+    if (raw_max * abs_sum > std::numeric_limits<std::int32_t>::max()) return {};
     const std::int64_t b = ip.bias.empty() ? 0 : ip.bias[static_cast<std::size_t>(o)];
     const std::int64_t v = b - static_cast<std::int64_t>(ip.zp_x) * sum;
-    if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) return {};
-    out[static_cast<std::size_t>(o)] = static_cast<std::int32_t>(v);
+    const std::int32_t folded = detail::saturate_i32(v);
+    out[static_cast<std::size_t>(o)] = folded;
+    const std::int64_t acc_max = std::max(raw_max, shifted_max) * abs_sum;
+    if (acc_max <= kExact && std::abs(b) <= kExact && std::abs(v) <= kExact) continue;
+    if (!quantized_y) return {};
+    const float scale = ip.scales[ip.scales.size() == 1 ? 0 : static_cast<std::size_t>(o)];
+    if (scale >= kLarge && std::abs(b) <= kHalf && std::abs(v) <= kHalf) continue;
+    // One output over both forms' reachable values (each centred on its own bias) and
+    // everything between: then both give that output.
+    const double span = static_cast<double>(acc_max) + kFloatSlack;
+    const double lo = static_cast<double>(std::min<std::int64_t>(b, folded)) - span;
+    const double hi = static_cast<double>(std::max<std::int64_t>(b, folded)) + span;
+    if (!one_output(lo, hi, scale, ip.zp_y, qlo, qhi)) return {};
   }
   return out;
 }
@@ -181,18 +237,19 @@ std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x
     // Σ w·(x − zx) = Σ w·x − zx·Σ w, and goes into the int32 bias: oneDNN then sees no
     // zero point at all and takes its plain kernels (brdgmm for depthwise, brgconv for
     // 1x1; with one, jit_int8 and jit_1x1 took half of PP-OCRv4 rec's int8 time).
-    // `pad_zp` keeps the zero point's byte for the padding after ip.zp_x is folded away.
+    // Where folding could change a result (fold_source_zero_point), the zero point stays
+    // oneDNN's, the padding still ours. `pad_zp` keeps the zero point's byte for the
+    // padding after ip.zp_x is folded away.
     const std::int32_t pad_zp = ip.zp_x;
-    bool fold_zp = false;
     if (!fp32 && ip.zp_x != 0) {
-      std::vector<std::int32_t> folded = fold_source_zero_point(ip, static_cast<const std::int8_t*>(w.data), M, kred);
-      fold_zp = !folded.empty();
-      if (fold_zp) {
+      std::vector<std::int32_t> folded =
+          fold_source_zero_point(ip, x.dtype, y.dtype, static_cast<const std::int8_t*>(w.data), M, kred);
+      if (!folded.empty()) {
         ip.bias = std::move(folded);
         ip.zp_x = 0;
       }
     }
-    const bool pad_input = fold_zp && (win.pb[1] | win.pb[2] | win.pe[1] | win.pe[2]) != 0;
+    const bool pad_input = !fp32 && pad_zp != 0 && (win.pb[1] | win.pb[2] | win.pe[1] | win.pe[2]) != 0;
     const std::int64_t ih = x.dims[2] + (pad_input ? win.pb[1] + win.pe[1] : 0);
     const std::int64_t iw = x.dims[3] + (pad_input ? win.pb[2] + win.pe[2] : 0);
     dnnl::memory::desc src_md({N, C, ih, iw}, xdt, tag::nhwc);
