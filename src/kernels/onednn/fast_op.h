@@ -74,11 +74,14 @@ class FastOp {
   void set_runtime_weights(dnnl::memory::desc md) { runtime_weights_md_ = std::move(md); }
   // An NHWC input of 1-byte elements that `run` pads itself, into its scratch, before the
   // primitive (made for the padded size and no pads) reads it: `fill` is the padding's
-  // byte (an int8 input's zero point). Adds the padded input to scratch_bytes().
+  // byte (an int8 input's zero point). With `flip_sign` the copy turns int8 into uint8 (x
+  // + 128: the sign bit flipped; `fill` is then the uint8 byte), for primitives that are
+  // faster on uint8 (docs/kernels.md). Adds the padded input to scratch_bytes().
   struct InputPadding {
     std::int64_t n = 0, h = 0, w = 0, c = 0;  // the input as the caller gives it
     std::int64_t top = 0, left = 0, bottom = 0, right = 0;
     std::uint8_t fill = 0;
+    bool flip_sign = false;
   };
   void set_input_padding(const InputPadding& p);
   void set_bias(dnnl::memory b) { bias_ = std::move(b); }
