@@ -94,6 +94,11 @@ TEST(Q8Binary, AddSubMulMatchTheReferenceOverBroadcastsAndEncodings) {
       {{1, 3, 4, 40}, {40}, {1, 3, 4, 40}},           // rows of 2.5 vectors
       {{1, 32}, {3, 1, 32}, {3, 1, 32}},              // rows of whole vectors, the row first
       {{1, 5, 3, 48}, {1, 1, 1, 48}, {1, 5, 3, 48}},  // rows of three whole vectors, the row second
+      {{1, 5, 7, 8}, {1, 1, 1, 8}, {1, 5, 7, 8}},     // rows of half a vector, one row left over
+      {{1, 1, 1, 4}, {1, 3, 6, 4}, {1, 3, 6, 4}},     // rows of a quarter, the row first, 2 left over
+      {{1, 2, 9, 2}, {1, 1, 1, 2}, {1, 2, 9, 2}},     // rows of two, 36 values: 2 vectors and 2 rows
+      {{1, 1, 3, 8}, {1, 1, 1, 8}, {1, 1, 3, 8}},     // 24 values: one vector and one row
+      {{1, 5, 1, 40}, {1, 1, 1, 40}, {1, 5, 1, 40}},  // rows of 40: periods of 80, one row left over
       {{3, 17}, {}, {3, 17}},                         // a scalar
       {{4, 1, 9}, {3, 1}, {4, 3, 9}},                 // both broadcast
       {{2, 3, 1, 11}, {3, 4, 1}, {2, 3, 4, 11}},

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace svp::kernels::onednn {
 // Named: the unity build joins this file with q8_add.cpp's own helpers.
@@ -222,6 +223,25 @@ __attribute__((target("avx512f"))) void run_rows_avx512(const std::uint8_t* full
       run_rows_flat<Op, false>(full, qf, row, y, o, rows, n);
     }
     return;
+  }
+  // Other rows repeat with a period of whole vectors, lcm(n, 16) values (PP-LCNet's SE
+  // gates: 4 and 8 channels, 16 values; 200 channels, 400): the row repeated over that
+  // period, and all whole periods as rows of it; the rows left over (less than a period)
+  // take the loop below.
+  const std::int64_t period = n / std::gcd(n, std::int64_t{16}) * 16;
+  if (period <= 4096 && rows * n >= period) {
+    std::vector<float> tiled(static_cast<std::size_t>(period));
+    for (std::int64_t i = 0; i < period; ++i) tiled[static_cast<std::size_t>(i)] = row[i % n];
+    const std::int64_t periods = rows * n / period;
+    if (row_is_a) {
+      run_rows_flat<Op, true>(full, qf, tiled.data(), y, o, periods, period);
+    } else {
+      run_rows_flat<Op, false>(full, qf, tiled.data(), y, o, periods, period);
+    }
+    const std::int64_t done = periods * (period / n);
+    full += done * n;
+    y += done * n;
+    rows -= done;
   }
   const Out512 c = out512(o);
   const __m512i zpf = _mm512_set1_epi32(qf.zp);
