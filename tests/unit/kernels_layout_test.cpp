@@ -54,8 +54,9 @@ constexpr int kTwoThreads = 2;
 #endif
 
 const std::vector<std::vector<std::int64_t>> kShapes = {
-    {1, 3, 5, 7},    {1, 8, 8, 1},   {1, 8, 1, 9},    {2, 9, 3, 5},   {1, 16, 4, 4},  {1, 31, 33, 1},
-    {1, 32, 32, 1},  {1, 33, 7, 5},  {2, 40, 11, 13}, {1, 64, 17, 9}, {1, 96, 80, 80}, {1, 5, 1, 1},
+    {1, 3, 5, 7},   {1, 8, 8, 1},  {1, 8, 1, 9},    {2, 9, 3, 5},   {1, 16, 4, 4},   {1, 31, 33, 1},
+    {1, 32, 32, 1}, {1, 33, 7, 5}, {2, 40, 11, 13}, {1, 64, 17, 9}, {1, 96, 80, 80}, {1, 5, 1, 1},
+    {1, 16, 16, 1}, {1, 17, 4, 5}, {1, 480, 3, 80},  // the 16x16 byte blocks, their edges, PP-OCRv4 rec
 };
 
 TEST(KernelsLayout, FourByteElementsTransposeExactlyAroundBlockAndTileEdges) {

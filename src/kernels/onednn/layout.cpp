@@ -34,6 +34,23 @@ __attribute__((target("avx2"))) void block8x8(const std::uint32_t* s, std::int64
   }
 }
 
+// One 16x16 block of bytes (SSE2, every x86-64): four rounds of interleaving row k with
+// row k + 8 transpose it (each round halves the distance between a byte's row and column
+// bits). The scalar loop moved one byte per store, the int8 models' layout conversions
+// (PP-OCRv4 rec: 480 × 240 bytes before its AveragePool) ran about one byte a cycle.
+void block16x16(const std::uint8_t* s, std::int64_t ls, std::uint8_t* d, std::int64_t ld) {
+  __m128i r[16], t[16];
+  for (int k = 0; k < 16; ++k) r[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + k * ls));
+  for (int round = 0; round < 4; ++round) {
+    for (int k = 0; k < 8; ++k) {
+      t[2 * k] = _mm_unpacklo_epi8(r[k], r[k + 8]);
+      t[2 * k + 1] = _mm_unpackhi_epi8(r[k], r[k + 8]);
+    }
+    for (int k = 0; k < 16; ++k) r[k] = t[k];
+  }
+  for (int k = 0; k < 16; ++k) _mm_storeu_si128(reinterpret_cast<__m128i*>(d + k * ld), r[k]);
+}
+
 bool has_avx2() {
   static const bool yes = __builtin_cpu_supports("avx2");
   return yes;
@@ -52,6 +69,14 @@ void tile(const T* s, T* d, std::int64_t a, std::int64_t b, std::int64_t x0, std
       yv = y0 + (y1 - y0) / 8 * 8;
       for (std::int64_t x = x0; x < xv; x += 8)
         for (std::int64_t y = y0; y < yv; y += 8) block8x8(s + x * b + y, b, d + y * a + x, a);
+    }
+  }
+  if constexpr (sizeof(T) == 1) {
+    if (x1 - x0 >= 16 && y1 - y0 >= 16) {
+      xv = x0 + (x1 - x0) / 16 * 16;
+      yv = y0 + (y1 - y0) / 16 * 16;
+      for (std::int64_t x = x0; x < xv; x += 16)
+        for (std::int64_t y = y0; y < yv; y += 16) block16x16(s + x * b + y, b, d + y * a + x, a);
     }
   }
 #endif
