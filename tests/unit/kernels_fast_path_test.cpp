@@ -276,9 +276,10 @@ TEST_P(FastConv, Float32WithinTolerance) {
 // v = (float)acc + (float)bias; beyond 2^24 they round differently. Here acc ≈ 154·Σw ≈ 1.9·10^7
 // (raw: 255·Σw ≈ 3.1·10^7) and the bias cancels it to a small v with requant scale 1/4, so a
 // fold would move some outputs by a step (4 of 32 channels): the zero point must stay
-// oneDNN's. With the parameter, a small layer that folds, and two dead channels in it
-// (weight scale 1e-30; a bias saturated at −2^31 whose scale leaves v·scale ≈ −4.6 for
-// every input) whose folded bias leaves int32 and is clamped: still the same outputs.
+// oneDNN's. With the parameter, a small layer that folds, and three dead channels in it
+// (weight scale 1e-30 with a bias saturated at 2^31 − 1, whose folded bias is clamped;
+// a subnormal weight scale, 1e-40, which oneDNN gets as 0; a bias saturated at −2^31
+// whose scale leaves v·scale ≈ −4.6 for every input): still the same outputs.
 class FastConvFold : public ::testing::TestWithParam<bool> {};
 
 TEST_P(FastConvFold, KeepsResultsWhereFloatTermsPass2To24) {
@@ -295,7 +296,10 @@ TEST_P(FastConvFold, KeepsResultsWhereFloatTermsPass2To24) {
     for (std::int64_t i = 0; i < c; ++i) sum += wv[static_cast<std::size_t>(o * c + i)];
     const std::int64_t r = static_cast<std::int64_t>(testing::lcg(seed) % 401) - 200;
     wq.zero_point.push_back(0);
-    if (dead && o == m - 2) {  // dead: no int32 v moves the output off the zero point
+    if (dead && o == m - 3) {  // a subnormal scale (oneDNN gets 0 instead)
+      wq.scale.push_back(1e-40f);
+      bv[static_cast<std::size_t>(o)] = static_cast<std::int32_t>(r);
+    } else if (dead && o == m - 2) {  // dead: no int32 v moves the output off the zero point
       wq.scale.push_back(1e-30f);
       bv[static_cast<std::size_t>(o)] = std::numeric_limits<std::int32_t>::max();
     } else if (dead && o == m - 1) {  // saturated bias: v·scale ≈ −4.6 for every input
@@ -312,7 +316,7 @@ TEST_P(FastConvFold, KeepsResultsWhereFloatTermsPass2To24) {
   compiler::TensorId bias = b.add_constant("b", {m}, bv);
   LayerOptions o;
   o.output_dtypes = {DType::kInt8};
-  o.output_quants = {pt(1.f / 16, 3)};
+  o.output_quants = {pt(1.f / 16, dead ? 0 : 3)};  // dead channels' zero point 0: tiny values round to it
   b.add_output(b.add_layer("conv", "Conv", {x, w, bias}, o));
   auto built = b.build();
   ASSERT_TRUE(built.ok()) << built.status().message();
