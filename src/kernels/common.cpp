@@ -119,6 +119,11 @@ void gather_tables(void* y, const void* x, std::size_t elem, const std::vector<s
     }
     const std::vector<std::int64_t>& last = tables[r - 1];
     const std::int64_t inner = static_cast<std::int64_t>(last.size());
+    // The last table one run of consecutive elements (a nearest Resize or a Tile on NHWC
+    // data: whole pixels of C values): rows are copied, not gathered element by element
+    // (PP-OCRv4 det's ×2 upsamplings of 96 channels had cost 2.3 ms of its int8 neck).
+    bool run = last[0] >= 0;
+    for (std::int64_t o = 1; run && o < inner; ++o) run = last[static_cast<std::size_t>(o)] == last[0] + o;
     std::vector<std::size_t> idx(r - 1, 0);
     for (std::int64_t row = 0;; ++row) {
       std::int64_t base = 0;
@@ -129,9 +134,13 @@ void gather_tables(void* y, const void* x, std::size_t elem, const std::vector<s
         base += v;
       }
       T* yr = ys + row * inner;
-      for (std::int64_t o = 0; o < inner; ++o) {
-        const std::int64_t v = last[static_cast<std::size_t>(o)];
-        yr[o] = (constant || v < 0) ? cv : xs[base + v];
+      if (run && !constant) {
+        std::memcpy(yr, xs + base + last[0], static_cast<std::size_t>(inner) * sizeof(T));
+      } else {
+        for (std::int64_t o = 0; o < inner; ++o) {
+          const std::int64_t v = last[static_cast<std::size_t>(o)];
+          yr[o] = (constant || v < 0) ? cv : xs[base + v];
+        }
       }
       std::size_t d = r - 1;
       for (; d > 0; --d) {

@@ -54,6 +54,24 @@ TEST(KernelsResize, NearestUpsampleRepeatsPixels) {
   EXPECT_EQ(resize_scales({}, x, {1, 1, 2, 2}).values, want);  // defaults: nearest, half_pixel, round_prefer_floor
 }
 
+TEST(KernelsResize, NearestUpsampleOfWholeInnerRowsCopiesThem) {
+  // The last axis unscaled (NHWC data: whole pixels of C values move): out[0][h][w][c] =
+  // x[0][h / 2][w / 3][c] with asymmetric floor, checked index by index.
+  const std::int64_t h = 3, w = 4, c = 5;
+  F v(static_cast<std::size_t>(h * w * c));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i) + 0.5f;
+  auto x = OwnedTensor::f32({1, h, w, c}, v);
+  ResizeOut o = resize_scales(modes("nearest", "asymmetric", "floor"), x, {1, 2, 3, 1});
+  ASSERT_TRUE(o.status.ok()) << o.status.message();
+  ASSERT_EQ(o.dims, (I{1, 2 * h, 3 * w, c}));
+  for (std::int64_t i = 0; i < 2 * h; ++i)
+    for (std::int64_t j = 0; j < 3 * w; ++j)
+      for (std::int64_t k = 0; k < c; ++k)
+        ASSERT_EQ(o.values[static_cast<std::size_t>((i * 3 * w + j) * c + k)],
+                  v[static_cast<std::size_t>(((i / 2) * w + j / 3) * c + k)])
+            << i << "," << j << "," << k;
+}
+
 TEST(KernelsResize, NearestModesResolveTiesDifferently) {
   // asymmetric, in 2 → out 4: x_orig = 0, 0.5, 1, 1.5.
   auto x = OwnedTensor::f32({2}, {10, 20});
