@@ -199,10 +199,10 @@ const ConvCase kConvCases[] = {
     {"float_out", 16, 16, 9, 9, 3, 1, 1, 1, 1, DType::kInt8, 0, DType::kFloat32, 0},
     // Small inputs: many products land exactly on .5 after scaling (ties).
     {"ties_odd_zp", 8, 16, 9, 9, 1, 1, 0, 1, 1, DType::kInt8, 0, DType::kInt8, 3, false, false, 3, 1.f, 1.f / 16},
-    {"huge_acc", 512, 16, 5, 5, 3, 1, 1, 1, 1, DType::kUint8, 0, DType::kInt8, 1, true, true, 3, 1.f,
+    {"huge_acc",      512,  16, 5, 5, 3, 1, 1, 1, 1, DType::kUint8, 0, DType::kInt8, 1, true, true, 3, 1.f,
      1.f / (1 << 21), true, 250},
-    {"huge_acc_float_out", 512, 16, 5, 5, 3, 1, 1, 1, 1, DType::kUint8, 0, DType::kFloat32, 0, true, true, 3, 1.f,
-     1.f / (1 << 21), true, 250},
+    {"huge_acc_float_out", 512,  16, 5, 5, 3, 1, 1, 1, 1, DType::kUint8, 0, DType::kFloat32, 0, true, true, 3, 1.f,
+     1.f / (1 << 21),      true, 250},
     {"ties_even_zp_bias", 8, 16, 9, 9, 1, 1, 0, 1, 1, DType::kInt8, 0, DType::kInt8, -4, false, true, 3, 1.f, 1.f / 16},
     // Edges of the avx2_int8 kernel: K odd and below one vector (5·3·3 = 45), output
     // channels not a multiple of its 16-channel tiles, padding read as a nonzero zp_x with
@@ -226,6 +226,10 @@ const ConvCase kConvCases[] = {
     {"dead_taps_to_1x1_s2", 16, 16, 5, 5, 3, 2, 8, 8, 1, DType::kInt8, -9},
     {"dead_taps_5x5_to_3x3", 8, 16, 8, 8, 5, 1, 8, 4, 1, DType::kInt8, 5},
     {"dead_taps_none_dil5", 8, 16, 7, 7, 3, 1, 5, 5, 1, DType::kUint8, 200},
+    // Padded inputs above 128 KB: FastOp's padding copy (with the int8 → uint8 flip for
+    // the depthwise one) splits its rows over the threads.
+    {"depthwise_large_int8_zp", 64, 64, 48, 48, 3, 1, 1, 1, 64, DType::kInt8, 5, DType::kInt8, -3},
+    {"3x3_large_uint8_zp", 32, 16, 64, 64, 3, 1, 1, 1, 1, DType::kUint8, 100},
 };
 
 // oneDNN's int8 convolution and inner product are exact only on CPUs with VNNI
