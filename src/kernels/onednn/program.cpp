@@ -1267,9 +1267,15 @@ Status FastProgram::run_layer(std::size_t index, const std::vector<void*>& data,
                            d[0], d[1], d[2] * d[3], nhwc_[static_cast<std::size_t>(p.src)]);
         return Status::Ok();
       }
-      const auto n = tensor(p.dst).elements();
-      q8_add(data[static_cast<std::size_t>(p.src)], p.qa, data[static_cast<std::size_t>(p.b)], p.qb,
-             data[static_cast<std::size_t>(p.dst)], p.qy, p.relu, static_cast<std::int64_t>(n.value_or(0)));
+      // Bands of the one-byte elements over the layer's threads, as the other native
+      // elementwise kernels (q8_elementwise.h says why).
+      const auto n = static_cast<std::int64_t>(tensor(p.dst).elements().value_or(0));
+      const auto* a = static_cast<const std::uint8_t*>(data[static_cast<std::size_t>(p.src)]);
+      const auto* b = static_cast<const std::uint8_t*>(data[static_cast<std::size_t>(p.b)]);
+      auto* y = static_cast<std::uint8_t*>(data[static_cast<std::size_t>(p.dst)]);
+      q8_split_rows(n, 1, threads, [&](std::int64_t e0, std::int64_t e1) {
+        q8_add(a + e0, p.qa, b + e0, p.qb, y + e0, p.qy, p.relu, e1 - e0);
+      });
       return Status::Ok();
     }
     case Kind::kFast:
