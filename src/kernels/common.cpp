@@ -6,6 +6,8 @@
 #include <limits>
 #include <memory>
 
+#include "kernels/byte_lookup_vbmi.h"
+
 namespace svp::kernels::detail {
 
 std::string shape_str(const Shape& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
@@ -526,6 +528,29 @@ Status run_unary_via_float(const RunCtx& c, Status (*float_run)(const RunCtx&)) 
   const std::uint8_t flip = in_signed ? 0x80 : 0x00;  // int8 code q sits at q + 128
   for (std::int64_t i = 0; i < n; ++i) out[i] = table[in[i] ^ flip];
   return Status::Ok();
+}
+
+namespace {
+
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) void apply_byte_table_vbmi(const std::uint8_t* table,
+                                                                                  const std::uint8_t* in,
+                                                                                  std::uint8_t* out, std::int64_t n) {
+  __m512i t[4];
+  for (int k = 0; k < 4; ++k) t[k] = _mm512_loadu_si512(table + 64 * k);
+  std::int64_t i = 0;
+  for (; i + 64 <= n; i += 64) _mm512_storeu_si512(out + i, lookup64(t, _mm512_loadu_si512(in + i)));
+  if (i < n) {
+    const __mmask64 m = (1ull << (n - i)) - 1;  // n - i < 64
+    _mm512_mask_storeu_epi8(out + i, m, lookup64(t, _mm512_maskz_loadu_epi8(m, in + i)));
+  }
+}
+
+}  // namespace
+
+void apply_byte_table(const std::uint8_t* table, const std::uint8_t* in, std::uint8_t* out, std::int64_t n) {
+  static const bool vbmi = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
+  if (vbmi) return apply_byte_table_vbmi(table, in, out, n);
+  for (std::int64_t i = 0; i < n; ++i) out[i] = table[in[i]];
 }
 
 }  // namespace svp::kernels::detail

@@ -6,7 +6,7 @@
 #include <numeric>
 #include <vector>
 
-#include "kernels/onednn/byte_lookup_vbmi.h"
+#include "kernels/byte_lookup_vbmi.h"
 
 namespace svp::kernels::onednn {
 

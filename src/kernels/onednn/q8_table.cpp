@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "kernels/kernels.h"
-#include "kernels/onednn/byte_lookup_vbmi.h"
 #include "kernels/onednn/quant_params.h"
 
 namespace svp::kernels::onednn {
@@ -63,33 +62,8 @@ bool q8_scalar_table(const model::Layer& l, std::size_t var_input, const model::
   return run_reference(l.op, l.attrs, in, {codes_view(y, table->data())}).ok();
 }
 
-namespace {
-
-// 64 lookups per step (byte_lookup_vbmi.h). A byte loop costs about a cycle per element, which made a table layer cost as much as
-// the convolution before it on small maps (PP-OCR cls's HardSwish).
-#define SVP_VBMI __attribute__((target("avx512f,avx512bw,avx512vbmi")))
-
-SVP_VBMI void apply_vbmi(const std::uint8_t* table, const std::uint8_t* in, std::uint8_t* o, std::int64_t n) {
-  __m512i t[4];
-  for (int k = 0; k < 4; ++k) t[k] = _mm512_loadu_si512(table + 64 * k);
-  std::int64_t i = 0;
-  for (; i + 64 <= n; i += 64) _mm512_storeu_si512(o + i, lookup64(t, _mm512_loadu_si512(in + i)));
-  if (i < n) {
-    const __mmask64 m = (1ull << (n - i)) - 1;  // n - i < 64
-    _mm512_mask_storeu_epi8(o + i, m, lookup64(t, _mm512_maskz_loadu_epi8(m, in + i)));
-  }
-}
-
-#undef SVP_VBMI
-
-}  // namespace
-
 void q8_table_apply(const Q8Table& table, const void* x, void* y, std::int64_t n) {
-  const auto* in = static_cast<const std::uint8_t*>(x);
-  auto* o = static_cast<std::uint8_t*>(y);
-  static const bool vbmi = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
-  if (vbmi) return apply_vbmi(table.data(), in, o, n);
-  for (std::int64_t i = 0; i < n; ++i) o[i] = table[in[i]];
+  detail::apply_byte_table(table.data(), static_cast<const std::uint8_t*>(x), static_cast<std::uint8_t*>(y), n);
 }
 
 }  // namespace svp::kernels::onednn

@@ -37,7 +37,7 @@ inline Status move_requantized(const RunCtx& c, std::size_t n) {
     }
     const auto* src = static_cast<const std::uint8_t*>(x.data);
     std::vector<std::uint8_t>& dst = converted.emplace_back(static_cast<std::size_t>(x.elements()));
-    for (std::size_t k = 0; k < dst.size(); ++k) dst[k] = table[src[k]];
+    apply_byte_table(table, src, dst.data(), static_cast<std::int64_t>(dst.size()));
     in[i].data = dst.data();
     in[i].dtype = y.dtype;
     in[i].quant = y.quant;
