@@ -333,18 +333,8 @@ std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x
                         : copied_memory(bias_md, ip.bias.data(), n * sizeof(std::int32_t)));
     }
     if (pad_input) {
-      FastOp::InputPadding p;
-      p.n = N;
-      p.h = x.dims[2];
-      p.w = x.dims[3];
-      p.c = C;
-      p.top = win.pb[1];
-      p.left = win.pb[2];
-      p.bottom = win.pe[1];
-      p.right = win.pe[2];
-      p.fill = pad_fill;
-      p.flip_sign = flip_sign;
-      op->set_input_padding(p);
+      op->set_input_padding(
+          {N, x.dims[2], x.dims[3], C, win.pb[1], win.pb[2], win.pe[1], win.pe[2], pad_fill, flip_sign});
     }
     op->set_impl(impl);
     op->set_one_thread_twin(threads,

@@ -212,33 +212,22 @@ __attribute__((target("avx512f"))) void run_rows_flat(const std::uint8_t* full, 
   }
 }
 
+// `row` holds row_len values: the row itself (n values), or the row repeated over a period
+// of whole vectors, row_len = lcm(n, 16) (PP-LCNet's SE gates: 4 and 8 channels, 16 values;
+// 200 channels, 400). Whole periods run as rows of it in the flat loop (n a multiple of 16
+// is the period n); the rows left over, less than a period, take the loop below.
 template <Q8BinaryOp Op>
-__attribute__((target("avx512f"))) void run_rows_avx512(const std::uint8_t* full, const Q8Operand& qf,
-                                                         const float* row, bool row_is_a, std::uint8_t* y,
-                                                         const Out& o, std::int64_t rows, std::int64_t n) {
-  if (n % 16 == 0) {
+__attribute__((target("avx512f"))) void run_rows_avx512(const std::uint8_t* full, const Q8Operand& qf, const float* row,
+                                                        std::int64_t row_len, bool row_is_a, std::uint8_t* y,
+                                                        const Out& o, std::int64_t rows, std::int64_t n) {
+  if (row_len % 16 == 0 && rows * n >= row_len) {
+    const std::int64_t periods = rows * n / row_len;
     if (row_is_a) {
-      run_rows_flat<Op, true>(full, qf, row, y, o, rows, n);
+      run_rows_flat<Op, true>(full, qf, row, y, o, periods, row_len);
     } else {
-      run_rows_flat<Op, false>(full, qf, row, y, o, rows, n);
+      run_rows_flat<Op, false>(full, qf, row, y, o, periods, row_len);
     }
-    return;
-  }
-  // Other rows repeat with a period of whole vectors, lcm(n, 16) values (PP-LCNet's SE
-  // gates: 4 and 8 channels, 16 values; 200 channels, 400): the row repeated over that
-  // period, and all whole periods as rows of it; the rows left over (less than a period)
-  // take the loop below.
-  const std::int64_t period = n / std::gcd(n, std::int64_t{16}) * 16;
-  if (period <= 4096 && rows * n >= period) {
-    std::vector<float> tiled(static_cast<std::size_t>(period));
-    for (std::int64_t i = 0; i < period; ++i) tiled[static_cast<std::size_t>(i)] = row[i % n];
-    const std::int64_t periods = rows * n / period;
-    if (row_is_a) {
-      run_rows_flat<Op, true>(full, qf, tiled.data(), y, o, periods, period);
-    } else {
-      run_rows_flat<Op, false>(full, qf, tiled.data(), y, o, periods, period);
-    }
-    const std::int64_t done = periods * (period / n);
+    const std::int64_t done = periods * (row_len / n);
     full += done * n;
     y += done * n;
     rows -= done;
@@ -333,12 +322,15 @@ void run(const std::uint8_t* a, const Table& ta, const Q8Operand& qa, const std:
   const bool b_row = r == 2 && w.sa[0] == n && w.sa[1] == 1 && w.sb[0] == 0 && w.sb[1] == 1 && ea == 1;
   const bool a_row = r == 2 && w.sb[0] == n && w.sb[1] == 1 && w.sa[0] == 0 && w.sa[1] == 1 && eb == 1;
   if (avx512 && (a_row || b_row)) {
-    std::vector<float> row(static_cast<std::size_t>(n));
+    // The row repeated over lcm(n, 16) values when that is short (run_rows_avx512).
+    const std::int64_t period = n / std::gcd(n, std::int64_t{16}) * 16;
+    const std::int64_t row_len = period <= 4096 ? period : n;
+    std::vector<float> row(static_cast<std::size_t>(row_len));
     const std::uint8_t* src = a_row ? a : b;
     const Table& t = a_row ? ta : tb;
     const bool is_float = (a_row ? qa : qb).dtype == DType::kFloat32;
-    for (std::int64_t i = 0; i < n; ++i) row[static_cast<std::size_t>(i)] = value(src, i, t, is_float);
-    run_rows_avx512<Op>(a_row ? b : a, a_row ? qb : qa, row.data(), a_row, y, o, outer, n);
+    for (std::int64_t i = 0; i < row_len; ++i) row[static_cast<std::size_t>(i)] = value(src, i % n, t, is_float);
+    run_rows_avx512<Op>(a_row ? b : a, a_row ? qb : qa, row.data(), row_len, a_row, y, o, outer, n);
     return;
   }
   std::vector<std::int64_t> idx(r, 0);
