@@ -46,6 +46,7 @@ set(SVP_ACL_KERNEL_SOURCES
   src/kernels/onednn/q8_deconv.cpp
   src/kernels/onednn/q8_table.cpp
   src/kernels/onednn/q8_gap.cpp
+  src/kernels/onednn/q8_depthwise.cpp
   src/kernels/onednn/q8_matmul.cpp
   src/kernels/onednn/q8_softmax.cpp
   src/kernels/onednn/q8_avg_pool.cpp

@@ -88,8 +88,9 @@ std::vector<OpDef> build() {
       // Cube ops.
       op_row("Conv", C::kCube).npu().cube().weights(WeightAxis::kConvOutput).macs(MacRule::kConv)
           .fast(FastPath::kConvolution, "constant weights, 1-D/2-D kernels; float, or int8 (oneDNN with VNNI, "
-                                        "avx2_int8 on AVX2 without: docs/kernels.md); activation and scalar affine "
-                                        "steps fused as post-ops"),
+                                        "vnni_dw_int8 for depthwise layers filling its 64-channel blocks, avx2_int8 "
+                                        "on AVX2 without VNNI: docs/kernels.md); activation and scalar affine steps "
+                                        "fused as post-ops"),
       op_row("ConvTranspose", C::kCube).npu().cube().weights(WeightAxis::kDeconvOutput).macs(MacRule::kConvTranspose)
           .fast(FastPath::kDeconvolution, "constant weights and bias"),
       op_row("Gemm", C::kCube).npu().cube().weights(WeightAxis::kGemmOutput).macs(MacRule::kGemm)

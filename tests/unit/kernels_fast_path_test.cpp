@@ -26,6 +26,7 @@
 #include "kernel_runner.h"
 #include "kernels/common.h"
 #include "kernels/onednn/int8_conv_avx2.h"
+#include "kernels/onednn/q8_depthwise.h"
 #include "kernels/onednn/runtime.h"
 #include "kernels/onednn/spin_governor.h"
 #include "kernels/onednn/swish_f32.h"
@@ -241,6 +242,15 @@ std::string int8_cube_impl(const char* fast = "onednn") {
   return kernels::onednn::int8_avx2_available() ? "avx2_int8" : "reference";
 }
 
+// Depthwise layers with an integer output run on our VNNI kernel where the CPU has it
+// (q8_depthwise.h); the other integer convolutions as int8_cube_impl says.
+std::string int8_conv_impl(const ConvCase& cc) {
+  if (cc.group > 1 && cc.group == cc.c && cc.m == cc.c && cc.y != DType::kFloat32 &&
+      kernels::onednn::q8_depthwise_available() && kernels::onednn::q8_depthwise_fills_blocks(cc.c))
+    return "vnni_dw_int8";
+  return int8_cube_impl();
+}
+
 class FastConv : public ::testing::TestWithParam<ConvCase> {};
 
 TEST_P(FastConv, Int8BitExact) {
@@ -249,7 +259,7 @@ TEST_P(FastConv, Int8BitExact) {
   // Inputs as raw bytes; restrict their range around the zero point for the ties case.
   auto ref = testing::compile(m, false);
   auto fast = testing::compile(m, true);
-  ASSERT_EQ(fast->layer_impl(0), int8_cube_impl());
+  ASSERT_EQ(fast->layer_impl(0), int8_conv_impl(cc));
   Execution er(m), ef(m);
   const std::int32_t xt = m.program.input_tensors()[0];
   std::uint32_t s = 11;
@@ -373,19 +383,28 @@ TEST(FastConvGuard, PossibleInt32OverflowUsesTheReference) {
 // rows are kept per image), kernels of odd and even width (an unpaired last column),
 // uneven pads, 2-wide stride across and 1 down, on one and two threads. The requant scale
 // (0.005) puts acc·scale + zp on or next to .5 for some outputs, where a multiply and add
-// contracted into one FMA would round differently from the reference.
+// contracted into one FMA would round differently from the reference. The last two reach
+// vnni_dw_int8's edges (on CPUs with it): three 64-channel blocks, the last with a tail of 58
+// channels, kernels of more than four rows (a second interleaved group), dilation, int8
+// input with a zero point in the padding.
 TEST(FastConvInt8, DepthwiseBatchesAndUnevenKernels) {
   struct Case {
-    I kernel, strides, pads;
+    I kernel, strides, pads, dilations;
+    std::int64_t c;  // 37: two blocks of 16 and a tail of 5 (avx2_int8); 186: 64 + 64 + 58
+    DType x;
+    std::int32_t zp_x;
   };
-  for (const Case& k : {Case{{3, 5}, {1, 2}, {2, 1, 0, 3}}, Case{{2, 4}, {2, 1}, {0, 0, 1, 1}},
-                        Case{{1, 3}, {1, 1}, {0, 1, 0, 1}}}) {
+  for (const Case& k : {Case{{3, 5}, {1, 2}, {2, 1, 0, 3}, {1, 1}, 37, DType::kUint8, 131},
+                        Case{{2, 4}, {2, 1}, {0, 0, 1, 1}, {1, 1}, 37, DType::kUint8, 131},
+                        Case{{1, 3}, {1, 1}, {0, 1, 0, 1}, {1, 1}, 37, DType::kUint8, 131},
+                        Case{{7, 5}, {1, 1}, {5, 4, 6, 3}, {2, 1}, 186, DType::kInt8, -9},
+                        Case{{5, 3}, {2, 2}, {2, 1, 2, 1}, {1, 2}, 128, DType::kUint8, 7}}) {
     for (int threads : {1, 2}) {
-      SCOPED_TRACE(std::to_string(k.kernel[0]) + "x" + std::to_string(k.kernel[1]) + " threads " +
-                   std::to_string(threads));
+      SCOPED_TRACE(std::to_string(k.kernel[0]) + "x" + std::to_string(k.kernel[1]) + " c " + std::to_string(k.c) +
+                   " threads " + std::to_string(threads));
       ModelBuilder b("dw");
-      const std::int64_t c = 37;  // two blocks of 16 and a tail of 5
-      compiler::TensorId x = b.add_input("x", DType::kUint8, {3, c, 9, 11}, model::Layout::kNCHW, pt(0.03f, 131));
+      const std::int64_t c = k.c;
+      compiler::TensorId x = b.add_input("x", k.x, {3, c, 9, 11}, model::Layout::kNCHW, pt(0.03f, k.zp_x));
       compiler::TensorId w = b.add_constant("w", {c, 1, k.kernel[0], k.kernel[1]},
                                             random_i8(static_cast<std::size_t>(c * k.kernel[0] * k.kernel[1]), 3),
                                             pt(0.005f, 0));
@@ -394,13 +413,15 @@ TEST(FastConvInt8, DepthwiseBatchesAndUnevenKernels) {
       o.attrs.set("kernel_shape", k.kernel);
       o.attrs.set("strides", k.strides);
       o.attrs.set("pads", k.pads);
+      o.attrs.set("dilations", k.dilations);
       o.output_dtypes = {DType::kInt8};
       o.output_quants = {pt(0.03f, -5)};
       b.add_output(b.add_layer("conv", "Conv", {x, w}, o));
       auto m = b.build();
       ASSERT_TRUE(m.ok()) << m.status().message();
       auto r = compare(m.value(), 5, threads);
-      EXPECT_EQ(r.impls[0], int8_cube_impl());
+      const bool vnni = kernels::onednn::q8_depthwise_available() && kernels::onednn::q8_depthwise_fills_blocks(c);
+      EXPECT_EQ(r.impls[0], vnni ? "vnni_dw_int8" : int8_cube_impl());
       expect_exact(r.ref[0], r.fast[0]);
     }
   }
@@ -412,8 +433,8 @@ TEST(FastConvInt8, TwoThreadsWithFoldedRelu) {
     auto m = conv_model(cc, false, "Relu");
     auto c = compare(m, 17, 2);
     if (int8_cube_impl() != "reference") {
-      EXPECT_EQ(c.impls[0], int8_cube_impl());
-      EXPECT_EQ(c.impls[1], int8_cube_impl() + ":fused");
+      EXPECT_EQ(c.impls[0], int8_conv_impl(cc));
+      EXPECT_EQ(c.impls[1], int8_conv_impl(cc) + ":fused");
     }
     expect_exact(c.ref[0], c.fast[0], 4);
   }
@@ -1220,8 +1241,12 @@ TEST(FastNetwork, MobileNetV2Int8IdenticalToReference) {
   ASSERT_TRUE(m.ok()) << m.status().message();
   auto c = compare(m.value(), 2);
   EXPECT_EQ(c.ref[0], c.fast[0]);
+  // Of its 17 depthwise layers (ReLU6 folded into the quantization range), the 13 of 192
+  // channels or more fill vnni_dw_int8's blocks; those of 32, 96 and 144 stay on oneDNN.
+  const std::size_t dw = kernels::onednn::q8_depthwise_available() ? 13u : 0u;
+  EXPECT_EQ(count(c.impls, "vnni_dw_int8"), dw);
   if (kernels::onednn::exact_int8_isa()) {
-    EXPECT_GT(count(c.impls, "onednn"), 50u);
+    EXPECT_GT(count(c.impls, "onednn") + dw, 50u);
   } else if (kernels::onednn::int8_avx2_available()) {
     EXPECT_GT(count(c.impls, "avx2_int8"), 50u);
   }

@@ -10,6 +10,7 @@
 #include "kernels/common.h"
 #include "kernels/onednn/fast_op.h"
 #include "kernels/onednn/int8_conv_avx2.h"
+#include "kernels/onednn/q8_depthwise.h"
 #include "kernels/onednn/quant_params.h"
 #include "kernels/onednn/runtime.h"
 #include "kernels/reference/spatial.h"
@@ -195,29 +196,39 @@ std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x
     if (!int_params(x, w, 0, M, kred, kred, 1, bias, y, &ip, why)) return nullptr;
     // A fused sum would add the raw integers of dst; the reference requantizes the Add.
     if (fusion.sum) return *why = "sum fusion on the integer path", nullptr;
+    const bool relu = fusion.eltwise.size() == 1 && fusion.eltwise[0].alg == dnnl::algorithm::eltwise_relu &&
+                      fusion.eltwise[0].alpha == 0.f;
+    Int8ConvShape s;
+    s.n = N;
+    s.c = C;
+    s.h = x.dims[2];
+    s.w = x.dims[3];
+    s.m = M;
+    s.oh = y.dims[2];
+    s.ow = y.dims[3];
+    s.kh = w.dims[2];
+    s.kw = w.dims[3];
+    s.sh = win.s[1];
+    s.sw = win.s[2];
+    s.dh = win.d[1];
+    s.dw = win.d[2];
+    s.pt = win.pb[1];
+    s.pl = win.pb[2];
+    s.groups = g;
+    const Int8Weights wv{static_cast<const std::int8_t*>(w.data), kred, w.dims[2] * w.dims[3], w.dims[3], 1};
+    // Depthwise layers on our VNNI kernel where their channels fill its blocks (q8_depthwise.h)
+    // and it was measured faster than oneDNN 2.6's brdgmm (docs/kernels.md): kernels of up to
+    // 9 taps, and larger ones whose input has a zero point and pads, which oneDNN's path
+    // would first copy to pad (below). Its uint8 sums, at most 255·128 a tap, stay far
+    // within int32 at 4096 taps.
+    const bool copies_to_pad = ip.zp_x != 0 && (win.pb[1] | win.pb[2] | win.pe[1] | win.pe[2]) != 0;
+    if (g > 1 && g == C && M == C && y.dtype != DType::kFloat32 && (fusion.eltwise.empty() || relu) &&
+        (s.kh * s.kw <= 9 || (copies_to_pad && s.kh * s.kw <= 4096)) && q8_depthwise_available()) {
+      if (auto op = make_q8_depthwise(s, wv, ip, x.dtype, y.dtype, relu, threads)) return op;
+    }
     if (!exact_int8_isa()) {
       if (!int8_avx2_available()) return *why = "no VNNI nor AVX2: no exact int8 fast path", nullptr;
-      const bool relu = fusion.eltwise.size() == 1 && fusion.eltwise[0].alg == dnnl::algorithm::eltwise_relu &&
-                        fusion.eltwise[0].alpha == 0.f;
       if (!fusion.eltwise.empty() && !relu) return *why = "avx2_int8 folds a Relu only", nullptr;
-      Int8ConvShape s;
-      s.n = N;
-      s.c = C;
-      s.h = x.dims[2];
-      s.w = x.dims[3];
-      s.m = M;
-      s.oh = y.dims[2];
-      s.ow = y.dims[3];
-      s.kh = w.dims[2];
-      s.kw = w.dims[3];
-      s.sh = win.s[1];
-      s.sw = win.s[2];
-      s.dh = win.d[1];
-      s.dw = win.d[2];
-      s.pt = win.pb[1];
-      s.pl = win.pb[2];
-      s.groups = g;
-      const Int8Weights wv{static_cast<const std::int8_t*>(w.data), kred, w.dims[2] * w.dims[3], w.dims[3], 1};
       return make_int8_conv_avx2(s, wv, ip, x.dtype, y.dtype, relu, threads);
     }
   }
