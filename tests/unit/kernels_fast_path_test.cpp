@@ -246,7 +246,8 @@ std::string int8_cube_impl(const char* fast = "onednn") {
 // (q8_depthwise.h); the other integer convolutions as int8_cube_impl says.
 std::string int8_conv_impl(const ConvCase& cc) {
   if (cc.group > 1 && cc.group == cc.c && cc.m == cc.c && cc.y != DType::kFloat32 &&
-      kernels::onednn::q8_depthwise_available() && kernels::onednn::q8_depthwise_fills_blocks(cc.c))
+      kernels::onednn::q8_depthwise_available() &&
+      kernels::onednn::q8_depthwise_preferred(cc.c, cc.k * cc.k, (cc.zp_x != 0 || cc.x == DType::kInt8) && cc.pad > 0))
     return "vnni_dw_int8";
   return int8_cube_impl();
 }
@@ -420,7 +421,8 @@ TEST(FastConvInt8, DepthwiseBatchesAndUnevenKernels) {
       auto m = b.build();
       ASSERT_TRUE(m.ok()) << m.status().message();
       auto r = compare(m.value(), 5, threads);
-      const bool vnni = kernels::onednn::q8_depthwise_available() && kernels::onednn::q8_depthwise_fills_blocks(c);
+      const bool vnni = kernels::onednn::q8_depthwise_available() &&
+                        kernels::onednn::q8_depthwise_preferred(c, k.kernel[0] * k.kernel[1], true);
       EXPECT_EQ(r.impls[0], vnni ? "vnni_dw_int8" : int8_cube_impl());
       expect_exact(r.ref[0], r.fast[0]);
     }

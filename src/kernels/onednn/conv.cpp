@@ -216,14 +216,13 @@ std::unique_ptr<FastOp> make_conv(const model::Attrs& attrs, const TensorView& x
     s.pl = win.pb[2];
     s.groups = g;
     const Int8Weights wv{static_cast<const std::int8_t*>(w.data), kred, w.dims[2] * w.dims[3], w.dims[3], 1};
-    // Depthwise layers on our VNNI kernel where their channels fill its blocks (q8_depthwise.h)
-    // and it was measured faster than oneDNN 2.6's brdgmm (docs/kernels.md): kernels of up to
-    // 9 taps, and larger ones whose input has a zero point and pads, which oneDNN's path
-    // would first copy to pad (below). Its uint8 sums, at most 255·128 a tap, stay far
-    // within int32 at 4096 taps.
-    const bool copies_to_pad = ip.zp_x != 0 && (win.pb[1] | win.pb[2] | win.pe[1] | win.pe[2]) != 0;
+    // Depthwise layers on our VNNI kernel where it was measured faster (q8_depthwise.h). With
+    // pads and a zero point, or an int8 input (turned into uint8), the oneDNN path below
+    // copies the input to pad it.
+    const bool copied =
+        (ip.zp_x != 0 || x.dtype == DType::kInt8) && (win.pb[1] | win.pb[2] | win.pe[1] | win.pe[2]) != 0;
     if (g > 1 && g == C && M == C && y.dtype != DType::kFloat32 && (fusion.eltwise.empty() || relu) &&
-        (s.kh * s.kw <= 9 || (copies_to_pad && s.kh * s.kw <= 4096)) && q8_depthwise_available()) {
+        q8_depthwise_available() && q8_depthwise_preferred(C, s.kh * s.kw, copied)) {
       if (auto op = make_q8_depthwise(s, wv, ip, x.dtype, y.dtype, relu, threads)) return op;
     }
     if (!exact_int8_isa()) {

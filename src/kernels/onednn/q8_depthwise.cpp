@@ -287,9 +287,10 @@ void Q8Depthwise::run(const void* src, void* dst, void* scratch) const {
 
 }  // namespace
 
-bool q8_depthwise_fills_blocks(std::int64_t channels) {
+bool q8_depthwise_preferred(std::int64_t channels, std::int64_t taps, bool input_copied) {
   const std::int64_t blocks = (channels + kBlock - 1) / kBlock;
-  return 10 * channels >= 9 * kBlock * blocks;
+  // Its uint8 sums, at most 255·128 a tap, stay far within int32 at 4096 taps.
+  return 10 * channels >= 9 * kBlock * blocks && (taps <= 9 || (input_copied && taps <= 4096));
 }
 
 bool q8_depthwise_available() {
@@ -302,7 +303,6 @@ std::unique_ptr<FastOp> make_q8_depthwise(const Int8ConvShape& shape, const Int8
                                           DType x, DType y, bool relu, int threads) {
   // Finite scales keep NaN out of the requantization (requant16 has no NaN step).
   if (!std::all_of(ip.scales.begin(), ip.scales.end(), [](float v) { return std::isfinite(v); })) return nullptr;
-  if (!q8_depthwise_fills_blocks(shape.c)) return nullptr;
   return std::make_unique<FastOp>(std::make_unique<Q8Depthwise>(shape, w, ip, x, y, relu, threads), "vnni_dw_int8");
 }
 

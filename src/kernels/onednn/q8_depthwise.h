@@ -33,16 +33,19 @@ namespace svp::kernels::onednn {
 // for them with target attributes).
 bool q8_depthwise_available();
 
-// True when `channels` fill at least 90 % of the kernel's 64-channel blocks. Requantization
-// bounds the kernel (six float operations per 16 outputs against three vpdpbusd for a 3x3)
-// and it runs on whole blocks: with a tenth of the lanes idle or more it lost to oneDNN
-// (MobileNetV2's 32-, 96- and 144-channel layers 1.2–1.8× slower on one Xeon core).
-bool q8_depthwise_fills_blocks(std::int64_t channels);
+// Whether a depthwise layer should run here rather than on oneDNN 2.6 (measured on a Xeon,
+// docs/kernels.md): its `channels` fill at least 90 % of the 64-channel blocks, and the
+// kernel has at most 9 `taps`, or up to 4096 where oneDNN's path would first copy the input
+// to pad it (`input_copied`: pads with a zero point or an int8 input, conv.cpp). The kernel
+// is bound by requantization (six float operations per 16 outputs against three vpdpbusd
+// for a 3x3), so partly empty blocks cost it what it gains (32 channels: 1.45× oneDNN's
+// time), and 5x5 kernels were 5–20 % slower than oneDNN's primitive without that copy.
+bool q8_depthwise_preferred(std::int64_t channels, std::int64_t taps, bool input_copied);
 
 // The shape must be depthwise (groups = c = m), x int8 or uint8, y int8 or uint8; `relu`
-// folds a following Relu as max(q, zp_y). Null when a requant scale is not finite or the
-// channels do not fill the blocks (the caller then keeps its other paths); otherwise the
-// caller has checked the shape and the parameters.
+// folds a following Relu as max(q, zp_y). Null when a requant scale is not finite (the caller
+// then keeps its other paths); otherwise the caller has checked the shape and the parameters
+// (any shape works; q8_depthwise_preferred says where it pays).
 std::unique_ptr<FastOp> make_q8_depthwise(const Int8ConvShape& shape, const Int8Weights& w, const IntParams& ip,
                                           model::DType x, model::DType y, bool relu, int threads);
 
