@@ -172,9 +172,7 @@ class Int8ConvAvx2 final : public NativeKernel {
   Int8ConvAvx2(const Int8ConvShape& s, const Int8Weights& w, const IntParams& ip, DType x, DType y, bool relu,
                int threads);
   std::size_t scratch_bytes() const override { return static_cast<std::size_t>(threads_) * per_thread_; }
-  // The threads made for, or fewer when the caller's ThreadScope says so (the spin
-  // governor's one-thread mode on a busy machine), as oneDNN's one-thread twins do.
-  int run_threads() const { return std::min(threads_, std::max(1, omp_get_max_threads())); }
+  int run_threads() const { return threads_allowed(threads_); }
   void run(const void* src, void* dst, void* scratch) const override;
 
  private:

@@ -149,12 +149,23 @@ SVP_VNNI512 void interleave_columns(const std::uint8_t* const* row, const std::i
   }
 }
 
+// Where channel c sits in the permuted order (interleave): its 64-channel block, and within
+// the block its accumulator lane (zmm k, dword 4·l + j: k·16 + l·4 + j) and the first of its
+// four weight bytes in an interleaved column (k·64 + l·16 + j·4).
+struct Permuted {
+  std::int64_t block, lane, byte;
+};
+inline Permuted permuted(std::int64_t c) {
+  const std::int64_t i = c % kBlock, l = i / 16, k = (i % 16) / 4, j = i % 4;
+  return {c / kBlock, k * 16 + l * 4 + j, k * 64 + l * 16 + j * 4};
+}
+
 class Q8Depthwise final : public NativeKernel {
  public:
   Q8Depthwise(const Int8ConvShape& s, const Int8Weights& w, const IntParams& ip, DType x, DType y, bool relu,
               int threads);
   std::size_t scratch_bytes() const override { return static_cast<std::size_t>(threads_) * per_thread_; }
-  int run_threads() const { return std::min(threads_, std::max(1, omp_get_max_threads())); }
+  int run_threads() const { return threads_allowed(threads_); }
   void run(const void* src, void* dst, void* scratch) const override;
 
  private:
@@ -195,14 +206,14 @@ Q8Depthwise::Q8Depthwise(const Int8ConvShape& s, const Int8Weights& w, const Int
   w_.assign(static_cast<std::size_t>(blocks_ * groups_ * s.kw * kColBytes), 0);
   std::vector<std::int64_t> wsum(static_cast<std::size_t>(s.c), 0), wabs(wsum);
   for (std::int64_t c = 0; c < s.c; ++c) {
-    const std::int64_t cb = c / kBlock, i = c % kBlock, l = i / 16, k = (i % 16) / 4, j = i % 4;
+    const Permuted at = permuted(c);
     for (std::int64_t ky = 0; ky < s.kh; ++ky)
       for (std::int64_t kx = 0; kx < s.kw; ++kx) {
         const std::int8_t v = w.data[c * w.s_o + ky * w.s_kh + kx * w.s_kw];
         wsum[static_cast<std::size_t>(c)] += v;
         wabs[static_cast<std::size_t>(c)] += std::abs(static_cast<int>(v));
         const std::int64_t g = ky / kRows, r = ky % kRows;
-        w_[static_cast<std::size_t>(((cb * groups_ + g) * s.kw + kx) * kColBytes + k * 64 + l * 16 + j * 4 + r)] = v;
+        w_[static_cast<std::size_t>(((at.block * groups_ + g) * s.kw + kx) * kColBytes + at.byte + r)] = v;
       }
     const std::int64_t b = ip.bias.empty() ? 0 : ip.bias[static_cast<std::size_t>(c)];
     const std::int64_t acc_max = 255 * wabs[static_cast<std::size_t>(c)];
@@ -212,8 +223,8 @@ Q8Depthwise::Q8Depthwise(const Int8ConvShape& s, const Int8Weights& w, const Int
   bias_.assign(init_.size(), 0.f);
   scale_.assign(init_.size(), 0.f);
   for (std::int64_t c = 0; c < s.c; ++c) {
-    const std::int64_t cb = c / kBlock, i = c % kBlock, l = i / 16, k = (i % 16) / 4, j = i % 4;
-    const auto at = static_cast<std::size_t>(cb * kBlock + k * 16 + l * 4 + j);
+    const Permuted pc = permuted(c);
+    const auto at = static_cast<std::size_t>(pc.block * kBlock + pc.lane);
     const std::int64_t b = ip.bias.empty() ? 0 : ip.bias[static_cast<std::size_t>(c)];
     init_[at] = static_cast<std::int32_t>(-zx_u * wsum[static_cast<std::size_t>(c)] + (bias_in_acc_ ? b : 0));
     bias_[at] = static_cast<float>(b);

@@ -55,6 +55,8 @@ dnnl::stream& thread_stream() {
   return stream;
 }
 
+int threads_allowed(int made_for) { return std::min(made_for, std::max(1, omp_get_max_threads())); }
+
 ThreadScope::ThreadScope(int threads) : saved_(omp_get_max_threads()), changed_(threads > 0 && threads != saved_) {
   if (changed_) omp_set_num_threads(threads);
 }

@@ -33,6 +33,11 @@ dnnl::memory copied_memory(const dnnl::memory::desc& md, const void* data, std::
 // executing concurrently).
 dnnl::stream& thread_stream();
 
+// The threads a native kernel made for `made_for` may use in this run: fewer when the
+// caller's ThreadScope allows fewer (the spin governor's one-thread mode on a busy machine),
+// as oneDNN's one-thread twins do; never fewer than 1.
+int threads_allowed(int made_for);
+
 class ThreadScope {
  public:
   explicit ThreadScope(int threads);
