@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common.h"
 #include "kernels/kernels.h"
 #include "kernels/onednn/quant_params.h"
 
